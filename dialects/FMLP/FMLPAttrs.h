@@ -1,0 +1,49 @@
+//===- FMLPAttrs.h - fmlp attributes and their helpers ----------*- C++ -*-===//
+//
+// The enum attributes of the fmlp dialect (activation, weight layout,
+// precision) and the small amount of arithmetic every pass needs on them:
+// which extents a stored weight has, and which formats keep fp32 operands.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_DIALECTS_FMLP_FMLPATTRS_H
+#define FMLP_DIALECTS_FMLP_FMLPATTRS_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include "dialects/FMLP/FMLPEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/FMLP/FMLPAttrs.h.inc"
+
+namespace mlir::fmlp {
+
+/// A projection maps `in` features to `out` features.
+struct ProjectionExtents {
+  int64_t in;
+  int64_t out;
+  bool operator==(const ProjectionExtents &other) const {
+    return in == other.in && out == other.out;
+  }
+};
+
+/// The extents of a projection whose 2-D weight has `shape` in `layout`:
+/// `in_out` stores [in, out], `out_in` (torch.nn.Linear) stores [out, in].
+ProjectionExtents getProjectionExtents(WeightLayout layout,
+                                       llvm::ArrayRef<int64_t> shape);
+
+/// The 2-D shape that stores a projection of `extents` in `layout`; the
+/// inverse of getProjectionExtents.
+llvm::SmallVector<int64_t, 2> getWeightShape(WeightLayout layout,
+                                             ProjectionExtents extents);
+
+/// True for the formats whose contractions take fp32 operands (tf32, tf32x3,
+/// ieee); false for the 16-bit formats.
+bool isFloat32Precision(Precision precision);
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_DIALECTS_FMLP_FMLPATTRS_H

@@ -1,0 +1,287 @@
+//===- FMLPOps.cpp - fmlp operations --------------------------------------===//
+//
+// Verifiers of fmlp.gated_mlp and fmlp.gated_mlp_grad. Both operations share
+// one signature (the backward one adds dy), so one function checks it; each
+// operation then checks only its results.
+//
+// Invariant established here, relied on by every pass: x is [..., T, D] with D
+// static; the gate and up weights map D -> H and the down weight H -> D, all
+// static; biases are [H], [H], [D]; element types are uniform unless a
+// precision attribute says how the contractions round them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/FMLP/FMLPOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+/// A value that takes part in the block, with the name diagnostics use for it.
+struct NamedOperand {
+  StringRef name;
+  Value value;
+};
+
+/// The operands and attributes common to both block operations.
+struct BlockSignature {
+  Value x, gate, up, down;
+  Value gateBias, upBias, downBias;
+  WeightLayout gateLayout, upLayout, downLayout;
+  std::optional<APFloat> gateMultiplier, downMultiplier;
+  std::optional<Precision> precision;
+};
+
+template <typename OpT>
+BlockSignature getBlockSignature(OpT op) {
+  return {op.getX(),          op.getGate(),           op.getUp(),
+          op.getDown(),       op.getGateBias(),       op.getUpBias(),
+          op.getDownBias(),   op.getGateLayout(),     op.getUpLayout(),
+          op.getDownLayout(), op.getGateMultiplier(), op.getDownMultiplier(),
+          op.getPrecision()};
+}
+
+RankedTensorType tensorTypeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(shape, os, [&](int64_t extent) {
+    if (ShapedType::isDynamic(extent))
+      os << '?';
+    else
+      os << extent;
+  });
+  os << ']';
+  return text;
+}
+
+/// Checks that `weight` is a static 2-D tensor that maps `expected.in` to
+/// `expected.out` features when read in `layout`.
+LogicalResult verifyWeight(Operation *op, StringRef name, Value weight,
+                           WeightLayout layout, ProjectionExtents expected) {
+  RankedTensorType type = tensorTypeOf(weight);
+  if (type.getRank() != 2)
+    return op->emitOpError() << name << " weight must be 2-D, got rank "
+                             << type.getRank();
+  if (!type.hasStaticShape())
+    return op->emitOpError() << name << " weight must have a static shape, got "
+                             << formatShape(type.getShape());
+  ProjectionExtents actual = getProjectionExtents(layout, type.getShape());
+  if (actual == expected)
+    return success();
+  return op->emitOpError() << name << " weight of shape "
+                           << formatShape(type.getShape()) << " in layout "
+                           << stringifyWeightLayout(layout) << " maps "
+                           << actual.in << " -> " << actual.out
+                           << " features, expected " << expected.in << " -> "
+                           << expected.out;
+}
+
+/// Checks that an optional bias is a 1-D tensor of `extent` elements.
+LogicalResult verifyBias(Operation *op, StringRef name, Value bias,
+                         StringRef extentName, int64_t extent) {
+  if (!bias)
+    return success();
+  RankedTensorType type = tensorTypeOf(bias);
+  if (type.getRank() == 1 && type.getDimSize(0) == extent)
+    return success();
+  return op->emitOpError() << name << " bias must be 1-D with " << extentName
+                           << " = " << extent << " elements, got " << type;
+}
+
+LogicalResult verifyMultiplier(Operation *op, StringRef name,
+                               const std::optional<APFloat> &multiplier) {
+  if (!multiplier || multiplier->isFinite())
+    return success();
+  return op->emitOpError() << name << " must be a finite number, got "
+                           << multiplier->convertToDouble();
+}
+
+/// Checks the element types of `operands` against the precision rule: one
+/// element type for all, unless `precision` is set; f32 only for the fp32
+/// formats.
+LogicalResult verifyElementTypes(Operation *op, ArrayRef<NamedOperand> operands,
+                                 std::optional<Precision> precision) {
+  const NamedOperand &first = operands.front();
+  Type firstElementType = tensorTypeOf(first.value).getElementType();
+  for (const NamedOperand &operand : operands) {
+    Type elementType = tensorTypeOf(operand.value).getElementType();
+    if (!precision) {
+      if (elementType == firstElementType)
+        continue;
+      return op->emitOpError()
+             << "operands mix element types (" << first.name << " is "
+             << firstElementType << ", " << operand.name << " is "
+             << elementType
+             << "); a 'precision' attribute must say how the contractions "
+                "round them";
+    }
+    if (isFloat32Precision(*precision) && !elementType.isF32())
+      return op->emitOpError()
+             << "precision '" << stringifyPrecision(*precision)
+             << "' takes f32 operands, but " << operand.name << " is "
+             << elementType;
+  }
+  return success();
+}
+
+/// Checks the signature shared by the forward and the backward operation;
+/// `extraOperands` are further operands (dy) that obey the element-type rule.
+FailureOr<BlockShape> verifyBlockSignature(Operation *op,
+                                           const BlockSignature &block,
+                                           ArrayRef<NamedOperand> extraOperands) {
+  RankedTensorType xType = tensorTypeOf(block.x);
+  if (xType.getRank() < 2)
+    return op->emitOpError("x must have rank >= 2 ([..., T, D]), got rank ")
+           << xType.getRank();
+  int64_t modelWidth = xType.getShape().back();
+  if (ShapedType::isDynamic(modelWidth))
+    return op->emitOpError(
+        "model width D (the last dimension of x) must be static");
+
+  // The gate weight defines H; it must read D features.
+  RankedTensorType gateType = tensorTypeOf(block.gate);
+  int64_t hiddenWidth =
+      gateType.getRank() == 2 && gateType.hasStaticShape()
+          ? getProjectionExtents(block.gateLayout, gateType.getShape()).out
+          : ShapedType::kDynamic;
+  if (failed(verifyWeight(op, "gate", block.gate, block.gateLayout,
+                          {modelWidth, hiddenWidth})) ||
+      failed(verifyWeight(op, "up", block.up, block.upLayout,
+                          {modelWidth, hiddenWidth})) ||
+      failed(verifyWeight(op, "down", block.down, block.downLayout,
+                          {hiddenWidth, modelWidth})))
+    return failure();
+
+  if (failed(verifyBias(op, "gate", block.gateBias, "H", hiddenWidth)) ||
+      failed(verifyBias(op, "up", block.upBias, "H", hiddenWidth)) ||
+      failed(verifyBias(op, "down", block.downBias, "D", modelWidth)))
+    return failure();
+
+  if (failed(verifyMultiplier(op, "gate_multiplier", block.gateMultiplier)) ||
+      failed(verifyMultiplier(op, "down_multiplier", block.downMultiplier)))
+    return failure();
+
+  SmallVector<NamedOperand> operands = {{"x", block.x},
+                                        {"the gate weight", block.gate},
+                                        {"the up weight", block.up},
+                                        {"the down weight", block.down}};
+  llvm::append_range(operands, extraOperands);
+  for (NamedOperand bias : {NamedOperand{"the gate bias", block.gateBias},
+                            NamedOperand{"the up bias", block.upBias},
+                            NamedOperand{"the down bias", block.downBias}})
+    if (bias.value)
+      operands.push_back(bias);
+  if (failed(verifyElementTypes(op, operands, block.precision)))
+    return failure();
+
+  return BlockShape{modelWidth, hiddenWidth};
+}
+
+/// Checks that `value` has exactly the type of `reference`.
+LogicalResult verifyTypeMatches(Operation *op, StringRef name, Value value,
+                                StringRef referenceName, Value reference) {
+  if (value.getType() == reference.getType())
+    return success();
+  return op->emitOpError() << name << " must have " << referenceName
+                           << "'s type " << reference.getType() << ", got "
+                           << value.getType();
+}
+
+BlockShape getVerifiedBlockShape(Value x, Value gate, WeightLayout layout) {
+  return {tensorTypeOf(x).getShape().back(),
+          getProjectionExtents(layout, tensorTypeOf(gate).getShape()).out};
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Custom syntax: the activation as a bare keyword (`fmlp.gated_mlp silu ...`)
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseActivationKeyword(OpAsmParser &parser,
+                                          ActivationAttr &activation) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<Activation> value = symbolizeActivation(keyword);
+  if (!value)
+    return parser.emitError(loc, "unknown activation '")
+           << keyword << "', expected silu, gelu_tanh or relu";
+  activation = ActivationAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printActivationKeyword(OpAsmPrinter &printer, Operation *,
+                                   ActivationAttr activation) {
+  printer << stringifyActivation(activation.getValue());
+}
+
+//===----------------------------------------------------------------------===//
+// GatedMlpOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatedMlpOp::verify() {
+  if (failed(verifyBlockSignature(*this, getBlockSignature(*this), {})))
+    return failure();
+  return verifyTypeMatches(*this, "y", getY(), "x", getX());
+}
+
+BlockShape GatedMlpOp::getBlockShape() {
+  return getVerifiedBlockShape(getX(), getGate(), getGateLayout());
+}
+
+//===----------------------------------------------------------------------===//
+// GatedMlpGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatedMlpGradOp::verify() {
+  if (failed(verifyBlockSignature(*this, getBlockSignature(*this),
+                                  {{"dy", getDy()}})))
+    return failure();
+  if (failed(verifyTypeMatches(*this, "dy", getDy(), "x", getX())) ||
+      failed(verifyTypeMatches(*this, "dx", getDx(), "x", getX())) ||
+      failed(verifyTypeMatches(*this, "d_gate", getDGate(), "gate",
+                               getGate())) ||
+      failed(verifyTypeMatches(*this, "d_up", getDUp(), "up", getUp())) ||
+      failed(verifyTypeMatches(*this, "d_down", getDDown(), "down",
+                               getDown())))
+    return failure();
+
+  SmallVector<NamedOperand> biases;
+  for (NamedOperand bias : {NamedOperand{"gate_bias", getGateBias()},
+                            NamedOperand{"up_bias", getUpBias()},
+                            NamedOperand{"down_bias", getDownBias()}})
+    if (bias.value)
+      biases.push_back(bias);
+  if (getBiasGrads().size() != biases.size())
+    return emitOpError() << "expected " << biases.size()
+                         << " bias gradients (one per bias operand), got "
+                         << getBiasGrads().size();
+  for (auto [bias, grad] : llvm::zip_equal(biases, getBiasGrads()))
+    if (failed(verifyTypeMatches(*this, "the gradient of " + bias.name.str(),
+                                 grad, bias.name, bias.value)))
+      return failure();
+  return success();
+}
+
+BlockShape GatedMlpGradOp::getBlockShape() {
+  return getVerifiedBlockShape(getX(), getGate(), getGateLayout());
+}
+
+#define GET_OP_CLASSES
+#include "dialects/FMLP/FMLPOps.cpp.inc"

@@ -1,0 +1,45 @@
+//===- FMLPOps.h - fmlp operations ------------------------------*- C++ -*-===//
+//
+// Declares fmlp.gated_mlp and fmlp.gated_mlp_grad.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_DIALECTS_FMLP_FMLPOPS_H
+#define FMLP_DIALECTS_FMLP_FMLPOPS_H
+
+#include "dialects/FMLP/FMLPAttrs.h"
+#include "dialects/FMLP/FMLPDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::fmlp {
+
+/// The static widths of a gated MLP block: x is [..., T, modelWidth] and the
+/// hidden activations are [..., T, hiddenWidth].
+struct BlockShape {
+  int64_t modelWidth;  // D
+  int64_t hiddenWidth; // H
+
+  /// Weights of the three projections: 3 D H (biases not counted).
+  int64_t getWeightCount() const { return 3 * modelWidth * hiddenWidth; }
+  /// Floating-point operations per token of the forward: gate and up
+  /// projections 4 D H, down projection 2 D H.
+  int64_t getForwardFlopsPerToken() const {
+    return 6 * modelWidth * hiddenWidth;
+  }
+  /// Per token of a training step: the forward's 6 D H plus the backward's
+  /// 12 D H (dA, dX over K = 2H, dWg and dWu, dWd: two products each).
+  int64_t getTrainingFlopsPerToken() const {
+    return 18 * modelWidth * hiddenWidth;
+  }
+};
+
+} // namespace mlir::fmlp
+
+#define GET_OP_CLASSES
+#include "dialects/FMLP/FMLPOps.h.inc"
+
+#endif // FMLP_DIALECTS_FMLP_FMLPOPS_H

@@ -1,0 +1,24 @@
+//===- Passes.h - fmlp passes -----------------------------------*- C++ -*-===//
+//
+// Declarations and registration of fmlp's passes, generated from Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_PASSES_PASSES_H
+#define FMLP_PASSES_PASSES_H
+
+#include "dialects/FMLP/FMLPDialect.h"
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::fmlp {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_PASSES_PASSES_H

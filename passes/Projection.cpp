@@ -1,0 +1,315 @@
+//===- Projection.cpp - Linear projections in linalg and TOSA IR ----------===//
+//
+// Implements matchProjection for the forms importers emit:
+//
+//   linalg:  [bias add] <- contraction(input, [transpose] W) with a zero init
+//            where the contraction is any linalg op that is a contraction
+//            of input[m..., k] with W[k, n] or W[n, k] into out[m..., n]
+//            (linalg.matmul, with or without indexing maps, or a
+//            linalg.generic, e.g. over [B, S, D]); the bias add is a
+//            linalg.generic with a broadcast indexing map, or linalg.add of
+//            a linalg.broadcast.
+//   TOSA:    [tosa.add bias] [tosa.reshape] [tosa.cast]
+//              <- tosa.matmul([tosa.reshape] input, tosa.reshape([tosa.transpose] W))
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Projection.h"
+#include "passes/ElementwiseFunction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+LogicalResult fail(std::string &reason, const Twine &why) {
+  reason = why.str();
+  return failure();
+}
+
+WeightLayout transposed(WeightLayout layout) {
+  return layout == WeightLayout::in_out ? WeightLayout::out_in
+                                        : WeightLayout::in_out;
+}
+
+bool isZeroConstant(Value value) {
+  std::optional<double> constant = getSplatFloatValue(value);
+  return constant && *constant == 0.0;
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// The loop dimensions an indexing map reads, if it reads plain dimensions.
+std::optional<SmallVector<unsigned>> getDimPositions(AffineMap map) {
+  SmallVector<unsigned> positions;
+  for (AffineExpr result : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (!dim)
+      return std::nullopt;
+    positions.push_back(dim.getPosition());
+  }
+  return positions;
+}
+
+/// True if `op` copies its only input to its output with the two dimensions
+/// of a 2-D tensor swapped (linalg.transpose, or the equivalent generic).
+bool isTranspose2D(Operation *op) {
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
+    return transpose.getPermutation() == ArrayRef<int64_t>{1, 0};
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 2 ||
+      generic.getNumParallelLoops() != 2)
+    return false;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  auto yield = cast<linalg::YieldOp>(generic.getBlock()->getTerminator());
+  return maps[0].isPermutation() && !maps[0].isIdentity() &&
+         maps[1].isIdentity() && yield.getValues().size() == 1 &&
+         yield.getValues()[0] == generic.getBlock()->getArgument(0);
+}
+
+/// Looks through transposed views of `weight`, updating `layout` to read the
+/// stored tensor.
+Value lookThroughTransposes(Value weight, WeightLayout &layout,
+                            SmallVector<Operation *> &preparation) {
+  while (Operation *def = weight.getDefiningOp()) {
+    if (!isTranspose2D(def))
+      break;
+    preparation.push_back(def);
+    layout = transposed(layout);
+    weight = def->getOperand(0);
+  }
+  return weight;
+}
+
+//===----------------------------------------------------------------------===//
+// linalg
+//===----------------------------------------------------------------------===//
+
+/// Matches `value = product + broadcast(bias)`; returns the product.
+std::optional<Value> matchLinalgBiasAdd(Value value, Projection &projection) {
+  auto add = value.getDefiningOp<linalg::LinalgOp>();
+  if (!add || add.getNumDpsInputs() != 2 || add.getNumDpsInits() != 1 ||
+      add->getNumResults() != 1 ||
+      add.getNumLoops() != add.getNumParallelLoops())
+    return std::nullopt;
+  Block *body = add.getBlock();
+  auto addf = dyn_cast<arith::AddFOp>(body->front());
+  if (!addf || body->getOperations().size() != 2 ||
+      !llvm::is_contained(body->getTerminator()->getOperands(),
+                          addf.getResult()) ||
+      !llvm::all_of(addf->getOperands(),
+                    [](Value v) { return isa<BlockArgument>(v); }) ||
+      addf.getLhs() == addf.getRhs())
+    return std::nullopt;
+
+  SmallVector<AffineMap> maps = add.getIndexingMapsArray();
+  unsigned rank = add.getNumLoops();
+  for (unsigned product = 0; product < 2; ++product) {
+    unsigned other = 1 - product;
+    Value bias = add.getDpsInputs()[other];
+    // A generic that broadcasts a 1-D bias along all but the last dimension.
+    bool broadcastMap = maps[other].getNumResults() == 1 &&
+                        maps[other].getResult(0) ==
+                            getAffineDimExpr(rank - 1, add.getContext());
+    // linalg.add of a linalg.broadcast of a 1-D bias.
+    auto broadcast = bias.getDefiningOp<linalg::BroadcastOp>();
+    bool broadcastOp = maps[other].isIdentity() && broadcast &&
+                       shapeOf(broadcast.getInput()).size() == 1 &&
+                       broadcast.getDimensions().size() == rank - 1 &&
+                       !llvm::is_contained(broadcast.getDimensions(),
+                                           int64_t(rank - 1));
+    if (!maps[product].isIdentity() || !maps[2].isIdentity() ||
+        !(broadcastMap || broadcastOp))
+      continue;
+    projection.dataPath.push_back(add);
+    if (broadcastOp) {
+      projection.operandPreparation.push_back(broadcast);
+      bias = broadcast.getInput();
+    }
+    projection.bias = bias;
+    return add.getDpsInputs()[product];
+  }
+  return std::nullopt;
+}
+
+LogicalResult matchLinalgContraction(linalg::LinalgOp op,
+                                     Projection &projection,
+                                     std::string &reason) {
+  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return fail(reason, op->getName().getStringRef() +
+                            " is not a contraction of two operands");
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || !dims->batch.empty() || dims->m.empty() ||
+      dims->n.size() != 1 || dims->k.size() != 1)
+    return fail(reason, "the contraction is not [..., K] x [K, N]: it has "
+                        "batch dimensions or several N or K dimensions");
+  unsigned n = dims->n.front(), k = dims->k.front();
+  SmallVector<unsigned> inputDims(dims->m.begin(), dims->m.end());
+  SmallVector<unsigned> outputDims = inputDims;
+  inputDims.push_back(k);
+  outputDims.push_back(n);
+
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (getDimPositions(maps[2]) != outputDims)
+    return fail(reason, "the contraction's output is not indexed [..., N]");
+  std::optional<unsigned> inputIndex, weightIndex;
+  WeightLayout layout = WeightLayout::in_out;
+  for (unsigned i = 0; i < 2; ++i) {
+    std::optional<SmallVector<unsigned>> positions = getDimPositions(maps[i]);
+    if (positions == inputDims) {
+      inputIndex = i;
+    } else if (positions == SmallVector<unsigned>{k, n}) {
+      weightIndex = i;
+      layout = WeightLayout::in_out;
+    } else if (positions == SmallVector<unsigned>{n, k}) {
+      weightIndex = i;
+      layout = WeightLayout::out_in;
+    }
+  }
+  if (!inputIndex || !weightIndex)
+    return fail(reason, "the contraction does not read a [..., K] tensor and "
+                        "a 2-D [K, N] or [N, K] weight");
+
+  Value init = op.getDpsInits().front();
+  if (!isZeroConstant(init))
+    return fail(reason, "the contraction does not start from zero");
+  if (Operation *initDef = init.getDefiningOp())
+    projection.operandPreparation.push_back(initDef);
+
+  projection.dataPath.push_back(op);
+  projection.input = op.getDpsInputs()[*inputIndex];
+  projection.weight = lookThroughTransposes(
+      op.getDpsInputs()[*weightIndex], layout, projection.operandPreparation);
+  projection.layout = layout;
+  return success();
+}
+
+LogicalResult matchLinalgProjection(Value result, Projection &projection,
+                                    std::string &reason) {
+  Value product = matchLinalgBiasAdd(result, projection).value_or(result);
+  auto contraction = product.getDefiningOp<linalg::LinalgOp>();
+  if (!contraction)
+    return fail(reason, "not computed by a linalg contraction");
+  return matchLinalgContraction(contraction, projection, reason);
+}
+
+//===----------------------------------------------------------------------===//
+// TOSA
+//===----------------------------------------------------------------------===//
+
+/// The 1-D tensor that `value` reshapes to [1, ..., 1, N], if it does.
+std::optional<Value> getReshapedBias(Value value, Projection &projection) {
+  auto reshape = value.getDefiningOp<tosa::ReshapeOp>();
+  if (!reshape || shapeOf(reshape.getInput1()).size() != 1)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = shapeOf(value);
+  if (!llvm::all_of(shape.drop_back(), [](int64_t d) { return d == 1; }))
+    return std::nullopt;
+  projection.operandPreparation.push_back(reshape);
+  return reshape.getInput1();
+}
+
+LogicalResult matchTosaProjection(Value result, Projection &projection,
+                                  std::string &reason) {
+  // Peel, outermost first, at most one bias add, one reshape and one cast.
+  Value value = result;
+  bool peeledReshape = false, peeledCast = false;
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto add = dyn_cast<tosa::AddOp>(def); add && !projection.bias) {
+      std::optional<Value> bias;
+      unsigned product = 0;
+      for (; product < 2 && !bias; ++product)
+        bias = getReshapedBias(add->getOperand(1 - product), projection);
+      if (!bias)
+        break;
+      projection.bias = *bias;
+      projection.dataPath.push_back(add);
+      value = add->getOperand(product - 1);
+      continue;
+    }
+    if (auto reshape = dyn_cast<tosa::ReshapeOp>(def); reshape && !peeledReshape) {
+      peeledReshape = true;
+      projection.dataPath.push_back(reshape);
+      value = reshape.getInput1();
+      continue;
+    }
+    if (auto castOp = dyn_cast<tosa::CastOp>(def); castOp && !peeledCast) {
+      peeledCast = true;
+      projection.dataPath.push_back(castOp);
+      value = castOp.getInput();
+      continue;
+    }
+    break;
+  }
+
+  auto matmul = value.getDefiningOp<tosa::MatMulOp>();
+  if (!matmul)
+    return fail(reason, "not computed by tosa.matmul");
+  if (!isZeroConstant(matmul.getAZp()) || !isZeroConstant(matmul.getBZp()))
+    return fail(reason, "tosa.matmul has non-zero zero points");
+  projection.dataPath.push_back(matmul);
+
+  Value input = matmul.getA();
+  if (auto reshape = input.getDefiningOp<tosa::ReshapeOp>()) {
+    projection.inputViews.push_back(reshape);
+    input = reshape.getInput1();
+  }
+  if (shapeOf(input).back() != shapeOf(matmul.getA()).back())
+    return fail(reason, "tosa.matmul's left operand is a reshape that "
+                        "changes the feature dimension");
+  projection.input = input;
+
+  auto weightReshape = matmul.getB().getDefiningOp<tosa::ReshapeOp>();
+  if (!weightReshape || shapeOf(weightReshape.getInput1()).size() != 2 ||
+      shapeOf(matmul.getB()).front() != 1)
+    return fail(reason, "tosa.matmul's right operand is not a 2-D weight "
+                        "reshaped to [1, K, N]");
+  projection.operandPreparation.push_back(weightReshape);
+  Value weight = weightReshape.getInput1();
+  WeightLayout layout = WeightLayout::in_out;
+  if (auto transpose = weight.getDefiningOp<tosa::TransposeOp>();
+      transpose && transpose.getPerms() == ArrayRef<int32_t>{1, 0}) {
+    projection.operandPreparation.push_back(transpose);
+    layout = WeightLayout::out_in;
+    weight = transpose.getInput1();
+  }
+  projection.weight = weight;
+  projection.layout = layout;
+
+  if (shapeOf(input).drop_back() != shapeOf(result).drop_back())
+    return fail(reason, "the projection's input and result have different "
+                        "leading dimensions");
+  return success();
+}
+
+} // namespace
+
+FailureOr<Projection> mlir::fmlp::matchProjection(Value result,
+                                                  std::string &reason) {
+  Projection projection;
+  projection.result = result;
+  Operation *def = result.getDefiningOp();
+  if (!def)
+    return fail(reason, "not computed by an operation");
+  LogicalResult matched =
+      isa<tosa::TosaDialect>(def->getDialect())
+          ? matchTosaProjection(result, projection, reason)
+          : matchLinalgProjection(result, projection, reason);
+  if (failed(matched))
+    return failure();
+  return projection;
+}

@@ -1,0 +1,162 @@
+//===- fmlp-compile.cpp - fmlp's compiler driver --------------------------===//
+//
+// Reads a .mlir file (linalg, TOSA or fmlp ops), runs fmlp's pipeline on it
+// and reports each gated MLP block it found: its activation, widths,
+// element type, weight layouts, size and work per token. With --emit=mlir it
+// writes the IR that the pipeline produced. (Kernel bundles are the next
+// stage of the pipeline; until they exist, there is no bundle to emit.)
+//
+// The pipeline is the one `fmlp-opt` runs with the same flags: today
+// `--fmlp-recognize`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmlp/InitAll.h"
+
+#include "dialects/FMLP/FMLPOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+enum class EmitKind { None, Mlir };
+
+llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                         llvm::cl::desc("<input .mlir>"),
+                                         llvm::cl::init("-"));
+llvm::cl::opt<std::string> outputFilename("o", llvm::cl::desc("Output file"),
+                                          llvm::cl::value_desc("filename"),
+                                          llvm::cl::init("-"));
+llvm::cl::opt<EmitKind> emit(
+    "emit", llvm::cl::desc("What to write to -o"),
+    llvm::cl::values(clEnumValN(EmitKind::None, "none", "nothing (default)"),
+                     clEnumValN(EmitKind::Mlir, "mlir",
+                                "the IR after fmlp's pipeline")),
+    llvm::cl::init(EmitKind::None));
+llvm::cl::opt<bool> report("report",
+                           llvm::cl::desc("Describe each gated MLP block"),
+                           llvm::cl::init(true));
+
+std::string formatCount(int64_t count) {
+  std::string digits = std::to_string(count), grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
+}
+
+/// `file:line:col` of the block's down projection (the last location the
+/// recognizer fused), or the location as MLIR prints it.
+std::string formatLocation(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    loc = fused.getLocations().back();
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    return llvm::formatv("{0}:{1}:{2}", fileLoc.getFilename().getValue(),
+                         fileLoc.getLine(), fileLoc.getColumn())
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << loc;
+  return text;
+}
+
+void describeBlock(GatedMlpOp op, unsigned index, llvm::raw_ostream &os) {
+  BlockShape shape = op.getBlockShape();
+  auto xType = cast<RankedTensorType>(op.getX().getType());
+  Type elementType = xType.getElementType();
+  unsigned elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  auto weight = [](Value value, WeightLayout layout) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return llvm::formatv("[{0}, {1}] {2}", type.getDimSize(0),
+                         type.getDimSize(1), stringifyWeightLayout(layout))
+        .str();
+  };
+  os << "block " << index << " at " << formatLocation(op.getLoc()) << "\n";
+  os << "  activation     " << stringifyActivation(op.getActivation());
+  if (auto multiplier = op.getGateMultiplier())
+    os << ", gate multiplier " << multiplier->convertToDouble();
+  if (auto multiplier = op.getDownMultiplier())
+    os << ", down multiplier " << multiplier->convertToDouble();
+  os << "\n  widths         D = " << shape.modelWidth
+     << ", H = " << shape.hiddenWidth << ", x of type " << xType << "\n";
+  os << "  weights        gate " << weight(op.getGate(), op.getGateLayout())
+     << ", up " << weight(op.getUp(), op.getUpLayout()) << ", down "
+     << weight(op.getDown(), op.getDownLayout()) << "\n";
+  os << "  biases         " << (op.getGateBias() ? "gate " : "")
+     << (op.getUpBias() ? "up " : "") << (op.getDownBias() ? "down " : "")
+     << (op.getGateBias() || op.getUpBias() || op.getDownBias() ? "" : "none")
+     << "\n";
+  os << "  parameters     " << formatCount(shape.getWeightCount()) << " ("
+     << llvm::formatv("{0:f1}", shape.getWeightCount() * elementBytes /
+                                    (1024.0 * 1024.0))
+     << " MiB as " << elementType << ")\n";
+  os << "  flop per token " << formatCount(shape.getForwardFlopsPerToken())
+     << " forward, " << formatCount(shape.getTrainingFlopsPerToken())
+     << " training step\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  registerAllPasses();
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv, "fmlp-compile: compile gated MLP blocks\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << "fmlp-compile: " << errorMessage << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  PassManager pm(&context);
+  pm.addPass(createRecognizePass());
+  if (failed(pm.run(*module)))
+    return 1;
+
+  if (report) {
+    unsigned index = 0;
+    module->walk([&](GatedMlpOp op) { describeBlock(op, ++index, llvm::outs()); });
+    if (index == 0)
+      llvm::outs() << "no gated MLP block found in " << inputFilename << "\n";
+  }
+  if (emit == EmitKind::Mlir) {
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFilename, &errorMessage);
+    if (!output) {
+      llvm::errs() << "fmlp-compile: " << errorMessage << "\n";
+      return 1;
+    }
+    module->print(output->os());
+    output->keep();
+  }
+  return 0;
+}

@@ -1,0 +1,20 @@
+//===- fmlp-opt.cpp - fmlp's opt-style driver -----------------------------===//
+//
+// MlirOptMain over the fmlp dialect, the upstream dialects fmlp reads, and
+// fmlp's passes and pipelines: nothing else, so that what it accepts is what
+// fmlp supports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmlp/InitAll.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::fmlp::registerAllDialects(registry);
+  mlir::fmlp::registerAllPasses();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "fmlp optimizer driver: gated MLP blocks\n", registry));
+}
