@@ -39,9 +39,8 @@ std::optional<SplatConstant> getSplatFloat(Attribute attr) {
   auto elements = dyn_cast_or_null<DenseFPElementsAttr>(attr);
   if (!elements || !elements.isSplat())
     return std::nullopt;
-  return SplatConstant{
-      elements.getSplatValue<APFloat>().convertToDouble(),
-      cast<FloatType>(elements.getElementType())};
+  return SplatConstant{elements.getSplatValue<APFloat>().convertToDouble(),
+                       cast<FloatType>(elements.getElementType())};
 }
 
 /// The value of `value` if it is a splat floating-point constant: an
@@ -63,6 +62,11 @@ bool isElementwiseLinalg(linalg::LinalgOp op) {
   for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isIdentity() && map.getNumResults() != 0)
       return false;
+  // An input that is a broadcast of a smaller tensor (a bias) does not map
+  // elements one to one either.
+  for (Value input : op.getDpsInputs())
+    if (input.getDefiningOp<linalg::BroadcastOp>())
+      return false;
   // The payload must not read the initial value of its output.
   for (OpOperand &init : op.getDpsInitsMutable())
     if (!op.getMatchingBlockArgument(&init).use_empty())
@@ -71,15 +75,15 @@ bool isElementwiseLinalg(linalg::LinalgOp op) {
 }
 
 bool isTensorLevelElementwise(Operation *op) {
-  return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
-             arith::NegFOp, arith::MaximumFOp, arith::MaxNumFOp,
-             arith::MinimumFOp, arith::MinNumFOp, arith::ExtFOp,
-             arith::TruncFOp, math::ExpOp, math::TanhOp, math::SqrtOp,
-             math::RsqrtOp, math::AbsFOp, math::PowFOp, math::FmaOp,
-             math::ErfOp, tosa::AddOp, tosa::SubOp, tosa::MulOp,
-             tosa::NegateOp, tosa::ReciprocalOp, tosa::ExpOp, tosa::TanhOp,
-             tosa::SigmoidOp, tosa::ClampOp, tosa::MaximumOp, tosa::MinimumOp,
-             tosa::PowOp, tosa::CastOp, tosa::ErfOp>(op);
+  return isa<
+      arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,
+      arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp, arith::MinNumFOp,
+      arith::ExtFOp, arith::TruncFOp, math::ExpOp, math::TanhOp, math::SqrtOp,
+      math::RsqrtOp, math::AbsFOp, math::PowFOp, math::FmaOp, math::ErfOp,
+      tosa::AddOp, tosa::SubOp, tosa::MulOp, tosa::NegateOp, tosa::ReciprocalOp,
+      tosa::ExpOp, tosa::TanhOp, tosa::SigmoidOp, tosa::ClampOp,
+      tosa::MaximumOp, tosa::MinimumOp, tosa::PowOp, tosa::CastOp, tosa::ErfOp>(
+      op);
 }
 
 /// The operands of an elementwise operation that carry its data; TOSA's
@@ -97,7 +101,8 @@ bool isErf(Operation *op) { return isa<math::ErfOp, tosa::ErfOp>(op); }
 bool isScalarPayloadOperation(Operation *op) {
   return isa<arith::ConstantOp, arith::CmpFOp, arith::SelectOp,
              linalg::YieldOp>(op) ||
-         (isTensorLevelElementwise(op) && !isa<tosa::TosaDialect>(op->getDialect()));
+         (isTensorLevelElementwise(op) &&
+          !isa<tosa::TosaDialect>(op->getDialect()));
 }
 
 bool compare(arith::CmpFPredicate predicate, double lhs, double rhs) {

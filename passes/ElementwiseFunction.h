@@ -1,4 +1,5 @@
-//===- ElementwiseFunction.h - Elementwise IR read as a function -*- C++ -*-===//
+//===- ElementwiseFunction.h - Elementwise IR read as a function -*- C++
+//-*-===//
 //
 // Reads a DAG of elementwise tensor operations (linalg ops with identity
 // indexing maps and their scalar payloads, arith and math on tensors, TOSA's

@@ -10,7 +10,8 @@
 //            linalg.generic with a broadcast indexing map, or linalg.add of
 //            a linalg.broadcast.
 //   TOSA:    [tosa.add bias] [tosa.reshape] [tosa.cast]
-//              <- tosa.matmul([tosa.reshape] input, tosa.reshape([tosa.transpose] W))
+//              <- tosa.matmul([tosa.reshape] input,
+//              tosa.reshape([tosa.transpose] W))
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,11 +126,11 @@ std::optional<Value> matchLinalgBiasAdd(Value value, Projection &projection) {
                             getAffineDimExpr(rank - 1, add.getContext());
     // linalg.add of a linalg.broadcast of a 1-D bias.
     auto broadcast = bias.getDefiningOp<linalg::BroadcastOp>();
-    bool broadcastOp = maps[other].isIdentity() && broadcast &&
-                       shapeOf(broadcast.getInput()).size() == 1 &&
-                       broadcast.getDimensions().size() == rank - 1 &&
-                       !llvm::is_contained(broadcast.getDimensions(),
-                                           int64_t(rank - 1));
+    bool broadcastOp =
+        maps[other].isIdentity() && broadcast &&
+        shapeOf(broadcast.getInput()).size() == 1 &&
+        broadcast.getDimensions().size() == rank - 1 &&
+        !llvm::is_contained(broadcast.getDimensions(), int64_t(rank - 1));
     if (!maps[product].isIdentity() || !maps[2].isIdentity() ||
         !(broadcastMap || broadcastOp))
       continue;
@@ -241,7 +242,8 @@ LogicalResult matchTosaProjection(Value result, Projection &projection,
       value = add->getOperand(product - 1);
       continue;
     }
-    if (auto reshape = dyn_cast<tosa::ReshapeOp>(def); reshape && !peeledReshape) {
+    if (auto reshape = dyn_cast<tosa::ReshapeOp>(def);
+        reshape && !peeledReshape) {
       peeledReshape = true;
       projection.dataPath.push_back(reshape);
       value = reshape.getInput1();

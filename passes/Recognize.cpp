@@ -30,9 +30,9 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <cmath>
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include <cmath>
 
 namespace mlir::fmlp {
 #define GEN_PASS_DEF_RECOGNIZEPASS
@@ -65,10 +65,19 @@ double applyActivation(Activation activation, double z) {
 /// Points (g, u) at which an activation product is compared with each
 /// template: g spans the activations' curved region and both tails.
 constexpr std::pair<double, double> kSamplePoints[] = {
-    {-6.0, 1.7},   {-4.5, -0.8}, {-3.0, 0.45}, {-2.0, -2.3}, {-1.5, 1.1},
-    {-1.0, 1.7},   {-0.5, -0.8}, {-0.25, 0.45}, {0.1, -2.3}, {0.3, 1.1},
-    {0.7, 1.7},    {1.0, -0.8},  {1.3, 0.45},  {2.0, -2.3},  {2.5, 1.1},
-    {3.5, 1.7},    {5.0, -0.8},  {6.0, 0.45}};
+    {-6.0, 1.7}, {-4.5, -0.8}, {-3.0, 0.45},  {-2.0, -2.3}, {-1.5, 1.1},
+    {-1.0, 1.7}, {-0.5, -0.8}, {-0.25, 0.45}, {0.1, -2.3},  {0.3, 1.1},
+    {0.7, 1.7},  {1.0, -0.8},  {1.3, 0.45},   {2.0, -2.3},  {2.5, 1.1},
+    {3.5, 1.7},  {5.0, -0.8},  {6.0, 0.45}};
+
+/// Multipliers in the IR are f32 (or narrower) constants; the estimate of
+/// one carries double-precision rounding. Returns the nearest f32 when it is
+/// that close, so that 0.578125 is not stored as 0.57812500000000011.
+double snapToFloat(double value) {
+  double nearest = static_cast<float>(value);
+  return std::fabs(nearest - value) <= 1e-12 * std::fabs(value) ? nearest
+                                                                : value;
+}
 
 struct ActivationProduct {
   unsigned gateLeaf; // which leaf of the function is g; the other is u
@@ -95,6 +104,7 @@ identifyActivationProduct(const ElementwiseFunction &function,
     double multiplier = evaluate(1.0, 1.0) - evaluate(-1.0, 1.0);
     if (!std::isfinite(multiplier) || multiplier == 0.0)
       continue;
+    multiplier = snapToFloat(multiplier);
     for (Activation activation :
          {Activation::silu, Activation::gelu_tanh, Activation::relu}) {
       bool agrees = llvm::all_of(kSamplePoints, [&](auto point) {
@@ -163,12 +173,14 @@ void matchLinearTail(BlockMatch &match, Type outputType) {
     if (failed(function) || function->getLeaves().size() != 1 ||
         function->getLeaves().front() != value)
       break;
-    double c = function->evaluate({1.0});
-    bool linear = std::isfinite(c) && llvm::all_of(
-        std::initializer_list<double>{-2.5, 0.75, 3.0}, [&](double y) {
-          return std::fabs(function->evaluate({y}) - c * y) <=
-                 1e-12 * std::fabs(c * y);
-        });
+    double c = snapToFloat(function->evaluate({1.0}));
+    bool linear =
+        std::isfinite(c) &&
+        llvm::all_of(std::initializer_list<double>{-2.5, 0.75, 3.0},
+                     [&](double y) {
+                       return std::fabs(function->evaluate({y}) - c * y) <=
+                              1e-12 * std::fabs(c * y);
+                     });
     if (!linear)
       break;
     llvm::append_range(tail, function->getOperations());
@@ -196,6 +208,11 @@ FailureOr<BlockMatch> matchGatedMlp(Value downResult, std::string &reason) {
       ElementwiseFunction::read(match.down.input, why);
   if (failed(activation)) {
     reason = "the projected tensor is not an activation product: " + why;
+    return failure();
+  }
+  if (activation->getOperations().empty()) {
+    reason = "the projected tensor is not computed by elementwise operations, "
+             "so this is no down projection";
     return failure();
   }
   if (activation->getLeaves().size() != 2) {
@@ -382,7 +399,7 @@ struct RecognizePass : mlir::fmlp::impl::RecognizePassBase<RecognizePass> {
       if (erased.contains(contraction))
         continue;
       std::string reason;
-      if (succeeded(fuseBlockEndingAt(contraction, erased, reason)))
+      if (succeeded(fuseBlockWithDownProjection(contraction, erased, reason)))
         continue;
       if (explainMisses)
         contraction->emitRemark("not fused into fmlp.gated_mlp: ") << reason;
@@ -392,12 +409,17 @@ struct RecognizePass : mlir::fmlp::impl::RecognizePassBase<RecognizePass> {
   /// Tries the ends of `contraction`, outermost first, as the down
   /// projection of a block. On failure, `reason` says why the outermost end
   /// (the most complete candidate) did not fuse.
-  LogicalResult fuseBlockEndingAt(Operation *contraction,
-                                  DenseSet<Operation *> &erased,
-                                  std::string &reason) {
+  LogicalResult fuseBlockWithDownProjection(Operation *contraction,
+                                            DenseSet<Operation *> &erased,
+                                            std::string &reason) {
     for (Value end : llvm::reverse(getProjectionEnds(contraction))) {
+      // Only ends at which `contraction` is a projection's contraction.
       std::string why;
-      if (succeeded(fuseBlockEndingAt(contraction, end, erased, why)))
+      FailureOr<Projection> projection = matchProjection(end, why);
+      if (failed(projection) ||
+          !llvm::is_contained(projection->dataPath, contraction))
+        continue;
+      if (succeeded(fuseBlockAt(end, erased, why)))
         return success();
       if (reason.empty())
         reason = why;
@@ -405,16 +427,13 @@ struct RecognizePass : mlir::fmlp::impl::RecognizePassBase<RecognizePass> {
     return failure();
   }
 
-  LogicalResult fuseBlockEndingAt(Operation *contraction, Value end,
-                                  DenseSet<Operation *> &erased,
-                                  std::string &reason) {
+  /// Fuses the block whose down projection ends at `end`, if there is one
+  /// and nothing in it escapes.
+  LogicalResult fuseBlockAt(Value end, DenseSet<Operation *> &erased,
+                            std::string &reason) {
     FailureOr<BlockMatch> match = matchGatedMlp(end, reason);
     if (failed(match))
       return failure();
-    if (!llvm::is_contained(match->down.dataPath, contraction)) {
-      reason = "the contraction is not the down projection's";
-      return failure();
-    }
     llvm::SetVector<Operation *> interior = getBlockInterior(*match);
     if (failed(verifyNothingEscapes(*match, interior, reason)))
       return failure();

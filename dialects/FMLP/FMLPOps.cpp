@@ -41,8 +41,7 @@ struct BlockSignature {
   std::optional<Precision> precision;
 };
 
-template <typename OpT>
-BlockSignature getBlockSignature(OpT op) {
+template <typename OpT> BlockSignature getBlockSignature(OpT op) {
   return {op.getX(),          op.getGate(),           op.getUp(),
           op.getDown(),       op.getGateBias(),       op.getUpBias(),
           op.getDownBias(),   op.getGateLayout(),     op.getUpLayout(),
@@ -74,8 +73,8 @@ LogicalResult verifyWeight(Operation *op, StringRef name, Value weight,
                            WeightLayout layout, ProjectionExtents expected) {
   RankedTensorType type = tensorTypeOf(weight);
   if (type.getRank() != 2)
-    return op->emitOpError() << name << " weight must be 2-D, got rank "
-                             << type.getRank();
+    return op->emitOpError()
+           << name << " weight must be 2-D, got rank " << type.getRank();
   if (!type.hasStaticShape())
     return op->emitOpError() << name << " weight must have a static shape, got "
                              << formatShape(type.getShape());
@@ -140,9 +139,9 @@ LogicalResult verifyElementTypes(Operation *op, ArrayRef<NamedOperand> operands,
 
 /// Checks the signature shared by the forward and the backward operation;
 /// `extraOperands` are further operands (dy) that obey the element-type rule.
-FailureOr<BlockShape> verifyBlockSignature(Operation *op,
-                                           const BlockSignature &block,
-                                           ArrayRef<NamedOperand> extraOperands) {
+FailureOr<BlockShape>
+verifyBlockSignature(Operation *op, const BlockSignature &block,
+                     ArrayRef<NamedOperand> extraOperands) {
   RankedTensorType xType = tensorTypeOf(block.x);
   if (xType.getRank() < 2)
     return op->emitOpError("x must have rank >= 2 ([..., T, D]), got rank ")
@@ -255,11 +254,10 @@ LogicalResult GatedMlpGradOp::verify() {
     return failure();
   if (failed(verifyTypeMatches(*this, "dy", getDy(), "x", getX())) ||
       failed(verifyTypeMatches(*this, "dx", getDx(), "x", getX())) ||
-      failed(verifyTypeMatches(*this, "d_gate", getDGate(), "gate",
-                               getGate())) ||
+      failed(
+          verifyTypeMatches(*this, "d_gate", getDGate(), "gate", getGate())) ||
       failed(verifyTypeMatches(*this, "d_up", getDUp(), "up", getUp())) ||
-      failed(verifyTypeMatches(*this, "d_down", getDDown(), "down",
-                               getDown())))
+      failed(verifyTypeMatches(*this, "d_down", getDDown(), "down", getDown())))
     return failure();
 
   SmallVector<NamedOperand> biases;

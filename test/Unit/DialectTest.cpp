@@ -9,12 +9,12 @@
 #include "dialects/FMLP/FMLPDialect.h"
 #include "dialects/FMLP/FMLPOps.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
@@ -26,9 +26,7 @@ namespace {
 
 class FMLPDialectTest : public ::testing::Test {
 protected:
-  FMLPDialectTest() {
-    context.loadDialect<FMLPDialect, func::FuncDialect>();
-  }
+  FMLPDialectTest() { context.loadDialect<FMLPDialect, func::FuncDialect>(); }
 
   /// Parses `source`; collects diagnostics in `diagnostics`.
   OwningOpRef<ModuleOp> parse(StringRef source) {
@@ -39,8 +37,7 @@ protected:
     return parseSourceString<ModuleOp>(source, &context);
   }
 
-  template <typename OpT>
-  OpT firstOp(ModuleOp module) {
+  template <typename OpT> OpT firstOp(ModuleOp module) {
     OpT found;
     module.walk([&](OpT op) {
       if (!found)

@@ -103,8 +103,8 @@ void describeBlock(GatedMlpOp op, unsigned index, llvm::raw_ostream &os) {
      << (op.getGateBias() || op.getUpBias() || op.getDownBias() ? "" : "none")
      << "\n";
   os << "  parameters     " << formatCount(shape.getWeightCount()) << " ("
-     << llvm::formatv("{0:f1}", shape.getWeightCount() * elementBytes /
-                                    (1024.0 * 1024.0))
+     << llvm::formatv("{0:f1}",
+                      shape.getWeightCount() * elementBytes / (1024.0 * 1024.0))
      << " MiB as " << elementType << ")\n";
   os << "  flop per token " << formatCount(shape.getForwardFlopsPerToken())
      << " forward, " << formatCount(shape.getTrainingFlopsPerToken())
@@ -116,8 +116,8 @@ void describeBlock(GatedMlpOp op, unsigned index, llvm::raw_ostream &os) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAllPasses();
-  llvm::cl::ParseCommandLineOptions(
-      argc, argv, "fmlp-compile: compile gated MLP blocks\n");
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "fmlp-compile: compile gated MLP blocks\n");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -144,7 +144,8 @@ int main(int argc, char **argv) {
 
   if (report) {
     unsigned index = 0;
-    module->walk([&](GatedMlpOp op) { describeBlock(op, ++index, llvm::outs()); });
+    module->walk(
+        [&](GatedMlpOp op) { describeBlock(op, ++index, llvm::outs()); });
     if (index == 0)
       llvm::outs() << "no gated MLP block found in " << inputFilename << "\n";
   }
@@ -156,6 +157,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     module->print(output->os());
+    output->os() << "\n";
     output->keep();
   }
   return 0;

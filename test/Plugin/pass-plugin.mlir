@@ -1,0 +1,14 @@
+// The stock mlir-opt-22 runs fmlp's passes from the plugin library: the same
+// library serves --load-dialect-plugin and --load-pass-plugin. (Pass flags
+// such as --fmlp-recognize are parsed before plugins load, so plugin passes
+// are named in --pass-pipeline.)
+// RUN: %mlir_opt %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --load-dialect-plugin=%fmlp_plugin --load-pass-plugin=%fmlp_plugin --pass-pipeline='builtin.module(fmlp-recognize)' | FileCheck %s
+// RUN: %mlir_opt %fmlp_src_root/examples/llama-7b-mlp.tosa.bf16.mlir --load-dialect-plugin=%fmlp_plugin --load-pass-plugin=%fmlp_plugin --pass-pipeline='builtin.module(func.func(fmlp-recognize{explain-misses=true}))' | FileCheck %s --check-prefix=TOSA
+
+// CHECK-LABEL: func.func @llama_mlp
+// CHECK-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %arg0, gate %arg1, up %arg2, down %arg3 : (tensor<?x4096xf32>, tensor<11008x4096xf32>, tensor<11008x4096xf32>, tensor<4096x11008xf32>) -> tensor<?x4096xf32>
+// CHECK-NEXT: return %[[Y]]
+
+// TOSA-LABEL: func.func @llama_mlp
+// TOSA-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %arg0, gate %arg1, up %arg2, down %arg3 : (tensor<2048x4096xbf16>, tensor<11008x4096xbf16>, tensor<11008x4096xbf16>, tensor<4096x11008xbf16>) -> tensor<2048x4096xbf16>
+// TOSA-NEXT: return %[[Y]]
