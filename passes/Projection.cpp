@@ -6,7 +6,9 @@
 //            where the contraction is any linalg op that is a contraction
 //            of input[m..., k] with W[k, n] or W[n, k] into out[m..., n]
 //            (linalg.matmul, with or without indexing maps, or a
-//            linalg.generic, e.g. over [B, S, D]); the bias add is a
+//            linalg.generic, e.g. over [B, S, D]), or a batched one
+//            (linalg.batch_matmul) whose weight is a linalg.broadcast of a
+//            2-D weight along the batch dimensions; the bias add is a
 //            linalg.generic with a broadcast indexing map, or linalg.add of
 //            a linalg.broadcast.
 //   TOSA:    [tosa.add bias] [tosa.reshape] [tosa.cast]
@@ -154,15 +156,24 @@ LogicalResult matchLinalgContraction(linalg::LinalgOp op,
                             " is not a contraction of two operands");
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || !dims->batch.empty() || dims->m.empty() ||
-      dims->n.size() != 1 || dims->k.size() != 1)
+  if (failed(dims) || dims->m.empty() || dims->n.size() != 1 ||
+      dims->k.size() != 1)
     return fail(reason, "the contraction is not [..., K] x [K, N]: it has "
-                        "batch dimensions or several N or K dimensions");
+                        "several N or K dimensions");
+  // Batch dimensions (linalg.batch_matmul) lead the input and the output;
+  // the weight must then be one 2-D weight broadcast along them.
   unsigned n = dims->n.front(), k = dims->k.front();
-  SmallVector<unsigned> inputDims(dims->m.begin(), dims->m.end());
+  SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
+  SmallVector<unsigned> inputDims = batch;
+  llvm::append_range(inputDims, dims->m);
   SmallVector<unsigned> outputDims = inputDims;
   inputDims.push_back(k);
   outputDims.push_back(n);
+  auto weightDims = [&](unsigned first, unsigned second) {
+    SmallVector<unsigned> positions = batch;
+    positions.append({first, second});
+    return positions;
+  };
 
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (getDimPositions(maps[2]) != outputDims)
@@ -173,10 +184,10 @@ LogicalResult matchLinalgContraction(linalg::LinalgOp op,
     std::optional<SmallVector<unsigned>> positions = getDimPositions(maps[i]);
     if (positions == inputDims) {
       inputIndex = i;
-    } else if (positions == SmallVector<unsigned>{k, n}) {
+    } else if (positions == weightDims(k, n)) {
       weightIndex = i;
       layout = WeightLayout::in_out;
-    } else if (positions == SmallVector<unsigned>{n, k}) {
+    } else if (positions == weightDims(n, k)) {
       weightIndex = i;
       layout = WeightLayout::out_in;
     }
@@ -184,6 +195,18 @@ LogicalResult matchLinalgContraction(linalg::LinalgOp op,
   if (!inputIndex || !weightIndex)
     return fail(reason, "the contraction does not read a [..., K] tensor and "
                         "a 2-D [K, N] or [N, K] weight");
+
+  Value weight = op.getDpsInputs()[*weightIndex];
+  if (!batch.empty()) {
+    auto broadcast = weight.getDefiningOp<linalg::BroadcastOp>();
+    if (!broadcast || broadcast.getDimensions() !=
+                          ArrayRef<int64_t>(llvm::to_vector(llvm::seq<int64_t>(
+                              0, static_cast<int64_t>(batch.size())))))
+      return fail(reason, "the batched contraction's weight is not one 2-D "
+                          "weight broadcast along the batch dimensions");
+    projection.operandPreparation.push_back(broadcast);
+    weight = broadcast.getInput();
+  }
 
   Value init = op.getDpsInits().front();
   if (!isZeroConstant(init))
@@ -193,8 +216,8 @@ LogicalResult matchLinalgContraction(linalg::LinalgOp op,
 
   projection.dataPath.push_back(op);
   projection.input = op.getDpsInputs()[*inputIndex];
-  projection.weight = lookThroughTransposes(
-      op.getDpsInputs()[*weightIndex], layout, projection.operandPreparation);
+  projection.weight =
+      lookThroughTransposes(weight, layout, projection.operandPreparation);
   projection.layout = layout;
   return success();
 }

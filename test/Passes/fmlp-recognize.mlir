@@ -170,6 +170,80 @@ func.func @reglu_batched_generic(%x: tensor<2x?x96xf32>, %wg: tensor<200x96xf32>
 
 // -----
 
+// linalg.batch_matmul on [B, S, D] against the nn.Linear weight transposed
+// and broadcast along the batch, as torch-mlir lowers a 3-D matmul.
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @swiglu_batch_matmul
+// CHECK-SAME: (%[[X:.+]]: tensor<2x?x96xf32>, %[[WG:.+]]: tensor<200x96xf32>, %[[WU:.+]]: tensor<200x96xf32>, %[[WD:.+]]: tensor<96x200xf32>
+// CHECK-NEXT: fmlp.gated_mlp silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]] : (tensor<2x?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>) -> tensor<2x?x96xf32>
+// CHECK-NEXT: return
+func.func @swiglu_batch_matmul(%x: tensor<2x?x96xf32>, %wg: tensor<200x96xf32>,
+                               %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>,
+                               %s: index) -> tensor<2x?x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e_dh = tensor.empty() : tensor<96x200xf32>
+  %e_bdh = tensor.empty() : tensor<2x96x200xf32>
+  %wg_t = linalg.transpose ins(%wg : tensor<200x96xf32>) outs(%e_dh : tensor<96x200xf32>) permutation = [1, 0]
+  %wg_b = linalg.broadcast ins(%wg_t : tensor<96x200xf32>) outs(%e_bdh : tensor<2x96x200xf32>) dimensions = [0]
+  %wu_t = linalg.transpose ins(%wu : tensor<200x96xf32>) outs(%e_dh : tensor<96x200xf32>) permutation = [1, 0]
+  %wu_b = linalg.broadcast ins(%wu_t : tensor<96x200xf32>) outs(%e_bdh : tensor<2x96x200xf32>) dimensions = [0]
+  %e_h = tensor.empty(%s) : tensor<2x?x200xf32>
+  %z_h = linalg.fill ins(%zero : f32) outs(%e_h : tensor<2x?x200xf32>) -> tensor<2x?x200xf32>
+  %g = linalg.batch_matmul ins(%x, %wg_b : tensor<2x?x96xf32>, tensor<2x96x200xf32>) outs(%z_h : tensor<2x?x200xf32>) -> tensor<2x?x200xf32>
+  %u = linalg.batch_matmul ins(%x, %wu_b : tensor<2x?x96xf32>, tensor<2x96x200xf32>) outs(%z_h : tensor<2x?x200xf32>) -> tensor<2x?x200xf32>
+  %a = linalg.generic {indexing_maps = [#map3, #map3, #map3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %u : tensor<2x?x200xf32>, tensor<2x?x200xf32>) outs(%e_h : tensor<2x?x200xf32>) {
+  ^bb0(%gi: f32, %ui: f32, %o: f32):
+    %n = arith.negf %gi : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %sg = arith.divf %one, %d : f32
+    %si = arith.mulf %gi, %sg : f32
+    %m = arith.mulf %si, %ui : f32
+    linalg.yield %m : f32
+  } -> tensor<2x?x200xf32>
+  %e_hd = tensor.empty() : tensor<200x96xf32>
+  %e_bhd = tensor.empty() : tensor<2x200x96xf32>
+  %wd_t = linalg.transpose ins(%wd : tensor<96x200xf32>) outs(%e_hd : tensor<200x96xf32>) permutation = [1, 0]
+  %wd_b = linalg.broadcast ins(%wd_t : tensor<200x96xf32>) outs(%e_bhd : tensor<2x200x96xf32>) dimensions = [0]
+  %e_d = tensor.empty(%s) : tensor<2x?x96xf32>
+  %z_d = linalg.fill ins(%zero : f32) outs(%e_d : tensor<2x?x96xf32>) -> tensor<2x?x96xf32>
+  %y = linalg.batch_matmul ins(%a, %wd_b : tensor<2x?x200xf32>, tensor<2x200x96xf32>) outs(%z_d : tensor<2x?x96xf32>) -> tensor<2x?x96xf32>
+  return %y : tensor<2x?x96xf32>
+}
+
+// -----
+
+// [B, S, D] collapsed to [B*S, D] around 2-D matmuls (each projection
+// collapses x itself): the block is fused on the collapsed tokens and the
+// reshapes around it stay.
+// CHECK-LABEL: func.func @swiglu_collapsed_tokens
+// CHECK: %[[XC:.+]] = tensor.collapse_shape %arg0
+// CHECK-NEXT: %[[Y:.+]] = fmlp.gated_mlp relu %[[XC]], gate %arg1, up %arg2, down %arg3 {{.*}} -> tensor<?x96xf32>
+// CHECK-NEXT: %[[YE:.+]] = tensor.expand_shape %[[Y]]
+// CHECK-NEXT: return %[[YE]]
+func.func @swiglu_collapsed_tokens(%x: tensor<2x?x96xf32>, %wg: tensor<96x200xf32>,
+                                   %wu: tensor<96x200xf32>, %wd: tensor<200x96xf32>,
+                                   %s: index, %t: index) -> tensor<2x?x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xg = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x?x96xf32> into tensor<?x96xf32>
+  %xu = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x?x96xf32> into tensor<?x96xf32>
+  %e_th = tensor.empty(%t) : tensor<?x200xf32>
+  %z_th = linalg.fill ins(%zero : f32) outs(%e_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %g = linalg.matmul ins(%xg, %wg : tensor<?x96xf32>, tensor<96x200xf32>) outs(%z_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %u = linalg.matmul ins(%xu, %wu : tensor<?x96xf32>, tensor<96x200xf32>) outs(%z_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %relu = arith.maximumf %g, %z_th : tensor<?x200xf32>
+  %a = arith.mulf %relu, %u : tensor<?x200xf32>
+  %e_td = tensor.empty(%t) : tensor<?x96xf32>
+  %z_td = linalg.fill ins(%zero : f32) outs(%e_td : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %y = linalg.matmul ins(%a, %wd : tensor<?x200xf32>, tensor<200x96xf32>) outs(%z_td : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %ye = tensor.expand_shape %y [[0, 1], [2]] output_shape [2, %s, 96] : tensor<?x96xf32> into tensor<2x?x96xf32>
+  return %ye : tensor<2x?x96xf32>
+}
+
+// -----
+
 // Biases in both forms importers use: a broadcasting linalg.generic (gate,
 // down) and linalg.add of a linalg.broadcast (up).
 #map = affine_map<(d0, d1) -> (d0, d1)>
