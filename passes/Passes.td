@@ -76,4 +76,195 @@ def RecognizePass : Pass<"fmlp-recognize"> {
   ];
 }
 
+def ExpandTrainingPass : Pass<"fmlp-expand-training", "::mlir::ModuleOp"> {
+  let summary = "Give each gated MLP block its entry points: forward, backward, forward_nograd";
+  let description = [{
+    fmlp compiles blocks, not programs: each `fmlp.gated_mlp` becomes a set
+    of entry-point functions that a runtime launches. With `mode=train`
+    (the default) they are
+
+    - `@<f>.forward(x, weights) -> y`, to be followed by a backward,
+    - `@<f>.backward(x, weights, dy) -> (dx, dWg, dWu, dWd)`, which holds the
+      block's vector-Jacobian product (`fmlp.gated_mlp_grad`),
+    - `@<f>.forward_nograd(x, weights) -> y`, for when autograd will not
+      need a backward;
+
+    with `mode=infer`, only `forward_nograd`. `<f>` is the function that
+    held the block (`<f>.mlp<i>` when it held several). Each entry carries
+    `fmlp.entry = "forward" | "backward" | "forward_nograd"`. The function
+    that held the blocks is removed when it consists of nothing else (the
+    form fmlp-recognize leaves); otherwise it stays, and later stages reject
+    the `fmlp.gated_mlp` left in it.
+
+    What crosses from forward to backward (saved activations) is not decided
+    here: the backward is written as if it recomputed everything, and
+    fmlp-fuse decides what the forward saves.
+
+    Before:
+
+    ```mlir
+    func.func @mlp(%x: tensor<?x96xf32>, %wg: ..., %wu: ..., %wd: ...) -> tensor<?x96xf32> {
+      %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd : ...
+      return %y : tensor<?x96xf32>
+    }
+    ```
+
+    After (`mode=train`):
+
+    ```mlir
+    func.func @mlp.forward(%x, %wg, %wu, %wd) -> tensor<?x96xf32> attributes {fmlp.entry = "forward"} {
+      %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd : ...
+      return %y
+    }
+    func.func @mlp.backward(%x, %wg, %wu, %wd, %dy) -> (...) attributes {fmlp.entry = "backward"} {
+      %dx, %dwg, %dwu, %dwd = fmlp.gated_mlp_grad silu %x, gate %wg, up %wu, down %wd, dy %dy : ...
+      return %dx, %dwg, %dwu, %dwd
+    }
+    func.func @mlp.forward_nograd(...) attributes {fmlp.entry = "forward_nograd"} { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::fmlp::FMLPDialect", "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"train\"",
+           "Which entry points to make: train (forward, backward, "
+           "forward_nograd) or infer (forward_nograd)">
+  ];
+}
+
+def FusePass : Pass<"fmlp-fuse", "::mlir::ModuleOp"> {
+  let summary = "Turn each entry point's block math into the fused kernel plan K1..K6";
+  let description = [{
+    Rewrites the block operations of each entry point into one operation per
+    kernel (ARCHITECTURE.md, "The fused plan"), and makes the activations
+    saved between forward and backward explicit, as `save` says:
+
+    | save | forward returns | backward |
+    | --- | --- | --- |
+    | `agu` (default) | y, A, G, U | K6(A), K3, K4, K5 |
+    | `gu` | y, G, U | K6 recomputing A from G, U (before K3 overwrites them), K3, K4, K5 |
+    | `x` | y | K1 again (one more GEMM), K6, K3, K4, K5 |
+
+    `forward_nograd` is K1 storing A only, then K2. In every backward K3's
+    outs are G and U themselves: dG and dU are written in place (the
+    destination-passing form that fmlp-plan-memory turns into aliasing
+    buffers), and K4 and K5 read `[dG dU]` as one operand. Saved values are
+    marked `fmlp.saved = "a" | "g" | "u"` on the forward's results and the
+    backward's arguments; each entry records `fmlp.save`.
+
+    Biases are not part of the kernel plan yet: a block with biases is an
+    error here.
+
+    Before (backward entry):
+
+    ```mlir
+    %dx, %dwg, %dwu, %dwd = fmlp.gated_mlp_grad silu %x, gate %wg, up %wu, down %wd, dy %dy : ...
+    ```
+
+    After (`save=agu`):
+
+    ```mlir
+    func.func @mlp.backward(%x, %wg, %wu, %wd, %dy, %a {fmlp.saved = "a"}, %g {fmlp.saved = "g"}, %u {fmlp.saved = "u"})
+    %dwd = fmlp.down_weight_grad silu ins(%dy, %a : ...) outs(%e0 : ...) -> ...
+    %dg, %du = fmlp.down_grad silu ins(%dy, %wd, %g, %u : ...) outs(%g, %u : ...) -> ...
+    %dx = fmlp.input_grad ins(%dg, %du, %wg, %wu : ...) outs(%e1 : ...) -> ...
+    %dwg, %dwu = fmlp.gate_up_weight_grad ins(%x, %dg, %du : ...) outs(%e2, %e3 : ...) -> ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::fmlp::FMLPDialect", "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"save", "save", "std::string", /*default=*/"\"agu\"",
+           "What the forward saves for the backward: agu, gu or x">
+  ];
+}
+
+def PlanMemoryPass : Pass<"fmlp-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Give every value of the kernel plan a buffer: caller-provided outputs, one saved buffer, one workspace, dG/dU over G/U";
+  let description = [{
+    Turns each entry point of the kernel plan from tensors into memrefs
+    that the caller provides, in this order: the inputs, then the outputs
+    (`y`; or `dx, dWg, dWu, dWd`), then the saved buffer, then the
+    workspace. Nothing is allocated inside an entry point.
+
+    - **Saved buffer** `[T, kH]`, row-major, each token's row holding
+      `A | G | U` (`save=agu`, k = 3) or `G | U` (`save=gu`, k = 2): the
+      columns of G and U are adjacent, so after K3 writes dG and dU over
+      them, columns `[H, 3H)` are `[dG dU]`, the one `[T, 2H]` operand of K4
+      and K5. The backward's saved argument is marked `fmlp.consumed`: it
+      overwrites G and U, so a second backward over the same buffer would
+      read gradients as activations; whoever launches it must refuse that.
+    - **Workspace**: A where it is not saved (`save=gu`, `save=x` and
+      `forward_nograd`: `[T, H]`), A, G, U recomputed by `save=x`'s backward
+      (`[T, 3H]`).
+    - **chunk-tokens=N** (0: off) bounds the workspace to N tokens: the
+      entry points that have a workspace loop over token chunks of N, and
+      the backward's weight gradients accumulate over the chunks (zeroed
+      first), which changes the order of their sums: the results differ
+      from the unchunked ones by rounding, within the same error bound.
+      Entries without a workspace are not chunked.
+
+    Each entry records `fmlp.workspace_columns` and `fmlp.chunk_tokens`,
+    from which the workspace size for a given T follows (the memory report
+    computes the same numbers).
+
+    Before (forward, `save=agu`):
+
+    ```mlir
+    func.func @mlp.forward(%x, %wg, %wu, %wd) -> (y, a, g, u)
+      %a, %g, %u = fmlp.gate_up silu ins(%x, %wg, %wu : ...) outs(...) -> (...)
+      %y = fmlp.down ins(%a, %wd : ...) outs(...) -> ...
+    ```
+
+    After:
+
+    ```mlir
+    func.func @mlp.forward(%x: memref<?x96xf32>, %wg, %wu, %wd, %y: memref<?x96xf32>, %saved: memref<?x600xf32> {fmlp.saved = "agu"})
+      %a = memref.subview %saved[0, 0] [%t, 200] [1, 1]
+      %g = memref.subview %saved[0, 200] [%t, 200] [1, 1]
+      %u = memref.subview %saved[0, 400] [%t, 200] [1, 1]
+      fmlp.gate_up silu ins(%x, %wg, %wu : ...) outs(%a, %g, %u : ...)
+      fmlp.down ins(%a, %wd : ...) outs(%y : ...)
+    ```
+  }];
+  let dependentDialects = ["::mlir::fmlp::FMLPDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
+  let options = [
+    Option<"chunkTokens", "chunk-tokens", "int64_t", /*default=*/"0",
+           "Bound the workspace to this many tokens (0: no chunking)">
+  ];
+}
+
+def ConvertFMLPToLinalgPass : Pass<"convert-fmlp-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower the kernel plan on memrefs to linalg, for the CPU";
+  let description = [{
+    The CPU path of the plan: each kernel operation on memrefs becomes
+    linalg operations on memrefs that compute exactly what the kernel
+    promises, in the same order and into the same buffers (so aliasing,
+    in-place dG/dU and chunking are exercised as planned). Contractions
+    accumulate in f32 in a temporary accumulator, whatever the element type,
+    and the epilogue rounds once to the element type, as the GPU kernels do.
+    Upstream passes take it from there to LLVM (see fmlp-cpu-pipeline).
+    Each entry point is marked `llvm.emit_c_interface`, so that a host can
+    call it with memref descriptors.
+
+    Before:
+
+    ```mlir
+    fmlp.down ins(%a, %wd : memref<?x200xf32>, memref<96x200xf32>) outs(%y : memref<?x96xf32>)
+    ```
+
+    After:
+
+    ```mlir
+    %acc = memref.alloc(%t) : memref<?x96xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<?x96xf32>)
+    linalg.generic {...} ins(%a, %wd : ...) outs(%acc : ...) { mulf, addf }
+    linalg.generic {...} ins(%acc : ...) outs(%y : ...) { y = md * acc }
+    memref.dealloc %acc : memref<?x96xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
 #endif // FMLP_PASSES_TD

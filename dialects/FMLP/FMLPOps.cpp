@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/FMLP/FMLPOps.h"
+#include "dialects/FMLP/ShapeFormat.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -51,20 +52,6 @@ template <typename OpT> BlockSignature getBlockSignature(OpT op) {
 
 RankedTensorType tensorTypeOf(Value value) {
   return cast<RankedTensorType>(value.getType());
-}
-
-std::string formatShape(ArrayRef<int64_t> shape) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << '[';
-  llvm::interleaveComma(shape, os, [&](int64_t extent) {
-    if (ShapedType::isDynamic(extent))
-      os << '?';
-    else
-      os << extent;
-  });
-  os << ']';
-  return text;
 }
 
 /// Checks that `weight` is a static 2-D tensor that maps `expected.in` to

@@ -168,4 +168,6 @@ def FMLP_GatedMlpGradOp : FMLP_Op<"gated_mlp_grad",
   let hasVerifier = 1;
 }
 
+include "FMLPKernelOps.td"
+
 #endif // FMLP_OPS_TD

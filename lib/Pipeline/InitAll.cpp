@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmlp/InitAll.h"
+#include "fmlp/Pipeline.h"
 
 #include "dialects/FMLP/FMLPDialect.h"
 #include "passes/Passes.h"
@@ -26,6 +27,7 @@ void mlir::fmlp::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::fmlp::registerAllPasses() {
   registerFMLPPasses();
+  registerPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
 }

@@ -1,0 +1,230 @@
+//===- FMLPKernelOps.cpp - The fused kernel plan's operations -------------===//
+//
+// Verifiers and memory effects of the kernel operations (K1..K6). Each
+// verifier reads D and H off the weights (in their layouts) and checks every
+// operand's shape against them; T is shared by all token-major operands.
+// On memrefs, inputs are read and outs read and written, like linalg.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/FMLP/FMLPOps.h"
+#include "dialects/FMLP/ShapeFormat.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+std::string mlir::fmlp::formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '[';
+  llvm::interleaveComma(shape, os, [&](int64_t extent) {
+    if (ShapedType::isDynamic(extent))
+      os << '?';
+    else
+      os << extent;
+  });
+  os << ']';
+  return text;
+}
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// Operands all tensors or all memrefs, and as many outs as `initNames`.
+LogicalResult verifyKernelForm(Operation *op, ArrayRef<StringRef> initNames) {
+  bool tensors = isa<RankedTensorType>(op->getOperand(0).getType());
+  for (Value operand : op->getOperands())
+    if (isa<RankedTensorType>(operand.getType()) != tensors ||
+        !(isa<RankedTensorType>(operand.getType()) ||
+          isa<MemRefType>(operand.getType())))
+      return op->emitOpError(
+          "operands must be all ranked tensors or all memrefs");
+  auto kernel = cast<DestinationStyleOpInterface>(op);
+  if (kernel.getNumDpsInits() == initNames.size())
+    return success();
+  std::string names;
+  llvm::raw_string_ostream os(names);
+  llvm::interleaveComma(initNames, os);
+  return op->emitOpError() << "expected " << initNames.size() << " outs ("
+                           << names << "), got " << kernel.getNumDpsInits();
+}
+
+/// Checks `value`'s shape against `expected`; dynamic extents on either side
+/// match anything.
+LogicalResult expectShape(Operation *op, StringRef name, Value value,
+                          ArrayRef<int64_t> expected) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  bool compatible =
+      shape.size() == expected.size() &&
+      llvm::all_of(llvm::zip_equal(shape, expected), [](auto pair) {
+        auto [actual, wanted] = pair;
+        return ShapedType::isDynamic(actual) || ShapedType::isDynamic(wanted) ||
+               actual == wanted;
+      });
+  if (compatible)
+    return success();
+  return op->emitOpError() << name << " has shape " << formatShape(shape)
+                           << ", expected " << formatShape(expected);
+}
+
+/// The extents of a 2-D weight read in `layout`, or a failure if it is not
+/// 2-D.
+FailureOr<ProjectionExtents> weightExtents(Operation *op, StringRef name,
+                                           Value weight, WeightLayout layout) {
+  if (shapeOf(weight).size() != 2)
+    return op->emitOpError()
+           << name << " has shape " << formatShape(shapeOf(weight))
+           << ", expected a 2-D weight";
+  return getProjectionExtents(layout, shapeOf(weight));
+}
+
+/// The token count T, read off the first token-major operand.
+int64_t tokensOf(Value tokenMajor) {
+  ArrayRef<int64_t> shape = shapeOf(tokenMajor);
+  return shape.empty() ? ShapedType::kDynamic : shape.front();
+}
+
+void addKernelEffects(
+    Operation *op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  auto kernel = cast<DestinationStyleOpInterface>(op);
+  for (OpOperand *input : kernel.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()))
+      effects.emplace_back(MemoryEffects::Read::get(), input);
+  for (OpOperand &init : kernel.getDpsInitsMutable()) {
+    if (!isa<MemRefType>(init.get().getType()))
+      continue;
+    effects.emplace_back(MemoryEffects::Read::get(), &init);
+    effects.emplace_back(MemoryEffects::Write::get(), &init);
+  }
+}
+
+} // namespace
+
+#define FMLP_KERNEL_EFFECTS(OpClass)                                           \
+  void OpClass::getEffects(                                                    \
+      SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>      \
+          &effects) {                                                          \
+    addKernelEffects(*this, effects);                                          \
+  }
+FMLP_KERNEL_EFFECTS(GateUpOp)
+FMLP_KERNEL_EFFECTS(DownOp)
+FMLP_KERNEL_EFFECTS(DownGradOp)
+FMLP_KERNEL_EFFECTS(InputGradOp)
+FMLP_KERNEL_EFFECTS(GateUpWeightGradOp)
+FMLP_KERNEL_EFFECTS(DownWeightGradOp)
+#undef FMLP_KERNEL_EFFECTS
+
+LogicalResult GateUpOp::verify() {
+  bool training = getInits().size() == 3;
+  if (failed(verifyKernelForm(*this, training
+                                         ? ArrayRef<StringRef>{"a", "g", "u"}
+                                         : ArrayRef<StringRef>{"a"})))
+    return failure();
+  FailureOr<ProjectionExtents> gate =
+      weightExtents(*this, "gate", getGate(), getGateLayout());
+  if (failed(gate))
+    return failure();
+  auto [d, h] = *gate;
+  int64_t t = tokensOf(getX());
+  if (failed(expectShape(*this, "x", getX(), {t, d})) ||
+      failed(expectShape(*this, "up", getUp(),
+                         getWeightShape(getUpLayout(), {d, h}))))
+    return failure();
+  for (Value init : getInits())
+    if (failed(expectShape(*this, "out", init, {t, h})))
+      return failure();
+  return success();
+}
+
+LogicalResult DownOp::verify() {
+  if (failed(verifyKernelForm(*this, {"y"})))
+    return failure();
+  FailureOr<ProjectionExtents> down =
+      weightExtents(*this, "down", getDown(), getDownLayout());
+  if (failed(down))
+    return failure();
+  auto [h, d] = *down;
+  int64_t t = tokensOf(getA());
+  if (failed(expectShape(*this, "a", getA(), {t, h})))
+    return failure();
+  return expectShape(*this, "y", getInits().front(), {t, d});
+}
+
+LogicalResult DownGradOp::verify() {
+  if (failed(verifyKernelForm(*this, {"dg", "du"})))
+    return failure();
+  FailureOr<ProjectionExtents> down =
+      weightExtents(*this, "down", getDown(), getDownLayout());
+  if (failed(down))
+    return failure();
+  auto [h, d] = *down;
+  int64_t t = tokensOf(getDy());
+  if (failed(expectShape(*this, "dy", getDy(), {t, d})))
+    return failure();
+  for (auto [name, value] : llvm::zip_equal(
+           ArrayRef<StringRef>{"g", "u", "dg", "du"},
+           ValueRange{getG(), getU(), getInits()[0], getInits()[1]}))
+    if (failed(expectShape(*this, name, value, {t, h})))
+      return failure();
+  return success();
+}
+
+LogicalResult InputGradOp::verify() {
+  if (failed(verifyKernelForm(*this, {"dx"})))
+    return failure();
+  FailureOr<ProjectionExtents> gate =
+      weightExtents(*this, "gate", getGate(), getGateLayout());
+  if (failed(gate))
+    return failure();
+  auto [d, h] = *gate;
+  int64_t t = tokensOf(getDg());
+  if (failed(expectShape(*this, "up", getUp(),
+                         getWeightShape(getUpLayout(), {d, h}))) ||
+      failed(expectShape(*this, "dg", getDg(), {t, h})) ||
+      failed(expectShape(*this, "du", getDu(), {t, h})))
+    return failure();
+  return expectShape(*this, "dx", getInits().front(), {t, d});
+}
+
+LogicalResult GateUpWeightGradOp::verify() {
+  if (failed(verifyKernelForm(*this, {"d_gate", "d_up"})))
+    return failure();
+  int64_t t = tokensOf(getX());
+  if (shapeOf(getX()).size() != 2 || shapeOf(getDg()).size() != 2)
+    return emitOpError("x and dg must be 2-D ([T, D] and [T, H])");
+  int64_t d = shapeOf(getX())[1], h = shapeOf(getDg())[1];
+  if (failed(expectShape(*this, "dg", getDg(), {t, h})) ||
+      failed(expectShape(*this, "du", getDu(), {t, h})) ||
+      failed(expectShape(*this, "d_gate", getInits()[0],
+                         getWeightShape(getGateLayout(), {d, h}))))
+    return failure();
+  return expectShape(*this, "d_up", getInits()[1],
+                     getWeightShape(getUpLayout(), {d, h}));
+}
+
+LogicalResult DownWeightGradOp::verify() {
+  size_t sources = getActivationInputs().size();
+  if (sources != 1 && sources != 2)
+    return emitOpError("expected the activation product A, or G and U to "
+                       "recompute it from, got ")
+           << sources << " activation operands";
+  if (failed(verifyKernelForm(*this, {"d_down"})))
+    return failure();
+  int64_t t = tokensOf(getDy());
+  Value first = getActivationInputs().front();
+  if (shapeOf(getDy()).size() != 2 || shapeOf(first).size() != 2)
+    return emitOpError("dy and the activation operands must be 2-D");
+  int64_t d = shapeOf(getDy())[1], h = shapeOf(first)[1];
+  for (Value source : getActivationInputs())
+    if (failed(expectShape(*this, "activation operand", source, {t, h})))
+      return failure();
+  return expectShape(*this, "d_down", getInits().front(),
+                     getWeightShape(getDownLayout(), {h, d}));
+}

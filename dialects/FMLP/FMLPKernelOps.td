@@ -1,0 +1,159 @@
+//===- FMLPKernelOps.td - the fused kernel plan -----------*- tablegen -*-===//
+//
+// One operation per kernel of the fused plan (ARCHITECTURE.md, "The fused
+// plan"): K1 gate_up, K2 down, K3 down_grad, K4 input_grad,
+// K5 gate_up_weight_grad, K6 down_weight_grad. They are destination-passing
+// like linalg: on tensors they return their results; on memrefs (after
+// fmlp-plan-memory) they write their `outs` and may read and write the same
+// buffer where the op says so (K3 writes dG, dU over G, U).
+//
+// Notation: G is the gate activation's input, mg (x Wg); U = x Wu;
+// A = act(G) * U; y = md (A Wd). Weights are read in their layout.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_KERNEL_OPS_TD
+#define FMLP_KERNEL_OPS_TD
+
+include "FMLPAttrs.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class FMLP_KernelOp<string mnemonic, list<Trait> traits = []>
+    : FMLP_Op<mnemonic, !listconcat(traits, [
+        DestinationStyleOpInterface,
+        DeclareOpInterfaceMethods<MemoryEffectsOpInterface>])> {
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitsMutable();
+    }
+  }];
+}
+
+defvar FMLP_KernelResults = [{
+  `outs` `(` $inits `:` type($inits) `)` attr-dict (`->` type($results)^)?
+}];
+
+def FMLP_GateUpOp : FMLP_KernelOp<"gate_up"> {
+  let summary = "K1: G and U from one pass over x, A in the epilogue";
+  let description = [{
+    Computes `G = mg (x Wg)` and `U = x Wu` with two accumulators that share
+    each tile of `x`, and in the epilogue `A = act(G) * U`. With one init it
+    stores `A` only (the no-grad forward); with three it stores `A`, `G`,
+    `U` (training), which fmlp-plan-memory places side by side in one
+    buffer.
+
+    ```mlir
+    %a, %g, %u = fmlp.gate_up silu ins(%x, %wg, %wu : ...) outs(%ea, %eg, %eu : ...) -> (...)
+    ```
+  }];
+  let arguments = (ins
+    AnyShaped:$x, AnyShaped:$gate, AnyShaped:$up,
+    Variadic<AnyShaped>:$inits,
+    FMLP_ActivationAttr:$activation,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$up_layout,
+    OptionalAttr<F64Attr>:$gate_multiplier);
+  let assemblyFormat = !strconcat([{
+    custom<ActivationKeyword>($activation) `ins` `(` $x `,` $gate `,` $up `:`
+    type($x) `,` type($gate) `,` type($up) `)`
+  }], FMLP_KernelResults);
+}
+
+def FMLP_DownOp : FMLP_KernelOp<"down"> {
+  let summary = "K2: y = md (A Wd)";
+  let arguments = (ins
+    AnyShaped:$a, AnyShaped:$down,
+    Variadic<AnyShaped>:$inits,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
+    OptionalAttr<F64Attr>:$down_multiplier);
+  let assemblyFormat = !strconcat([{
+    `ins` `(` $a `,` $down `:` type($a) `,` type($down) `)`
+  }], FMLP_KernelResults);
+}
+
+def FMLP_DownGradOp : FMLP_KernelOp<"down_grad"> {
+  let summary = "K3: dA = md (dY Wd^T), never stored; dG and dU in the epilogue";
+  let description = [{
+    Computes `dA = md (dY Wd^T)` tile by tile and, in the epilogue, the
+    gradients with respect to the two projections' outputs:
+    `dG = mg dA U act'(G)` and `dU = dA act(G)`. Each element of dG and dU
+    depends only on the same element of G and U, so on memrefs the outs may
+    be the very buffers of G and U: dG and dU are written over them.
+  }];
+  let arguments = (ins
+    AnyShaped:$dy, AnyShaped:$down, AnyShaped:$g, AnyShaped:$u,
+    Variadic<AnyShaped>:$inits,
+    FMLP_ActivationAttr:$activation,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
+    OptionalAttr<F64Attr>:$gate_multiplier,
+    OptionalAttr<F64Attr>:$down_multiplier);
+  let assemblyFormat = !strconcat([{
+    custom<ActivationKeyword>($activation) `ins` `(` $dy `,` $down `,` $g `,`
+    $u `:` type($dy) `,` type($down) `,` type($g) `,` type($u) `)`
+  }], FMLP_KernelResults);
+}
+
+def FMLP_InputGradOp : FMLP_KernelOp<"input_grad"> {
+  let summary = "K4: dx = [dG dU] [Wg Wu]^T, one contraction over K = 2H";
+  let arguments = (ins
+    AnyShaped:$dg, AnyShaped:$du, AnyShaped:$gate, AnyShaped:$up,
+    Variadic<AnyShaped>:$inits,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$up_layout);
+  let assemblyFormat = !strconcat([{
+    `ins` `(` $dg `,` $du `,` $gate `,` $up `:` type($dg) `,` type($du) `,`
+    type($gate) `,` type($up) `)`
+  }], FMLP_KernelResults);
+}
+
+def FMLP_GateUpWeightGradOp : FMLP_KernelOp<"gate_up_weight_grad"> {
+  let summary = "K5: [dWg dWu] = x^T [dG dU], one contraction over N = 2H";
+  let description = [{
+    With `accumulate`, adds to the outs instead of overwriting them (a
+    token-chunked backward sums the chunks' contributions).
+  }];
+  let arguments = (ins
+    AnyShaped:$x, AnyShaped:$dg, AnyShaped:$du,
+    Variadic<AnyShaped>:$inits,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$up_layout,
+    UnitAttr:$accumulate);
+  let assemblyFormat = !strconcat([{
+    `ins` `(` $x `,` $dg `,` $du `:` type($x) `,` type($dg) `,` type($du) `)`
+  }], FMLP_KernelResults);
+}
+
+def FMLP_DownWeightGradOp : FMLP_KernelOp<"down_weight_grad",
+    [AttrSizedOperandSegments]> {
+  let summary = "K6: dWd = md (A^T dY)";
+  let description = [{
+    Reads A, or G and U from which it recomputes `A = act(G) * U` as it
+    loads them (fmlp-fuse with save=gu keeps no A). With `accumulate`, adds
+    to the out instead of overwriting it.
+  }];
+  let arguments = (ins
+    AnyShaped:$dy, Variadic<AnyShaped>:$activation_inputs,
+    Variadic<AnyShaped>:$inits,
+    FMLP_ActivationAttr:$activation,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
+    OptionalAttr<F64Attr>:$down_multiplier,
+    UnitAttr:$accumulate);
+  let assemblyFormat = !strconcat([{
+    custom<ActivationKeyword>($activation) `ins` `(` $dy `,` $activation_inputs
+    `:` type($dy) `,` type($activation_inputs) `)`
+  }], FMLP_KernelResults);
+}
+
+#endif // FMLP_KERNEL_OPS_TD

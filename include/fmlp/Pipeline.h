@@ -1,0 +1,63 @@
+//===- Pipeline.h - fmlp's pipelines and their options ----------*- C++ -*-===//
+//
+// The one options struct that steers compilation, and the pipelines built
+// from it. fmlp-opt (as --fmlp-plan-pipeline / --fmlp-cpu-pipeline),
+// fmlp-compile and fmlp-run all build these, so they compile alike.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_PIPELINE_H
+#define FMLP_PIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::fmlp {
+
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  PassOptions::Option<std::string> mode{
+      *this, "mode",
+      llvm::cl::desc("train: forward, backward and forward_nograd entry "
+                     "points; infer: forward_nograd only"),
+      llvm::cl::init("train")};
+  PassOptions::Option<std::string> save{
+      *this, "save",
+      llvm::cl::desc("What the forward saves for the backward: agu (A, G, "
+                     "U), gu (A recomputed), x (G, U recomputed)"),
+      llvm::cl::init("agu")};
+  PassOptions::Option<int64_t> chunkTokens{
+      *this, "chunk-tokens",
+      llvm::cl::desc("Bound the workspace to this many tokens (0: off); "
+                     "chunked weight gradients are summed chunk by chunk"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("fp32 matmul precision policy: highest (ieee), high "
+                     "(tf32x3), medium (tf32). Recorded for the GPU stages; "
+                     "the CPU path computes fp32 products exactly"),
+      llvm::cl::init("highest")};
+};
+
+/// Checks option values, saying what is wrong in `message`.
+bool validatePipelineOptions(const PipelineOptions &options,
+                             std::string &message);
+
+/// fmlp-plan-pipeline: recognize blocks, give them entry points, fuse them
+/// into the kernel plan and plan its memory (ending on memrefs).
+void buildPlanPipeline(OpPassManager &pm, const PipelineOptions &options);
+
+/// fmlp-cpu-pipeline: the kernel plan on memrefs to the LLVM dialect, for
+/// running in-process (fmlp-run).
+void buildCpuPipeline(OpPassManager &pm);
+
+/// Registers both pipelines with the pass registry.
+void registerPipelines();
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_PIPELINE_H

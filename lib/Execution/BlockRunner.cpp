@@ -1,0 +1,123 @@
+//===- BlockRunner.cpp - Compile a gated MLP block and run it on the CPU --===//
+
+#include "lib/Execution/BlockRunner.h"
+
+#include "fmlp/InitAll.h"
+
+#include "dialects/FMLP/FMLPOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+std::unique_ptr<BlockRunner>
+BlockRunner::compile(const std::string &source, const PipelineOptions &options,
+                     std::string &error) {
+  auto runner = std::unique_ptr<BlockRunner>(new BlockRunner());
+  MLIRContext &context = runner->context;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+  ScopedDiagnosticHandler collect(&context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+      error += diagnostic.str() + "\n";
+    return success();
+  });
+  if (!validatePipelineOptions(options, error))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  if (!module)
+    return nullptr;
+  PassManager plan(&context);
+  buildPlanPipeline(plan, options);
+  if (failed(plan.run(*module)))
+    return nullptr;
+  runner->entries = readEntryPoints(*module);
+  if (runner->entries.empty()) {
+    error += "no gated MLP block found\n";
+    return nullptr;
+  }
+  llvm::raw_string_ostream os(runner->plannedIR);
+  module->print(os);
+  BlockDescription &block = runner->block;
+  module->walk([&](GateUpOp op) {
+    auto gate = cast<MemRefType>(op.getGate().getType());
+    Type element = gate.getElementType();
+    block.element = element.isBF16()  ? HostElement::BF16
+                    : element.isF16() ? HostElement::F16
+                                      : HostElement::F32;
+    block.activation = stringifyActivation(op.getActivation()).str();
+    if (auto multiplier = op.getGateMultiplier())
+      block.gateMultiplier = multiplier->convertToDouble();
+    block.gateInOut = op.getGateLayout() == WeightLayout::in_out;
+    block.upInOut = op.getUpLayout() == WeightLayout::in_out;
+    ProjectionExtents extents =
+        getProjectionExtents(op.getGateLayout(), gate.getShape());
+    block.model = extents.in;
+    block.hidden = extents.out;
+  });
+  module->walk([&](DownOp op) {
+    if (auto multiplier = op.getDownMultiplier())
+      block.downMultiplier = multiplier->convertToDouble();
+    block.downInOut = op.getDownLayout() == WeightLayout::in_out;
+  });
+
+  PassManager lower(&context);
+  buildCpuPipeline(lower);
+  if (failed(lower.run(*module)))
+    return nullptr;
+  runner->module = CpuModule::compile(*module, error);
+  if (!runner->module)
+    return nullptr;
+  return runner;
+}
+
+const EntryPoint *BlockRunner::findEntry(const std::string &kind) const {
+  for (const EntryPoint &entry : entries)
+    if (entry.kind == kind)
+      return &entry;
+  return nullptr;
+}
+
+bool BlockRunner::run(const std::string &kind, int64_t tokens,
+                      std::map<std::string, HostTensor *> &tensors,
+                      std::string &error) {
+  const EntryPoint *entry = findEntry(kind);
+  if (!entry) {
+    error = "the module has no " + kind + " entry point";
+    return false;
+  }
+  std::unique_ptr<HostTensor> workspace;
+  std::vector<HostTensor *> arguments;
+  for (const EntryArgument &argument : entry->arguments) {
+    int64_t rows = argument.rows < 0 ? tokens : argument.rows;
+    if (argument.name == "workspace") {
+      workspace =
+          std::make_unique<HostTensor>(block.element, rows, argument.cols);
+      workspace->poison();
+      arguments.push_back(workspace.get());
+      continue;
+    }
+    auto found = tensors.find(argument.name);
+    if (found == tensors.end()) {
+      error = kind + " needs a buffer named " + argument.name;
+      return false;
+    }
+    HostTensor *tensor = found->second;
+    if (tensor->rows() != rows || tensor->cols() != argument.cols) {
+      error = kind + ": " + argument.name + " is [" +
+              std::to_string(tensor->rows()) + ", " +
+              std::to_string(tensor->cols()) + "], expected [" +
+              std::to_string(rows) + ", " + std::to_string(argument.cols) + "]";
+      return false;
+    }
+    arguments.push_back(tensor);
+  }
+  return module->call(entry->symbol, arguments, error);
+}

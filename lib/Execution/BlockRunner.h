@@ -1,0 +1,65 @@
+//===- BlockRunner.h - Compile a gated MLP block and run it on the CPU -*- C++
+//
+// Compiles a module holding one gated MLP block (linalg, TOSA or fmlp ops)
+// through fmlp-plan-pipeline and fmlp-cpu-pipeline, reads its entry points'
+// buffer bindings off the planned IR, and calls them with buffers bound by
+// name. The workspace is allocated here (the plan says its size); the saved
+// buffer is the caller's, since it lives from forward to backward.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_LIB_EXECUTION_BLOCKRUNNER_H
+#define FMLP_LIB_EXECUTION_BLOCKRUNNER_H
+
+#include "fmlp/Pipeline.h"
+#include "lib/Execution/CpuRunner.h"
+#include "lib/Pipeline/PlanSummary.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir::fmlp {
+
+/// What the compiled block computes, read off its kernels.
+struct BlockDescription {
+  std::string activation; // silu, gelu_tanh, relu
+  double gateMultiplier = 1.0, downMultiplier = 1.0;
+  bool gateInOut = false, upInOut = false, downInOut = false; // [in, out]
+  int64_t model = 0, hidden = 0;                              // D, H
+  HostElement element = HostElement::F32;
+};
+
+class BlockRunner {
+public:
+  /// Compiles `source` (MLIR text) with `options`. Null, with `error`, on
+  /// failure.
+  static std::unique_ptr<BlockRunner> compile(const std::string &source,
+                                              const PipelineOptions &options,
+                                              std::string &error);
+
+  const std::vector<EntryPoint> &getEntryPoints() const { return entries; }
+  const EntryPoint *findEntry(const std::string &kind) const;
+  const BlockDescription &getBlock() const { return block; }
+  /// The planned IR (memrefs, before the CPU lowering), for printing.
+  const std::string &getPlannedIR() const { return plannedIR; }
+
+  /// Calls the entry point of `kind` for `tokens` tokens; arguments are
+  /// looked up by name in `tensors` (the workspace is provided here).
+  bool run(const std::string &kind, int64_t tokens,
+           std::map<std::string, HostTensor *> &tensors, std::string &error);
+
+private:
+  MLIRContext context;
+  std::unique_ptr<CpuModule> module;
+  std::vector<EntryPoint> entries;
+  std::string plannedIR;
+  BlockDescription block;
+};
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_LIB_EXECUTION_BLOCKRUNNER_H

@@ -1,0 +1,159 @@
+//===- NumericalCheck.cpp - Judge a compiled block against float64 --------===//
+
+#include "lib/Execution/NumericalCheck.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::fmlp;
+using namespace ::fmlp::numerics;
+
+namespace {
+
+Storage storageOf(HostElement element) {
+  switch (element) {
+  case HostElement::F32:
+    return Storage::F32;
+  case HostElement::BF16:
+    return Storage::BF16;
+  case HostElement::F16:
+    return Storage::F16;
+  }
+  return Storage::F32;
+}
+
+ActivationKind activationOf(const std::string &name) {
+  if (name == "gelu_tanh")
+    return ActivationKind::GeluTanh;
+  if (name == "relu")
+    return ActivationKind::Relu;
+  return ActivationKind::Silu;
+}
+
+/// A logical [in, out] weight stored as [in, out] or transposed [out, in].
+HostTensor packWeight(const Matrix &logical, bool inOut, HostElement element) {
+  HostTensor stored(element, inOut ? logical.rows : logical.cols,
+                    inOut ? logical.cols : logical.rows);
+  for (int64_t i = 0; i < logical.rows; ++i)
+    for (int64_t j = 0; j < logical.cols; ++j)
+      stored.set(inOut ? i * logical.cols + j : j * logical.rows + i,
+                 logical(i, j));
+  return stored;
+}
+
+/// A stored weight gradient back in the logical [in, out] order.
+std::vector<double> unpackWeight(const HostTensor &stored, bool inOut) {
+  if (inOut)
+    return stored.toDoubles();
+  std::vector<double> logical(stored.size());
+  for (int64_t i = 0; i < stored.rows(); ++i)
+    for (int64_t j = 0; j < stored.cols(); ++j)
+      logical[j * stored.rows() + i] = stored.get(i * stored.cols() + j);
+  return logical;
+}
+
+HostTensor pack(const Matrix &values, HostElement element) {
+  HostTensor tensor(element, values.rows, values.cols);
+  for (int64_t i = 0; i < tensor.size(); ++i)
+    tensor.set(i, values.values[i]);
+  return tensor;
+}
+
+HostTensor poisoned(HostElement element, int64_t rows, int64_t cols) {
+  HostTensor tensor(element, rows, cols);
+  tensor.poison();
+  return tensor;
+}
+
+} // namespace
+
+bool CheckReport::passed() const {
+  return std::all_of(outputs.begin(), outputs.end(), [](const OutputCheck &o) {
+    return o.comparison.passed();
+  });
+}
+
+double CheckReport::worstRatio() const {
+  double worst = 0;
+  for (const OutputCheck &output : outputs)
+    worst = std::max(worst, output.comparison.nonFinite
+                                ? INFINITY
+                                : output.comparison.worstRatio);
+  return worst;
+}
+
+bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
+                            CheckReport &report, std::string &error) {
+  const BlockDescription &block = runner.getBlock();
+  BlockSpec spec{options.tokens,
+                 block.model,
+                 block.hidden,
+                 activationOf(block.activation),
+                 block.gateMultiplier,
+                 block.downMultiplier,
+                 storageOf(block.element)};
+  Inputs inputs = drawInputs(spec, options.seed);
+  Exact exact = computeExact(spec, inputs);
+  BlockSpec judged = spec;
+  if (options.judgeAs)
+    judged.storage = *options.judgeAs;
+  Bounds bounds = computeBounds(judged, inputs, exact);
+
+  HostElement element = block.element;
+  int64_t t = spec.tokens, d = spec.model, h = spec.hidden;
+  HostTensor x = pack(inputs.x, element), dy = pack(inputs.dy, element);
+  HostTensor gate = packWeight(inputs.gate, block.gateInOut, element);
+  HostTensor up = packWeight(inputs.up, block.upInOut, element);
+  HostTensor down = packWeight(inputs.down, block.downInOut, element);
+  std::map<std::string, HostTensor *> tensors = {
+      {"x", &x}, {"gate", &gate}, {"up", &up}, {"down", &down}, {"dy", &dy}};
+
+  const EntryPoint *forward = runner.findEntry("forward");
+  const EntryPoint *backward = runner.findEntry("backward");
+  if (options.train && forward && backward) {
+    HostTensor y = poisoned(element, t, d);
+    HostTensor saved =
+        poisoned(element, t, std::max<int64_t>(forward->savedColumns, 1));
+    tensors["y"] = &y;
+    tensors["saved"] = &saved;
+    if (!runner.run("forward", t, tensors, error))
+      return false;
+    report.outputs.push_back({"y", compare(y.toDoubles(), exact.y, bounds.y)});
+
+    HostTensor dx = poisoned(element, t, d);
+    HostTensor dGate = poisoned(element, gate.rows(), gate.cols());
+    HostTensor dUp = poisoned(element, up.rows(), up.cols());
+    HostTensor dDown = poisoned(element, down.rows(), down.cols());
+    tensors["dx"] = &dx;
+    tensors["d_gate"] = &dGate;
+    tensors["d_up"] = &dUp;
+    tensors["d_down"] = &dDown;
+    int runs = options.secondBackward ? 2 : 1;
+    for (int run = 0; run < runs; ++run)
+      if (!runner.run("backward", t, tensors, error))
+        return false;
+    int64_t chunks =
+        backward->chunkTokens > 0
+            ? (t + backward->chunkTokens - 1) / backward->chunkTokens
+            : 1;
+    report.outputs.push_back(
+        {"dx", compare(dx.toDoubles(), exact.dx, bounds.dx)});
+    report.outputs.push_back(
+        {"d_gate", compare(unpackWeight(dGate, block.gateInOut), exact.dGate,
+                           bounds.dGate, &bounds.dGateChunk, chunks)});
+    report.outputs.push_back(
+        {"d_up", compare(unpackWeight(dUp, block.upInOut), exact.dUp,
+                         bounds.dUp, &bounds.dUpChunk, chunks)});
+    report.outputs.push_back(
+        {"d_down", compare(unpackWeight(dDown, block.downInOut), exact.dDown,
+                           bounds.dDown, &bounds.dDownChunk, chunks)});
+  }
+
+  HostTensor yNograd = poisoned(element, t, d);
+  tensors["y"] = &yNograd;
+  if (!runner.run("forward_nograd", t, tensors, error))
+    return false;
+  report.outputs.push_back(
+      {"y_nograd", compare(yNograd.toDoubles(), exact.y, bounds.y)});
+  return true;
+}

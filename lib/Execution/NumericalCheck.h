@@ -1,0 +1,54 @@
+//===- NumericalCheck.h - Judge a compiled block against float64 -*- C++
+//-*-===//
+//
+// Runs a compiled block's entry points on random inputs (outputs poisoned
+// with NaN first) and judges every output against the float64 reference by
+// the error-bound method (lib/Numerics/Reference.h). fmlp-run and the
+// numerical tests both check through here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_LIB_EXECUTION_NUMERICALCHECK_H
+#define FMLP_LIB_EXECUTION_NUMERICALCHECK_H
+
+#include "lib/Execution/BlockRunner.h"
+#include "lib/Numerics/Reference.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::fmlp {
+
+struct CheckOptions {
+  int64_t tokens = 37;
+  uint64_t seed = 1;
+  /// Run forward and backward (when the module has them); forward_nograd
+  /// always runs.
+  bool train = true;
+  /// Negative control: run the backward a second time over the saved
+  /// buffer the first one consumed, and judge that second result.
+  bool secondBackward = false;
+  /// Negative control: judge by the bounds of another storage type (e.g.
+  /// a bf16 block by f32's bounds).
+  std::optional<::fmlp::numerics::Storage> judgeAs;
+};
+
+struct OutputCheck {
+  std::string name; // y, dx, d_gate, d_up, d_down, y_nograd
+  ::fmlp::numerics::Comparison comparison;
+};
+
+struct CheckReport {
+  std::vector<OutputCheck> outputs;
+  bool passed() const;
+  double worstRatio() const;
+};
+
+/// Returns false with `error` if an entry point could not run.
+bool checkBlock(BlockRunner &runner, const CheckOptions &options,
+                CheckReport &report, std::string &error);
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_LIB_EXECUTION_NUMERICALCHECK_H

@@ -1,0 +1,399 @@
+//===- Reference.cpp - A float64 gated MLP and its error bounds -----------===//
+
+#include "lib/Numerics/Reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace fmlp::numerics {
+namespace {
+
+constexpr double kFp32Roundoff = 0x1p-24;
+constexpr double kGeluCubic = 0.044715;
+const double kSqrt2OverPi = std::sqrt(2.0 / M_PI);
+
+/// Rounds to `bits` significant bits, round to nearest even; values below
+/// `minNormal` round to multiples of minNormal * 2^(1 - bits) (subnormals).
+double roundToBits(double value, int bits, double minNormal) {
+  if (value == 0.0 || !std::isfinite(value))
+    return value;
+  double magnitude = std::fabs(value);
+  int exponent;
+  std::frexp(std::max(magnitude, minNormal), &exponent);
+  double quantum = std::ldexp(1.0, exponent - bits);
+  return std::nearbyint(value / quantum) * quantum;
+}
+
+double activation(ActivationKind kind, double g) {
+  switch (kind) {
+  case ActivationKind::Silu:
+    return g / (1.0 + std::exp(-g));
+  case ActivationKind::GeluTanh:
+    return 0.5 * g *
+           (1.0 + std::tanh(kSqrt2OverPi * (g + kGeluCubic * g * g * g)));
+  case ActivationKind::Relu:
+    return g > 0 ? g : 0.0;
+  }
+  return 0;
+}
+
+double activationDerivative(ActivationKind kind, double g) {
+  switch (kind) {
+  case ActivationKind::Silu: {
+    double s = 1.0 / (1.0 + std::exp(-g));
+    return s * (1.0 + g * (1.0 - s));
+  }
+  case ActivationKind::GeluTanh: {
+    double t = std::tanh(kSqrt2OverPi * (g + kGeluCubic * g * g * g));
+    return 0.5 * (1.0 + t) + 0.5 * g * (1.0 - t * t) * kSqrt2OverPi *
+                                 (1.0 + 3.0 * kGeluCubic * g * g);
+  }
+  case ActivationKind::Relu:
+    return g > 0 ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+/// Bounds on |act'| (Lipschitz constant of act) and |act''| over the reals.
+double lipschitz(ActivationKind kind) {
+  return kind == ActivationKind::Relu ? 1.0 : 1.13;
+}
+double secondDerivativeBound(ActivationKind kind) {
+  return kind == ActivationKind::Silu ? 0.5 : 0.8;
+}
+
+/// Error of evaluating act(g) in fp32: a few operations, each within u of
+/// its result; for the tanh GELU the cubic's error passes through tanh.
+double activationEvaluationError(ActivationKind kind, double g) {
+  double a = std::fabs(activation(kind, g)), m = std::fabs(g);
+  switch (kind) {
+  case ActivationKind::Silu:
+    return 6 * kFp32Roundoff * a;
+  case ActivationKind::GeluTanh:
+    return 3 * kFp32Roundoff * a +
+           m * kFp32Roundoff *
+               (1 + 2 * kSqrt2OverPi * (m + kGeluCubic * m * m * m));
+  case ActivationKind::Relu:
+    return 0;
+  }
+  return 0;
+}
+
+double derivativeEvaluationError(ActivationKind kind, double g) {
+  double m = std::fabs(g);
+  switch (kind) {
+  case ActivationKind::Silu:
+    return 10 * kFp32Roundoff * (1 + m);
+  case ActivationKind::GeluTanh:
+    return 10 * kFp32Roundoff * (1 + m + m * m * m);
+  case ActivationKind::Relu:
+    return 0;
+  }
+  return 0;
+}
+
+double gamma(int64_t n) {
+  double nu = n * kFp32Roundoff;
+  return nu / (1 - nu);
+}
+
+/// C = op(A) op(B), op = transpose where asked.
+Matrix matmul(const Matrix &a, bool transposeA, const Matrix &b,
+              bool transposeB) {
+  int64_t m = transposeA ? a.cols : a.rows, k = transposeA ? a.rows : a.cols;
+  int64_t n = transposeB ? b.rows : b.cols;
+  Matrix c(m, n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      double left = transposeA ? a(p, i) : a(i, p);
+      if (left == 0)
+        continue;
+      double *row = &c.values[i * n];
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += left * (transposeB ? b(j, p) : b(p, j));
+    }
+  return c;
+}
+
+template <typename F> Matrix map(const Matrix &a, F f) {
+  Matrix c(a.rows, a.cols);
+  for (size_t i = 0; i < a.values.size(); ++i)
+    c.values[i] = f(i);
+  return c;
+}
+
+Matrix absolute(const Matrix &a) {
+  return map(a, [&](size_t i) { return std::fabs(a.values[i]); });
+}
+
+/// e + s (|v| + e): an error `e` of a value `v` after storing it.
+Matrix stored(const Matrix &error, const Matrix &value, double s) {
+  return map(error, [&](size_t i) {
+    return error.values[i] + s * (std::fabs(value.values[i]) + error.values[i]);
+  });
+}
+
+Matrix draw(int64_t rows, int64_t cols, double deviation, Storage storage,
+            std::mt19937_64 &generator) {
+  std::normal_distribution<double> normal(0.0, deviation);
+  Matrix m(rows, cols);
+  for (double &v : m.values)
+    v = roundTo(storage, normal(generator));
+  return m;
+}
+
+} // namespace
+
+double unitRoundoff(Storage storage) {
+  switch (storage) {
+  case Storage::F32:
+    return 0x1p-24;
+  case Storage::BF16:
+    return 0x1p-8;
+  case Storage::F16:
+    return 0x1p-11;
+  }
+  return 0;
+}
+
+double roundTo(Storage storage, double value) {
+  switch (storage) {
+  case Storage::F32:
+    return static_cast<float>(value);
+  case Storage::BF16:
+    return roundToBits(value, 8, 0x1p-126);
+  case Storage::F16:
+    return roundToBits(value, 11, 0x1p-14);
+  }
+  return value;
+}
+
+const char *storageName(Storage storage) {
+  switch (storage) {
+  case Storage::F32:
+    return "f32";
+  case Storage::BF16:
+    return "bf16";
+  case Storage::F16:
+    return "f16";
+  }
+  return "?";
+}
+
+Inputs drawInputs(const BlockSpec &spec, uint64_t seed) {
+  std::mt19937_64 generator(seed);
+  // Weights ~ N(0, 1 / fan_in): G and U are of order one, so the
+  // activations' curved region is exercised, not just their linear part.
+  double gateDeviation = 1.0 / std::sqrt(double(spec.model));
+  double downDeviation = 1.0 / std::sqrt(double(spec.hidden));
+  Inputs inputs;
+  inputs.x = draw(spec.tokens, spec.model, 1.0, spec.storage, generator);
+  inputs.gate =
+      draw(spec.model, spec.hidden, gateDeviation, spec.storage, generator);
+  inputs.up =
+      draw(spec.model, spec.hidden, gateDeviation, spec.storage, generator);
+  inputs.down =
+      draw(spec.hidden, spec.model, downDeviation, spec.storage, generator);
+  inputs.dy = draw(spec.tokens, spec.model, 1.0, spec.storage, generator);
+  return inputs;
+}
+
+Exact computeExact(const BlockSpec &spec, const Inputs &in) {
+  Exact e;
+  double mg = spec.gateMultiplier, md = spec.downMultiplier;
+  e.g = matmul(in.x, false, in.gate, false);
+  for (double &v : e.g.values)
+    v *= mg;
+  e.u = matmul(in.x, false, in.up, false);
+  e.a = map(e.g, [&](size_t i) {
+    return activation(spec.activation, e.g.values[i]) * e.u.values[i];
+  });
+  e.y = matmul(e.a, false, in.down, false);
+  for (double &v : e.y.values)
+    v *= md;
+
+  Matrix dA = matmul(in.dy, false, in.down, true);
+  for (double &v : dA.values)
+    v *= md;
+  Matrix dG = map(e.g, [&](size_t i) {
+    return mg * dA.values[i] * e.u.values[i] *
+           activationDerivative(spec.activation, e.g.values[i]);
+  });
+  Matrix dU = map(e.g, [&](size_t i) {
+    return dA.values[i] * activation(spec.activation, e.g.values[i]);
+  });
+  e.dx = matmul(dG, false, in.gate, true);
+  Matrix dxUp = matmul(dU, false, in.up, true);
+  for (size_t i = 0; i < e.dx.values.size(); ++i)
+    e.dx.values[i] += dxUp.values[i];
+  e.dGate = matmul(in.x, true, dG, false);
+  e.dUp = matmul(in.x, true, dU, false);
+  e.dDown = matmul(e.a, true, in.dy, false);
+  for (double &v : e.dDown.values)
+    v *= md;
+  return e;
+}
+
+Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e) {
+  const double u = kFp32Roundoff, s = unitRoundoff(spec.storage);
+  const double mg = std::fabs(spec.gateMultiplier),
+               md = std::fabs(spec.downMultiplier);
+  const ActivationKind act = spec.activation;
+  const double L = lipschitz(act), L2 = secondDerivativeBound(act);
+  Matrix absX = absolute(in.x), absGate = absolute(in.gate),
+         absUp = absolute(in.up), absDown = absolute(in.down),
+         absDy = absolute(in.dy);
+  Bounds b;
+
+  // Forward. G and U: fp32 dot products over D (times mg for G).
+  Matrix xg = matmul(absX, false, absGate, false);
+  Matrix xu = matmul(absX, false, absUp, false);
+  Matrix eG = map(xg, [&](size_t i) {
+    return mg * gamma(spec.model) * xg.values[i] + u * std::fabs(e.g.values[i]);
+  });
+  Matrix eU =
+      map(xu, [&](size_t i) { return gamma(spec.model) * xu.values[i]; });
+  // A = act(G) U in fp32 from unrounded G, U, then stored.
+  auto activationError = [&](size_t i, const Matrix &gError) {
+    return activationEvaluationError(act, e.g.values[i]) + L * gError.values[i];
+  };
+  Matrix eA0 = map(e.a, [&](size_t i) {
+    double ag = std::fabs(activation(act, e.g.values[i]));
+    return activationError(i, eG) * (std::fabs(e.u.values[i]) + eU.values[i]) +
+           ag * eU.values[i] + u * std::fabs(e.a.values[i]);
+  });
+  Matrix eA = stored(eA0, e.a, s);
+  // y = md (A Wd): the dot product's own error on |A| + eA, plus eA carried.
+  Matrix carriedA = map(e.a, [&](size_t i) {
+    return gamma(spec.hidden) * (std::fabs(e.a.values[i]) + eA.values[i]) +
+           eA.values[i];
+  });
+  Matrix yTerm = matmul(carriedA, false, absDown, false);
+  b.y = stored(map(yTerm,
+                   [&](size_t i) {
+                     return md * yTerm.values[i] + u * std::fabs(e.y.values[i]);
+                   }),
+               e.y, s);
+
+  // Backward. G and U as read back from storage.
+  Matrix eGs = stored(eG, e.g, s), eUs = stored(eU, e.u, s);
+  Matrix dyw = matmul(absDy, false, absDown, true);
+  Matrix dA = matmul(in.dy, false, in.down, true);
+  Matrix edA = map(dyw, [&](size_t i) {
+    return md * gamma(spec.model) * dyw.values[i] +
+           u * md * std::fabs(dA.values[i]);
+  });
+  Matrix dGExact(e.g.rows, e.g.cols), dUExact(e.g.rows, e.g.cols);
+  Matrix edG0 = map(e.g, [&](size_t i) {
+    double g = e.g.values[i], uu = std::fabs(e.u.values[i]);
+    double da = md * std::fabs(dA.values[i]);
+    double slope = std::fabs(activationDerivative(act, g));
+    // act' moves by at most L2 eGs, or by its jump (relu at 0).
+    double slopeError = derivativeEvaluationError(act, g) +
+                        (act == ActivationKind::Relu
+                             ? (std::fabs(g) <= eGs.values[i] ? 1.0 : 0.0)
+                             : L2 * eGs.values[i]);
+    dGExact.values[i] =
+        mg * md * dA.values[i] * e.u.values[i] * activationDerivative(act, g);
+    return mg *
+           (edA.values[i] * uu * slope + da * eUs.values[i] * slope +
+            da * (uu + eUs.values[i]) * slopeError + 3 * u * da * uu * slope);
+  });
+  Matrix edU0 = map(e.g, [&](size_t i) {
+    double g = e.g.values[i];
+    double ag = std::fabs(activation(act, g));
+    double da = md * std::fabs(dA.values[i]);
+    dUExact.values[i] = md * dA.values[i] * activation(act, g);
+    return edA.values[i] * ag + da * activationError(i, eGs) + u * da * ag;
+  });
+  Matrix edG = stored(edG0, dGExact, s), edU = stored(edU0, dUExact, s);
+  auto carried = [&](const Matrix &value, const Matrix &error, int64_t n) {
+    return map(value, [&](size_t i) {
+      return gamma(n) * (std::fabs(value.values[i]) + error.values[i]) +
+             error.values[i];
+    });
+  };
+  // dx: one fp32 contraction over K = 2H.
+  Matrix dxGate =
+      matmul(carried(dGExact, edG, 2 * spec.hidden), false, absGate, true);
+  Matrix dxUp =
+      matmul(carried(dUExact, edU, 2 * spec.hidden), false, absUp, true);
+  b.dx = stored(map(dxGate,
+                    [&](size_t i) {
+                      return dxGate.values[i] + dxUp.values[i] +
+                             u * std::fabs(e.dx.values[i]);
+                    }),
+                e.dx, s);
+
+  // Weight gradients: fp32 contractions over T; each chunk's sum is stored.
+  auto weightGradient = [&](const Matrix &left, const Matrix &rightValue,
+                            const Matrix &rightError, const Matrix &exact,
+                            double scale, Matrix &base, Matrix &perChunk) {
+    Matrix term =
+        matmul(left, true, carried(rightValue, rightError, spec.tokens), false);
+    Matrix magnitude = matmul(left, true,
+                              map(rightValue,
+                                  [&](size_t i) {
+                                    return std::fabs(rightValue.values[i]) +
+                                           rightError.values[i];
+                                  }),
+                              false);
+    base = map(term, [&](size_t i) {
+      return scale * term.values[i] + u * std::fabs(exact.values[i]);
+    });
+    perChunk = map(term, [&](size_t i) {
+      return s * (scale * magnitude.values[i] + base.values[i]);
+    });
+  };
+  weightGradient(absX, dGExact, edG, e.dGate, 1.0, b.dGate, b.dGateChunk);
+  weightGradient(absX, dUExact, edU, e.dUp, 1.0, b.dUp, b.dUpChunk);
+  // dWd reads A as stored, or recomputes it from stored G and U (save=gu):
+  // the larger of the two errors.
+  Matrix eAUsed = map(e.a, [&](size_t i) {
+    double ag = std::fabs(activation(act, e.g.values[i]));
+    double recomputed =
+        activationError(i, eGs) * (std::fabs(e.u.values[i]) + eUs.values[i]) +
+        ag * eUs.values[i] + u * std::fabs(e.a.values[i]);
+    return std::max(eA.values[i], recomputed);
+  });
+  // dWd = md A^T dY: the error sits in A here (dY is exact).
+  Matrix aTerm = matmul(carried(e.a, eAUsed, spec.tokens), true, absDy, false);
+  Matrix aMagnitude =
+      matmul(map(e.a,
+                 [&](size_t i) {
+                   return std::fabs(e.a.values[i]) + eAUsed.values[i];
+                 }),
+             true, absDy, false);
+  b.dDown = map(aTerm, [&](size_t i) {
+    return md * aTerm.values[i] + u * std::fabs(e.dDown.values[i]);
+  });
+  b.dDownChunk = map(aTerm, [&](size_t i) {
+    return s * (md * aMagnitude.values[i] + b.dDown.values[i]);
+  });
+  return b;
+}
+
+Comparison compare(const std::vector<double> &computed, const Matrix &exact,
+                   const Matrix &bound, const Matrix *perChunk,
+                   int64_t chunks) {
+  Comparison result;
+  for (size_t i = 0; i < computed.size(); ++i) {
+    double value = computed[i];
+    if (!std::isfinite(value)) {
+      ++result.nonFinite;
+      continue;
+    }
+    double limit =
+        bound.values[i] + (perChunk ? chunks * perChunk->values[i] : 0.0);
+    double error = std::fabs(value - exact.values[i]);
+    double ratio = limit > 0 ? error / limit : (error == 0 ? 0.0 : INFINITY);
+    if (ratio > result.worstRatio || result.worstIndex < 0) {
+      result.worstRatio = std::max(result.worstRatio, ratio);
+      result.worstIndex = static_cast<int64_t>(i);
+    }
+  }
+  return result;
+}
+
+} // namespace fmlp::numerics

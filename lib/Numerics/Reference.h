@@ -1,0 +1,100 @@
+//===- Reference.h - A float64 gated MLP and its error bounds ---*- C++ -*-===//
+//
+// The independent reference every numerical test of fmlp judges against:
+// the block's forward and backward in double precision, written as plain
+// loops from the math (ARCHITECTURE.md), and an elementwise bound on the
+// error of a correct fp32-accumulating implementation that stores every
+// tensor in the storage type.
+//
+// The bound follows the standard model: a dot product of n terms computed
+// in fp32 is within gamma_n = n u / (1 - n u) of the exact one, relative to
+// the dot product of the absolute values (u = 2^-24); products of bf16 or
+// f16 values are exact in fp32. Each stored tensor adds the storage type's
+// unit roundoff s (bf16 2^-8, f16 2^-11, f32 2^-24); each activation
+// evaluation adds a few u; an error in an input propagates to the output
+// through the absolute values (first order, with the activations' Lipschitz
+// constants). A test passes when every element's |computed - exact| /
+// bound is <= 1.
+//
+// No MLIR here: this is the judge, not the implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_LIB_NUMERICS_REFERENCE_H
+#define FMLP_LIB_NUMERICS_REFERENCE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fmlp::numerics {
+
+enum class ActivationKind { Silu, GeluTanh, Relu };
+enum class Storage { F32, BF16, F16 };
+
+/// The unit roundoff of a storage type: 2^-24, 2^-8, 2^-11.
+double unitRoundoff(Storage storage);
+/// The value of `value` once stored in `storage` (round to nearest even).
+double roundTo(Storage storage, double value);
+const char *storageName(Storage storage);
+
+/// A dense row-major matrix of doubles.
+struct Matrix {
+  int64_t rows = 0, cols = 0;
+  std::vector<double> values;
+
+  Matrix() = default;
+  Matrix(int64_t rows, int64_t cols)
+      : rows(rows), cols(cols), values(rows * cols) {}
+  double &operator()(int64_t i, int64_t j) { return values[i * cols + j]; }
+  double operator()(int64_t i, int64_t j) const { return values[i * cols + j]; }
+};
+
+struct BlockSpec {
+  int64_t tokens, model, hidden; // T, D, H
+  ActivationKind activation = ActivationKind::Silu;
+  double gateMultiplier = 1.0, downMultiplier = 1.0;
+  Storage storage = Storage::F32;
+};
+
+/// Inputs as the math sees them: x [T, D], Wg and Wu [D, H] (x Wg), Wd
+/// [H, D], dy [T, D]. Every value is representable in the storage type.
+struct Inputs {
+  Matrix x, gate, up, down, dy;
+};
+
+/// Draws inputs ~ N(0, 1) for x and dy and N(0, 0.02) ... scaled so that
+/// the block's outputs are of order one, rounded to the storage type.
+Inputs drawInputs(const BlockSpec &spec, uint64_t seed);
+
+/// Every tensor of the exact forward and backward.
+struct Exact {
+  Matrix g, u, a, y, dx, dGate, dUp, dDown;
+};
+Exact computeExact(const BlockSpec &spec, const Inputs &inputs);
+
+/// Elementwise error bounds of the outputs. Weight gradients summed over
+/// `chunks` token chunks, each sum stored in the storage type, get
+/// `chunks` storage roundings: bound = base + chunks * perChunk.
+struct Bounds {
+  Matrix y, dx;
+  Matrix dGate, dUp, dDown;                // base
+  Matrix dGateChunk, dUpChunk, dDownChunk; // per chunk
+};
+Bounds computeBounds(const BlockSpec &spec, const Inputs &inputs,
+                     const Exact &exact);
+
+/// The worst |computed - exact| / bound of one output.
+struct Comparison {
+  double worstRatio = 0;
+  int64_t worstIndex = -1;
+  int64_t nonFinite = 0; // NaN or infinity in the computed output
+  bool passed() const { return nonFinite == 0 && worstRatio <= 1.0; }
+};
+Comparison compare(const std::vector<double> &computed, const Matrix &exact,
+                   const Matrix &bound, const Matrix *perChunk = nullptr,
+                   int64_t chunks = 1);
+
+} // namespace fmlp::numerics
+
+#endif // FMLP_LIB_NUMERICS_REFERENCE_H

@@ -1,0 +1,93 @@
+//===- Pipeline.cpp - fmlp's pipelines ------------------------------------===//
+//
+// Stage builders for the pipelines declared in fmlp/Pipeline.h, and their
+// registration.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmlp/Pipeline.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
+                                         std::string &message) {
+  auto oneOf = [&](StringRef name, StringRef value,
+                   std::initializer_list<StringRef> allowed) {
+    if (llvm::is_contained(allowed, value))
+      return true;
+    message = (name + " must be one of " + llvm::join(allowed, ", ") +
+               ", got '" + value + "'")
+                  .str();
+    return false;
+  };
+  if (!oneOf("mode", options.mode, {"train", "infer"}) ||
+      !oneOf("save", options.save, {"agu", "gu", "x"}) ||
+      !oneOf("precision", options.precision, {"highest", "high", "medium"}))
+    return false;
+  if (options.chunkTokens < 0) {
+    message = "chunk-tokens must be >= 0";
+    return false;
+  }
+  return true;
+}
+
+void mlir::fmlp::buildPlanPipeline(OpPassManager &pm,
+                                   const PipelineOptions &options) {
+  pm.addPass(createRecognizePass());
+  pm.addPass(createExpandTrainingPass(ExpandTrainingPassOptions{options.mode}));
+  pm.addPass(createFusePass(FusePassOptions{options.save}));
+  pm.addPass(createCSEPass());
+  pm.addPass(createPlanMemoryPass(PlanMemoryPassOptions{options.chunkTokens}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::fmlp::buildCpuPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertFMLPToLinalgPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::fmlp::registerPipelines() {
+  PassPipelineRegistration<PipelineOptions>(
+      "fmlp-plan-pipeline",
+      "Recognize gated MLP blocks and plan their fused forward and backward "
+      "(kernels K1..K6 on caller-provided buffers)",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        buildPlanPipeline(pm, options);
+      });
+  PassPipelineRegistration<>(
+      "fmlp-cpu-pipeline",
+      "Lower a planned module to the LLVM dialect for in-process execution",
+      buildCpuPipeline);
+}

@@ -1,0 +1,334 @@
+//===- ConvertFMLPToLinalg.cpp - The kernel plan on the CPU ---------------===//
+//
+// Implements convert-fmlp-to-linalg (see Passes.td). Every kernel is a
+// contraction into an f32 accumulator followed by an elementwise epilogue
+// that rounds once to the element type:
+//
+//   K1  G = mg (x Wg), U = x Wu          -> A = act(G) U [, G, U]
+//   K2  Y = A Wd                         -> y = md Y
+//   K3  dA = md (dY Wd^T)                -> dG = mg dA U act'(G), dU = dA
+//   act(G) K4  dX = dG Wg^T + dU Wu^T           -> dx K5  dWg = x^T dG, dWu =
+//   x^T dU       -> d_gate, d_up [+= when accumulating] K6  dWd = md A^T dY, A
+//   = act(G) U recomputed when G, U are given
+//
+// Contractions are written over loops (i, j, k) with each operand's
+// indexing map chosen by its role and weight layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/FMLP/FMLPOps.h"
+#include "lib/CodeGen/Activation.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::fmlp {
+#define GEN_PASS_DEF_CONVERTFMLPTOLINALGPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::fmlp
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+/// Loop dimensions of a contraction C[i, j] = sum_k ...
+enum Dim : unsigned { I = 0, J = 1, K = 2 };
+
+class KernelLowering {
+public:
+  KernelLowering(OpBuilder &builder, Location loc)
+      : b(builder), loc(loc), f32(builder.getF32Type()) {}
+
+  Value toF32(Value v) {
+    return v.getType() == f32 ? v : arith::ExtFOp::create(b, loc, f32, v);
+  }
+  Value fromF32(Value v, Type element) {
+    return element == f32 ? v : arith::TruncFOp::create(b, loc, element, v);
+  }
+  Value constant(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  Value scale(Value v, std::optional<APFloat> multiplier) {
+    return multiplier ? arith::MulFOp::create(
+                            b, loc, v, constant(multiplier->convertToDouble()))
+                      : v;
+  }
+
+  /// A zeroed f32 accumulator of `rows` x `columns`.
+  Value accumulator(OpFoldResult rows, OpFoldResult columns) {
+    SmallVector<OpFoldResult> sizes = {rows, columns};
+    SmallVector<int64_t> shape;
+    SmallVector<Value> dynamic;
+    for (OpFoldResult size : sizes) {
+      if (std::optional<int64_t> value = getConstantIntValue(size)) {
+        shape.push_back(*value);
+      } else {
+        shape.push_back(ShapedType::kDynamic);
+        dynamic.push_back(cast<Value>(size));
+      }
+    }
+    Value acc =
+        memref::AllocOp::create(b, loc, MemRefType::get(shape, f32), dynamic);
+    linalg::FillOp::create(b, loc, constant(0.0), acc);
+    temporaries.push_back(acc);
+    return acc;
+  }
+  OpFoldResult size(Value v, int64_t dim) {
+    return memref::getMixedSize(b, loc, v, dim);
+  }
+
+  AffineMap map(Dim first, Dim second) {
+    return AffineMap::get(
+        3, 0, {b.getAffineDimExpr(first), b.getAffineDimExpr(second)},
+        b.getContext());
+  }
+  /// How C[i, j] += lhs[i, k] w[.., ..] reads a weight stored in `layout`
+  /// whose "in" extent is k: in_out [k, j], out_in [j, k]; `transposed`
+  /// reads it as the transpose (in extent j).
+  AffineMap weightMap(WeightLayout layout, bool transposed) {
+    bool inFirst = layout == WeightLayout::in_out;
+    if (transposed)
+      inFirst = !inFirst;
+    return inFirst ? map(K, J) : map(J, K);
+  }
+
+  /// acc[i, j] += product(ins at their maps), over (i, j, k).
+  void contract(ValueRange ins, ArrayRef<AffineMap> maps, Value acc,
+                function_ref<Value(ValueRange)> product) {
+    SmallVector<AffineMap> allMaps(maps.begin(), maps.end());
+    allMaps.push_back(map(I, J));
+    SmallVector<utils::IteratorType> iterators = {
+        utils::IteratorType::parallel, utils::IteratorType::parallel,
+        utils::IteratorType::reduction};
+    linalg::GenericOp::create(
+        b, loc, ins, ValueRange{acc}, allMaps, iterators,
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+          SmallVector<Value> operands;
+          for (Value arg : args.drop_back())
+            operands.push_back(toF32(arg));
+          Value sum =
+              arith::AddFOp::create(b, loc, args.back(), product(operands));
+          linalg::YieldOp::create(b, loc, sum);
+        });
+  }
+  void contract(Value lhs, AffineMap lhsMap, Value rhs, AffineMap rhsMap,
+                Value acc) {
+    contract({lhs, rhs}, {lhsMap, rhsMap}, acc, [&](ValueRange v) -> Value {
+      return arith::MulFOp::create(b, loc, v[0], v[1]);
+    });
+  }
+
+  /// outs[...][i, j] = epilogue(ins[i, j]...), elementwise over 2-D.
+  void epilogue(ValueRange ins, ValueRange outs,
+                function_ref<SmallVector<Value>(ValueRange)> body) {
+    AffineMap identity = b.getMultiDimIdentityMap(2);
+    SmallVector<AffineMap> maps(ins.size() + outs.size(), identity);
+    SmallVector<utils::IteratorType> iterators(2,
+                                               utils::IteratorType::parallel);
+    linalg::GenericOp::create(
+        b, loc, ins, outs, maps, iterators,
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+          SmallVector<Value> operands;
+          for (Value arg : args.take_front(ins.size()))
+            operands.push_back(toF32(arg));
+          // Outs are passed as f32 too (read by accumulating epilogues).
+          for (Value arg : args.drop_front(ins.size()))
+            operands.push_back(toF32(arg));
+          SmallVector<Value> results = body(operands);
+          SmallVector<Value> rounded;
+          for (auto [result, out] : llvm::zip_equal(results, outs))
+            rounded.push_back(fromF32(result, getElementTypeOrSelf(out)));
+          linalg::YieldOp::create(b, loc, rounded);
+        });
+  }
+
+  void releaseTemporaries() {
+    for (Value temporary : temporaries)
+      memref::DeallocOp::create(b, loc, temporary);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type f32;
+  SmallVector<Value> temporaries;
+};
+
+void lower(GateUpOp op, KernelLowering &k) {
+  Value x = op.getX();
+  ValueRange outs = op.getInits();
+  OpFoldResult tokens = k.size(x, 0), hidden = k.size(outs[0], 1);
+  Value g = k.accumulator(tokens, hidden), u = k.accumulator(tokens, hidden);
+  k.contract(x, k.map(I, K), op.getGate(),
+             k.weightMap(op.getGateLayout(), false), g);
+  k.contract(x, k.map(I, K), op.getUp(), k.weightMap(op.getUpLayout(), false),
+             u);
+  Activation activation = op.getActivation();
+  std::optional<APFloat> mg = op.getGateMultiplier();
+  k.epilogue({g, u}, outs, [&](ValueRange v) -> SmallVector<Value> {
+    Value gate = k.scale(v[0], mg);
+    Value a = arith::MulFOp::create(
+        k.b, k.loc, buildActivation(k.b, k.loc, activation, gate), v[1]);
+    if (outs.size() == 1)
+      return {a};
+    return {a, gate, v[1]};
+  });
+}
+
+void lower(DownOp op, KernelLowering &k) {
+  Value y = op.getInits()[0];
+  Value acc = k.accumulator(k.size(y, 0), k.size(y, 1));
+  k.contract(op.getA(), k.map(I, K), op.getDown(),
+             k.weightMap(op.getDownLayout(), false), acc);
+  std::optional<APFloat> md = op.getDownMultiplier();
+  k.epilogue({acc}, {y}, [&](ValueRange v) -> SmallVector<Value> {
+    return {k.scale(v[0], md)};
+  });
+}
+
+void lower(DownGradOp op, KernelLowering &k) {
+  ValueRange outs = op.getInits();
+  Value dA = k.accumulator(k.size(op.getG(), 0), k.size(op.getG(), 1));
+  // dA[t, h] = sum_d dY[t, d] Wd[h -> d]: the down weight read transposed.
+  k.contract(op.getDy(), k.map(I, K), op.getDown(),
+             k.weightMap(op.getDownLayout(), true), dA);
+  Activation activation = op.getActivation();
+  std::optional<APFloat> mg = op.getGateMultiplier(),
+                         md = op.getDownMultiplier();
+  k.epilogue(
+      {dA, op.getG(), op.getU()}, outs,
+      [&](ValueRange v) -> SmallVector<Value> {
+        Value da = k.scale(v[0], md), g = v[1], u = v[2];
+        Value slope = buildActivationDerivative(k.b, k.loc, activation, g);
+        Value dg = k.scale(
+            arith::MulFOp::create(
+                k.b, k.loc, arith::MulFOp::create(k.b, k.loc, da, u), slope),
+            mg);
+        Value du = arith::MulFOp::create(
+            k.b, k.loc, da, buildActivation(k.b, k.loc, activation, g));
+        return {dg, du};
+      });
+}
+
+void lower(InputGradOp op, KernelLowering &k) {
+  Value dx = op.getInits()[0];
+  Value acc = k.accumulator(k.size(dx, 0), k.size(dx, 1));
+  // dX[t, d] = sum_h dG[t, h] Wg[d -> h] + dU[t, h] Wu[d -> h]: K = 2H.
+  k.contract(op.getDg(), k.map(I, K), op.getGate(),
+             k.weightMap(op.getGateLayout(), true), acc);
+  k.contract(op.getDu(), k.map(I, K), op.getUp(),
+             k.weightMap(op.getUpLayout(), true), acc);
+  k.epilogue({acc}, {dx},
+             [](ValueRange v) -> SmallVector<Value> { return {v[0]}; });
+}
+
+/// out = acc (or out + acc when accumulating), rounded once.
+void storeWeightGradient(KernelLowering &k, Value acc, Value out,
+                         bool accumulate) {
+  k.epilogue({acc}, {out}, [&](ValueRange v) -> SmallVector<Value> {
+    if (!accumulate)
+      return {v[0]};
+    return {arith::AddFOp::create(k.b, k.loc, v[1], v[0])};
+  });
+}
+
+/// The weight gradient of a projection `in -> out` stored in `layout`:
+/// dW[in -> out] = sum_t input[t, in] grad[t, out].
+void weightGradient(KernelLowering &k, Value input, Value grad,
+                    WeightLayout layout, Value out, bool accumulate,
+                    function_ref<Value(ValueRange)> product = nullptr) {
+  Value acc = k.accumulator(k.size(out, 0), k.size(out, 1));
+  // in_out: dW[i = in, j = out]; out_in: dW[i = out, j = in].
+  bool inFirst = layout == WeightLayout::in_out;
+  AffineMap inputMap = inFirst ? k.map(K, I) : k.map(K, J);
+  AffineMap gradMap = inFirst ? k.map(K, J) : k.map(K, I);
+  k.contract(input, inputMap, grad, gradMap, acc);
+  storeWeightGradient(k, acc, out, accumulate);
+}
+
+void lower(GateUpWeightGradOp op, KernelLowering &k) {
+  weightGradient(k, op.getX(), op.getDg(), op.getGateLayout(), op.getInits()[0],
+                 op.getAccumulate());
+  weightGradient(k, op.getX(), op.getDu(), op.getUpLayout(), op.getInits()[1],
+                 op.getAccumulate());
+}
+
+void lower(DownWeightGradOp op, KernelLowering &k) {
+  Value out = op.getInits()[0];
+  ValueRange sources = op.getActivationInputs();
+  Activation activation = op.getActivation();
+  Value acc = k.accumulator(k.size(out, 0), k.size(out, 1));
+  // dWd[h -> d] = sum_t A[t, h] dY[t, d]; A read, or act(G) U recomputed.
+  bool inFirst = op.getDownLayout() == WeightLayout::in_out;
+  AffineMap activationMap = inFirst ? k.map(K, I) : k.map(K, J);
+  AffineMap dyMap = inFirst ? k.map(K, J) : k.map(K, I);
+  SmallVector<Value> ins(sources.begin(), sources.end());
+  ins.push_back(op.getDy());
+  SmallVector<AffineMap> maps(sources.size(), activationMap);
+  maps.push_back(dyMap);
+  k.contract(ins, maps, acc, [&](ValueRange v) -> Value {
+    Value a = v[0];
+    if (v.size() == 3)
+      a = arith::MulFOp::create(
+          k.b, k.loc, buildActivation(k.b, k.loc, activation, v[0]), v[1]);
+    return arith::MulFOp::create(k.b, k.loc, a, v.back());
+  });
+  std::optional<APFloat> md = op.getDownMultiplier();
+  k.epilogue({acc}, {out}, [&](ValueRange v) -> SmallVector<Value> {
+    Value grad = k.scale(v[0], md);
+    if (!op.getAccumulate())
+      return {grad};
+    return {arith::AddFOp::create(k.b, k.loc, v[1], grad)};
+  });
+}
+
+struct ConvertFMLPToLinalgPass
+    : mlir::fmlp::impl::ConvertFMLPToLinalgPassBase<ConvertFMLPToLinalgPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> kernels;
+    WalkResult walk = getOperation().walk([&](Operation *op) {
+      if (isa<GatedMlpOp, GatedMlpGradOp>(op)) {
+        op->emitOpError(
+            "is not part of a kernel plan: run fmlp-expand-training "
+            "and fmlp-fuse first (fmlp-plan-pipeline)");
+        return WalkResult::interrupt();
+      }
+      if (isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
+              DownWeightGradOp>(op)) {
+        if (op->getNumResults() != 0) {
+          op->emitOpError("works on tensors: run fmlp-plan-memory first");
+          return WalkResult::interrupt();
+        }
+        kernels.push_back(op);
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+
+    // Hosts call entry points with memref descriptors (fmlp-run).
+    getOperation().walk([](func::FuncOp func) {
+      if (func->hasAttr("fmlp.entry"))
+        func->setAttr("llvm.emit_c_interface",
+                      UnitAttr::get(func.getContext()));
+    });
+    for (Operation *op : kernels) {
+      OpBuilder builder(op);
+      KernelLowering k(builder, op->getLoc());
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
+                DownWeightGradOp>([&](auto kernel) { lower(kernel, k); });
+      k.releaseTemporaries();
+      op->erase();
+    }
+  }
+};
+
+} // namespace

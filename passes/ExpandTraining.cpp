@@ -1,0 +1,157 @@
+//===- ExpandTraining.cpp - Entry points for each gated MLP block ---------===//
+//
+// Implements fmlp-expand-training (see Passes.td): each fmlp.gated_mlp gets
+// entry-point functions whose bodies hold the block's forward
+// (fmlp.gated_mlp) or its vector-Jacobian product (fmlp.gated_mlp_grad).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/FMLP/FMLPOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::fmlp {
+#define GEN_PASS_DEF_EXPANDTRAININGPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::fmlp
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+/// The block's operands, in the order entry points take them: x, the three
+/// weights, then the biases that are present.
+SmallVector<Value> getBlockOperands(GatedMlpOp op) {
+  SmallVector<Value> operands = {op.getX(), op.getGate(), op.getUp(),
+                                 op.getDown()};
+  for (Value bias : {op.getGateBias(), op.getUpBias(), op.getDownBias()})
+    if (bias)
+      operands.push_back(bias);
+  return operands;
+}
+
+/// Creates `@name(operands..., extra...)` holding a copy of the block's
+/// attributes on an operation built by `buildBody`, which returns the
+/// function's results.
+func::FuncOp
+createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
+            StringRef entry, TypeRange extraArguments,
+            function_ref<SmallVector<Value>(OpBuilder &, ValueRange arguments)>
+                buildBody) {
+  SmallVector<Value> operands = getBlockOperands(block);
+  SmallVector<Type> argumentTypes;
+  for (Value operand : operands)
+    argumentTypes.push_back(operand.getType());
+  llvm::append_range(argumentTypes, extraArguments);
+
+  Location loc = block.getLoc();
+  auto func = func::FuncOp::create(builder, loc, name,
+                                   builder.getFunctionType(argumentTypes, {}));
+  func->setAttr("fmlp.entry", builder.getStringAttr(entry));
+  Block *body = func.addEntryBlock();
+  OpBuilder bodyBuilder = OpBuilder::atBlockEnd(body);
+  SmallVector<Value> results = buildBody(bodyBuilder, body->getArguments());
+  func::ReturnOp::create(bodyBuilder, loc, results);
+  func.setFunctionType(
+      builder.getFunctionType(argumentTypes, ValueRange(results).getTypes()));
+  return func;
+}
+
+/// The forward entry: a copy of the block on the entry's arguments.
+SmallVector<Value> buildForward(OpBuilder &builder, GatedMlpOp block,
+                                ValueRange arguments) {
+  IRMapping mapping;
+  mapping.map(getBlockOperands(block),
+              arguments.take_front(getBlockOperands(block).size()));
+  Operation *copy = builder.clone(*block, mapping);
+  return {copy->getResult(0)};
+}
+
+/// The backward entry: the block's vector-Jacobian product, dy last.
+SmallVector<Value> buildBackward(OpBuilder &builder, GatedMlpOp block,
+                                 ValueRange arguments) {
+  unsigned numOperands = getBlockOperands(block).size();
+  ValueRange operands = arguments.take_front(numOperands);
+  Value dy = arguments[numOperands];
+  unsigned next = 4;
+  auto bias = [&](Value original) -> Value {
+    return original ? operands[next++] : Value();
+  };
+  Value gateBias = bias(block.getGateBias());
+  Value upBias = bias(block.getUpBias());
+  Value downBias = bias(block.getDownBias());
+
+  SmallVector<Type> resultTypes;
+  for (Value operand : operands)
+    resultTypes.push_back(operand.getType());
+  auto grad = GatedMlpGradOp::create(
+      builder, block.getLoc(), resultTypes, operands[0], operands[1],
+      operands[2], operands[3], dy, gateBias, upBias, downBias,
+      block.getActivationAttr(), block.getGateLayoutAttr(),
+      block.getUpLayoutAttr(), block.getDownLayoutAttr(),
+      block.getGateMultiplierAttr(), block.getDownMultiplierAttr(),
+      block.getPrecisionAttr());
+  return SmallVector<Value>(grad->getResults());
+}
+
+/// True if `func` holds nothing but gated MLP blocks and its return.
+bool holdsOnlyBlocks(func::FuncOp func) {
+  return llvm::all_of(func.getBody().getOps(), [](Operation &op) {
+    return isa<GatedMlpOp, func::ReturnOp>(op);
+  });
+}
+
+struct ExpandTrainingPass
+    : mlir::fmlp::impl::ExpandTrainingPassBase<ExpandTrainingPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (mode != "train" && mode != "infer") {
+      getOperation().emitError("fmlp-expand-training: mode must be train or "
+                               "infer, got '")
+          << mode << "'";
+      return signalPassFailure();
+    }
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> holders;
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (!func->hasAttr("fmlp.entry") && !func.getOps<GatedMlpOp>().empty())
+        holders.push_back(func);
+
+    for (func::FuncOp holder : holders) {
+      SmallVector<GatedMlpOp> blocks(holder.getOps<GatedMlpOp>());
+      OpBuilder builder(holder);
+      for (auto [index, block] : llvm::enumerate(blocks)) {
+        std::string prefix = holder.getSymName().str();
+        if (blocks.size() > 1)
+          prefix += ".mlp" + std::to_string(index);
+        if (mode == "train") {
+          createEntry(builder, block, prefix + ".forward", "forward", {},
+                      [&](OpBuilder &b, ValueRange arguments) {
+                        return buildForward(b, block, arguments);
+                      });
+          createEntry(builder, block, prefix + ".backward", "backward",
+                      {block.getY().getType()},
+                      [&](OpBuilder &b, ValueRange arguments) {
+                        return buildBackward(b, block, arguments);
+                      });
+        }
+        createEntry(builder, block, prefix + ".forward_nograd",
+                    "forward_nograd", {},
+                    [&](OpBuilder &b, ValueRange arguments) {
+                      return buildForward(b, block, arguments);
+                    });
+      }
+      if (holdsOnlyBlocks(holder))
+        holder.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,293 @@
+//===- Fuse.cpp - The fused kernel plan of each entry point ---------------===//
+//
+// Implements fmlp-fuse (see Passes.td): each entry point's fmlp.gated_mlp or
+// fmlp.gated_mlp_grad becomes the kernels K1..K6 on 2-D token-major tensors
+// ([T, D] with T = the product of x's leading dimensions), and the forward
+// and backward agree on what is saved between them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/FMLP/FMLPOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::fmlp {
+#define GEN_PASS_DEF_FUSEPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::fmlp
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+enum class SavePolicy { AGU, GU, X };
+
+std::optional<SavePolicy> parseSavePolicy(StringRef text) {
+  return llvm::StringSwitch<std::optional<SavePolicy>>(text)
+      .Case("agu", SavePolicy::AGU)
+      .Case("gu", SavePolicy::GU)
+      .Case("x", SavePolicy::X)
+      .Default(std::nullopt);
+}
+
+/// Builds kernels for one block, on 2-D token-major values.
+class PlanBuilder {
+public:
+  template <typename BlockOp>
+  PlanBuilder(OpBuilder &builder, BlockOp block)
+      : builder(builder), loc(block.getLoc()),
+        activation(block.getActivationAttr()),
+        gateLayout(block.getGateLayoutAttr()),
+        upLayout(block.getUpLayoutAttr()),
+        downLayout(block.getDownLayoutAttr()),
+        gateMultiplier(block.getGateMultiplierAttr()),
+        downMultiplier(block.getDownMultiplierAttr()),
+        hiddenWidth(block.getBlockShape().hiddenWidth) {}
+
+  /// x [..., T, D] as [T, D].
+  Value collapseTokens(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 2)
+      return value;
+    SmallVector<ReassociationIndices> groups(2);
+    for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+      groups[0].push_back(i);
+    groups[1].push_back(type.getRank() - 1);
+    return tensor::CollapseShapeOp::create(builder, loc, value, groups);
+  }
+
+  /// [T, D] back to the shape of `like`, [..., T, D].
+  Value expandTokens(Value value, Value like) {
+    auto type = cast<RankedTensorType>(like.getType());
+    if (type.getRank() == 2)
+      return value;
+    SmallVector<ReassociationIndices> groups(2);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      groups[i + 1 == type.getRank() ? 1 : 0].push_back(i);
+      sizes.push_back(tensor::getMixedSize(builder, loc, like, i));
+    }
+    return tensor::ExpandShapeOp::create(builder, loc, type, value, groups,
+                                         sizes);
+  }
+
+  /// An empty [T, columns] tensor with `tokens`' T and element type.
+  Value emptyTokenMajor(Value tokens, int64_t columns) {
+    auto type = cast<RankedTensorType>(tokens.getType());
+    SmallVector<OpFoldResult> sizes = {
+        tensor::getMixedSize(builder, loc, tokens, 0),
+        builder.getIndexAttr(columns)};
+    return tensor::EmptyOp::create(builder, loc, sizes, type.getElementType());
+  }
+
+  Value emptyLike(Value weight) {
+    auto type = cast<RankedTensorType>(weight.getType());
+    return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                   type.getElementType());
+  }
+
+  /// K1: A only (nograd) or A, G, U.
+  SmallVector<Value> gateUp(Value x, Value gate, Value up, bool keepGU) {
+    SmallVector<Value> inits = {emptyTokenMajor(x, hiddenWidth)};
+    if (keepGU) {
+      inits.push_back(emptyTokenMajor(x, hiddenWidth));
+      inits.push_back(emptyTokenMajor(x, hiddenWidth));
+    }
+    auto op = GateUpOp::create(builder, loc, ValueRange(inits).getTypes(), x,
+                               gate, up, inits, activation, gateLayout,
+                               upLayout, gateMultiplier);
+    return SmallVector<Value>(op->getResults());
+  }
+
+  /// K2.
+  Value down(Value a, Value down, Value x) {
+    Value init =
+        emptyTokenMajor(x, cast<ShapedType>(x.getType()).getDimSize(1));
+    return DownOp::create(builder, loc, TypeRange{init.getType()}, a, down,
+                          ValueRange{init}, downLayout, downMultiplier)
+        ->getResult(0);
+  }
+
+  /// K6, K3, K4, K5; `activationInputs` is A, or G and U (recompute).
+  SmallVector<Value> backward(Value x, Value gate, Value up, Value down,
+                              Value dy, ValueRange activationInputs, Value g,
+                              Value u) {
+    Value dDownInit = emptyLike(down);
+    auto dDown = DownWeightGradOp::create(
+        builder, loc, TypeRange{dDownInit.getType()}, dy, activationInputs,
+        ValueRange{dDownInit}, activation, downLayout, downMultiplier,
+        /*accumulate=*/nullptr);
+    // dG, dU are written over G, U.
+    auto grads =
+        DownGradOp::create(builder, loc, TypeRange{g.getType(), u.getType()},
+                           dy, down, g, u, ValueRange{g, u}, activation,
+                           downLayout, gateMultiplier, downMultiplier);
+    Value dg = grads->getResult(0), du = grads->getResult(1);
+    Value dxInit =
+        emptyTokenMajor(dy, cast<ShapedType>(dy.getType()).getDimSize(1));
+    auto dx =
+        InputGradOp::create(builder, loc, TypeRange{dxInit.getType()}, dg, du,
+                            gate, up, ValueRange{dxInit}, gateLayout, upLayout);
+    Value dGateInit = emptyLike(gate), dUpInit = emptyLike(up);
+    auto dWeights = GateUpWeightGradOp::create(
+        builder, loc, TypeRange{dGateInit.getType(), dUpInit.getType()}, x, dg,
+        du, ValueRange{dGateInit, dUpInit}, gateLayout, upLayout,
+        /*accumulate=*/nullptr);
+    return {dx->getResult(0), dWeights->getResult(0), dWeights->getResult(1),
+            dDown->getResult(0)};
+  }
+
+private:
+  OpBuilder &builder;
+  Location loc;
+  ActivationAttr activation;
+  WeightLayoutAttr gateLayout, upLayout, downLayout;
+  FloatAttr gateMultiplier, downMultiplier;
+  int64_t hiddenWidth;
+};
+
+/// Replaces `func`'s body ending in `return values` and updates its type;
+/// `savedNames` name trailing results or arguments.
+void setResults(func::FuncOp func, ValueRange results,
+                ArrayRef<StringRef> savedNames) {
+  Operation *terminator = func.getBody().front().getTerminator();
+  OpBuilder builder(terminator);
+  func::ReturnOp::create(builder, terminator->getLoc(), results);
+  terminator->erase();
+  func.setFunctionType(
+      builder.getFunctionType(func.getArgumentTypes(), results.getTypes()));
+  unsigned first = results.size() - savedNames.size();
+  for (auto [i, name] : llvm::enumerate(savedNames))
+    func.setResultAttr(first + i, "fmlp.saved", builder.getStringAttr(name));
+}
+
+template <typename BlockOp> LogicalResult rejectBiases(BlockOp block) {
+  if (!block.getGateBias() && !block.getUpBias() && !block.getDownBias())
+    return success();
+  return block.emitOpError(
+      "has biases, which the kernel plan does not support yet");
+}
+
+LogicalResult fuseForward(func::FuncOp func, GatedMlpOp block,
+                          std::optional<SavePolicy> save) {
+  if (failed(rejectBiases(block)))
+    return failure();
+  OpBuilder builder(block);
+  PlanBuilder plan(builder, block);
+  Value x = plan.collapseTokens(block.getX());
+  bool keepGU = save && *save != SavePolicy::X;
+  SmallVector<Value> k1 =
+      plan.gateUp(x, block.getGate(), block.getUp(), keepGU);
+  Value y =
+      plan.expandTokens(plan.down(k1[0], block.getDown(), x), block.getX());
+
+  SmallVector<Value> results = {y};
+  SmallVector<StringRef> savedNames;
+  if (save == SavePolicy::AGU) {
+    results.append({k1[0], k1[1], k1[2]});
+    savedNames = {"a", "g", "u"};
+  } else if (save == SavePolicy::GU) {
+    results.append({k1[1], k1[2]});
+    savedNames = {"g", "u"};
+  }
+  block.getY().replaceAllUsesWith(y);
+  block.erase();
+  if (!savedNames.empty())
+    setResults(func, results, savedNames);
+  return success();
+}
+
+LogicalResult fuseBackward(func::FuncOp func, GatedMlpGradOp block,
+                           SavePolicy save) {
+  if (failed(rejectBiases(block)))
+    return failure();
+  OpBuilder builder(block);
+  PlanBuilder plan(builder, block);
+  Value x = plan.collapseTokens(block.getX());
+  Value dy = plan.collapseTokens(block.getDy());
+
+  // Saved activations arrive as trailing [T, H] arguments.
+  auto xType = cast<RankedTensorType>(x.getType());
+  Type savedType = RankedTensorType::get(
+      {xType.getDimSize(0), block.getBlockShape().hiddenWidth},
+      xType.getElementType());
+  auto addSaved = [&](StringRef name) -> Value {
+    Type type = savedType;
+    unsigned index = func.getNumArguments();
+    (void)func.insertArgument(index, type,
+                              builder.getDictionaryAttr(builder.getNamedAttr(
+                                  "fmlp.saved", builder.getStringAttr(name))),
+                              func.getLoc());
+    return func.getArgument(index);
+  };
+  SmallVector<Value> grads;
+  switch (save) {
+  case SavePolicy::AGU: {
+    Value a = addSaved("a"), g = addSaved("g"), u = addSaved("u");
+    grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
+                          dy, {a}, g, u);
+    break;
+  }
+  case SavePolicy::GU: {
+    Value g = addSaved("g"), u = addSaved("u");
+    grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
+                          dy, {g, u}, g, u);
+    break;
+  }
+  case SavePolicy::X: {
+    SmallVector<Value> k1 =
+        plan.gateUp(x, block.getGate(), block.getUp(), /*keepGU=*/true);
+    grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
+                          dy, {k1[0]}, k1[1], k1[2]);
+    break;
+  }
+  }
+  grads[0] = plan.expandTokens(grads[0], block.getX());
+  for (auto [result, grad] : llvm::zip_equal(block->getResults(), grads))
+    result.replaceAllUsesWith(grad);
+  block.erase();
+  return success();
+}
+
+struct FusePass : mlir::fmlp::impl::FusePassBase<FusePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<SavePolicy> policy = parseSavePolicy(save);
+    if (!policy) {
+      getOperation().emitError("fmlp-fuse: save must be agu, gu or x, got '")
+          << save << "'";
+      return signalPassFailure();
+    }
+    for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
+      auto entry = func->getAttrOfType<StringAttr>("fmlp.entry");
+      if (!entry)
+        continue;
+      LogicalResult fused = success();
+      if (entry.getValue() == "forward_nograd")
+        for (GatedMlpOp block :
+             llvm::make_early_inc_range(func.getOps<GatedMlpOp>()))
+          fused = fuseForward(func, block, std::nullopt);
+      else if (entry.getValue() == "forward")
+        for (GatedMlpOp block :
+             llvm::make_early_inc_range(func.getOps<GatedMlpOp>()))
+          fused = fuseForward(func, block, *policy);
+      else if (entry.getValue() == "backward")
+        for (GatedMlpGradOp block :
+             llvm::make_early_inc_range(func.getOps<GatedMlpGradOp>()))
+          fused = fuseBackward(func, block, *policy);
+      if (failed(fused))
+        return signalPassFailure();
+      if (entry.getValue() != "forward_nograd")
+        func->setAttr("fmlp.save", StringAttr::get(&getContext(), save));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,444 @@
+//===- PlanMemory.cpp - Buffers for the kernel plan -----------------------===//
+//
+// Implements fmlp-plan-memory (see Passes.td). Each entry point is rebuilt
+// on memrefs. Every tensor of the plan gets a buffer:
+//
+//   function argument  -> memref argument (saved ones: columns of `saved`)
+//   returned value     -> caller-provided output (saved ones: columns)
+//   kernel result      -> the buffer of its `outs` operand (so K3's dG, dU
+//                         are G's and U's buffers)
+//   other tensor.empty -> the next columns of the workspace
+//
+// then, with chunk-tokens, the kernels of an entry with a workspace run in a
+// loop over token chunks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/FMLP/FMLPOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::fmlp {
+#define GEN_PASS_DEF_PLANMEMORYPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::fmlp
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+MemRefType toMemRef(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return MemRefType::get(tensor.getShape(), tensor.getElementType());
+}
+
+/// Where a tensor.empty's buffer comes from.
+struct EmptyDestination {
+  enum Kind { Output, Saved, Workspace } kind;
+  unsigned index; // output number, or saved/workspace column block
+};
+
+/// The plan of one entry point, read off its tensor form.
+struct EntryPlan {
+  /// Positions of the original arguments that are saved activations, with
+  /// their column block in `saved`.
+  DenseMap<unsigned, unsigned> savedArguments;
+  /// For each returned value: its output number, or its saved column block.
+  SmallVector<EmptyDestination> results;
+  /// The destination of each kernel out that is a tensor.empty (keyed by
+  /// the use: CSE may have merged several outs into one tensor.empty).
+  DenseMap<OpOperand *, EmptyDestination> freshOuts;
+  unsigned savedBlocks = 0, workspaceBlocks = 0, outputs = 0;
+  int64_t hiddenWidth = 0;
+  std::string savedPolicy;
+};
+
+/// The value `result` is returned as: itself, or an expand_shape of it.
+std::optional<unsigned> getReturnIndex(Value result, func::ReturnOp ret) {
+  for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
+    if (operand == result)
+      return index;
+    if (auto expand = operand.getDefiningOp<tensor::ExpandShapeOp>();
+        expand && expand.getSrc() == result)
+      return index;
+  }
+  return std::nullopt;
+}
+
+FailureOr<EntryPlan> planEntry(func::FuncOp func) {
+  EntryPlan plan;
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, "fmlp.saved"))
+      plan.savedArguments[i] = plan.savedBlocks++;
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    if (func.getResultAttr(i, "fmlp.saved"))
+      plan.results.push_back({EmptyDestination::Saved, plan.savedBlocks++});
+    else
+      plan.results.push_back({EmptyDestination::Output, plan.outputs++});
+  }
+  func.walk([&](DestinationStyleOpInterface kernel) {
+    for (OpOperand &init : kernel.getDpsInitsMutable()) {
+      if (!init.get().getDefiningOp<tensor::EmptyOp>())
+        continue;
+      OpResult result = kernel.getTiedOpResult(&init);
+      if (std::optional<unsigned> index = getReturnIndex(result, ret))
+        plan.freshOuts[&init] = plan.results[*index];
+      else
+        plan.freshOuts[&init] = {EmptyDestination::Workspace,
+                                 plan.workspaceBlocks++};
+    }
+  });
+
+  // Every saved or workspace block is [T, H].
+  func.walk([&](GateUpOp op) {
+    plan.hiddenWidth =
+        cast<ShapedType>(op.getInits()[0].getType()).getDimSize(1);
+  });
+  func.walk([&](DownGradOp op) {
+    plan.hiddenWidth = cast<ShapedType>(op.getG().getType()).getDimSize(1);
+  });
+  return plan;
+}
+
+/// Values written over in place must not be read afterwards: K3's outs G, U.
+LogicalResult verifyInPlaceWrites(func::FuncOp func) {
+  WalkResult walk = func.walk([&](DownGradOp op) {
+    for (Value overwritten : op.getInits())
+      for (Operation *user : overwritten.getUsers())
+        if (user != op && op->isBeforeInBlock(user)) {
+          op.emitOpError("writes dG and dU over G and U, but ")
+              << user->getName() << " reads G or U afterwards";
+          return WalkResult::interrupt();
+        }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+bool isKernel(Operation *op) {
+  return isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
+             DownWeightGradOp>(op);
+}
+
+/// Rebuilds `func` on memrefs following `plan`.
+class EntryRebuilder {
+public:
+  EntryRebuilder(func::FuncOp func, const EntryPlan &plan, int64_t chunkTokens)
+      : func(func), plan(plan), chunkTokens(chunkTokens),
+        builder(func.getContext()) {}
+
+  LogicalResult rebuild() {
+    Block &body = func.getBody().front();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    bool backward =
+        func->getAttrOfType<StringAttr>("fmlp.entry").getValue() == "backward";
+
+    // The new signature: inputs, outputs, saved, workspace.
+    SmallVector<Type> argumentTypes;
+    SmallVector<DictionaryAttr> argumentAttrs;
+    SmallVector<unsigned> inputArguments;
+    Type elementType;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      elementType = getElementTypeOrSelf(func.getArgument(i).getType());
+      if (plan.savedArguments.count(i))
+        continue;
+      inputArguments.push_back(i);
+      argumentTypes.push_back(toMemRef(func.getArgument(i).getType()));
+      argumentAttrs.push_back(named(inputName(i, backward)));
+    }
+    SmallVector<unsigned> outputResults;
+    for (auto [i, destination] : llvm::enumerate(plan.results))
+      if (destination.kind == EmptyDestination::Output) {
+        outputResults.push_back(i);
+        argumentTypes.push_back(toMemRef(ret.getOperand(i).getType()));
+        argumentAttrs.push_back(named(outputName(i, backward)));
+      }
+    unsigned savedArgument = argumentTypes.size();
+    int64_t tokens = tokenCount();
+    if (plan.savedBlocks) {
+      argumentTypes.push_back(MemRefType::get(
+          {tokens, plan.savedBlocks * plan.hiddenWidth}, elementType));
+      SmallVector<NamedAttribute> attrs = {
+          builder.getNamedAttr("fmlp.name", builder.getStringAttr("saved")),
+          builder.getNamedAttr("fmlp.saved",
+                               builder.getStringAttr(savedPolicyName()))};
+      if (backward)
+        attrs.push_back(
+            builder.getNamedAttr("fmlp.consumed", builder.getUnitAttr()));
+      argumentAttrs.push_back(builder.getDictionaryAttr(attrs));
+    }
+    unsigned workspaceArgument = argumentTypes.size();
+    bool chunked = chunkTokens > 0 && plan.workspaceBlocks > 0;
+    if (plan.workspaceBlocks) {
+      argumentTypes.push_back(
+          MemRefType::get({chunked ? chunkTokens : tokens,
+                           plan.workspaceBlocks * plan.hiddenWidth},
+                          elementType));
+      argumentAttrs.push_back(named("workspace"));
+    }
+
+    // The new body, in a new block placed before the old one.
+    Block *newBody = new Block();
+    func.getBody().push_front(newBody);
+    for (Type type : argumentTypes)
+      newBody->addArgument(type, func.getLoc());
+    builder.setInsertionPointToStart(newBody);
+    for (auto [index, original] : llvm::enumerate(inputArguments)) {
+      Value argument = newBody->getArgument(index);
+      mapping[body.getArgument(original)] = argument;
+      // x and dy are token-major ([T, D]); the weights are not.
+      StringRef name = inputName(original, backward);
+      if ((name == "x" || name == "dy") &&
+          cast<MemRefType>(argument.getType()).getRank() == 2)
+        tokenMajor.insert(argument);
+    }
+    Value saved =
+        plan.savedBlocks ? newBody->getArgument(savedArgument) : Value();
+    Value workspace = plan.workspaceBlocks
+                          ? newBody->getArgument(workspaceArgument)
+                          : Value();
+    for (auto [original, block] : plan.savedArguments)
+      mapping[body.getArgument(original)] = columns(saved, block);
+    for (unsigned index = 0; index < outputResults.size(); ++index)
+      outputs[index] = newBody->getArgument(inputArguments.size() + index);
+
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+      if (failed(rebuildOperation(&op, saved, workspace)))
+        return failure();
+    func::ReturnOp::create(builder, func.getLoc());
+    if (chunked)
+      chunkKernels(newBody);
+
+    body.erase();
+    func.setFunctionType(builder.getFunctionType(argumentTypes, {}));
+    func.setAllArgAttrs(argumentAttrs);
+    func.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+    func->setAttr(
+        "fmlp.saved_columns",
+        builder.getI64IntegerAttr(plan.savedBlocks * plan.hiddenWidth));
+    func->setAttr(
+        "fmlp.workspace_columns",
+        builder.getI64IntegerAttr(plan.workspaceBlocks * plan.hiddenWidth));
+    func->setAttr("fmlp.chunk_tokens",
+                  builder.getI64IntegerAttr(chunked ? chunkTokens : 0));
+    return success();
+  }
+
+private:
+  DictionaryAttr named(StringRef name) {
+    return builder.getDictionaryAttr(
+        builder.getNamedAttr("fmlp.name", builder.getStringAttr(name)));
+  }
+
+  static StringRef inputName(unsigned index, bool backward) {
+    static const char *names[] = {"x", "gate", "up", "down", "dy"};
+    return index < 5 ? names[index] : "input";
+  }
+  static StringRef outputName(unsigned index, bool backward) {
+    static const char *gradients[] = {"dx", "d_gate", "d_up", "d_down"};
+    if (!backward)
+      return "y";
+    return index < 4 ? gradients[index] : "output";
+  }
+
+  std::string savedPolicyName() {
+    return func->getAttrOfType<StringAttr>("fmlp.save").getValue().str();
+  }
+
+  /// T of the plan's 2-D token-major values (dynamic unless x's is static).
+  int64_t tokenCount() {
+    int64_t tokens = ShapedType::kDynamic;
+    func.walk([&](Operation *op) {
+      if (isKernel(op))
+        tokens = cast<ShapedType>(op->getOperand(0).getType()).getDimSize(0);
+    });
+    return tokens;
+  }
+
+  /// Columns [block H, (block + 1) H) of a [T, kH] buffer, all rows.
+  Value columns(Value buffer, unsigned block) {
+    Location loc = func.getLoc();
+    OpFoldResult rows = memref::getMixedSize(builder, loc, buffer, 0);
+    SmallVector<OpFoldResult> offsets = {
+        builder.getIndexAttr(0),
+        builder.getIndexAttr(block * plan.hiddenWidth)};
+    SmallVector<OpFoldResult> sizes = {rows,
+                                       builder.getIndexAttr(plan.hiddenWidth)};
+    SmallVector<OpFoldResult> strides = {builder.getIndexAttr(1),
+                                         builder.getIndexAttr(1)};
+    Value view = memref::SubViewOp::create(builder, loc, buffer, offsets, sizes,
+                                           strides);
+    tokenMajor.insert(view);
+    return view;
+  }
+
+  Value bufferOfFreshOut(OpOperand *init, Value saved, Value workspace) {
+    const EmptyDestination &destination = plan.freshOuts.lookup(init);
+    switch (destination.kind) {
+    case EmptyDestination::Saved:
+      return columns(saved, destination.index);
+    case EmptyDestination::Workspace: {
+      Value view = columns(workspace, destination.index);
+      workspaceViews.insert(view);
+      return view;
+    }
+    case EmptyDestination::Output: {
+      Value output = outputs.lookup(destination.index);
+      auto type = cast<MemRefType>(output.getType());
+      if (type.getRank() > 2) {
+        // x had leading dimensions: the kernel writes the collapsed output.
+        SmallVector<ReassociationIndices> groups(2);
+        for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+          groups[0].push_back(i);
+        groups[1].push_back(type.getRank() - 1);
+        output = memref::CollapseShapeOp::create(builder, func.getLoc(), output,
+                                                 groups);
+      }
+      if (!isa<GateUpWeightGradOp, DownWeightGradOp>(init->getOwner()))
+        tokenMajor.insert(output);
+      return output;
+    }
+    }
+    llvm_unreachable("unknown destination");
+  }
+
+  LogicalResult rebuildOperation(Operation *op, Value saved, Value workspace) {
+    Location loc = op->getLoc();
+    if (isa<tensor::EmptyOp>(op))
+      return success(); // each out it feeds gets its own buffer
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+      Value view = memref::CollapseShapeOp::create(
+          builder, loc, mapping.lookup(collapse.getSrc()),
+          collapse.getReassociationIndices());
+      tokenMajor.insert(view);
+      mapping[collapse] = view;
+      return success();
+    }
+    // Outputs are written in place; sizes are read anew from the buffers.
+    if (isa<tensor::ExpandShapeOp, tensor::DimOp, arith::ConstantOp>(op))
+      return success();
+    if (!isKernel(op))
+      return op->emitOpError("is not part of a kernel plan");
+    // Kernels on memrefs have no results; their outs carry what they write.
+    OperationState state(loc, op->getName());
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value buffer = plan.freshOuts.count(&operand)
+                         ? bufferOfFreshOut(&operand, saved, workspace)
+                         : mapping.lookup(operand.get());
+      if (!buffer)
+        return op->emitOpError("has an operand without a buffer");
+      state.addOperands(buffer);
+    }
+    state.addAttributes(op->getAttrs());
+    Operation *kernel = builder.create(state);
+    auto dps = cast<DestinationStyleOpInterface>(op);
+    for (OpResult result : op->getResults())
+      mapping[result] =
+          kernel->getOperand(dps.getTiedOpOperand(result)->getOperandNumber());
+    kernels.push_back(kernel);
+    return success();
+  }
+
+  /// Runs the kernels in a loop over token chunks: token-major buffers are
+  /// read by rows [offset, offset + size), the workspace by rows [0, size);
+  /// weight gradients accumulate, zeroed before the loop.
+  void chunkKernels(Block *body) {
+    Location loc = func.getLoc();
+    builder.setInsertionPoint(kernels.front());
+    Value anyTokenMajor =
+        *llvm::find_if(kernels.front()->getOperands(), [&](Value v) {
+          return tokenMajor.contains(v) || workspaceViews.contains(v);
+        });
+    Value tokens =
+        memref::DimOp::create(builder, loc, rootOf(anyTokenMajor), 0);
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value step = arith::ConstantIndexOp::create(builder, loc, chunkTokens);
+    for (Operation *kernel : kernels)
+      if (isa<GateUpWeightGradOp, DownWeightGradOp>(kernel)) {
+        for (Value out :
+             cast<DestinationStyleOpInterface>(kernel).getDpsInits()) {
+          Type element = getElementTypeOrSelf(out.getType());
+          Value zeroValue = arith::ConstantOp::create(
+              builder, loc, builder.getZeroAttr(element));
+          linalg::FillOp::create(builder, loc, zeroValue, out);
+        }
+        kernel->setAttr("accumulate", builder.getUnitAttr());
+      }
+    auto loop = scf::ForOp::create(builder, loc, zero, tokens, step);
+    builder.setInsertionPointToStart(loop.getBody());
+    Value offset = loop.getInductionVar();
+    Value remaining = arith::SubIOp::create(builder, loc, tokens, offset);
+    Value size = arith::MinUIOp::create(builder, loc, remaining, step);
+    for (Operation *kernel : kernels) {
+      kernel->moveBefore(loop.getBody()->getTerminator());
+      builder.setInsertionPoint(kernel);
+      for (OpOperand &operand : kernel->getOpOperands()) {
+        Value value = operand.get();
+        if (workspaceViews.contains(value))
+          operand.set(rows(value, zero, size));
+        else if (tokenMajor.contains(value))
+          operand.set(rows(value, offset, size));
+      }
+    }
+  }
+
+  Value rootOf(Value view) {
+    while (Operation *def = view.getDefiningOp())
+      view = def->getOperand(0);
+    return view;
+  }
+
+  Value rows(Value buffer, Value offset, Value size) {
+    Location loc = func.getLoc();
+    SmallVector<OpFoldResult> offsets = {offset, builder.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {
+        size, memref::getMixedSize(builder, loc, buffer, 1)};
+    SmallVector<OpFoldResult> strides = {builder.getIndexAttr(1),
+                                         builder.getIndexAttr(1)};
+    return memref::SubViewOp::create(builder, loc, buffer, offsets, sizes,
+                                     strides);
+  }
+
+  func::FuncOp func;
+  const EntryPlan &plan;
+  int64_t chunkTokens;
+  OpBuilder builder;
+  DenseMap<Value, Value> mapping;
+  DenseMap<unsigned, Value> outputs; // by output number
+  llvm::DenseSet<Value> tokenMajor, workspaceViews;
+  SmallVector<Operation *> kernels;
+};
+
+struct PlanMemoryPass : mlir::fmlp::impl::PlanMemoryPassBase<PlanMemoryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (chunkTokens < 0) {
+      getOperation().emitError("fmlp-plan-memory: chunk-tokens must be >= 0");
+      return signalPassFailure();
+    }
+    for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
+      if (!func->hasAttr("fmlp.entry"))
+        continue;
+      if (failed(verifyInPlaceWrites(func)))
+        return signalPassFailure();
+      FailureOr<EntryPlan> plan = planEntry(func);
+      if (failed(plan) ||
+          failed(EntryRebuilder(func, *plan, chunkTokens).rebuild()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
