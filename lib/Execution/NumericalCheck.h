@@ -32,6 +32,9 @@ struct CheckOptions {
   /// Negative control: judge by the bounds of another storage type (e.g.
   /// a bf16 block by f32's bounds).
   std::optional<::fmlp::numerics::Storage> judgeAs;
+  /// Negative control: move the forward's first output element by twice
+  /// its bound before judging it, as a kernel that got one element wrong.
+  bool perturbOneElement = false;
 };
 
 struct OutputCheck {

@@ -1,0 +1,203 @@
+//===- NumericsTest.cpp - The kernel plan against float64, on the CPU -----===//
+//
+// Compiles gated MLP blocks through fmlp-plan-pipeline and the CPU path,
+// runs forward, backward and the no-grad forward on random inputs (outputs
+// poisoned with NaN first), and judges y, dx, dWg, dWu, dWd by the
+// error-bound method against an independent float64 reference: every
+// element's |error| / bound must be <= 1. Each case prints its worst ratio
+// per output. The negative controls show that the check can fail: a bf16
+// block judged by f32's bounds, one output element moved by twice its
+// bound, and a second backward over the saved buffer the first consumed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Execution/BlockRunner.h"
+#include "lib/Execution/NumericalCheck.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+using namespace mlir;
+using namespace mlir::fmlp;
+using ::fmlp::numerics::Storage;
+
+namespace {
+
+struct Case {
+  std::string element; // f32, bf16, f16
+  int64_t tokens, model, hidden;
+  std::string save;
+  int64_t chunkTokens;
+  std::string activation = "silu";
+  double gateMultiplier = 1.0, downMultiplier = 1.0;
+  bool inOut = false; // weights stored [in, out] instead of nn.Linear's
+
+  std::string name() const {
+    std::string text =
+        llvm::formatv("{0}_T{1}_D{2}_H{3}_{4}_save_{5}_chunk{6}", element,
+                      tokens, model, hidden, activation, save, chunkTokens);
+    if (gateMultiplier != 1.0 || downMultiplier != 1.0)
+      text += "_multipliers";
+    if (inOut)
+      text += "_in_out";
+    return text;
+  }
+};
+
+/// The block as fmlp.gated_mlp, T dynamic.
+std::string blockSource(const Case &c) {
+  std::string x = llvm::formatv("tensor<?x{0}x{1}>", c.model, c.element);
+  auto weight = [&](int64_t in, int64_t out) {
+    return c.inOut
+               ? llvm::formatv("tensor<{0}x{1}x{2}>", in, out, c.element).str()
+               : llvm::formatv("tensor<{0}x{1}x{2}>", out, in, c.element).str();
+  };
+  std::string gate = weight(c.model, c.hidden),
+              down = weight(c.hidden, c.model);
+  std::string attributes;
+  if (c.inOut)
+    attributes += "gate_layout = #fmlp.layout<in_out>, up_layout = "
+                  "#fmlp.layout<in_out>, down_layout = #fmlp.layout<in_out>";
+  if (c.gateMultiplier != 1.0)
+    attributes +=
+        llvm::formatv("{0}gate_multiplier = {1} : f64",
+                      attributes.empty() ? "" : ", ", c.gateMultiplier);
+  if (c.downMultiplier != 1.0)
+    attributes +=
+        llvm::formatv("{0}down_multiplier = {1} : f64",
+                      attributes.empty() ? "" : ", ", c.downMultiplier);
+  if (!attributes.empty())
+    attributes = "{" + attributes + "}";
+  return llvm::formatv(R"mlir(
+func.func @mlp(%x: {0}, %wg: {1}, %wu: {1}, %wd: {2}) -> {0} {
+  %y = fmlp.gated_mlp {3} %x, gate %wg, up %wu, down %wd {4}
+      : ({0}, {1}, {1}, {2}) -> {0}
+  return %y : {0}
+}
+)mlir",
+                       x, gate, down, c.activation, attributes);
+}
+
+std::unique_ptr<BlockRunner> compileCase(const Case &c) {
+  PipelineOptions options;
+  options.save = c.save;
+  options.chunkTokens = c.chunkTokens;
+  std::string error;
+  std::unique_ptr<BlockRunner> runner =
+      BlockRunner::compile(blockSource(c), options, error);
+  EXPECT_TRUE(runner) << error;
+  return runner;
+}
+
+CheckReport check(BlockRunner &runner, const Case &c,
+                  CheckOptions options = {}) {
+  options.tokens = c.tokens;
+  options.seed = 1000 + c.tokens;
+  CheckReport report;
+  std::string error;
+  EXPECT_TRUE(checkBlock(runner, options, report, error)) << error;
+  return report;
+}
+
+std::string formatReport(const CheckReport &report) {
+  std::string text;
+  for (const OutputCheck &output : report.outputs)
+    text += llvm::formatv(
+        " {0}={1:e2}", output.name,
+        output.comparison.nonFinite ? INFINITY : output.comparison.worstRatio);
+  return text;
+}
+
+class BlockNumerics : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BlockNumerics, WithinErrorBound) {
+  const Case &c = GetParam();
+  std::unique_ptr<BlockRunner> runner = compileCase(c);
+  ASSERT_TRUE(runner);
+  CheckReport report = check(*runner, c);
+  ASSERT_EQ(report.outputs.size(), 6u); // y, dx, dWg, dWu, dWd, y no-grad
+  std::cout << "worst error/bound  " << c.name() << ":" << formatReport(report)
+            << "\n";
+  for (const OutputCheck &output : report.outputs)
+    EXPECT_TRUE(output.comparison.passed())
+        << output.name << ": worst ratio " << output.comparison.worstRatio
+        << ", " << output.comparison.nonFinite << " non-finite";
+}
+
+std::vector<Case> makeCases() {
+  std::vector<Case> cases;
+  // Shapes that are multiples of nothing, every precision, policy, chunking.
+  for (const char *element : {"f32", "bf16", "f16"})
+    for (const char *save : {"agu", "gu", "x"})
+      for (int64_t chunk : {0, 16})
+        cases.push_back({element, 37, 96, 200, save, chunk});
+  // The other activations, multipliers and [in, out] weights.
+  for (const char *element : {"f32", "bf16"}) {
+    Case geglu{element, 37, 96, 200, "agu", 0, "gelu_tanh", 0.5, 2.0};
+    Case reglu{element, 37, 96, 200, "gu", 16, "relu", 1.0, 0.25, true};
+    cases.push_back(geglu);
+    cases.push_back(reglu);
+  }
+  // A bigger block.
+  for (const char *element : {"f32", "bf16", "f16"}) {
+    cases.push_back({element, 512, 256, 704, "agu", 0});
+    cases.push_back({element, 512, 256, 704, "x", 128});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuPlan, BlockNumerics,
+                         ::testing::ValuesIn(makeCases()),
+                         [](const ::testing::TestParamInfo<Case> &info) {
+                           return info.param.name();
+                         });
+
+//===----------------------------------------------------------------------===//
+// Negative controls
+//===----------------------------------------------------------------------===//
+
+TEST(BlockNumericsControls, Bf16ResultsFailTheF32Bound) {
+  Case c{"bf16", 37, 96, 200, "agu", 0};
+  std::unique_ptr<BlockRunner> runner = compileCase(c);
+  ASSERT_TRUE(runner);
+  CheckOptions options;
+  options.judgeAs = Storage::F32;
+  CheckReport report = check(*runner, c, options);
+  std::cout << "bf16 judged by f32 bounds:" << formatReport(report) << "\n";
+  for (const OutputCheck &output : report.outputs)
+    EXPECT_FALSE(output.comparison.passed()) << output.name;
+}
+
+TEST(BlockNumericsControls, OneWrongElementFails) {
+  Case c{"f32", 37, 96, 200, "agu", 0};
+  std::unique_ptr<BlockRunner> runner = compileCase(c);
+  ASSERT_TRUE(runner);
+  CheckOptions options;
+  options.perturbOneElement = true;
+  CheckReport report = check(*runner, c, options);
+  ASSERT_EQ(report.outputs.front().name, "y");
+  EXPECT_FALSE(report.outputs.front().comparison.passed());
+  EXPECT_EQ(report.outputs.front().comparison.worstIndex, 0);
+  EXPECT_FALSE(report.passed());
+}
+
+TEST(BlockNumericsControls, SecondBackwardOverConsumedSavedBufferIsWrong) {
+  // The backward writes dG, dU over G, U: a second backward over the same
+  // saved buffer reads gradients as activations. This is why the plan marks
+  // the buffer consumed and the runtime must refuse a second backward.
+  Case c{"f32", 37, 96, 200, "agu", 0};
+  std::unique_ptr<BlockRunner> runner = compileCase(c);
+  ASSERT_TRUE(runner);
+  CheckOptions options;
+  options.secondBackward = true;
+  CheckReport report = check(*runner, c, options);
+  std::cout << "second backward:" << formatReport(report) << "\n";
+  for (const OutputCheck &output : report.outputs)
+    if (output.name == "dx" || output.name == "d_gate" || output.name == "d_up")
+      EXPECT_FALSE(output.comparison.passed()) << output.name;
+}
+
+} // namespace
