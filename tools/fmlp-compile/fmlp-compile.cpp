@@ -1,17 +1,21 @@
 //===- fmlp-compile.cpp - fmlp's compiler driver --------------------------===//
 //
 // Reads a .mlir file (linalg, TOSA or fmlp ops), runs fmlp's pipeline on it
-// and reports each gated MLP block it found: its activation, widths,
-// element type, weight layouts, size and work per token. With --emit=mlir it
-// writes the IR that the pipeline produced. (Kernel bundles are the next
-// stage of the pipeline; until they exist, there is no bundle to emit.)
+// and reports each gated MLP block it found (activation, widths, element
+// type, weight layouts, size and work per token) and the memory its plan
+// needs for --tokens tokens. With --emit=mlir it writes the planned IR.
+// (Kernel bundles are the next stage of the pipeline; until they exist,
+// there is no bundle to emit.)
 //
-// The pipeline is the one `fmlp-opt` runs with the same flags: today
-// `--fmlp-recognize`.
+// The pipeline is the one `fmlp-opt --fmlp-plan-pipeline` runs with the same
+// options (--mode, --save, --chunk-tokens, --precision).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fmlp/InitAll.h"
+#include "fmlp/Pipeline.h"
+#include "lib/Pipeline/PlanSummary.h"
+#include "tools/common/PipelineFlags.h"
 
 #include "dialects/FMLP/FMLPOps.h"
 #include "passes/Passes.h"
@@ -47,9 +51,13 @@ llvm::cl::opt<EmitKind> emit(
                      clEnumValN(EmitKind::Mlir, "mlir",
                                 "the IR after fmlp's pipeline")),
     llvm::cl::init(EmitKind::None));
-llvm::cl::opt<bool> report("report",
-                           llvm::cl::desc("Describe each gated MLP block"),
-                           llvm::cl::init(true));
+llvm::cl::opt<bool>
+    report("report",
+           llvm::cl::desc("Describe each gated MLP block and its memory plan"),
+           llvm::cl::init(true));
+llvm::cl::opt<int64_t> tokens("tokens",
+                              llvm::cl::desc("Tokens T of the memory report"),
+                              llvm::cl::init(4096));
 
 std::string formatCount(int64_t count) {
   std::string digits = std::to_string(count), grouped;
@@ -111,11 +119,36 @@ void describeBlock(GatedMlpOp op, unsigned index, llvm::raw_ostream &os) {
      << " training step\n";
 }
 
+std::string formatBytes(int64_t bytes) {
+  return llvm::formatv("{0} ({1:f1} MiB)", formatCount(bytes),
+                       bytes / (1024.0 * 1024.0))
+      .str();
+}
+
+void describeMemory(const MemoryReport &memory, const PipelineOptions &options,
+                    llvm::raw_ostream &os) {
+  os << "memory plan (mode=" << options.mode << ", save=" << options.save
+     << ", chunk-tokens=" << options.chunkTokens << ") at T = " << memory.tokens
+     << ", beyond inputs, weights and outputs:\n";
+  os << "  saved for backward   " << formatBytes(memory.savedBytes) << "\n";
+  os << "  workspace forward    " << formatBytes(memory.forwardWorkspaceBytes)
+     << "\n";
+  os << "  workspace backward   " << formatBytes(memory.backwardWorkspaceBytes)
+     << "\n";
+  os << "  workspace no-grad    " << formatBytes(memory.nogradWorkspaceBytes)
+     << "\n";
+  os << "  peak, training step  " << formatBytes(memory.trainingPeakBytes)
+     << "\n";
+  os << "  peak, inference      " << formatBytes(memory.inferencePeakBytes)
+     << "\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAllPasses();
+  PipelineFlags flags;
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "fmlp-compile: compile gated MLP blocks\n");
 
@@ -137,17 +170,37 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
-  PassManager pm(&context);
-  pm.addPass(createRecognizePass());
-  if (failed(pm.run(*module)))
+  PipelineOptions options;
+  flags.fill(options);
+  std::string invalid;
+  if (!validatePipelineOptions(options, invalid)) {
+    llvm::errs() << "fmlp-compile: " << invalid << "\n";
     return 1;
+  }
 
   if (report) {
+    // The blocks as recognized, before they become kernels.
+    OwningOpRef<ModuleOp> recognized = module->clone();
+    PassManager recognize(&context);
+    recognize.addPass(createRecognizePass());
+    if (failed(recognize.run(*recognized)))
+      return 1;
     unsigned index = 0;
-    module->walk(
+    recognized->walk(
         [&](GatedMlpOp op) { describeBlock(op, ++index, llvm::outs()); });
     if (index == 0)
       llvm::outs() << "no gated MLP block found in " << inputFilename << "\n";
+  }
+
+  PassManager pm(&context);
+  buildPlanPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
+  if (report) {
+    std::vector<EntryPoint> entries = readEntryPoints(*module);
+    if (!entries.empty())
+      describeMemory(computeMemoryReport(entries, tokens), options,
+                     llvm::outs());
   }
   if (emit == EmitKind::Mlir) {
     std::unique_ptr<llvm::ToolOutputFile> output =

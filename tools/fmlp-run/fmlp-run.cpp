@@ -12,6 +12,7 @@
 #include "lib/Execution/BlockRunner.h"
 #include "lib/Execution/NumericalCheck.h"
 #include "lib/Pipeline/PlanSummary.h"
+#include "tools/common/PipelineFlags.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -31,16 +32,6 @@ llvm::cl::opt<int64_t> tokens("tokens", llvm::cl::desc("Tokens T to run"),
                               llvm::cl::init(37));
 llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Seed of the inputs"),
                              llvm::cl::init(1));
-llvm::cl::opt<std::string> mode("mode", llvm::cl::desc("train or infer"),
-                                llvm::cl::init("train"));
-llvm::cl::opt<std::string> save("save", llvm::cl::desc("agu, gu or x"),
-                                llvm::cl::init("agu"));
-llvm::cl::opt<int64_t> chunkTokens("chunk-tokens",
-                                   llvm::cl::desc("Workspace chunk (0: off)"),
-                                   llvm::cl::init(0));
-llvm::cl::opt<std::string> precision("precision",
-                                     llvm::cl::desc("highest, high, medium"),
-                                     llvm::cl::init("highest"));
 llvm::cl::opt<bool> printPlan("print-plan",
                               llvm::cl::desc("Print the planned IR"),
                               llvm::cl::init(false));
@@ -71,6 +62,7 @@ void printEntryPoints(const std::vector<EntryPoint> &entries) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  PipelineFlags flags;
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "fmlp-run: compile a gated MLP block and check it on the CPU\n");
@@ -82,10 +74,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   PipelineOptions options;
-  options.mode = mode;
-  options.save = save;
-  options.chunkTokens = chunkTokens;
-  options.precision = precision;
+  flags.fill(options);
   std::string error;
   std::unique_ptr<BlockRunner> runner =
       BlockRunner::compile((*buffer)->getBuffer().str(), options, error);
@@ -98,8 +87,9 @@ int main(int argc, char **argv) {
 
   const BlockDescription &block = runner->getBlock();
   llvm::outs() << "block: " << block.activation << ", D = " << block.model
-               << ", H = " << block.hidden << "; mode=" << mode
-               << " save=" << save << " chunk-tokens=" << chunkTokens << "\n";
+               << ", H = " << block.hidden << "; mode=" << options.mode
+               << " save=" << options.save
+               << " chunk-tokens=" << options.chunkTokens << "\n";
   printEntryPoints(runner->getEntryPoints());
 
   MemoryReport memory = computeMemoryReport(runner->getEntryPoints(), tokens);
@@ -120,7 +110,7 @@ int main(int argc, char **argv) {
   CheckOptions check;
   check.tokens = tokens;
   check.seed = seed;
-  check.train = mode == "train";
+  check.train = options.mode == "train";
   CheckReport report;
   if (!checkBlock(*runner, check, report, error)) {
     llvm::errs() << "fmlp-run: " << error << "\n";

@@ -1,0 +1,45 @@
+//===- PipelineFlags.h - Pipeline options as command-line flags -*- C++ -*-===//
+//
+// The flags of fmlp's drivers (fmlp-compile, fmlp-run) that fill
+// fmlp::PipelineOptions, so that every driver spells them alike and
+// fmlp-opt --fmlp-plan-pipeline="..." takes the same names.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_TOOLS_COMMON_PIPELINEFLAGS_H
+#define FMLP_TOOLS_COMMON_PIPELINEFLAGS_H
+
+#include "fmlp/Pipeline.h"
+
+#include "llvm/Support/CommandLine.h"
+
+namespace mlir::fmlp {
+
+/// Construct once, before llvm::cl::ParseCommandLineOptions.
+struct PipelineFlags {
+  llvm::cl::opt<std::string> mode{
+      "mode",
+      llvm::cl::desc("train (forward, backward, forward_nograd) or "
+                     "infer (forward_nograd)"),
+      llvm::cl::init("train")};
+  llvm::cl::opt<std::string> save{
+      "save", llvm::cl::desc("What the forward saves: agu, gu or x"),
+      llvm::cl::init("agu")};
+  llvm::cl::opt<int64_t> chunkTokens{
+      "chunk-tokens", llvm::cl::desc("Workspace chunk in tokens (0: off)"),
+      llvm::cl::init(0)};
+  llvm::cl::opt<std::string> precision{
+      "precision", llvm::cl::desc("fp32 matmul policy: highest, high, medium"),
+      llvm::cl::init("highest")};
+
+  void fill(PipelineOptions &options) const {
+    options.mode = mode.getValue();
+    options.save = save.getValue();
+    options.chunkTokens = chunkTokens.getValue();
+    options.precision = precision.getValue();
+  }
+};
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_TOOLS_COMMON_PIPELINEFLAGS_H
