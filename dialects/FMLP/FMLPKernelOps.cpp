@@ -168,9 +168,10 @@ LogicalResult DownGradOp::verify() {
   int64_t t = tokensOf(getDy());
   if (failed(expectShape(*this, "dy", getDy(), {t, d})))
     return failure();
-  for (auto [name, value] : llvm::zip_equal(
-           ArrayRef<StringRef>{"g", "u", "dg", "du"},
-           ValueRange{getG(), getU(), getInits()[0], getInits()[1]}))
+  // Named arrays: temporaries in a range-for's zip would not outlive it.
+  const StringRef names[] = {"g", "u", "dg", "du"};
+  const Value values[] = {getG(), getU(), getInits()[0], getInits()[1]};
+  for (auto [name, value] : llvm::zip_equal(names, values))
     if (failed(expectShape(*this, name, value, {t, h})))
       return failure();
   return success();

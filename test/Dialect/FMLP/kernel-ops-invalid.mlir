@@ -1,0 +1,65 @@
+// RUN: fmlp-opt %s --split-input-file --verify-diagnostics
+
+// One case per verifier message of the kernel operations.
+
+func.func @mixed_tensor_memref(%x: tensor<?x96xf32>, %wg: memref<200x96xf32>, %wu: memref<200x96xf32>, %a: memref<?x200xf32>) {
+  // expected-error @+1 {{'fmlp.gate_up' op operands must be all ranked tensors or all memrefs}}
+  fmlp.gate_up silu ins(%x, %wg, %wu : tensor<?x96xf32>, memref<200x96xf32>, memref<200x96xf32>) outs(%a : memref<?x200xf32>)
+  return
+}
+
+// -----
+
+func.func @two_outs(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %wu: memref<200x96xf32>, %a: memref<?x200xf32>) {
+  // expected-error @+1 {{'fmlp.gate_up' op expected 1 outs (a), got 2}}
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x96xf32>, memref<200x96xf32>, memref<200x96xf32>) outs(%a, %a : memref<?x200xf32>, memref<?x200xf32>)
+  return
+}
+
+// -----
+
+func.func @wrong_hidden(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %wu: memref<200x96xf32>, %a: memref<?x208xf32>) {
+  // expected-error @+1 {{'fmlp.gate_up' op out has shape [?, 208], expected [?, 200]}}
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x96xf32>, memref<200x96xf32>, memref<200x96xf32>) outs(%a : memref<?x208xf32>)
+  return
+}
+
+// -----
+
+func.func @weight_rank(%a: memref<?x200xf32>, %wd: memref<96xf32>, %y: memref<?x96xf32>) {
+  // expected-error @+1 {{'fmlp.down' op down has shape [96], expected a 2-D weight}}
+  fmlp.down ins(%a, %wd : memref<?x200xf32>, memref<96xf32>) outs(%y : memref<?x96xf32>)
+  return
+}
+
+// -----
+
+func.func @three_sources(%dy: memref<?x96xf32>, %a: memref<?x200xf32>, %dwd: memref<96x200xf32>) {
+  // expected-error @+1 {{'fmlp.down_weight_grad' op expected the activation product A, or G and U to recompute it from, got 3 activation operands}}
+  fmlp.down_weight_grad silu ins(%dy, %a, %a, %a : memref<?x96xf32>, memref<?x200xf32>, memref<?x200xf32>, memref<?x200xf32>) outs(%dwd : memref<96x200xf32>)
+  return
+}
+
+// -----
+
+func.func @weight_grad_rank(%x: memref<96xf32>, %dg: memref<?x200xf32>, %dwg: memref<200x96xf32>) {
+  // expected-error @+1 {{'fmlp.gate_up_weight_grad' op x and dg must be 2-D ([T, D] and [T, H])}}
+  fmlp.gate_up_weight_grad ins(%x, %dg, %dg : memref<96xf32>, memref<?x200xf32>, memref<?x200xf32>) outs(%dwg, %dwg : memref<200x96xf32>, memref<200x96xf32>)
+  return
+}
+
+// -----
+
+func.func @down_weight_grad_rank(%dy: memref<96xf32>, %a: memref<?x200xf32>, %dwd: memref<96x200xf32>) {
+  // expected-error @+1 {{'fmlp.down_weight_grad' op dy and the activation operands must be 2-D}}
+  fmlp.down_weight_grad silu ins(%dy, %a : memref<96xf32>, memref<?x200xf32>) outs(%dwd : memref<96x200xf32>)
+  return
+}
+
+// -----
+
+func.func @tokens_disagree(%dy: memref<8x96xf32>, %wd: memref<96x200xf32>, %g: memref<4x200xf32>) {
+  // expected-error @+1 {{'fmlp.down_grad' op g has shape [4, 200], expected [8, 200]}}
+  fmlp.down_grad silu ins(%dy, %wd, %g, %g : memref<8x96xf32>, memref<96x200xf32>, memref<4x200xf32>, memref<4x200xf32>) outs(%g, %g : memref<4x200xf32>, memref<4x200xf32>)
+  return
+}

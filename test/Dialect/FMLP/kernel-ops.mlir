@@ -1,0 +1,50 @@
+// RUN: fmlp-opt %s --split-input-file --verify-roundtrip | FileCheck %s
+
+// The kernel plan's operations on tensors (results) and on memrefs (no
+// results; the outs are written).
+
+// CHECK-LABEL: func.func @kernels_on_tensors
+// CHECK: %[[K1:.+]]:3 = fmlp.gate_up silu ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<?x96xbf16>, tensor<200x96xbf16>, tensor<200x96xbf16>) outs(%{{.+}}, %{{.+}}, %{{.+}} : tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>) {gate_multiplier = 5.000000e-01 : f64} -> tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>
+// CHECK: fmlp.down ins(%[[K1]]#0, %{{.+}} : tensor<?x200xbf16>, tensor<96x200xbf16>) outs(%{{.+}} : tensor<?x96xbf16>) -> tensor<?x96xbf16>
+// CHECK: fmlp.down_weight_grad silu ins(%{{.+}}, %[[K1]]#1, %[[K1]]#2 : tensor<?x96xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>) outs(%{{.+}} : tensor<96x200xbf16>) -> tensor<96x200xbf16>
+// CHECK: %[[K3:.+]]:2 = fmlp.down_grad silu ins(%{{.+}}, %{{.+}}, %[[K1]]#1, %[[K1]]#2 : {{.*}}) outs(%[[K1]]#1, %[[K1]]#2 : {{.*}}) {gate_multiplier = 5.000000e-01 : f64}
+// CHECK: fmlp.input_grad ins(%[[K3]]#0, %[[K3]]#1, %{{.+}}, %{{.+}} : {{.*}}) outs(%{{.+}} : tensor<?x96xbf16>) -> tensor<?x96xbf16>
+// CHECK: fmlp.gate_up_weight_grad ins(%{{.+}}, %[[K3]]#0, %[[K3]]#1 : {{.*}}) outs(%{{.+}}, %{{.+}} : tensor<200x96xbf16>, tensor<200x96xbf16>) -> tensor<200x96xbf16>, tensor<200x96xbf16>
+func.func @kernels_on_tensors(%x: tensor<?x96xbf16>, %wg: tensor<200x96xbf16>,
+                              %wu: tensor<200x96xbf16>, %wd: tensor<96x200xbf16>,
+                              %dy: tensor<?x96xbf16>, %h: tensor<?x200xbf16>,
+                              %d: tensor<?x96xbf16>, %wgrad: tensor<200x96xbf16>,
+                              %wdgrad: tensor<96x200xbf16>) {
+  %a, %g, %u = fmlp.gate_up silu ins(%x, %wg, %wu : tensor<?x96xbf16>, tensor<200x96xbf16>, tensor<200x96xbf16>)
+      outs(%h, %h, %h : tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>) {gate_multiplier = 0.5 : f64}
+      -> tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>
+  %y = fmlp.down ins(%a, %wd : tensor<?x200xbf16>, tensor<96x200xbf16>) outs(%d : tensor<?x96xbf16>) -> tensor<?x96xbf16>
+  %dwd = fmlp.down_weight_grad silu ins(%dy, %g, %u : tensor<?x96xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>)
+      outs(%wdgrad : tensor<96x200xbf16>) -> tensor<96x200xbf16>
+  %dg, %du = fmlp.down_grad silu ins(%dy, %wd, %g, %u : tensor<?x96xbf16>, tensor<96x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>)
+      outs(%g, %u : tensor<?x200xbf16>, tensor<?x200xbf16>) {gate_multiplier = 0.5 : f64}
+      -> tensor<?x200xbf16>, tensor<?x200xbf16>
+  %dx = fmlp.input_grad ins(%dg, %du, %wg, %wu : tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<200x96xbf16>, tensor<200x96xbf16>)
+      outs(%d : tensor<?x96xbf16>) -> tensor<?x96xbf16>
+  %dwg, %dwu = fmlp.gate_up_weight_grad ins(%x, %dg, %du : tensor<?x96xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>)
+      outs(%wgrad, %wgrad : tensor<200x96xbf16>, tensor<200x96xbf16>) -> tensor<200x96xbf16>, tensor<200x96xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @kernels_on_memrefs
+// CHECK: fmlp.gate_up relu ins({{.*}}) outs(%{{.+}} : memref<?x200xf32, strided<[600, 1]>>) {gate_layout = #fmlp.layout<in_out>}
+// CHECK-NEXT: fmlp.down ins({{.*}}) outs(%{{.+}} : memref<?x96xf32>)
+// CHECK-NEXT: fmlp.gate_up_weight_grad ins({{.*}}) outs(%{{.+}}, %{{.+}} : memref<96x200xf32>, memref<200x96xf32>) {accumulate, gate_layout = #fmlp.layout<in_out>}
+func.func @kernels_on_memrefs(%x: memref<?x96xf32>, %wg: memref<96x200xf32>, %wu: memref<200x96xf32>,
+                              %wd: memref<96x200xf32>, %a: memref<?x200xf32, strided<[600, 1]>>,
+                              %y: memref<?x96xf32>, %dg: memref<?x200xf32>, %du: memref<?x200xf32>,
+                              %dwg: memref<96x200xf32>, %dwu: memref<200x96xf32>) {
+  fmlp.gate_up relu ins(%x, %wg, %wu : memref<?x96xf32>, memref<96x200xf32>, memref<200x96xf32>)
+      outs(%a : memref<?x200xf32, strided<[600, 1]>>) {gate_layout = #fmlp.layout<in_out>}
+  fmlp.down ins(%a, %wd : memref<?x200xf32, strided<[600, 1]>>, memref<96x200xf32>) outs(%y : memref<?x96xf32>)
+  fmlp.gate_up_weight_grad ins(%x, %dg, %du : memref<?x96xf32>, memref<?x200xf32>, memref<?x200xf32>)
+      outs(%dwg, %dwu : memref<96x200xf32>, memref<200x96xf32>) {gate_layout = #fmlp.layout<in_out>, accumulate}
+  return
+}

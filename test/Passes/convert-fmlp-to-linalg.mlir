@@ -1,0 +1,68 @@
+// RUN: fmlp-opt %s --split-input-file --verify-diagnostics --convert-fmlp-to-linalg | FileCheck %s
+
+// K2 on bf16: an f32 accumulator, a contraction that extends each operand
+// to f32, and an epilogue that scales and rounds once to bf16.
+// CHECK-LABEL: func.func @down
+// CHECK-SAME: attributes {fmlp.entry = "forward_nograd", llvm.emit_c_interface}
+// CHECK: %[[ACC:.+]] = memref.alloc(%{{.+}}) : memref<?x96xf32>
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[ACC]] : memref<?x96xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[LHS:.+]], #[[RHS:.+]], #[[OUT:.+]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : memref<?x200xbf16>, memref<96x200xbf16>) outs(%[[ACC]] : memref<?x96xf32>)
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<?x96xf32>) outs(%arg2 : memref<?x96xbf16>)
+// CHECK: arith.mulf
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: memref.dealloc %[[ACC]]
+// CHECK-NOT: fmlp.down
+func.func @down(%a: memref<?x200xbf16>, %wd: memref<96x200xbf16>, %y: memref<?x96xbf16>)
+    attributes {fmlp.entry = "forward_nograd"} {
+  fmlp.down ins(%a, %wd : memref<?x200xbf16>, memref<96x200xbf16>) outs(%y : memref<?x96xbf16>) {down_multiplier = 0.5 : f64}
+  return
+}
+
+// -----
+
+// K3 in place: the epilogue reads G and U and writes dG, dU into the same
+// buffers, element by element.
+// CHECK-LABEL: func.func @down_grad_in_place
+// CHECK: %[[DA:.+]] = memref.alloc
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg1 : memref<?x96xf32>, memref<96x200xf32>) outs(%[[DA]] :
+// CHECK: linalg.generic {{.*}} ins(%[[DA]], %arg2, %arg3 : {{.*}}) outs(%arg2, %arg3 :
+// CHECK: math.exp
+// CHECK: memref.dealloc %[[DA]]
+func.func @down_grad_in_place(%dy: memref<?x96xf32>, %wd: memref<96x200xf32>,
+                              %g: memref<?x200xf32>, %u: memref<?x200xf32>) {
+  fmlp.down_grad silu ins(%dy, %wd, %g, %u : memref<?x96xf32>, memref<96x200xf32>, memref<?x200xf32>, memref<?x200xf32>) outs(%g, %u : memref<?x200xf32>, memref<?x200xf32>)
+  return
+}
+
+// -----
+
+// K6 recomputing A = relu(G) U inside the contraction, accumulating.
+// CHECK-LABEL: func.func @down_weight_grad_recompute
+// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2, %arg0 : {{.*}}) outs(%[[ACC:.+]] : memref<96x200xf32>)
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<96x200xf32>) outs(%arg3 : memref<96x200xf32>)
+// CHECK: arith.addf
+func.func @down_weight_grad_recompute(%dy: memref<?x96xf32>, %g: memref<?x200xf32>,
+                                      %u: memref<?x200xf32>, %dwd: memref<96x200xf32>) {
+  fmlp.down_weight_grad relu ins(%dy, %g, %u : memref<?x96xf32>, memref<?x200xf32>, memref<?x200xf32>) outs(%dwd : memref<96x200xf32>) {accumulate}
+  return
+}
+
+// -----
+
+func.func @tensors(%a: tensor<?x200xf32>, %wd: tensor<96x200xf32>, %y: tensor<?x96xf32>) -> tensor<?x96xf32> {
+  // expected-error @+1 {{'fmlp.down' op works on tensors: run fmlp-plan-memory first}}
+  %r = fmlp.down ins(%a, %wd : tensor<?x200xf32>, tensor<96x200xf32>) outs(%y : tensor<?x96xf32>) -> tensor<?x96xf32>
+  return %r : tensor<?x96xf32>
+}
+
+// -----
+
+func.func @unplanned(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>) -> tensor<?x96xf32> {
+  // expected-error @+1 {{'fmlp.gated_mlp' op is not part of a kernel plan: run fmlp-expand-training and fmlp-fuse first (fmlp-plan-pipeline)}}
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>) -> tensor<?x96xf32>
+  return %y : tensor<?x96xf32>
+}

@@ -1,0 +1,71 @@
+// RUN: fmlp-opt %s --split-input-file --fmlp-expand-training | FileCheck %s
+// RUN: fmlp-opt %s --split-input-file --fmlp-expand-training=mode=infer | FileCheck %s --check-prefix=INFER
+// RUN: not fmlp-opt %s --fmlp-expand-training=mode=eval 2>&1 | FileCheck %s --check-prefix=BAD-MODE
+
+// A function that is one block becomes its three entry points.
+// CHECK-LABEL: func.func @mlp.forward
+// CHECK-SAME: (%[[X:.+]]: tensor<?x96xf32>, %[[WG:.+]]: tensor<200x96xf32>, %[[WU:.+]]: tensor<200x96xf32>, %[[WD:.+]]: tensor<96x200xf32>) -> tensor<?x96xf32> attributes {fmlp.entry = "forward"}
+// CHECK-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]]
+// CHECK-NEXT: return %[[Y]]
+// CHECK-LABEL: func.func @mlp.backward
+// CHECK-SAME: (%[[X:.+]]: tensor<?x96xf32>, %[[WG:.+]]: tensor<200x96xf32>, %[[WU:.+]]: tensor<200x96xf32>, %[[WD:.+]]: tensor<96x200xf32>, %[[DY:.+]]: tensor<?x96xf32>) -> (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>) attributes {fmlp.entry = "backward"}
+// CHECK-NEXT: %[[DX:.+]], %[[DWG:.+]], %[[DWU:.+]], %[[DWD:.+]] = fmlp.gated_mlp_grad silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]], dy %[[DY]]
+// CHECK-NEXT: return %[[DX]], %[[DWG]], %[[DWU]], %[[DWD]]
+// CHECK-LABEL: func.func @mlp.forward_nograd
+// CHECK-SAME: attributes {fmlp.entry = "forward_nograd"}
+// CHECK-NOT: func.func @mlp(
+// INFER-NOT: @mlp.forward(
+// INFER-NOT: @mlp.backward
+// INFER-LABEL: func.func @mlp.forward_nograd
+// INFER-NOT: func.func @mlp(
+func.func @mlp(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<200x96xf32>,
+               %wd: tensor<96x200xf32>) -> tensor<?x96xf32> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>)
+      -> tensor<?x96xf32>
+  return %y : tensor<?x96xf32>
+}
+
+// -----
+
+// Biases, multipliers and layouts travel to both directions; the backward
+// takes the biases after the weights and returns their gradients last.
+// CHECK-LABEL: func.func @biased.backward
+// CHECK-SAME: %{{.+}}: tensor<200xf32>, %{{.+}}: tensor<96xf32>, %[[DY:[^:]+]]: tensor<?x96xf32>) -> (tensor<?x96xf32>, tensor<96x200xf32>, tensor<200x96xf32>, tensor<96x200xf32>, tensor<200xf32>, tensor<96xf32>)
+// CHECK-NEXT: fmlp.gated_mlp_grad relu {{.+}} dy %[[DY]] gate_bias %{{.+}} down_bias %{{.+}} {down_multiplier = 2.500000e-01 : f64, gate_layout = #fmlp.layout<in_out>, gate_multiplier = 5.000000e-01 : f64}
+func.func @biased(%x: tensor<?x96xf32>, %wg: tensor<96x200xf32>, %wu: tensor<200x96xf32>,
+                  %wd: tensor<96x200xf32>, %bg: tensor<200xf32>, %bd: tensor<96xf32>)
+    -> tensor<?x96xf32> {
+  %y = fmlp.gated_mlp relu %x, gate %wg, up %wu, down %wd gate_bias %bg down_bias %bd
+      {gate_layout = #fmlp.layout<in_out>, gate_multiplier = 0.5 : f64,
+       down_multiplier = 0.25 : f64}
+      : (tensor<?x96xf32>, tensor<96x200xf32>, tensor<200x96xf32>, tensor<96x200xf32>,
+         tensor<200xf32>, tensor<96xf32>) -> tensor<?x96xf32>
+  return %y : tensor<?x96xf32>
+}
+
+// -----
+
+// Two blocks: each gets its own entry points; a function that does more
+// than hold blocks is kept.
+// CHECK-LABEL: func.func @model.mlp0.forward(
+// CHECK-LABEL: func.func @model.mlp0.backward(
+// CHECK-LABEL: func.func @model.mlp0.forward_nograd(
+// CHECK-LABEL: func.func @model.mlp1.forward(
+// CHECK-LABEL: func.func @model.mlp1.backward(
+// CHECK-LABEL: func.func @model.mlp1.forward_nograd(
+// CHECK-LABEL: func.func @model(
+// CHECK: arith.addf
+func.func @model(%x: tensor<8x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<200x96xf32>,
+                 %wd: tensor<96x200xf32>) -> tensor<8x96xf32> {
+  %y0 = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      : (tensor<8x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>)
+      -> tensor<8x96xf32>
+  %h = arith.addf %x, %y0 : tensor<8x96xf32>
+  %y1 = fmlp.gated_mlp silu %h, gate %wg, up %wu, down %wd
+      : (tensor<8x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>)
+      -> tensor<8x96xf32>
+  return %y1 : tensor<8x96xf32>
+}
+
+// BAD-MODE: fmlp-expand-training: mode must be train or infer, got 'eval'
