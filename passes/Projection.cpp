@@ -315,9 +315,17 @@ LogicalResult matchTosaProjection(Value result, Projection &projection,
   projection.weight = weight;
   projection.layout = layout;
 
+  // The projection maps [..., K] to [..., N] with the same leading
+  // dimensions: x before its reshape when the result is reshaped back,
+  // else the 3-D operand itself.
+  if (shapeOf(input).drop_back() != shapeOf(result).drop_back()) {
+    input = matmul.getA();
+    projection.inputViews.clear();
+  }
   if (shapeOf(input).drop_back() != shapeOf(result).drop_back())
     return fail(reason, "the projection's input and result have different "
                         "leading dimensions");
+  projection.input = input;
   return success();
 }
 

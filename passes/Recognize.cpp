@@ -417,8 +417,11 @@ struct RecognizePass : mlir::fmlp::impl::RecognizePassBase<RecognizePass> {
       std::string why;
       FailureOr<Projection> projection = matchProjection(end, why);
       if (failed(projection) ||
-          !llvm::is_contained(projection->dataPath, contraction))
+          !llvm::is_contained(projection->dataPath, contraction)) {
+        if (end == contraction->getResult(0) && reason.empty())
+          reason = "not a projection: " + why;
         continue;
+      }
       if (succeeded(fuseBlockAt(end, erased, why)))
         return success();
       if (reason.empty())

@@ -11,6 +11,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::fmlp;
 
@@ -96,10 +99,17 @@ bool BlockRunner::run(const std::string &kind, int64_t tokens,
   std::unique_ptr<HostTensor> workspace;
   std::vector<HostTensor *> arguments;
   for (const EntryArgument &argument : entry->arguments) {
-    int64_t rows = argument.rows < 0 ? tokens : argument.rows;
+    // The dynamic extent holds what T leaves after the static leading ones.
+    std::vector<int64_t> shape = argument.shape;
+    int64_t leading = 1;
+    for (size_t i = 0; i + 1 < shape.size(); ++i)
+      if (shape[i] >= 0)
+        leading *= shape[i];
+    for (int64_t &extent : shape)
+      if (extent < 0)
+        extent = tokens / leading;
     if (argument.name == "workspace") {
-      workspace =
-          std::make_unique<HostTensor>(block.element, rows, argument.cols);
+      workspace = std::make_unique<HostTensor>(block.element, shape);
       workspace->poison();
       arguments.push_back(workspace.get());
       continue;
@@ -110,13 +120,17 @@ bool BlockRunner::run(const std::string &kind, int64_t tokens,
       return false;
     }
     HostTensor *tensor = found->second;
-    if (tensor->rows() != rows || tensor->cols() != argument.cols) {
-      error = kind + ": " + argument.name + " is [" +
+    if (tensor->rows() * tensor->cols() !=
+            std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                            std::multiplies<int64_t>()) ||
+        tensor->cols() != shape.back()) {
+      error = kind + ": " + argument.name + " holds [" +
               std::to_string(tensor->rows()) + ", " +
-              std::to_string(tensor->cols()) + "], expected [" +
-              std::to_string(rows) + ", " + std::to_string(argument.cols) + "]";
+              std::to_string(tensor->cols()) + "], which does not fit the " +
+              std::to_string(shape.size()) + "-D argument";
       return false;
     }
+    tensor->reshape(shape);
     arguments.push_back(tensor);
   }
   return module->call(entry->symbol, arguments, error);

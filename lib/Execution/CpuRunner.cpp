@@ -39,9 +39,16 @@ float fromBf16Bits(uint16_t half) {
 
 } // namespace
 
-HostTensor::HostTensor(HostElement element, int64_t rows, int64_t cols)
-    : element(element), rowCount(rows), colCount(cols),
-      bytes(rows * cols * elementBytes(element)) {}
+HostTensor::HostTensor(HostElement element, std::vector<int64_t> shape)
+    : element(element), extents(std::move(shape)),
+      bytes(size() * elementBytes(element)) {}
+
+int64_t HostTensor::size() const {
+  int64_t count = 1;
+  for (int64_t extent : extents)
+    count *= extent;
+  return count;
+}
 
 void HostTensor::set(int64_t index, double value) {
   unsigned char *at = bytes.data() + index * elementBytes(element);
@@ -99,8 +106,14 @@ void HostTensor::poison() {
 }
 
 void *HostTensor::descriptor() {
-  memref = {bytes.data(), bytes.data(), 0, {rowCount, colCount}, {colCount, 1}};
-  return &memref;
+  auto pointer = reinterpret_cast<int64_t>(bytes.data());
+  memref = {pointer, pointer, 0};
+  memref.insert(memref.end(), extents.begin(), extents.end());
+  std::vector<int64_t> strides(extents.size(), 1);
+  for (int i = static_cast<int>(extents.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * extents[i + 1];
+  memref.insert(memref.end(), strides.begin(), strides.end());
+  return memref.data();
 }
 
 std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,

@@ -21,14 +21,20 @@ namespace mlir::fmlp {
 
 enum class HostElement { F32, BF16, F16 };
 
-/// A row-major [rows, cols] host buffer in an entry point's element type.
+/// A row-major host buffer in an entry point's element type. Seen as a
+/// matrix, its rows are all extents but the last.
 class HostTensor {
 public:
-  HostTensor(HostElement element, int64_t rows, int64_t cols);
+  HostTensor(HostElement element, std::vector<int64_t> shape);
+  HostTensor(HostElement element, int64_t rows, int64_t cols)
+      : HostTensor(element, std::vector<int64_t>{rows, cols}) {}
 
-  int64_t rows() const { return rowCount; }
-  int64_t cols() const { return colCount; }
-  int64_t size() const { return rowCount * colCount; }
+  const std::vector<int64_t> &shape() const { return extents; }
+  int64_t cols() const { return extents.back(); }
+  int64_t rows() const { return size() / cols(); }
+  int64_t size() const;
+  /// Views the same elements under `shape`, of the same size and last extent.
+  void reshape(std::vector<int64_t> shape) { extents = std::move(shape); }
   /// Stores `value` rounded to the element type (round to nearest even).
   void set(int64_t index, double value);
   double get(int64_t index) const;
@@ -40,12 +46,11 @@ public:
 
 private:
   HostElement element;
-  int64_t rowCount, colCount;
+  std::vector<int64_t> extents;
   std::vector<unsigned char> bytes;
-  struct Descriptor {
-    void *allocated, *aligned;
-    int64_t offset, sizes[2], strides[2];
-  } memref;
+  /// The memref descriptor: allocated and aligned pointers, offset, sizes,
+  /// strides, as 64-bit words.
+  std::vector<int64_t> memref;
 };
 
 /// A JIT-compiled planned module.

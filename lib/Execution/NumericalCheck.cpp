@@ -67,6 +67,27 @@ HostTensor poisoned(HostElement element, int64_t rows, int64_t cols) {
 
 } // namespace
 
+BlockSpec mlir::fmlp::getBlockSpec(const BlockDescription &block,
+                                   int64_t tokens) {
+  return BlockSpec{tokens,
+                   block.model,
+                   block.hidden,
+                   activationOf(block.activation),
+                   block.gateMultiplier,
+                   block.downMultiplier,
+                   storageOf(block.element)};
+}
+
+PackedInputs mlir::fmlp::packInputs(const BlockDescription &block,
+                                    const Inputs &inputs) {
+  HostElement element = block.element;
+  return PackedInputs{pack(inputs.x, element),
+                      packWeight(inputs.gate, block.gateInOut, element),
+                      packWeight(inputs.up, block.upInOut, element),
+                      packWeight(inputs.down, block.downInOut, element),
+                      pack(inputs.dy, element)};
+}
+
 bool CheckReport::passed() const {
   return std::all_of(outputs.begin(), outputs.end(), [](const OutputCheck &o) {
     return o.comparison.passed();
@@ -85,13 +106,7 @@ double CheckReport::worstRatio() const {
 bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
                             CheckReport &report, std::string &error) {
   const BlockDescription &block = runner.getBlock();
-  BlockSpec spec{options.tokens,
-                 block.model,
-                 block.hidden,
-                 activationOf(block.activation),
-                 block.gateMultiplier,
-                 block.downMultiplier,
-                 storageOf(block.element)};
+  BlockSpec spec = getBlockSpec(block, options.tokens);
   Inputs inputs = drawInputs(spec, options.seed);
   Exact exact = computeExact(spec, inputs);
   BlockSpec judged = spec;
@@ -100,13 +115,14 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
   Bounds bounds = computeBounds(judged, inputs, exact);
 
   HostElement element = block.element;
-  int64_t t = spec.tokens, d = spec.model, h = spec.hidden;
-  HostTensor x = pack(inputs.x, element), dy = pack(inputs.dy, element);
-  HostTensor gate = packWeight(inputs.gate, block.gateInOut, element);
-  HostTensor up = packWeight(inputs.up, block.upInOut, element);
-  HostTensor down = packWeight(inputs.down, block.downInOut, element);
-  std::map<std::string, HostTensor *> tensors = {
-      {"x", &x}, {"gate", &gate}, {"up", &up}, {"down", &down}, {"dy", &dy}};
+  int64_t t = spec.tokens, d = spec.model;
+  PackedInputs packed = packInputs(block, inputs);
+  HostTensor &gate = packed.gate, &up = packed.up, &down = packed.down;
+  std::map<std::string, HostTensor *> tensors = {{"x", &packed.x},
+                                                 {"gate", &gate},
+                                                 {"up", &up},
+                                                 {"down", &down},
+                                                 {"dy", &packed.dy}};
 
   const EntryPoint *forward = runner.findEntry("forward");
   const EntryPoint *backward = runner.findEntry("backward");

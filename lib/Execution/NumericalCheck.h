@@ -48,6 +48,17 @@ struct CheckReport {
   double worstRatio() const;
 };
 
+/// The reference's description of a compiled block, for `tokens` tokens.
+::fmlp::numerics::BlockSpec getBlockSpec(const BlockDescription &block,
+                                         int64_t tokens);
+
+/// Inputs as an entry point takes them: weights in their stored layout.
+struct PackedInputs {
+  HostTensor x, gate, up, down, dy;
+};
+PackedInputs packInputs(const BlockDescription &block,
+                        const ::fmlp::numerics::Inputs &inputs);
+
 /// Returns false with `error` if an entry point could not run.
 bool checkBlock(BlockRunner &runner, const CheckOptions &options,
                 CheckReport &report, std::string &error);

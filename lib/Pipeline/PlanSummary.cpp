@@ -31,10 +31,10 @@ std::vector<EntryPoint> mlir::fmlp::readEntryPoints(ModuleOp module) {
         continue; // not planned yet
       entry.elementBytes = type.getElementTypeBitWidth() / 8;
       auto name = func.getArgAttrOfType<StringAttr>(i, "fmlp.name");
-      entry.arguments.push_back(
-          {name ? name.getValue().str() : "?",
-           type.isDynamicDim(0) ? -1 : type.getDimSize(0),
-           type.getRank() > 1 ? type.getDimSize(type.getRank() - 1) : 1});
+      std::vector<int64_t> shape;
+      for (int64_t extent : type.getShape())
+        shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
+      entry.arguments.push_back({name ? name.getValue().str() : "?", shape});
     }
     entries.push_back(std::move(entry));
   }

@@ -20,10 +20,11 @@
 namespace mlir::fmlp {
 
 /// One argument of an entry point: its name (x, gate, ..., saved,
-/// workspace) and its [rows, cols], rows < 0 meaning T.
+/// workspace) and its shape, a negative extent standing for the part of T
+/// that the other leading extents leave (T itself for [T, D]).
 struct EntryArgument {
   std::string name;
-  int64_t rows, cols;
+  std::vector<int64_t> shape;
 };
 
 struct EntryPoint {

@@ -48,11 +48,14 @@ void printEntryPoints(const std::vector<EntryPoint> &entries) {
     llvm::interleaveComma(entry.arguments, llvm::outs(),
                           [](const EntryArgument &argument) {
                             llvm::outs() << argument.name << "[";
-                            if (argument.rows < 0)
-                              llvm::outs() << "T";
-                            else
-                              llvm::outs() << argument.rows;
-                            llvm::outs() << ", " << argument.cols << "]";
+                            llvm::interleaveComma(argument.shape, llvm::outs(),
+                                                  [](int64_t extent) {
+                                                    if (extent < 0)
+                                                      llvm::outs() << "T";
+                                                    else
+                                                      llvm::outs() << extent;
+                                                  });
+                            llvm::outs() << "]";
                           });
     llvm::outs() << ")\n";
   }
