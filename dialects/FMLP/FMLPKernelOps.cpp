@@ -72,6 +72,22 @@ LogicalResult expectShape(Operation *op, StringRef name, Value value,
                            << ", expected " << formatShape(expected);
 }
 
+/// An operand and the shape the kernel expects of it.
+struct ExpectedShape {
+  StringRef name;
+  Value value;
+  SmallVector<int64_t, 2> shape;
+};
+
+/// Checks each operand of `expected` in order; the first mismatch is the
+/// error.
+LogicalResult expectShapes(Operation *op, ArrayRef<ExpectedShape> expected) {
+  for (const ExpectedShape &operand : expected)
+    if (failed(expectShape(op, operand.name, operand.value, operand.shape)))
+      return failure();
+  return success();
+}
+
 /// The extents of a 2-D weight read in `layout`, or a failure if it is not
 /// 2-D.
 FailureOr<ProjectionExtents> weightExtents(Operation *op, StringRef name,
@@ -133,14 +149,12 @@ LogicalResult GateUpOp::verify() {
     return failure();
   auto [d, h] = *gate;
   int64_t t = tokensOf(getX());
-  if (failed(expectShape(*this, "x", getX(), {t, d})) ||
-      failed(expectShape(*this, "up", getUp(),
-                         getWeightShape(getUpLayout(), {d, h}))))
-    return failure();
+  SmallVector<ExpectedShape> expected = {
+      {"x", getX(), {t, d}},
+      {"up", getUp(), getWeightShape(getUpLayout(), {d, h})}};
   for (Value init : getInits())
-    if (failed(expectShape(*this, "out", init, {t, h})))
-      return failure();
-  return success();
+    expected.push_back({"out", init, {t, h}});
+  return expectShapes(*this, expected);
 }
 
 LogicalResult DownOp::verify() {
@@ -152,9 +166,8 @@ LogicalResult DownOp::verify() {
     return failure();
   auto [h, d] = *down;
   int64_t t = tokensOf(getA());
-  if (failed(expectShape(*this, "a", getA(), {t, h})))
-    return failure();
-  return expectShape(*this, "y", getInits().front(), {t, d});
+  return expectShapes(
+      *this, {{"a", getA(), {t, h}}, {"y", getInits().front(), {t, d}}});
 }
 
 LogicalResult DownGradOp::verify() {
@@ -166,15 +179,11 @@ LogicalResult DownGradOp::verify() {
     return failure();
   auto [h, d] = *down;
   int64_t t = tokensOf(getDy());
-  if (failed(expectShape(*this, "dy", getDy(), {t, d})))
-    return failure();
-  // Named arrays: temporaries in a range-for's zip would not outlive it.
-  const StringRef names[] = {"g", "u", "dg", "du"};
-  const Value values[] = {getG(), getU(), getInits()[0], getInits()[1]};
-  for (auto [name, value] : llvm::zip_equal(names, values))
-    if (failed(expectShape(*this, name, value, {t, h})))
-      return failure();
-  return success();
+  return expectShapes(*this, {{"dy", getDy(), {t, d}},
+                              {"g", getG(), {t, h}},
+                              {"u", getU(), {t, h}},
+                              {"dg", getInits()[0], {t, h}},
+                              {"du", getInits()[1], {t, h}}});
 }
 
 LogicalResult InputGradOp::verify() {
@@ -186,12 +195,11 @@ LogicalResult InputGradOp::verify() {
     return failure();
   auto [d, h] = *gate;
   int64_t t = tokensOf(getDg());
-  if (failed(expectShape(*this, "up", getUp(),
-                         getWeightShape(getUpLayout(), {d, h}))) ||
-      failed(expectShape(*this, "dg", getDg(), {t, h})) ||
-      failed(expectShape(*this, "du", getDu(), {t, h})))
-    return failure();
-  return expectShape(*this, "dx", getInits().front(), {t, d});
+  return expectShapes(*this,
+                      {{"up", getUp(), getWeightShape(getUpLayout(), {d, h})},
+                       {"dg", getDg(), {t, h}},
+                       {"du", getDu(), {t, h}},
+                       {"dx", getInits().front(), {t, d}}});
 }
 
 LogicalResult GateUpWeightGradOp::verify() {
@@ -201,13 +209,12 @@ LogicalResult GateUpWeightGradOp::verify() {
   if (shapeOf(getX()).size() != 2 || shapeOf(getDg()).size() != 2)
     return emitOpError("x and dg must be 2-D ([T, D] and [T, H])");
   int64_t d = shapeOf(getX())[1], h = shapeOf(getDg())[1];
-  if (failed(expectShape(*this, "dg", getDg(), {t, h})) ||
-      failed(expectShape(*this, "du", getDu(), {t, h})) ||
-      failed(expectShape(*this, "d_gate", getInits()[0],
-                         getWeightShape(getGateLayout(), {d, h}))))
-    return failure();
-  return expectShape(*this, "d_up", getInits()[1],
-                     getWeightShape(getUpLayout(), {d, h}));
+  return expectShapes(
+      *this,
+      {{"dg", getDg(), {t, h}},
+       {"du", getDu(), {t, h}},
+       {"d_gate", getInits()[0], getWeightShape(getGateLayout(), {d, h})},
+       {"d_up", getInits()[1], getWeightShape(getUpLayout(), {d, h})}});
 }
 
 LogicalResult DownWeightGradOp::verify() {
@@ -223,9 +230,10 @@ LogicalResult DownWeightGradOp::verify() {
   if (shapeOf(getDy()).size() != 2 || shapeOf(first).size() != 2)
     return emitOpError("dy and the activation operands must be 2-D");
   int64_t d = shapeOf(getDy())[1], h = shapeOf(first)[1];
+  SmallVector<ExpectedShape> expected;
   for (Value source : getActivationInputs())
-    if (failed(expectShape(*this, "activation operand", source, {t, h})))
-      return failure();
-  return expectShape(*this, "d_down", getInits().front(),
-                     getWeightShape(getDownLayout(), {h, d}));
+    expected.push_back({"activation operand", source, {t, h}});
+  expected.push_back(
+      {"d_down", getInits().front(), getWeightShape(getDownLayout(), {h, d})});
+  return expectShapes(*this, expected);
 }
