@@ -71,6 +71,13 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
     block.downInOut = op.getDownLayout() == WeightLayout::in_out;
   });
 
+  // Only the block's entry points run here; the rest of the program that
+  // held the block (say, a residual add around it) is not compiled.
+  for (func::FuncOp func :
+       llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (!func->hasAttr("fmlp.entry"))
+      func.erase();
+
   PassManager lower(&context);
   buildCpuPipeline(lower);
   if (failed(lower.run(*module)))

@@ -4,7 +4,8 @@
 // through fmlp-plan-pipeline and fmlp-cpu-pipeline, reads its entry points'
 // buffer bindings off the planned IR, and calls them with buffers bound by
 // name. The workspace is allocated here (the plan says its size); the saved
-// buffer is the caller's, since it lives from forward to backward.
+// buffer is the caller's, since it lives from forward to backward. Only the
+// entry points are compiled: functions around the block are dropped.
 //
 //===----------------------------------------------------------------------===//
 
