@@ -42,8 +42,8 @@ MemRefType toMemRef(Type type) {
   return MemRefType::get(tensor.getShape(), tensor.getElementType());
 }
 
-/// Where a tensor.empty's buffer comes from.
-struct EmptyDestination {
+/// Where the buffer of a value comes from.
+struct OutDestination {
   enum Kind { Output, Saved, Workspace } kind;
   unsigned index; // output number, or saved/workspace column block
 };
@@ -54,10 +54,10 @@ struct EntryPlan {
   /// their column block in `saved`.
   DenseMap<unsigned, unsigned> savedArguments;
   /// For each returned value: its output number, or its saved column block.
-  SmallVector<EmptyDestination> results;
+  SmallVector<OutDestination> results;
   /// The destination of each kernel out that is a tensor.empty (keyed by
   /// the use: CSE may have merged several outs into one tensor.empty).
-  DenseMap<OpOperand *, EmptyDestination> freshOuts;
+  DenseMap<OpOperand *, OutDestination> freshOuts;
   unsigned savedBlocks = 0, workspaceBlocks = 0, outputs = 0;
   int64_t hiddenWidth = 0;
   std::string savedPolicy;
@@ -83,9 +83,9 @@ FailureOr<EntryPlan> planEntry(func::FuncOp func) {
       plan.savedArguments[i] = plan.savedBlocks++;
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
     if (func.getResultAttr(i, "fmlp.saved"))
-      plan.results.push_back({EmptyDestination::Saved, plan.savedBlocks++});
+      plan.results.push_back({OutDestination::Saved, plan.savedBlocks++});
     else
-      plan.results.push_back({EmptyDestination::Output, plan.outputs++});
+      plan.results.push_back({OutDestination::Output, plan.outputs++});
   }
   func.walk([&](DestinationStyleOpInterface kernel) {
     for (OpOperand &init : kernel.getDpsInitsMutable()) {
@@ -95,7 +95,7 @@ FailureOr<EntryPlan> planEntry(func::FuncOp func) {
       if (std::optional<unsigned> index = getReturnIndex(result, ret))
         plan.freshOuts[&init] = plan.results[*index];
       else
-        plan.freshOuts[&init] = {EmptyDestination::Workspace,
+        plan.freshOuts[&init] = {OutDestination::Workspace,
                                  plan.workspaceBlocks++};
     }
   });
@@ -155,11 +155,11 @@ public:
         continue;
       inputArguments.push_back(i);
       argumentTypes.push_back(toMemRef(func.getArgument(i).getType()));
-      argumentAttrs.push_back(named(inputName(i, backward)));
+      argumentAttrs.push_back(named(inputName(i)));
     }
     SmallVector<unsigned> outputResults;
     for (auto [i, destination] : llvm::enumerate(plan.results))
-      if (destination.kind == EmptyDestination::Output) {
+      if (destination.kind == OutDestination::Output) {
         outputResults.push_back(i);
         argumentTypes.push_back(toMemRef(ret.getOperand(i).getType()));
         argumentAttrs.push_back(named(outputName(i, backward)));
@@ -198,7 +198,7 @@ public:
       Value argument = newBody->getArgument(index);
       mapping[body.getArgument(original)] = argument;
       // x and dy are token-major ([T, D]); the weights are not.
-      StringRef name = inputName(original, backward);
+      StringRef name = inputName(original);
       if ((name == "x" || name == "dy") &&
           cast<MemRefType>(argument.getType()).getRank() == 2)
         tokenMajor.insert(argument);
@@ -241,7 +241,7 @@ private:
         builder.getNamedAttr("fmlp.name", builder.getStringAttr(name)));
   }
 
-  static StringRef inputName(unsigned index, bool backward) {
+  static StringRef inputName(unsigned index) {
     static const char *names[] = {"x", "gate", "up", "down", "dy"};
     return index < 5 ? names[index] : "input";
   }
@@ -284,16 +284,16 @@ private:
   }
 
   Value bufferOfFreshOut(OpOperand *init, Value saved, Value workspace) {
-    const EmptyDestination &destination = plan.freshOuts.lookup(init);
+    const OutDestination &destination = plan.freshOuts.lookup(init);
     switch (destination.kind) {
-    case EmptyDestination::Saved:
+    case OutDestination::Saved:
       return columns(saved, destination.index);
-    case EmptyDestination::Workspace: {
+    case OutDestination::Workspace: {
       Value view = columns(workspace, destination.index);
       workspaceViews.insert(view);
       return view;
     }
-    case EmptyDestination::Output: {
+    case OutDestination::Output: {
       Value output = outputs.lookup(destination.index);
       auto type = cast<MemRefType>(output.getType());
       if (type.getRank() > 2) {

@@ -45,7 +45,7 @@ LogicalResult verifyKernelForm(Operation *op, ArrayRef<StringRef> initNames) {
       return op->emitOpError(
           "operands must be all ranked tensors or all memrefs");
   auto kernel = cast<DestinationStyleOpInterface>(op);
-  if (kernel.getNumDpsInits() == initNames.size())
+  if (static_cast<size_t>(kernel.getNumDpsInits()) == initNames.size())
     return success();
   std::string names;
   llvm::raw_string_ostream os(names);
@@ -105,6 +105,25 @@ int64_t tokensOf(Value tokenMajor) {
   return shape.empty() ? ShapedType::kDynamic : shape.front();
 }
 
+/// What the verifiers of the projecting kernels start from: the kernel's
+/// form, the extents of the weight that fixes D and H, and T.
+struct KernelDims {
+  ProjectionExtents weight;
+  int64_t tokens;
+};
+FailureOr<KernelDims> readKernelDims(Operation *op,
+                                     ArrayRef<StringRef> initNames,
+                                     StringRef weightName, Value weight,
+                                     WeightLayout layout, Value tokenMajor) {
+  if (failed(verifyKernelForm(op, initNames)))
+    return failure();
+  FailureOr<ProjectionExtents> extents =
+      weightExtents(op, weightName, weight, layout);
+  if (failed(extents))
+    return failure();
+  return KernelDims{*extents, tokensOf(tokenMajor)};
+}
+
 void addKernelEffects(
     Operation *op,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
@@ -139,16 +158,14 @@ FMLP_KERNEL_EFFECTS(DownWeightGradOp)
 
 LogicalResult GateUpOp::verify() {
   bool training = getInits().size() == 3;
-  if (failed(verifyKernelForm(*this, training
-                                         ? ArrayRef<StringRef>{"a", "g", "u"}
-                                         : ArrayRef<StringRef>{"a"})))
+  FailureOr<KernelDims> dims = readKernelDims(
+      *this,
+      training ? ArrayRef<StringRef>{"a", "g", "u"} : ArrayRef<StringRef>{"a"},
+      "gate", getGate(), getGateLayout(), getX());
+  if (failed(dims))
     return failure();
-  FailureOr<ProjectionExtents> gate =
-      weightExtents(*this, "gate", getGate(), getGateLayout());
-  if (failed(gate))
-    return failure();
-  auto [d, h] = *gate;
-  int64_t t = tokensOf(getX());
+  auto [d, h] = dims->weight;
+  int64_t t = dims->tokens;
   SmallVector<ExpectedShape> expected = {
       {"x", getX(), {t, d}},
       {"up", getUp(), getWeightShape(getUpLayout(), {d, h})}};
@@ -158,27 +175,23 @@ LogicalResult GateUpOp::verify() {
 }
 
 LogicalResult DownOp::verify() {
-  if (failed(verifyKernelForm(*this, {"y"})))
+  FailureOr<KernelDims> dims =
+      readKernelDims(*this, {"y"}, "down", getDown(), getDownLayout(), getA());
+  if (failed(dims))
     return failure();
-  FailureOr<ProjectionExtents> down =
-      weightExtents(*this, "down", getDown(), getDownLayout());
-  if (failed(down))
-    return failure();
-  auto [h, d] = *down;
-  int64_t t = tokensOf(getA());
+  auto [h, d] = dims->weight;
+  int64_t t = dims->tokens;
   return expectShapes(
       *this, {{"a", getA(), {t, h}}, {"y", getInits().front(), {t, d}}});
 }
 
 LogicalResult DownGradOp::verify() {
-  if (failed(verifyKernelForm(*this, {"dg", "du"})))
+  FailureOr<KernelDims> dims = readKernelDims(
+      *this, {"dg", "du"}, "down", getDown(), getDownLayout(), getDy());
+  if (failed(dims))
     return failure();
-  FailureOr<ProjectionExtents> down =
-      weightExtents(*this, "down", getDown(), getDownLayout());
-  if (failed(down))
-    return failure();
-  auto [h, d] = *down;
-  int64_t t = tokensOf(getDy());
+  auto [h, d] = dims->weight;
+  int64_t t = dims->tokens;
   return expectShapes(*this, {{"dy", getDy(), {t, d}},
                               {"g", getG(), {t, h}},
                               {"u", getU(), {t, h}},
@@ -187,14 +200,12 @@ LogicalResult DownGradOp::verify() {
 }
 
 LogicalResult InputGradOp::verify() {
-  if (failed(verifyKernelForm(*this, {"dx"})))
+  FailureOr<KernelDims> dims = readKernelDims(*this, {"dx"}, "gate", getGate(),
+                                              getGateLayout(), getDg());
+  if (failed(dims))
     return failure();
-  FailureOr<ProjectionExtents> gate =
-      weightExtents(*this, "gate", getGate(), getGateLayout());
-  if (failed(gate))
-    return failure();
-  auto [d, h] = *gate;
-  int64_t t = tokensOf(getDg());
+  auto [d, h] = dims->weight;
+  int64_t t = dims->tokens;
   return expectShapes(*this,
                       {{"up", getUp(), getWeightShape(getUpLayout(), {d, h})},
                        {"dg", getDg(), {t, h}},

@@ -159,25 +159,29 @@ INSTANTIATE_TEST_SUITE_P(CpuPlan, BlockNumerics,
 // Negative controls
 //===----------------------------------------------------------------------===//
 
-TEST(BlockNumericsControls, Bf16ResultsFailTheF32Bound) {
-  Case c{"bf16", 37, 96, 200, "agu", 0};
+/// Compiles `c` and checks it with the negative control `options` asks for.
+CheckReport checkControl(const Case &c, const CheckOptions &options) {
   std::unique_ptr<BlockRunner> runner = compileCase(c);
-  ASSERT_TRUE(runner);
+  if (!runner)
+    return {};
+  return check(*runner, c, options);
+}
+
+TEST(BlockNumericsControls, Bf16ResultsFailTheF32Bound) {
   CheckOptions options;
   options.judgeAs = Storage::F32;
-  CheckReport report = check(*runner, c, options);
+  CheckReport report = checkControl({"bf16", 37, 96, 200, "agu", 0}, options);
   std::cout << "bf16 judged by f32 bounds:" << formatReport(report) << "\n";
+  ASSERT_EQ(report.outputs.size(), 6u);
   for (const OutputCheck &output : report.outputs)
     EXPECT_FALSE(output.comparison.passed()) << output.name;
 }
 
 TEST(BlockNumericsControls, OneWrongElementFails) {
-  Case c{"f32", 37, 96, 200, "agu", 0};
-  std::unique_ptr<BlockRunner> runner = compileCase(c);
-  ASSERT_TRUE(runner);
   CheckOptions options;
   options.perturbOneElement = true;
-  CheckReport report = check(*runner, c, options);
+  CheckReport report = checkControl({"f32", 37, 96, 200, "agu", 0}, options);
+  ASSERT_EQ(report.outputs.size(), 6u);
   ASSERT_EQ(report.outputs.front().name, "y");
   EXPECT_FALSE(report.outputs.front().comparison.passed());
   EXPECT_EQ(report.outputs.front().comparison.worstIndex, 0);
@@ -188,16 +192,17 @@ TEST(BlockNumericsControls, SecondBackwardOverConsumedSavedBufferIsWrong) {
   // The backward writes dG, dU over G, U: a second backward over the same
   // saved buffer reads gradients as activations. This is why the plan marks
   // the buffer consumed and the runtime must refuse a second backward.
-  Case c{"f32", 37, 96, 200, "agu", 0};
-  std::unique_ptr<BlockRunner> runner = compileCase(c);
-  ASSERT_TRUE(runner);
   CheckOptions options;
   options.secondBackward = true;
-  CheckReport report = check(*runner, c, options);
+  CheckReport report = checkControl({"f32", 37, 96, 200, "agu", 0}, options);
   std::cout << "second backward:" << formatReport(report) << "\n";
-  for (const OutputCheck &output : report.outputs)
-    if (output.name == "dx" || output.name == "d_gate" || output.name == "d_up")
+  ASSERT_EQ(report.outputs.size(), 6u);
+  for (const OutputCheck &output : report.outputs) {
+    if (output.name == "dx" || output.name == "d_gate" ||
+        output.name == "d_up") {
       EXPECT_FALSE(output.comparison.passed()) << output.name;
+    }
+  }
 }
 
 } // namespace
