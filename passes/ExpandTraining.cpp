@@ -36,12 +36,28 @@ SmallVector<Value> getBlockOperands(GatedMlpOp op) {
   return operands;
 }
 
+/// The names the block's operands go by in entry points, in the order of
+/// getBlockOperands.
+SmallVector<StringRef> getBlockOperandNames(GatedMlpOp op) {
+  SmallVector<StringRef> names = {"x", "gate", "up", "down"};
+  if (op.getGateBias())
+    names.push_back("gate_bias");
+  if (op.getUpBias())
+    names.push_back("up_bias");
+  if (op.getDownBias())
+    names.push_back("down_bias");
+  return names;
+}
+
 /// Creates `@name(operands..., extra...)` holding a copy of the block's
 /// attributes on an operation built by `buildBody`, which returns the
-/// function's results.
+/// function's results. Every argument and result is named (`fmlp.name`),
+/// the names that bind buffers to entry points from then on.
 func::FuncOp
 createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
             StringRef entry, TypeRange extraArguments,
+            ArrayRef<StringRef> extraArgumentNames,
+            ArrayRef<StringRef> resultNames,
             function_ref<SmallVector<Value>(OpBuilder &, ValueRange arguments)>
                 buildBody) {
   SmallVector<Value> operands = getBlockOperands(block);
@@ -49,6 +65,8 @@ createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
   for (Value operand : operands)
     argumentTypes.push_back(operand.getType());
   llvm::append_range(argumentTypes, extraArguments);
+  SmallVector<StringRef> argumentNames = getBlockOperandNames(block);
+  llvm::append_range(argumentNames, extraArgumentNames);
 
   Location loc = block.getLoc();
   auto func = func::FuncOp::create(builder, loc, name,
@@ -60,6 +78,12 @@ createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
   func::ReturnOp::create(bodyBuilder, loc, results);
   func.setFunctionType(
       builder.getFunctionType(argumentTypes, ValueRange(results).getTypes()));
+  auto named = [&](StringRef value) {
+    return builder.getDictionaryAttr(
+        builder.getNamedAttr("fmlp.name", builder.getStringAttr(value)));
+  };
+  func.setAllArgAttrs(llvm::map_to_vector(argumentNames, named));
+  func.setAllResultAttrs(llvm::map_to_vector(resultNames, named));
   return func;
 }
 
@@ -131,22 +155,28 @@ struct ExpandTrainingPass
         std::string prefix = holder.getSymName().str();
         if (blocks.size() > 1)
           prefix += ".mlp" + std::to_string(index);
+        auto forward = [&](OpBuilder &b, ValueRange arguments) {
+          return buildForward(b, block, arguments);
+        };
         if (mode == "train") {
-          createEntry(builder, block, prefix + ".forward", "forward", {},
-                      [&](OpBuilder &b, ValueRange arguments) {
-                        return buildForward(b, block, arguments);
-                      });
+          createEntry(builder, block, prefix + ".forward", "forward", {}, {},
+                      {"y"}, forward);
+          SmallVector<StringRef> gradientNames = {"dx", "d_gate", "d_up",
+                                                  "d_down"};
+          if (block.getGateBias())
+            gradientNames.push_back("d_gate_bias");
+          if (block.getUpBias())
+            gradientNames.push_back("d_up_bias");
+          if (block.getDownBias())
+            gradientNames.push_back("d_down_bias");
           createEntry(builder, block, prefix + ".backward", "backward",
-                      {block.getY().getType()},
+                      {block.getY().getType()}, {"dy"}, gradientNames,
                       [&](OpBuilder &b, ValueRange arguments) {
                         return buildBackward(b, block, arguments);
                       });
         }
         createEntry(builder, block, prefix + ".forward_nograd",
-                    "forward_nograd", {},
-                    [&](OpBuilder &b, ValueRange arguments) {
-                      return buildForward(b, block, arguments);
-                    });
+                    "forward_nograd", {}, {}, {"y"}, forward);
       }
       if (holdsOnlyBlocks(holder))
         holder.erase();

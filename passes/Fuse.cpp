@@ -160,11 +160,14 @@ void setResults(func::FuncOp func, ValueRange results,
   OpBuilder builder(terminator);
   func::ReturnOp::create(builder, terminator->getLoc(), results);
   terminator->erase();
+  SmallVector<DictionaryAttr> resultAttrs;
+  func.getAllResultAttrs(resultAttrs);
+  for (StringRef name : savedNames)
+    resultAttrs.push_back(builder.getDictionaryAttr(
+        builder.getNamedAttr("fmlp.saved", builder.getStringAttr(name))));
   func.setFunctionType(
       builder.getFunctionType(func.getArgumentTypes(), results.getTypes()));
-  unsigned first = results.size() - savedNames.size();
-  for (auto [i, name] : llvm::enumerate(savedNames))
-    func.setResultAttr(first + i, "fmlp.saved", builder.getStringAttr(name));
+  func.setAllResultAttrs(resultAttrs);
 }
 
 template <typename BlockOp> LogicalResult rejectBiases(BlockOp block) {

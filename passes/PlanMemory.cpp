@@ -155,14 +155,14 @@ public:
         continue;
       inputArguments.push_back(i);
       argumentTypes.push_back(toMemRef(func.getArgument(i).getType()));
-      argumentAttrs.push_back(named(inputName(i)));
+      argumentAttrs.push_back(named(nameOfArgument(i)));
     }
     SmallVector<unsigned> outputResults;
     for (auto [i, destination] : llvm::enumerate(plan.results))
       if (destination.kind == OutDestination::Output) {
         outputResults.push_back(i);
         argumentTypes.push_back(toMemRef(ret.getOperand(i).getType()));
-        argumentAttrs.push_back(named(outputName(i, backward)));
+        argumentAttrs.push_back(named(nameOfResult(i)));
       }
     unsigned savedArgument = argumentTypes.size();
     int64_t tokens = tokenCount();
@@ -198,7 +198,7 @@ public:
       Value argument = newBody->getArgument(index);
       mapping[body.getArgument(original)] = argument;
       // x and dy are token-major ([T, D]); the weights are not.
-      StringRef name = inputName(original);
+      StringRef name = nameOfArgument(original);
       if ((name == "x" || name == "dy") &&
           cast<MemRefType>(argument.getType()).getRank() == 2)
         tokenMajor.insert(argument);
@@ -241,15 +241,14 @@ private:
         builder.getNamedAttr("fmlp.name", builder.getStringAttr(name)));
   }
 
-  static StringRef inputName(unsigned index) {
-    static const char *names[] = {"x", "gate", "up", "down", "dy"};
-    return index < 5 ? names[index] : "input";
+  /// The names fmlp-expand-training gave (x, gate, ..., dy; y, dx, ...).
+  StringRef nameOfArgument(unsigned index) {
+    auto name = func.getArgAttrOfType<StringAttr>(index, "fmlp.name");
+    return name ? name.getValue() : "input";
   }
-  static StringRef outputName(unsigned index, bool backward) {
-    static const char *gradients[] = {"dx", "d_gate", "d_up", "d_down"};
-    if (!backward)
-      return "y";
-    return index < 4 ? gradients[index] : "output";
+  StringRef nameOfResult(unsigned index) {
+    auto name = func.getResultAttrOfType<StringAttr>(index, "fmlp.name");
+    return name ? name.getValue() : "output";
   }
 
   std::string savedPolicyName() {

@@ -4,11 +4,11 @@
 
 // A function that is one block becomes its three entry points.
 // CHECK-LABEL: func.func @mlp.forward
-// CHECK-SAME: (%[[X:.+]]: tensor<?x96xf32>, %[[WG:.+]]: tensor<200x96xf32>, %[[WU:.+]]: tensor<200x96xf32>, %[[WD:.+]]: tensor<96x200xf32>) -> tensor<?x96xf32> attributes {fmlp.entry = "forward"}
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x96xf32> {fmlp.name = "x"}, %[[WG:[^:]+]]: tensor<200x96xf32> {fmlp.name = "gate"}, %[[WU:[^:]+]]: tensor<200x96xf32> {fmlp.name = "up"}, %[[WD:[^:]+]]: tensor<96x200xf32> {fmlp.name = "down"}) -> (tensor<?x96xf32> {fmlp.name = "y"}) attributes {fmlp.entry = "forward"}
 // CHECK-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]]
 // CHECK-NEXT: return %[[Y]]
 // CHECK-LABEL: func.func @mlp.backward
-// CHECK-SAME: (%[[X:.+]]: tensor<?x96xf32>, %[[WG:.+]]: tensor<200x96xf32>, %[[WU:.+]]: tensor<200x96xf32>, %[[WD:.+]]: tensor<96x200xf32>, %[[DY:.+]]: tensor<?x96xf32>) -> (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>) attributes {fmlp.entry = "backward"}
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x96xf32> {fmlp.name = "x"}, %[[WG:[^:]+]]: tensor<200x96xf32> {fmlp.name = "gate"}, %[[WU:[^:]+]]: tensor<200x96xf32> {fmlp.name = "up"}, %[[WD:[^:]+]]: tensor<96x200xf32> {fmlp.name = "down"}, %[[DY:[^:]+]]: tensor<?x96xf32> {fmlp.name = "dy"}) -> (tensor<?x96xf32> {fmlp.name = "dx"}, tensor<200x96xf32> {fmlp.name = "d_gate"}, tensor<200x96xf32> {fmlp.name = "d_up"}, tensor<96x200xf32> {fmlp.name = "d_down"}) attributes {fmlp.entry = "backward"}
 // CHECK-NEXT: %[[DX:.+]], %[[DWG:.+]], %[[DWU:.+]], %[[DWD:.+]] = fmlp.gated_mlp_grad silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]], dy %[[DY]]
 // CHECK-NEXT: return %[[DX]], %[[DWG]], %[[DWU]], %[[DWD]]
 // CHECK-LABEL: func.func @mlp.forward_nograd
@@ -31,7 +31,7 @@ func.func @mlp(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<200x96
 // Biases, multipliers and layouts travel to both directions; the backward
 // takes the biases after the weights and returns their gradients last.
 // CHECK-LABEL: func.func @biased.backward
-// CHECK-SAME: %{{.+}}: tensor<200xf32>, %{{.+}}: tensor<96xf32>, %[[DY:[^:]+]]: tensor<?x96xf32>) -> (tensor<?x96xf32>, tensor<96x200xf32>, tensor<200x96xf32>, tensor<96x200xf32>, tensor<200xf32>, tensor<96xf32>)
+// CHECK-SAME: %{{.+}}: tensor<200xf32> {fmlp.name = "gate_bias"}, %{{.+}}: tensor<96xf32> {fmlp.name = "down_bias"}, %[[DY:[^:]+]]: tensor<?x96xf32> {fmlp.name = "dy"}) -> (tensor<?x96xf32> {fmlp.name = "dx"}, tensor<96x200xf32> {fmlp.name = "d_gate"}, tensor<200x96xf32> {fmlp.name = "d_up"}, tensor<96x200xf32> {fmlp.name = "d_down"}, tensor<200xf32> {fmlp.name = "d_gate_bias"}, tensor<96xf32> {fmlp.name = "d_down_bias"})
 // CHECK-NEXT: fmlp.gated_mlp_grad relu {{.+}} dy %[[DY]] gate_bias %{{.+}} down_bias %{{.+}} {down_multiplier = 2.500000e-01 : f64, gate_layout = #fmlp.layout<in_out>, gate_multiplier = 5.000000e-01 : f64}
 func.func @biased(%x: tensor<?x96xf32>, %wg: tensor<96x200xf32>, %wu: tensor<200x96xf32>,
                   %wd: tensor<96x200xf32>, %bg: tensor<200xf32>, %bd: tensor<96xf32>)

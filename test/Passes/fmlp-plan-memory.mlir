@@ -38,7 +38,7 @@
 // CHUNK: memref.subview %arg0[%[[OFF]], 0] [%[[ROWS]], 96] [1, 1]
 // CHUNK: fmlp.gate_up
 // CHUNK: fmlp.down
-  func.func @mlp.forward(%arg0: tensor<?x96xf32>, %arg1: tensor<200x96xf32>, %arg2: tensor<200x96xf32>, %arg3: tensor<96x200xf32>) -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "a"}, tensor<?x200xf32> {fmlp.saved = "g"}, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.save = "agu"} {
+  func.func @mlp.forward(%arg0: tensor<?x96xf32> {fmlp.name = "x"}, %arg1: tensor<200x96xf32> {fmlp.name = "gate"}, %arg2: tensor<200x96xf32> {fmlp.name = "up"}, %arg3: tensor<96x200xf32> {fmlp.name = "down"}) -> (tensor<?x96xf32> {fmlp.name = "y"}, tensor<?x200xf32> {fmlp.saved = "a"}, tensor<?x200xf32> {fmlp.saved = "g"}, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.save = "agu"} {
     %c0 = arith.constant 0 : index
     %dim = tensor.dim %arg0, %c0 : tensor<?x96xf32>
     %0 = tensor.empty(%dim) : tensor<?x200xf32>
@@ -47,7 +47,7 @@
     %3 = fmlp.down ins(%1#0, %arg3 : tensor<?x200xf32>, tensor<96x200xf32>) outs(%2 : tensor<?x96xf32>) -> tensor<?x96xf32>
     return %3, %1#0, %1#1, %1#2 : tensor<?x96xf32>, tensor<?x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>
   }
-  func.func @mlp.backward(%arg0: tensor<?x96xf32>, %arg1: tensor<200x96xf32>, %arg2: tensor<200x96xf32>, %arg3: tensor<96x200xf32>, %arg4: tensor<?x96xf32>, %arg5: tensor<?x200xf32> {fmlp.saved = "a"}, %arg6: tensor<?x200xf32> {fmlp.saved = "g"}, %arg7: tensor<?x200xf32> {fmlp.saved = "u"}) -> (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>) attributes {fmlp.entry = "backward", fmlp.save = "agu"} {
+  func.func @mlp.backward(%arg0: tensor<?x96xf32> {fmlp.name = "x"}, %arg1: tensor<200x96xf32> {fmlp.name = "gate"}, %arg2: tensor<200x96xf32> {fmlp.name = "up"}, %arg3: tensor<96x200xf32> {fmlp.name = "down"}, %arg4: tensor<?x96xf32> {fmlp.name = "dy"}, %arg5: tensor<?x200xf32> {fmlp.saved = "a"}, %arg6: tensor<?x200xf32> {fmlp.saved = "g"}, %arg7: tensor<?x200xf32> {fmlp.saved = "u"}) -> (tensor<?x96xf32> {fmlp.name = "dx"}, tensor<200x96xf32> {fmlp.name = "d_gate"}, tensor<200x96xf32> {fmlp.name = "d_up"}, tensor<96x200xf32> {fmlp.name = "d_down"}) attributes {fmlp.entry = "backward", fmlp.save = "agu"} {
     %0 = tensor.empty() : tensor<96x200xf32>
     %1 = fmlp.down_weight_grad silu ins(%arg4, %arg5 : tensor<?x96xf32>, tensor<?x200xf32>) outs(%0 : tensor<96x200xf32>) -> tensor<96x200xf32>
     %2:2 = fmlp.down_grad silu ins(%arg4, %arg3, %arg6, %arg7 : tensor<?x96xf32>, tensor<96x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>) outs(%arg6, %arg7 : tensor<?x200xf32>, tensor<?x200xf32>) -> tensor<?x200xf32>, tensor<?x200xf32>
@@ -59,7 +59,7 @@
     %6:2 = fmlp.gate_up_weight_grad ins(%arg0, %2#0, %2#1 : tensor<?x96xf32>, tensor<?x200xf32>, tensor<?x200xf32>) outs(%5, %5 : tensor<200x96xf32>, tensor<200x96xf32>) -> tensor<200x96xf32>, tensor<200x96xf32>
     return %4, %6#0, %6#1, %1 : tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>
   }
-  func.func @mlp.forward_nograd(%arg0: tensor<?x96xf32>, %arg1: tensor<200x96xf32>, %arg2: tensor<200x96xf32>, %arg3: tensor<96x200xf32>) -> tensor<?x96xf32> attributes {fmlp.entry = "forward_nograd"} {
+  func.func @mlp.forward_nograd(%arg0: tensor<?x96xf32> {fmlp.name = "x"}, %arg1: tensor<200x96xf32> {fmlp.name = "gate"}, %arg2: tensor<200x96xf32> {fmlp.name = "up"}, %arg3: tensor<96x200xf32> {fmlp.name = "down"}) -> (tensor<?x96xf32> {fmlp.name = "y"}) attributes {fmlp.entry = "forward_nograd"} {
     %c0 = arith.constant 0 : index
     %dim = tensor.dim %arg0, %c0 : tensor<?x96xf32>
     %0 = tensor.empty(%dim) : tensor<?x200xf32>
@@ -86,7 +86,7 @@
 // CHUNK: fmlp.down_grad
 // CHUNK: fmlp.input_grad
 // CHUNK: fmlp.gate_up_weight_grad {{.*}} outs(%[[DWG]], %[[DWU]] : memref<200x96xf32>, memref<200x96xf32>) {accumulate}
-  func.func @mlpx.backward(%arg0: tensor<?x96xf32>, %arg1: tensor<200x96xf32>, %arg2: tensor<200x96xf32>, %arg3: tensor<96x200xf32>, %arg4: tensor<?x96xf32>) -> (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>) attributes {fmlp.entry = "backward", fmlp.save = "x"} {
+  func.func @mlpx.backward(%arg0: tensor<?x96xf32> {fmlp.name = "x"}, %arg1: tensor<200x96xf32> {fmlp.name = "gate"}, %arg2: tensor<200x96xf32> {fmlp.name = "up"}, %arg3: tensor<96x200xf32> {fmlp.name = "down"}, %arg4: tensor<?x96xf32> {fmlp.name = "dy"}) -> (tensor<?x96xf32> {fmlp.name = "dx"}, tensor<200x96xf32> {fmlp.name = "d_gate"}, tensor<200x96xf32> {fmlp.name = "d_up"}, tensor<96x200xf32> {fmlp.name = "d_down"}) attributes {fmlp.entry = "backward", fmlp.save = "x"} {
     %c0 = arith.constant 0 : index
     %dim = tensor.dim %arg0, %c0 : tensor<?x96xf32>
     %0 = tensor.empty(%dim) : tensor<?x200xf32>
