@@ -126,21 +126,24 @@ public:
     });
   }
 
-  /// outs[...][i, j] = epilogue(ins[i, j]...), elementwise over 2-D.
+  /// outs[...][i, j] = epilogue(ins[i, j]...), elementwise over 2-D; an
+  /// input may be read through another map (a bias: (i, j) -> (j)).
   void epilogue(ValueRange ins, ValueRange outs,
-                function_ref<SmallVector<Value>(ValueRange)> body) {
+                function_ref<SmallVector<Value>(ValueRange)> body,
+                ArrayRef<AffineMap> inputMaps = {}) {
     AffineMap identity = b.getMultiDimIdentityMap(2);
-    SmallVector<AffineMap> maps(ins.size() + outs.size(), identity);
+    SmallVector<AffineMap> maps(inputMaps.begin(), inputMaps.end());
+    maps.resize(ins.size(), identity);
+    maps.append(outs.size(), identity);
     SmallVector<utils::IteratorType> iterators(2,
                                                utils::IteratorType::parallel);
     linalg::GenericOp::create(
         b, loc, ins, outs, maps, iterators,
         [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
           SmallVector<Value> operands;
-          for (Value arg : args.take_front(ins.size()))
-            operands.push_back(toF32(arg));
-          // Outs are passed as f32 too (read by accumulating epilogues).
-          for (Value arg : args.drop_front(ins.size()))
+          // Ins and outs alike are passed as f32 (accumulating epilogues
+          // read their outs).
+          for (Value arg : args)
             operands.push_back(toF32(arg));
           SmallVector<Value> results = body(operands);
           SmallVector<Value> rounded;
@@ -148,6 +151,11 @@ public:
             rounded.push_back(fromF32(result, getElementTypeOrSelf(out)));
           linalg::YieldOp::create(b, loc, rounded);
         });
+  }
+
+  /// The map that reads a 1-D bias along the columns of a 2-D loop nest.
+  AffineMap columnMap() {
+    return AffineMap::get(2, 0, {b.getAffineDimExpr(1)}, b.getContext());
   }
 
   void releaseTemporaries() {
@@ -172,14 +180,34 @@ void lower(GateUpOp op, KernelLowering &k) {
              u);
   Activation activation = op.getActivation();
   std::optional<APFloat> mg = op.getGateMultiplier();
-  k.epilogue({g, u}, outs, [&](ValueRange v) -> SmallVector<Value> {
-    Value gate = k.scale(v[0], mg);
-    Value a = arith::MulFOp::create(
-        k.b, k.loc, buildActivation(k.b, k.loc, activation, gate), v[1]);
-    if (outs.size() == 1)
-      return {a};
-    return {a, gate, v[1]};
-  });
+  // Epilogue inputs: the accumulators, then the biases that are given.
+  SmallVector<Value> ins = {g, u};
+  SmallVector<AffineMap> maps(2, k.b.getMultiDimIdentityMap(2));
+  for (Value bias : {op.getGateBias(), op.getUpBias()})
+    if (bias) {
+      ins.push_back(bias);
+      maps.push_back(k.columnMap());
+    }
+  bool hasGateBias = static_cast<bool>(op.getGateBias());
+  bool hasUpBias = static_cast<bool>(op.getUpBias());
+  k.epilogue(
+      ins, outs,
+      [&](ValueRange v) -> SmallVector<Value> {
+        unsigned next = 2;
+        Value gateSum = hasGateBias
+                            ? arith::AddFOp::create(k.b, k.loc, v[0], v[next++])
+                            : v[0];
+        Value up = hasUpBias
+                       ? arith::AddFOp::create(k.b, k.loc, v[1], v[next++])
+                       : v[1];
+        Value gate = k.scale(gateSum, mg);
+        Value a = arith::MulFOp::create(
+            k.b, k.loc, buildActivation(k.b, k.loc, activation, gate), up);
+        if (outs.size() == 1)
+          return {a};
+        return {a, gate, up};
+      },
+      maps);
 }
 
 void lower(DownOp op, KernelLowering &k) {
@@ -188,9 +216,18 @@ void lower(DownOp op, KernelLowering &k) {
   k.contract(op.getA(), k.map(I, K), op.getDown(),
              k.weightMap(op.getDownLayout(), false), acc);
   std::optional<APFloat> md = op.getDownMultiplier();
-  k.epilogue({acc}, {y}, [&](ValueRange v) -> SmallVector<Value> {
-    return {k.scale(v[0], md)};
-  });
+  if (!op.getDownBias()) {
+    k.epilogue({acc}, {y}, [&](ValueRange v) -> SmallVector<Value> {
+      return {k.scale(v[0], md)};
+    });
+    return;
+  }
+  k.epilogue({acc, op.getDownBias()}, {y},
+             [&](ValueRange v) -> SmallVector<Value> {
+               return {
+                   k.scale(arith::AddFOp::create(k.b, k.loc, v[0], v[1]), md)};
+             },
+             {k.b.getMultiDimIdentityMap(2), k.columnMap()});
 }
 
 void lower(DownGradOp op, KernelLowering &k) {
@@ -289,6 +326,44 @@ void lower(DownWeightGradOp op, KernelLowering &k) {
   });
 }
 
+void lower(BiasGradOp op, KernelLowering &k) {
+  Value out = op.getInits()[0];
+  // acc[n] = sum_t grad[t, n], in f32.
+  auto type =
+      MemRefType::get(cast<MemRefType>(out.getType()).getShape(), k.f32);
+  Value acc = memref::AllocOp::create(k.b, k.loc, type);
+  linalg::FillOp::create(k.b, k.loc, k.constant(0.0), acc);
+  k.temporaries.push_back(acc);
+  AffineMap rows = k.b.getMultiDimIdentityMap(2);
+  AffineMap columns =
+      AffineMap::get(2, 0, {k.b.getAffineDimExpr(1)}, k.b.getContext());
+  linalg::GenericOp::create(
+      k.b, k.loc, ValueRange{op.getGrad()}, ValueRange{acc},
+      ArrayRef<AffineMap>{rows, columns},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::reduction,
+                                    utils::IteratorType::parallel},
+      [&](OpBuilder &, Location, ValueRange args) {
+        Value sum =
+            arith::AddFOp::create(k.b, k.loc, args[1], k.toF32(args[0]));
+        linalg::YieldOp::create(k.b, k.loc, sum);
+      });
+  // out = scale acc (+ out when accumulating), rounded once.
+  std::optional<APFloat> scale = op.getScale();
+  bool accumulate = op.getAccumulate();
+  AffineMap identity = k.b.getMultiDimIdentityMap(1);
+  linalg::GenericOp::create(
+      k.b, k.loc, ValueRange{acc}, ValueRange{out},
+      ArrayRef<AffineMap>{identity, identity},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &, Location, ValueRange args) {
+        Value grad = k.scale(args[0], scale);
+        if (accumulate)
+          grad = arith::AddFOp::create(k.b, k.loc, k.toF32(args[1]), grad);
+        linalg::YieldOp::create(k.b, k.loc,
+                                k.fromF32(grad, getElementTypeOrSelf(out)));
+      });
+}
+
 struct ConvertFMLPToLinalgPass
     : mlir::fmlp::impl::ConvertFMLPToLinalgPassBase<ConvertFMLPToLinalgPass> {
   void runOnOperation() override {
@@ -301,7 +376,7 @@ struct ConvertFMLPToLinalgPass
         return WalkResult::interrupt();
       }
       if (isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-              DownWeightGradOp>(op)) {
+              DownWeightGradOp, BiasGradOp>(op)) {
         if (op->getNumResults() != 0) {
           op->emitOpError("works on tensors: run fmlp-plan-memory first");
           return WalkResult::interrupt();
@@ -324,7 +399,8 @@ struct ConvertFMLPToLinalgPass
       KernelLowering k(builder, op->getLoc());
       llvm::TypeSwitch<Operation *>(op)
           .Case<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-                DownWeightGradOp>([&](auto kernel) { lower(kernel, k); });
+                DownWeightGradOp, BiasGradOp>(
+              [&](auto kernel) { lower(kernel, k); });
       k.releaseTemporaries();
       op->erase();
     }

@@ -48,6 +48,8 @@ public:
         downLayout(block.getDownLayoutAttr()),
         gateMultiplier(block.getGateMultiplierAttr()),
         downMultiplier(block.getDownMultiplierAttr()),
+        gateBias(block.getGateBias()), upBias(block.getUpBias()),
+        downBias(block.getDownBias()),
         hiddenWidth(block.getBlockShape().hiddenWidth) {}
 
   /// x [..., T, D] as [T, D].
@@ -100,8 +102,8 @@ public:
       inits.push_back(emptyTokenMajor(x, hiddenWidth));
     }
     auto op = GateUpOp::create(builder, loc, ValueRange(inits).getTypes(), x,
-                               gate, up, inits, activation, gateLayout,
-                               upLayout, gateMultiplier);
+                               gate, up, gateBias, upBias, inits, activation,
+                               gateLayout, upLayout, gateMultiplier);
     return SmallVector<Value>(op->getResults());
   }
 
@@ -110,7 +112,8 @@ public:
     Value init =
         emptyTokenMajor(x, cast<ShapedType>(x.getType()).getDimSize(1));
     return DownOp::create(builder, loc, TypeRange{init.getType()}, a, down,
-                          ValueRange{init}, downLayout, downMultiplier)
+                          downBias, ValueRange{init}, downLayout,
+                          downMultiplier)
         ->getResult(0);
   }
 
@@ -139,8 +142,23 @@ public:
         builder, loc, TypeRange{dGateInit.getType(), dUpInit.getType()}, x, dg,
         du, ValueRange{dGateInit, dUpInit}, gateLayout, upLayout,
         /*accumulate=*/nullptr);
-    return {dx->getResult(0), dWeights->getResult(0), dWeights->getResult(1),
-            dDown->getResult(0)};
+    SmallVector<Value> results = {dx->getResult(0), dWeights->getResult(0),
+                                  dWeights->getResult(1), dDown->getResult(0)};
+    // Bias gradients, in the order gate, up, down: sums over the tokens.
+    if (gateBias)
+      results.push_back(biasGradient(dg, gateBias, FloatAttr()));
+    if (upBias)
+      results.push_back(biasGradient(du, upBias, FloatAttr()));
+    if (downBias)
+      results.push_back(biasGradient(dy, downBias, downMultiplier));
+    return results;
+  }
+
+  Value biasGradient(Value grad, Value bias, FloatAttr scale) {
+    Value init = emptyLike(bias);
+    return BiasGradOp::create(builder, loc, TypeRange{init.getType()}, grad,
+                              ValueRange{init}, scale, /*accumulate=*/nullptr)
+        ->getResult(0);
   }
 
 private:
@@ -149,6 +167,7 @@ private:
   ActivationAttr activation;
   WeightLayoutAttr gateLayout, upLayout, downLayout;
   FloatAttr gateMultiplier, downMultiplier;
+  Value gateBias, upBias, downBias;
   int64_t hiddenWidth;
 };
 
@@ -170,17 +189,8 @@ void setResults(func::FuncOp func, ValueRange results,
   func.setAllResultAttrs(resultAttrs);
 }
 
-template <typename BlockOp> LogicalResult rejectBiases(BlockOp block) {
-  if (!block.getGateBias() && !block.getUpBias() && !block.getDownBias())
-    return success();
-  return block.emitOpError(
-      "has biases, which the kernel plan does not support yet");
-}
-
 LogicalResult fuseForward(func::FuncOp func, GatedMlpOp block,
                           std::optional<SavePolicy> save) {
-  if (failed(rejectBiases(block)))
-    return failure();
   OpBuilder builder(block);
   PlanBuilder plan(builder, block);
   Value x = plan.collapseTokens(block.getX());
@@ -208,8 +218,6 @@ LogicalResult fuseForward(func::FuncOp func, GatedMlpOp block,
 
 LogicalResult fuseBackward(func::FuncOp func, GatedMlpGradOp block,
                            SavePolicy save) {
-  if (failed(rejectBiases(block)))
-    return failure();
   OpBuilder builder(block);
   PlanBuilder plan(builder, block);
   Value x = plan.collapseTokens(block.getX());

@@ -151,8 +151,9 @@ def FusePass : Pass<"fmlp-fuse", "::mlir::ModuleOp"> {
     marked `fmlp.saved = "a" | "g" | "u"` on the forward's results and the
     backward's arguments; each entry records `fmlp.save`.
 
-    Biases are not part of the kernel plan yet: a block with biases is an
-    error here.
+    Biases are added in K1's and K2's epilogues; their gradients are
+    `fmlp.bias_grad` sums over the tokens of dG, dU and (times md) dY,
+    returned after the weight gradients.
 
     Before (backward entry):
 

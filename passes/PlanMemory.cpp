@@ -128,7 +128,7 @@ LogicalResult verifyInPlaceWrites(func::FuncOp func) {
 
 bool isKernel(Operation *op) {
   return isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-             DownWeightGradOp>(op);
+             DownWeightGradOp, BiasGradOp>(op);
 }
 
 /// Rebuilds `func` on memrefs following `plan`.
@@ -304,7 +304,8 @@ private:
         output = memref::CollapseShapeOp::create(builder, func.getLoc(), output,
                                                  groups);
       }
-      if (!isa<GateUpWeightGradOp, DownWeightGradOp>(init->getOwner()))
+      if (!isa<GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
+              init->getOwner()))
         tokenMajor.insert(output);
       return output;
     }
@@ -364,7 +365,7 @@ private:
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     Value step = arith::ConstantIndexOp::create(builder, loc, chunkTokens);
     for (Operation *kernel : kernels)
-      if (isa<GateUpWeightGradOp, DownWeightGradOp>(kernel)) {
+      if (isa<GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(kernel)) {
         for (Value out :
              cast<DestinationStyleOpInterface>(kernel).getDpsInits()) {
           Type element = getElementTypeOrSelf(out.getType());

@@ -154,6 +154,7 @@ FMLP_KERNEL_EFFECTS(DownGradOp)
 FMLP_KERNEL_EFFECTS(InputGradOp)
 FMLP_KERNEL_EFFECTS(GateUpWeightGradOp)
 FMLP_KERNEL_EFFECTS(DownWeightGradOp)
+FMLP_KERNEL_EFFECTS(BiasGradOp)
 #undef FMLP_KERNEL_EFFECTS
 
 LogicalResult GateUpOp::verify() {
@@ -169,6 +170,10 @@ LogicalResult GateUpOp::verify() {
   SmallVector<ExpectedShape> expected = {
       {"x", getX(), {t, d}},
       {"up", getUp(), getWeightShape(getUpLayout(), {d, h})}};
+  if (getGateBias())
+    expected.push_back({"gate_bias", getGateBias(), {h}});
+  if (getUpBias())
+    expected.push_back({"up_bias", getUpBias(), {h}});
   for (Value init : getInits())
     expected.push_back({"out", init, {t, h}});
   return expectShapes(*this, expected);
@@ -181,8 +186,20 @@ LogicalResult DownOp::verify() {
     return failure();
   auto [h, d] = dims->weight;
   int64_t t = dims->tokens;
-  return expectShapes(
-      *this, {{"a", getA(), {t, h}}, {"y", getInits().front(), {t, d}}});
+  SmallVector<ExpectedShape> expected = {{"a", getA(), {t, h}},
+                                         {"y", getInits().front(), {t, d}}};
+  if (getDownBias())
+    expected.push_back({"down_bias", getDownBias(), {d}});
+  return expectShapes(*this, expected);
+}
+
+LogicalResult BiasGradOp::verify() {
+  if (failed(verifyKernelForm(*this, {"bias gradient"})))
+    return failure();
+  ArrayRef<int64_t> grad = shapeOf(getGrad());
+  if (grad.size() != 2)
+    return emitOpError("grad must be 2-D ([T, N]), got ") << formatShape(grad);
+  return expectShape(*this, "bias gradient", getInits().front(), {grad[1]});
 }
 
 LogicalResult DownGradOp::verify() {

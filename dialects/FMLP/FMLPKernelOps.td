@@ -2,7 +2,8 @@
 //
 // One operation per kernel of the fused plan (ARCHITECTURE.md, "The fused
 // plan"): K1 gate_up, K2 down, K3 down_grad, K4 input_grad,
-// K5 gate_up_weight_grad, K6 down_weight_grad. They are destination-passing
+// K5 gate_up_weight_grad, K6 down_weight_grad, and bias_grad for the bias
+// gradients. They are destination-passing
 // like linalg: on tensors they return their results; on memrefs (after
 // fmlp-plan-memory) they write their `outs` and may read and write the same
 // buffer where the op says so (K3 writes dG, dU over G, U).
@@ -36,11 +37,12 @@ defvar FMLP_KernelResults = [{
   `outs` `(` $inits `:` type($inits) `)` attr-dict (`->` type($results)^)?
 }];
 
-def FMLP_GateUpOp : FMLP_KernelOp<"gate_up"> {
+def FMLP_GateUpOp : FMLP_KernelOp<"gate_up", [AttrSizedOperandSegments]> {
   let summary = "K1: G and U from one pass over x, A in the epilogue";
   let description = [{
-    Computes `G = mg (x Wg)` and `U = x Wu` with two accumulators that share
-    each tile of `x`, and in the epilogue `A = act(G) * U`. With one init it
+    Computes `G = mg (x Wg + bg)` and `U = x Wu + bu` with two accumulators
+    that share each tile of `x` (the biases, when given, added in the
+    epilogue), and in the epilogue `A = act(G) * U`. With one init it
     stores `A` only (the no-grad forward); with three it stores `A`, `G`,
     `U` (training), which fmlp-plan-memory places side by side in one
     buffer.
@@ -51,6 +53,7 @@ def FMLP_GateUpOp : FMLP_KernelOp<"gate_up"> {
   }];
   let arguments = (ins
     AnyShaped:$x, AnyShaped:$gate, AnyShaped:$up,
+    Optional<AnyShaped>:$gate_bias, Optional<AnyShaped>:$up_bias,
     Variadic<AnyShaped>:$inits,
     FMLP_ActivationAttr:$activation,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
@@ -61,19 +64,22 @@ def FMLP_GateUpOp : FMLP_KernelOp<"gate_up"> {
   let assemblyFormat = !strconcat([{
     custom<ActivationKeyword>($activation) `ins` `(` $x `,` $gate `,` $up `:`
     type($x) `,` type($gate) `,` type($up) `)`
+    (`gate_bias` `(` $gate_bias^ `:` type($gate_bias) `)`)?
+    (`up_bias` `(` $up_bias^ `:` type($up_bias) `)`)?
   }], FMLP_KernelResults);
 }
 
-def FMLP_DownOp : FMLP_KernelOp<"down"> {
-  let summary = "K2: y = md (A Wd)";
+def FMLP_DownOp : FMLP_KernelOp<"down", [AttrSizedOperandSegments]> {
+  let summary = "K2: y = md (A Wd + bd)";
   let arguments = (ins
-    AnyShaped:$a, AnyShaped:$down,
+    AnyShaped:$a, AnyShaped:$down, Optional<AnyShaped>:$down_bias,
     Variadic<AnyShaped>:$inits,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
     OptionalAttr<F64Attr>:$down_multiplier);
   let assemblyFormat = !strconcat([{
     `ins` `(` $a `,` $down `:` type($a) `,` type($down) `)`
+    (`down_bias` `(` $down_bias^ `:` type($down_bias) `)`)?
   }], FMLP_KernelResults);
 }
 
@@ -153,6 +159,25 @@ def FMLP_DownWeightGradOp : FMLP_KernelOp<"down_weight_grad",
   let assemblyFormat = !strconcat([{
     custom<ActivationKeyword>($activation) `ins` `(` $dy `,` $activation_inputs
     `:` type($dy) `,` type($activation_inputs) `)`
+  }], FMLP_KernelResults);
+}
+
+def FMLP_BiasGradOp : FMLP_KernelOp<"bias_grad"> {
+  let summary = "A bias gradient: db = scale * (the sum over tokens of a gradient)";
+  let description = [{
+    `db[n] = scale * sum_t grad[t, n]`: dbg from dG, dbu from dU, and dbd
+    (scale md) from dY. A reduction over the tokens like K5's and K6's; on
+    the GPU it belongs in their main loops (a row of ones appended to the
+    shared operand), here it is a kernel of its own. With `accumulate`, adds
+    to the out instead of overwriting it.
+  }];
+  let arguments = (ins
+    AnyShaped:$grad,
+    Variadic<AnyShaped>:$inits,
+    OptionalAttr<F64Attr>:$scale,
+    UnitAttr:$accumulate);
+  let assemblyFormat = !strconcat([{
+    `ins` `(` $grad `:` type($grad) `)`
   }], FMLP_KernelResults);
 }
 

@@ -59,6 +59,8 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
     if (auto multiplier = op.getGateMultiplier())
       block.gateMultiplier = multiplier->convertToDouble();
     block.gateInOut = op.getGateLayout() == WeightLayout::in_out;
+    block.gateBias = static_cast<bool>(op.getGateBias());
+    block.upBias = static_cast<bool>(op.getUpBias());
     block.upInOut = op.getUpLayout() == WeightLayout::in_out;
     ProjectionExtents extents =
         getProjectionExtents(op.getGateLayout(), gate.getShape());
@@ -69,6 +71,7 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
     if (auto multiplier = op.getDownMultiplier())
       block.downMultiplier = multiplier->convertToDouble();
     block.downInOut = op.getDownLayout() == WeightLayout::in_out;
+    block.downBias = static_cast<bool>(op.getDownBias());
   });
 
   // Only the block's entry points run here; the rest of the program that

@@ -30,7 +30,8 @@ struct BlockDescription {
   std::string activation; // silu, gelu_tanh, relu
   double gateMultiplier = 1.0, downMultiplier = 1.0;
   bool gateInOut = false, upInOut = false, downInOut = false; // [in, out]
-  int64_t model = 0, hidden = 0;                              // D, H
+  bool gateBias = false, upBias = false, downBias = false;
+  int64_t model = 0, hidden = 0; // D, H
   HostElement element = HostElement::F32;
 };
 

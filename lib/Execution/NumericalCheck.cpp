@@ -75,17 +75,33 @@ BlockSpec mlir::fmlp::getBlockSpec(const BlockDescription &block,
                    activationOf(block.activation),
                    block.gateMultiplier,
                    block.downMultiplier,
-                   storageOf(block.element)};
+                   storageOf(block.element),
+                   block.gateBias,
+                   block.upBias,
+                   block.downBias};
 }
 
 PackedInputs mlir::fmlp::packInputs(const BlockDescription &block,
                                     const Inputs &inputs) {
   HostElement element = block.element;
-  return PackedInputs{pack(inputs.x, element),
+  PackedInputs packed{pack(inputs.x, element),
                       packWeight(inputs.gate, block.gateInOut, element),
                       packWeight(inputs.up, block.upInOut, element),
                       packWeight(inputs.down, block.downInOut, element),
-                      pack(inputs.dy, element)};
+                      pack(inputs.dy, element),
+                      {}};
+  auto packBias = [&](const char *name, const Matrix &bias) {
+    if (bias.values.empty())
+      return;
+    HostTensor tensor(element, std::vector<int64_t>{bias.cols});
+    for (int64_t i = 0; i < bias.cols; ++i)
+      tensor.set(i, bias.values[i]);
+    packed.biases.emplace(name, std::move(tensor));
+  };
+  packBias("gate_bias", inputs.gateBias);
+  packBias("up_bias", inputs.upBias);
+  packBias("down_bias", inputs.downBias);
+  return packed;
 }
 
 bool CheckReport::passed() const {
@@ -123,6 +139,8 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
                                                  {"up", &up},
                                                  {"down", &down},
                                                  {"dy", &packed.dy}};
+  for (auto &[name, bias] : packed.biases)
+    tensors[name] = &bias;
 
   const EntryPoint *forward = runner.findEntry("forward");
   const EntryPoint *backward = runner.findEntry("backward");
@@ -147,6 +165,15 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
     tensors["d_gate"] = &dGate;
     tensors["d_up"] = &dUp;
     tensors["d_down"] = &dDown;
+    // Bias gradients, poisoned like every output.
+    std::map<std::string, HostTensor> biasGradients;
+    for (auto &[name, bias] : packed.biases) {
+      HostTensor gradient(element, bias.shape());
+      gradient.poison();
+      auto [it, inserted] =
+          biasGradients.emplace("d_" + name, std::move(gradient));
+      tensors[it->first] = &it->second;
+    }
     int runs = options.secondBackward ? 2 : 1;
     for (int run = 0; run < runs; ++run)
       if (!runner.run("backward", t, tensors, error))
@@ -166,6 +193,24 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
     report.outputs.push_back(
         {"d_down", compare(unpackWeight(dDown, block.downInOut), exact.dDown,
                            bounds.dDown, &bounds.dDownChunk, chunks)});
+    struct BiasOutput {
+      const char *name;
+      const Matrix &exact, &bound, &perChunk;
+    };
+    for (const BiasOutput &output :
+         {BiasOutput{"d_gate_bias", exact.dGateBias, bounds.dGateBias,
+                     bounds.dGateBiasChunk},
+          BiasOutput{"d_up_bias", exact.dUpBias, bounds.dUpBias,
+                     bounds.dUpBiasChunk},
+          BiasOutput{"d_down_bias", exact.dDownBias, bounds.dDownBias,
+                     bounds.dDownBiasChunk}}) {
+      if (output.exact.values.empty())
+        continue;
+      HostTensor *computed = tensors.at(output.name);
+      report.outputs.push_back(
+          {output.name, compare(computed->toDoubles(), output.exact,
+                                output.bound, &output.perChunk, chunks)});
+    }
   }
 
   HostTensor yNograd = poisoned(element, t, d);

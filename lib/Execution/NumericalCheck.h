@@ -14,6 +14,7 @@
 #include "lib/Execution/BlockRunner.h"
 #include "lib/Numerics/Reference.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,8 @@ struct CheckReport {
 /// Inputs as an entry point takes them: weights in their stored layout.
 struct PackedInputs {
   HostTensor x, gate, up, down, dy;
+  /// Present biases by name (gate_bias, up_bias, down_bias), 1-D.
+  std::map<std::string, HostTensor> biases;
 };
 PackedInputs packInputs(const BlockDescription &block,
                         const ::fmlp::numerics::Inputs &inputs);

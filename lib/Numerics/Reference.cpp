@@ -123,6 +123,22 @@ template <typename F> Matrix map(const Matrix &a, F f) {
   return c;
 }
 
+/// a + b broadcast over rows (b is [1, cols]); a itself if b is empty.
+Matrix addRow(const Matrix &a, const Matrix &row) {
+  if (row.values.empty())
+    return a;
+  return map(a, [&](size_t i) { return a.values[i] + row.values[i % a.cols]; });
+}
+
+/// [1, cols]: the sum of each column.
+Matrix columnSums(const Matrix &a) {
+  Matrix sums(1, a.cols);
+  for (int64_t i = 0; i < a.rows; ++i)
+    for (int64_t j = 0; j < a.cols; ++j)
+      sums.values[j] += a(i, j);
+  return sums;
+}
+
 Matrix absolute(const Matrix &a) {
   return map(a, [&](size_t i) { return std::fabs(a.values[i]); });
 }
@@ -196,20 +212,26 @@ Inputs drawInputs(const BlockSpec &spec, uint64_t seed) {
   inputs.down =
       draw(spec.hidden, spec.model, downDeviation, spec.storage, generator);
   inputs.dy = draw(spec.tokens, spec.model, 1.0, spec.storage, generator);
+  if (spec.gateBias)
+    inputs.gateBias = draw(1, spec.hidden, 0.5, spec.storage, generator);
+  if (spec.upBias)
+    inputs.upBias = draw(1, spec.hidden, 0.5, spec.storage, generator);
+  if (spec.downBias)
+    inputs.downBias = draw(1, spec.model, 0.5, spec.storage, generator);
   return inputs;
 }
 
 Exact computeExact(const BlockSpec &spec, const Inputs &in) {
   Exact e;
   double mg = spec.gateMultiplier, md = spec.downMultiplier;
-  e.g = matmul(in.x, false, in.gate, false);
+  e.g = addRow(matmul(in.x, false, in.gate, false), in.gateBias);
   for (double &v : e.g.values)
     v *= mg;
-  e.u = matmul(in.x, false, in.up, false);
+  e.u = addRow(matmul(in.x, false, in.up, false), in.upBias);
   e.a = map(e.g, [&](size_t i) {
     return activation(spec.activation, e.g.values[i]) * e.u.values[i];
   });
-  e.y = matmul(e.a, false, in.down, false);
+  e.y = addRow(matmul(e.a, false, in.down, false), in.downBias);
   for (double &v : e.y.values)
     v *= md;
 
@@ -232,6 +254,15 @@ Exact computeExact(const BlockSpec &spec, const Inputs &in) {
   e.dDown = matmul(e.a, true, in.dy, false);
   for (double &v : e.dDown.values)
     v *= md;
+  if (spec.gateBias)
+    e.dGateBias = columnSums(dG);
+  if (spec.upBias)
+    e.dUpBias = columnSums(dU);
+  if (spec.downBias) {
+    e.dDownBias = columnSums(in.dy);
+    for (double &v : e.dDownBias.values)
+      v *= md;
+  }
   return e;
 }
 
@@ -266,10 +297,13 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e) {
   Matrix eA = stored(eA0, e.a, s);
   // y = md (A Wd): the dot product's own error on |A| + eA, plus eA carried.
   Matrix carriedA = map(e.a, [&](size_t i) {
-    return gamma(spec.hidden) * (std::fabs(e.a.values[i]) + eA.values[i]) +
+    return gamma(spec.hidden + 1) * (std::fabs(e.a.values[i]) + eA.values[i]) +
            eA.values[i];
   });
-  Matrix yTerm = matmul(carriedA, false, absDown, false);
+  Matrix downBiasTerm = absolute(in.downBias);
+  for (double &v : downBiasTerm.values)
+    v *= gamma(spec.hidden + 1);
+  Matrix yTerm = addRow(matmul(carriedA, false, absDown, false), downBiasTerm);
   b.y = stored(map(yTerm,
                    [&](size_t i) {
                      return md * yTerm.values[i] + u * std::fabs(e.y.values[i]);
@@ -371,6 +405,31 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e) {
   b.dDownChunk = map(aTerm, [&](size_t i) {
     return s * (md * aMagnitude.values[i] + b.dDown.values[i]);
   });
+
+  // Bias gradients: fp32 sums over T of dG, dU (with their errors) and dY.
+  auto biasGradient = [&](const Matrix &value, const Matrix &error,
+                          const Matrix &exact, double scale, Matrix &base,
+                          Matrix &perChunk) {
+    Matrix magnitude = columnSums(map(value, [&](size_t i) {
+      return std::fabs(value.values[i]) + error.values[i];
+    }));
+    Matrix carriedError = columnSums(error);
+    base = map(magnitude, [&](size_t i) {
+      return scale * (gamma(spec.tokens) * magnitude.values[i] +
+                      carriedError.values[i]) +
+             u * std::fabs(exact.values[i]);
+    });
+    perChunk = map(magnitude, [&](size_t i) {
+      return s * (scale * magnitude.values[i] + base.values[i]);
+    });
+  };
+  if (spec.gateBias)
+    biasGradient(dGExact, edG, e.dGateBias, 1.0, b.dGateBias, b.dGateBiasChunk);
+  if (spec.upBias)
+    biasGradient(dUExact, edU, e.dUpBias, 1.0, b.dUpBias, b.dUpBiasChunk);
+  if (spec.downBias)
+    biasGradient(in.dy, Matrix(in.dy.rows, in.dy.cols), e.dDownBias, md,
+                 b.dDownBias, b.dDownBiasChunk);
   return b;
 }
 

@@ -55,21 +55,24 @@ struct BlockSpec {
   ActivationKind activation = ActivationKind::Silu;
   double gateMultiplier = 1.0, downMultiplier = 1.0;
   Storage storage = Storage::F32;
+  bool gateBias = false, upBias = false, downBias = false;
 };
 
 /// Inputs as the math sees them: x [T, D], Wg and Wu [D, H] (x Wg), Wd
 /// [H, D], dy [T, D]. Every value is representable in the storage type.
 struct Inputs {
   Matrix x, gate, up, down, dy;
+  Matrix gateBias, upBias, downBias; // [1, H], [1, H], [1, D] when present
 };
 
-/// Draws inputs ~ N(0, 1) for x and dy and N(0, 0.02) ... scaled so that
-/// the block's outputs are of order one, rounded to the storage type.
+/// Draws x, dy ~ N(0, 1), weights ~ N(0, 1 / fan_in) and biases
+/// ~ N(0, 1/4), rounded to the storage type.
 Inputs drawInputs(const BlockSpec &spec, uint64_t seed);
 
 /// Every tensor of the exact forward and backward.
 struct Exact {
   Matrix g, u, a, y, dx, dGate, dUp, dDown;
+  Matrix dGateBias, dUpBias, dDownBias; // [1, N] when the bias is present
 };
 Exact computeExact(const BlockSpec &spec, const Inputs &inputs);
 
@@ -78,8 +81,10 @@ Exact computeExact(const BlockSpec &spec, const Inputs &inputs);
 /// `chunks` storage roundings: bound = base + chunks * perChunk.
 struct Bounds {
   Matrix y, dx;
-  Matrix dGate, dUp, dDown;                // base
-  Matrix dGateChunk, dUpChunk, dDownChunk; // per chunk
+  // Reductions over tokens (weight and bias gradients): base, and per chunk.
+  Matrix dGate, dUp, dDown, dGateBias, dUpBias, dDownBias;
+  Matrix dGateChunk, dUpChunk, dDownChunk, dGateBiasChunk, dUpBiasChunk,
+      dDownBiasChunk;
 };
 Bounds computeBounds(const BlockSpec &spec, const Inputs &inputs,
                      const Exact &exact);

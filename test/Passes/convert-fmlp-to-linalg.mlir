@@ -53,6 +53,22 @@ func.func @down_weight_grad_recompute(%dy: memref<?x96xf32>, %g: memref<?x200xf3
 
 // -----
 
+// A bias gradient: an f32 sum over the tokens, then scaled, added to the
+// out (accumulate) and rounded once.
+// CHECK-LABEL: func.func @bias_grad
+// CHECK: %[[ACC:.+]] = memref.alloc() : memref<96xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%arg0 : memref<?x96xbf16>) outs(%[[ACC]] : memref<96xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<96xf32>) outs(%arg1 : memref<96xbf16>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.truncf
+func.func @bias_grad(%dy: memref<?x96xbf16>, %dbd: memref<96xbf16>) {
+  fmlp.bias_grad ins(%dy : memref<?x96xbf16>) outs(%dbd : memref<96xbf16>) {scale = 0.5 : f64, accumulate}
+  return
+}
+
+// -----
+
 func.func @tensors(%a: tensor<?x200xf32>, %wd: tensor<96x200xf32>, %y: tensor<?x96xf32>) -> tensor<?x96xf32> {
   // expected-error @+1 {{'fmlp.down' op works on tensors: run fmlp-plan-memory first}}
   %r = fmlp.down ins(%a, %wd : tensor<?x200xf32>, tensor<96x200xf32>) outs(%y : tensor<?x96xf32>) -> tensor<?x96xf32>

@@ -76,12 +76,37 @@ func.func @mlp.forward_nograd(%x: tensor<2x?x96xf32>, %wg: tensor<200x96xf32>,
 
 // -----
 
+// Biases go into K1's and K2's epilogues; their gradients are sums over the
+// tokens of dG, dU and (times md) dY.
+// CHECK-LABEL: func.func @biased.forward(
+// CHECK: fmlp.gate_up silu ins({{.*}}) gate_bias(%arg4 : tensor<200xf32>) up_bias(%arg5 : tensor<200xf32>) outs(
+// CHECK: fmlp.down ins({{.*}}) down_bias(%arg6 : tensor<96xf32>) outs(
 func.func @biased.forward(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<200x96xf32>,
-                          %wd: tensor<96x200xf32>, %bd: tensor<96xf32>) -> tensor<?x96xf32>
+                          %wd: tensor<96x200xf32>, %bg: tensor<200xf32>, %bu: tensor<200xf32>,
+                          %bd: tensor<96xf32>) -> tensor<?x96xf32>
     attributes {fmlp.entry = "forward"} {
-  // expected-error @+1 {{'fmlp.gated_mlp' op has biases, which the kernel plan does not support yet}}
-  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd down_bias %bd
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd gate_bias %bg up_bias %bu down_bias %bd
       : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>,
-         tensor<96xf32>) -> tensor<?x96xf32>
+         tensor<200xf32>, tensor<200xf32>, tensor<96xf32>) -> tensor<?x96xf32>
   return %y : tensor<?x96xf32>
+}
+
+// CHECK-LABEL: func.func @biased.backward(
+// CHECK: %[[DGU:.+]]:2 = fmlp.down_grad
+// CHECK: %[[DBG:.+]] = fmlp.bias_grad ins(%[[DGU]]#0 : tensor<?x200xf32>) outs(%{{.+}} : tensor<200xf32>) -> tensor<200xf32>
+// CHECK: %[[DBD:.+]] = fmlp.bias_grad ins(%arg6 : tensor<?x96xf32>) outs(%{{.+}} : tensor<96xf32>) {scale = 5.000000e-01 : f64} -> tensor<96xf32>
+// CHECK: return {{.*}}, %[[DBG]], %[[DBD]] :
+func.func @biased.backward(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<200x96xf32>,
+                           %wd: tensor<96x200xf32>, %bg: tensor<200xf32>, %bd: tensor<96xf32>,
+                           %dy: tensor<?x96xf32>)
+    -> (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>,
+        tensor<200xf32>, tensor<96xf32>) attributes {fmlp.entry = "backward"} {
+  %dx, %dwg, %dwu, %dwd, %dbg, %dbd = fmlp.gated_mlp_grad silu %x, gate %wg, up %wu,
+      down %wd, dy %dy gate_bias %bg down_bias %bd {down_multiplier = 0.5 : f64}
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>,
+         tensor<?x96xf32>, tensor<200xf32>, tensor<96xf32>)
+      -> (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>,
+          tensor<200xf32>, tensor<96xf32>)
+  return %dx, %dwg, %dwu, %dwd, %dbg, %dbd : tensor<?x96xf32>, tensor<200x96xf32>,
+      tensor<200x96xf32>, tensor<96x200xf32>, tensor<200xf32>, tensor<96xf32>
 }

@@ -33,7 +33,8 @@ struct Case {
   int64_t chunkTokens;
   std::string activation = "silu";
   double gateMultiplier = 1.0, downMultiplier = 1.0;
-  bool inOut = false; // weights stored [in, out] instead of nn.Linear's
+  bool inOut = false;  // weights stored [in, out] instead of nn.Linear's
+  bool biases = false; // gate, up and down biases
 
   std::string name() const {
     std::string text =
@@ -43,6 +44,8 @@ struct Case {
       text += "_multipliers";
     if (inOut)
       text += "_in_out";
+    if (biases)
+      text += "_biases";
     return text;
   }
 };
@@ -71,14 +74,25 @@ std::string blockSource(const Case &c) {
                       attributes.empty() ? "" : ", ", c.downMultiplier);
   if (!attributes.empty())
     attributes = "{" + attributes + "}";
+  std::string hiddenBias =
+      llvm::formatv("tensor<{0}x{1}>", c.hidden, c.element);
+  std::string modelBias = llvm::formatv("tensor<{0}x{1}>", c.model, c.element);
+  std::string biasArguments, biasOperands, biasTypes;
+  if (c.biases) {
+    biasArguments =
+        llvm::formatv(", %bg: {0}, %bu: {0}, %bd: {1}", hiddenBias, modelBias);
+    biasOperands = " gate_bias %bg up_bias %bu down_bias %bd";
+    biasTypes = llvm::formatv(", {0}, {0}, {1}", hiddenBias, modelBias);
+  }
   return llvm::formatv(R"mlir(
-func.func @mlp(%x: {0}, %wg: {1}, %wu: {1}, %wd: {2}) -> {0} {
-  %y = fmlp.gated_mlp {3} %x, gate %wg, up %wu, down %wd {4}
-      : ({0}, {1}, {1}, {2}) -> {0}
+func.func @mlp(%x: {0}, %wg: {1}, %wu: {1}, %wd: {2}{5}) -> {0} {
+  %y = fmlp.gated_mlp {3} %x, gate %wg, up %wu, down %wd{6} {4}
+      : ({0}, {1}, {1}, {2}{7}) -> {0}
   return %y : {0}
 }
 )mlir",
-                       x, gate, down, c.activation, attributes);
+                       x, gate, down, c.activation, attributes, biasArguments,
+                       biasOperands, biasTypes);
 }
 
 std::unique_ptr<BlockRunner> compileCase(const Case &c) {
@@ -118,7 +132,8 @@ TEST_P(BlockNumerics, WithinErrorBound) {
   std::unique_ptr<BlockRunner> runner = compileCase(c);
   ASSERT_TRUE(runner);
   CheckReport report = check(*runner, c);
-  ASSERT_EQ(report.outputs.size(), 6u); // y, dx, dWg, dWu, dWd, y no-grad
+  // y, dx, dWg, dWu, dWd, the bias gradients, y no-grad.
+  ASSERT_EQ(report.outputs.size(), c.biases ? 9u : 6u);
   std::cout << "worst error/bound  " << c.name() << ":" << formatReport(report)
             << "\n";
   for (const OutputCheck &output : report.outputs)
@@ -140,6 +155,16 @@ std::vector<Case> makeCases() {
     Case reglu{element, 37, 96, 200, "gu", 16, "relu", 1.0, 0.25, true};
     cases.push_back(geglu);
     cases.push_back(reglu);
+  }
+  // Biases (Qwen-style, and with multipliers, [in, out] weights, chunks).
+  for (const char *element : {"f32", "bf16"}) {
+    Case biased{element, 37, 96, 200, "agu", 0};
+    biased.biases = true;
+    Case biasedChunked{element, 37,          96,  200, "x",
+                       16,      "gelu_tanh", 0.5, 2.0, true};
+    biasedChunked.biases = true;
+    cases.push_back(biased);
+    cases.push_back(biasedChunked);
   }
   // A bigger block.
   for (const char *element : {"f32", "bf16", "f16"}) {

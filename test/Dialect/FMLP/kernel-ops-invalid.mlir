@@ -63,3 +63,28 @@ func.func @tokens_disagree(%dy: memref<8x96xf32>, %wd: memref<96x200xf32>, %g: m
   fmlp.down_grad silu ins(%dy, %wd, %g, %g : memref<8x96xf32>, memref<96x200xf32>, memref<4x200xf32>, memref<4x200xf32>) outs(%g, %g : memref<4x200xf32>, memref<4x200xf32>)
   return
 }
+
+// -----
+
+func.func @bias_wrong_length(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %wu: memref<200x96xf32>,
+                             %bg: memref<96xf32>, %a: memref<?x200xf32>) {
+  // expected-error @+1 {{'fmlp.gate_up' op gate_bias has shape [96], expected [200]}}
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x96xf32>, memref<200x96xf32>, memref<200x96xf32>) gate_bias(%bg : memref<96xf32>) outs(%a : memref<?x200xf32>)
+  return
+}
+
+// -----
+
+func.func @bias_grad_of_vector(%g: memref<96xf32>, %db: memref<96xf32>) {
+  // expected-error @+1 {{'fmlp.bias_grad' op grad must be 2-D ([T, N]), got [96]}}
+  fmlp.bias_grad ins(%g : memref<96xf32>) outs(%db : memref<96xf32>)
+  return
+}
+
+// -----
+
+func.func @bias_grad_wrong_length(%g: memref<?x96xf32>, %db: memref<200xf32>) {
+  // expected-error @+1 {{'fmlp.bias_grad' op bias gradient has shape [200], expected [96]}}
+  fmlp.bias_grad ins(%g : memref<?x96xf32>) outs(%db : memref<200xf32>)
+  return
+}

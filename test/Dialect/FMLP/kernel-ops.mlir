@@ -48,3 +48,22 @@ func.func @kernels_on_memrefs(%x: memref<?x96xf32>, %wg: memref<96x200xf32>, %wu
       outs(%dwg, %dwu : memref<96x200xf32>, memref<200x96xf32>) {gate_layout = #fmlp.layout<in_out>, accumulate}
   return
 }
+
+// -----
+
+// Biases in K1 and K2, and a bias gradient.
+// CHECK-LABEL: func.func @biases
+// CHECK: fmlp.gate_up silu ins({{.*}}) gate_bias(%{{.+}} : memref<200xf32>) up_bias(%{{.+}} : memref<200xf32>) outs(
+// CHECK: fmlp.down ins({{.*}}) down_bias(%{{.+}} : memref<96xf32>) outs(
+// CHECK: fmlp.bias_grad ins(%{{.+}} : memref<?x96xf32>) outs(%{{.+}} : memref<96xf32>) {accumulate, scale = 5.000000e-01 : f64}
+func.func @biases(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %wu: memref<200x96xf32>,
+                  %wd: memref<96x200xf32>, %bg: memref<200xf32>, %bu: memref<200xf32>,
+                  %bd: memref<96xf32>, %a: memref<?x200xf32>, %y: memref<?x96xf32>,
+                  %dbd: memref<96xf32>) {
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x96xf32>, memref<200x96xf32>, memref<200x96xf32>)
+      gate_bias(%bg : memref<200xf32>) up_bias(%bu : memref<200xf32>) outs(%a : memref<?x200xf32>)
+  fmlp.down ins(%a, %wd : memref<?x200xf32>, memref<96x200xf32>) down_bias(%bd : memref<96xf32>)
+      outs(%y : memref<?x96xf32>)
+  fmlp.bias_grad ins(%y : memref<?x96xf32>) outs(%dbd : memref<96xf32>) {scale = 0.5 : f64, accumulate}
+  return
+}
