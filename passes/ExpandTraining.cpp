@@ -161,16 +161,15 @@ struct ExpandTrainingPass
         if (mode == "train") {
           createEntry(builder, block, prefix + ".forward", "forward", {}, {},
                       {"y"}, forward);
-          SmallVector<StringRef> gradientNames = {"dx", "d_gate", "d_up",
-                                                  "d_down"};
-          if (block.getGateBias())
-            gradientNames.push_back("d_gate_bias");
-          if (block.getUpBias())
-            gradientNames.push_back("d_up_bias");
-          if (block.getDownBias())
-            gradientNames.push_back("d_down_bias");
+          // One gradient per operand, in the same order: dx, d_gate, ...
+          SmallVector<std::string> gradientNames;
+          for (StringRef operand : getBlockOperandNames(block))
+            gradientNames.push_back(operand == "x" ? "dx"
+                                                   : ("d_" + operand).str());
           createEntry(builder, block, prefix + ".backward", "backward",
-                      {block.getY().getType()}, {"dy"}, gradientNames,
+                      {block.getY().getType()}, {"dy"},
+                      SmallVector<StringRef>(gradientNames.begin(),
+                                             gradientNames.end()),
                       [&](OpBuilder &b, ValueRange arguments) {
                         return buildBackward(b, block, arguments);
                       });
