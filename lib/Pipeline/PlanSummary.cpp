@@ -3,6 +3,7 @@
 #include "lib/Pipeline/PlanSummary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 
@@ -64,4 +65,18 @@ mlir::fmlp::computeMemoryReport(const std::vector<EntryPoint> &entries,
       std::max(report.forwardWorkspaceBytes, report.backwardWorkspaceBytes);
   report.inferencePeakBytes = report.nogradWorkspaceBytes;
   return report;
+}
+
+void mlir::fmlp::printMemoryReport(const MemoryReport &report,
+                                   llvm::raw_ostream &os) {
+  auto line = [&](StringRef what, int64_t bytes) {
+    os << llvm::formatv("  {0,-20} {1:N} B ({2:f1} MiB)\n", what, bytes,
+                        bytes / (1024.0 * 1024.0));
+  };
+  line("saved for backward", report.savedBytes);
+  line("workspace forward", report.forwardWorkspaceBytes);
+  line("workspace backward", report.backwardWorkspaceBytes);
+  line("workspace no-grad", report.nogradWorkspaceBytes);
+  line("peak, training step", report.trainingPeakBytes);
+  line("peak, inference", report.inferencePeakBytes);
 }

@@ -12,6 +12,7 @@
 #define FMLP_LIB_PIPELINE_PLANSUMMARY_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <string>
@@ -51,6 +52,10 @@ struct MemoryReport {
 
 MemoryReport computeMemoryReport(const std::vector<EntryPoint> &entries,
                                  int64_t tokens);
+
+/// One line per quantity: `  saved for backward   4,328,521,728 B (4128.0
+/// MiB)`.
+void printMemoryReport(const MemoryReport &report, llvm::raw_ostream &os);
 
 } // namespace mlir::fmlp
 

@@ -22,11 +22,11 @@
 // REPORT-NEXT: parameters     135,266,304 (258.0 MiB as bf16)
 // REPORT-NEXT: flop per token 270,532,608 forward, 811,597,824 training step
 // REPORT-NEXT: memory plan (mode=train, save=agu, chunk-tokens=0) at T = 4096, beyond inputs, weights and outputs:
-// REPORT-NEXT: saved for backward   270,532,608 (258.0 MiB)
+// REPORT-NEXT: saved for backward   270,532,608 B (258.0 MiB)
 // REPORT-NOT: block 2
 
-// MEMORY-GU: saved for backward   2,885,681,152 (2752.0 MiB)
-// MEMORY-GU-NEXT: workspace forward    1,442,840,576 (1376.0 MiB)
+// MEMORY-GU: saved for backward   2,885,681,152 B (2752.0 MiB)
+// MEMORY-GU-NEXT: workspace forward    1,442,840,576 B (1376.0 MiB)
 
 // BAD-OPTION: fmlp-compile: save must be one of agu, gu, x, got 'all
 

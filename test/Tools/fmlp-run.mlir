@@ -8,7 +8,7 @@
 
 // CHECK: block: relu, D = 96, H = 200; mode=train save=agu chunk-tokens=0
 // CHECK: layer.forward(x[T, 96], gate[96, 200], up[96, 200], down[200, 96], y[T, 96], saved[T, 600])
-// CHECK: saved for backward  26400 B
+// CHECK: saved for backward   26,400 B
 // CHECK: y {{.*}} pass
 // CHECK: dx {{.*}} pass
 // CHECK: d_gate {{.*}} pass

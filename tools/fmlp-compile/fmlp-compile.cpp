@@ -59,16 +59,6 @@ llvm::cl::opt<int64_t> tokens("tokens",
                               llvm::cl::desc("Tokens T of the memory report"),
                               llvm::cl::init(4096));
 
-std::string formatCount(int64_t count) {
-  std::string digits = std::to_string(count), grouped;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0)
-      grouped += ',';
-    grouped += digits[i];
-  }
-  return grouped;
-}
-
 /// `file:line:col` of the block's down projection (the last location the
 /// recognizer fused), or the location as MLIR prints it.
 std::string formatLocation(Location loc) {
@@ -110,19 +100,15 @@ void describeBlock(GatedMlpOp op, unsigned index, llvm::raw_ostream &os) {
      << (op.getUpBias() ? "up " : "") << (op.getDownBias() ? "down " : "")
      << (op.getGateBias() || op.getUpBias() || op.getDownBias() ? "" : "none")
      << "\n";
-  os << "  parameters     " << formatCount(shape.getWeightCount()) << " ("
+  os << "  parameters     " << llvm::formatv("{0:N}", shape.getWeightCount())
+     << " ("
      << llvm::formatv("{0:f1}",
                       shape.getWeightCount() * elementBytes / (1024.0 * 1024.0))
      << " MiB as " << elementType << ")\n";
-  os << "  flop per token " << formatCount(shape.getForwardFlopsPerToken())
-     << " forward, " << formatCount(shape.getTrainingFlopsPerToken())
+  os << "  flop per token "
+     << llvm::formatv("{0:N}", shape.getForwardFlopsPerToken()) << " forward, "
+     << llvm::formatv("{0:N}", shape.getTrainingFlopsPerToken())
      << " training step\n";
-}
-
-std::string formatBytes(int64_t bytes) {
-  return llvm::formatv("{0} ({1:f1} MiB)", formatCount(bytes),
-                       bytes / (1024.0 * 1024.0))
-      .str();
 }
 
 void describeMemory(const MemoryReport &memory, const PipelineOptions &options,
@@ -130,17 +116,7 @@ void describeMemory(const MemoryReport &memory, const PipelineOptions &options,
   os << "memory plan (mode=" << options.mode << ", save=" << options.save
      << ", chunk-tokens=" << options.chunkTokens << ") at T = " << memory.tokens
      << ", beyond inputs, weights and outputs:\n";
-  os << "  saved for backward   " << formatBytes(memory.savedBytes) << "\n";
-  os << "  workspace forward    " << formatBytes(memory.forwardWorkspaceBytes)
-     << "\n";
-  os << "  workspace backward   " << formatBytes(memory.backwardWorkspaceBytes)
-     << "\n";
-  os << "  workspace no-grad    " << formatBytes(memory.nogradWorkspaceBytes)
-     << "\n";
-  os << "  peak, training step  " << formatBytes(memory.trainingPeakBytes)
-     << "\n";
-  os << "  peak, inference      " << formatBytes(memory.inferencePeakBytes)
-     << "\n";
+  printMemoryReport(memory, os);
 }
 
 } // namespace

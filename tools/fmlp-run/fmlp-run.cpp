@@ -36,11 +36,6 @@ llvm::cl::opt<bool> printPlan("print-plan",
                               llvm::cl::desc("Print the planned IR"),
                               llvm::cl::init(false));
 
-std::string formatBytes(int64_t bytes) {
-  return llvm::formatv("{0} B ({1:f1} MiB)", bytes, bytes / (1024.0 * 1024.0))
-      .str();
-}
-
 void printEntryPoints(const std::vector<EntryPoint> &entries) {
   llvm::outs() << "plan:\n";
   for (const EntryPoint &entry : entries) {
@@ -96,19 +91,9 @@ int main(int argc, char **argv) {
   printEntryPoints(runner->getEntryPoints());
 
   MemoryReport memory = computeMemoryReport(runner->getEntryPoints(), tokens);
-  llvm::outs() << "memory at T = " << tokens << ":\n"
-               << "  saved for backward  " << formatBytes(memory.savedBytes)
-               << "\n"
-               << "  workspace forward   "
-               << formatBytes(memory.forwardWorkspaceBytes) << "\n"
-               << "  workspace backward  "
-               << formatBytes(memory.backwardWorkspaceBytes) << "\n"
-               << "  workspace no-grad   "
-               << formatBytes(memory.nogradWorkspaceBytes) << "\n"
-               << "  peak, training      "
-               << formatBytes(memory.trainingPeakBytes) << "\n"
-               << "  peak, inference     "
-               << formatBytes(memory.inferencePeakBytes) << "\n";
+  llvm::outs() << "memory at T = " << tokens
+               << ", beyond inputs, weights and outputs:\n";
+  printMemoryReport(memory, llvm::outs());
 
   CheckOptions check;
   check.tokens = tokens;
