@@ -5,6 +5,8 @@
 // RUN: %mlir_opt %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --load-dialect-plugin=%fmlp_plugin --load-pass-plugin=%fmlp_plugin --pass-pipeline='builtin.module(fmlp-recognize)' | FileCheck %s
 // RUN: %mlir_opt %fmlp_src_root/examples/llama-7b-mlp.tosa.bf16.mlir --load-dialect-plugin=%fmlp_plugin --load-pass-plugin=%fmlp_plugin --pass-pipeline='builtin.module(func.func(fmlp-recognize{explain-misses=true}))' | FileCheck %s --check-prefix=TOSA
 
+// RUN: %mlir_opt %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --load-dialect-plugin=%fmlp_plugin --load-pass-plugin=%fmlp_plugin --pass-pipeline='builtin.module(fmlp-plan-pipeline{save=gu chunk-tokens=256})' | FileCheck %s --check-prefix=PLAN
+
 // CHECK-LABEL: func.func @llama_mlp
 // CHECK-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %arg0, gate %arg1, up %arg2, down %arg3 : (tensor<?x4096xf32>, tensor<11008x4096xf32>, tensor<11008x4096xf32>, tensor<4096x11008xf32>) -> tensor<?x4096xf32>
 // CHECK-NEXT: return %[[Y]]
@@ -12,3 +14,12 @@
 // TOSA-LABEL: func.func @llama_mlp
 // TOSA-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %arg0, gate %arg1, up %arg2, down %arg3 : (tensor<2048x4096xbf16>, tensor<11008x4096xbf16>, tensor<11008x4096xbf16>, tensor<4096x11008xbf16>) -> tensor<2048x4096xbf16>
 // TOSA-NEXT: return %[[Y]]
+
+// The whole plan pipeline runs from the plugin too.
+// PLAN-LABEL: func.func @llama_mlp.forward(
+// PLAN-SAME: {fmlp.name = "saved", fmlp.saved = "gu"}
+// PLAN-SAME: memref<256x11008xf32> {fmlp.name = "workspace"}
+// PLAN: scf.for
+// PLAN: fmlp.gate_up silu
+// PLAN-LABEL: func.func @llama_mlp.backward(
+// PLAN-LABEL: func.func @llama_mlp.forward_nograd(
