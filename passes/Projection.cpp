@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -224,11 +225,44 @@ LogicalResult matchLinalgContraction(linalg::LinalgOp op,
 
 LogicalResult matchLinalgProjection(Value result, Projection &projection,
                                     std::string &reason) {
-  Value product = matchLinalgBiasAdd(result, projection).value_or(result);
+  // Peel, outermost first, at most one bias add and one tensor.expand_shape
+  // (torch-mlir's [B*S, N] -> [B, S, N] after a 2-D matmul).
+  Value product = result;
+  tensor::ExpandShapeOp expand;
+  bool peeledBias = false;
+  while (true) {
+    if (auto op = product.getDefiningOp<tensor::ExpandShapeOp>();
+        op && !expand) {
+      expand = op;
+      projection.dataPath.push_back(op);
+      product = op.getSrc();
+      continue;
+    }
+    if (std::optional<Value> inner;
+        !peeledBias && (inner = matchLinalgBiasAdd(product, projection))) {
+      peeledBias = true;
+      product = *inner;
+      continue;
+    }
+    break;
+  }
   auto contraction = product.getDefiningOp<linalg::LinalgOp>();
   if (!contraction)
     return fail(reason, "not computed by a linalg contraction");
-  return matchLinalgContraction(contraction, projection, reason);
+  if (failed(matchLinalgContraction(contraction, projection, reason)))
+    return failure();
+  if (!expand)
+    return success();
+  // Expanded back: the projection reads the tensor before its collapse, so
+  // that input and result keep the same leading dimensions.
+  auto collapse = projection.input.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse ||
+      shapeOf(collapse.getSrc()).drop_back() != shapeOf(result).drop_back())
+    return fail(reason, "the projection's result is expanded back to "
+                        "leading dimensions its input does not have");
+  projection.inputViews.push_back(collapse);
+  projection.input = collapse.getSrc();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
@@ -367,8 +368,8 @@ SmallVector<Value> getProjectionEnds(Operation *contraction) {
   while (ends.back().hasOneUse() && ends.size() <= 3) {
     Operation *user = *ends.back().getUsers().begin();
     if (user->getNumResults() != 1 ||
-        !isa<linalg::LinalgOp, tosa::AddOp, tosa::ReshapeOp, tosa::CastOp>(
-            user))
+        !isa<linalg::LinalgOp, tensor::ExpandShapeOp, tosa::AddOp,
+             tosa::ReshapeOp, tosa::CastOp>(user))
       break;
     ends.push_back(user->getResult(0));
   }

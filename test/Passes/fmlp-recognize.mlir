@@ -244,6 +244,47 @@ func.func @swiglu_collapsed_tokens(%x: tensor<2x?x96xf32>, %wg: tensor<96x200xf3
 
 // -----
 
+// torch-mlir on [B, S, D]: each projection collapses its input to 2-D and
+// expands its result back, so the activation runs on [B, S, H]. The block
+// is fused on x as it is, [B, S, D].
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @swiglu_expanded_projections
+// CHECK-SAME: (%[[X:.+]]: tensor<2x?x96xf32>, %[[WG:.+]]: tensor<96x200xf32>, %[[WU:.+]]: tensor<96x200xf32>, %[[WD:.+]]: tensor<200x96xf32>
+// CHECK-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]] {{.*}} -> tensor<2x?x96xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @swiglu_expanded_projections(%x: tensor<2x?x96xf32>, %wg: tensor<96x200xf32>,
+                                       %wu: tensor<96x200xf32>, %wd: tensor<200x96xf32>,
+                                       %s: index, %t: index) -> tensor<2x?x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x?x96xf32> into tensor<?x96xf32>
+  %e_th = tensor.empty(%t) : tensor<?x200xf32>
+  %z_th = linalg.fill ins(%zero : f32) outs(%e_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %g2 = linalg.matmul ins(%x2, %wg : tensor<?x96xf32>, tensor<96x200xf32>) outs(%z_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %g = tensor.expand_shape %g2 [[0, 1], [2]] output_shape [2, %s, 200] : tensor<?x200xf32> into tensor<2x?x200xf32>
+  %u2 = linalg.matmul ins(%x2, %wu : tensor<?x96xf32>, tensor<96x200xf32>) outs(%z_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %u = tensor.expand_shape %u2 [[0, 1], [2]] output_shape [2, %s, 200] : tensor<?x200xf32> into tensor<2x?x200xf32>
+  %e_bh = tensor.empty(%s) : tensor<2x?x200xf32>
+  %a = linalg.generic {indexing_maps = [#map3, #map3, #map3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %u : tensor<2x?x200xf32>, tensor<2x?x200xf32>) outs(%e_bh : tensor<2x?x200xf32>) {
+  ^bb0(%gi: f32, %ui: f32, %o: f32):
+    %n = arith.negf %gi : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %si = arith.divf %gi, %d : f32
+    %m = arith.mulf %si, %ui : f32
+    linalg.yield %m : f32
+  } -> tensor<2x?x200xf32>
+  %a2 = tensor.collapse_shape %a [[0, 1], [2]] : tensor<2x?x200xf32> into tensor<?x200xf32>
+  %e_td = tensor.empty(%t) : tensor<?x96xf32>
+  %z_td = linalg.fill ins(%zero : f32) outs(%e_td : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %y2 = linalg.matmul ins(%a2, %wd : tensor<?x200xf32>, tensor<200x96xf32>) outs(%z_td : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %y = tensor.expand_shape %y2 [[0, 1], [2]] output_shape [2, %s, 96] : tensor<?x96xf32> into tensor<2x?x96xf32>
+  return %y : tensor<2x?x96xf32>
+}
+
+// -----
+
 // Biases in both forms importers use: a broadcasting linalg.generic (gate,
 // down) and linalg.add of a linalg.broadcast (up).
 #map = affine_map<(d0, d1) -> (d0, d1)>
