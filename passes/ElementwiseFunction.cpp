@@ -89,7 +89,7 @@ bool isTensorLevelElementwise(Operation *op) {
 /// The operands of an elementwise operation that carry its data; TOSA's
 /// zero points and shifts do not (they are zero for floating-point types).
 OperandRange getDataOperands(Operation *op) {
-  if (auto mul = dyn_cast<tosa::MulOp>(op))
+  if (isa<tosa::MulOp>(op))
     return op->getOperands().take_front(2);
   if (isa<tosa::NegateOp>(op))
     return op->getOperands().take_front(1);

@@ -57,11 +57,8 @@ public:
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getRank() == 2)
       return value;
-    SmallVector<ReassociationIndices> groups(2);
-    for (int64_t i = 0; i + 1 < type.getRank(); ++i)
-      groups[0].push_back(i);
-    groups[1].push_back(type.getRank() - 1);
-    return tensor::CollapseShapeOp::create(builder, loc, value, groups);
+    return tensor::CollapseShapeOp::create(
+        builder, loc, value, getTokenReassociation(type.getRank()));
   }
 
   /// [T, D] back to the shape of `like`, [..., T, D].
@@ -69,13 +66,11 @@ public:
     auto type = cast<RankedTensorType>(like.getType());
     if (type.getRank() == 2)
       return value;
-    SmallVector<ReassociationIndices> groups(2);
     SmallVector<OpFoldResult> sizes;
-    for (int64_t i = 0; i < type.getRank(); ++i) {
-      groups[i + 1 == type.getRank() ? 1 : 0].push_back(i);
+    for (int64_t i = 0; i < type.getRank(); ++i)
       sizes.push_back(tensor::getMixedSize(builder, loc, like, i));
-    }
-    return tensor::ExpandShapeOp::create(builder, loc, type, value, groups,
+    return tensor::ExpandShapeOp::create(builder, loc, type, value,
+                                         getTokenReassociation(type.getRank()),
                                          sizes);
   }
 

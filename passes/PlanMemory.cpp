@@ -60,7 +60,6 @@ struct EntryPlan {
   DenseMap<OpOperand *, OutDestination> freshOuts;
   unsigned savedBlocks = 0, workspaceBlocks = 0, outputs = 0;
   int64_t hiddenWidth = 0;
-  std::string savedPolicy;
 };
 
 /// The value `result` is returned as: itself, or an expand_shape of it.
@@ -75,7 +74,7 @@ std::optional<unsigned> getReturnIndex(Value result, func::ReturnOp ret) {
   return std::nullopt;
 }
 
-FailureOr<EntryPlan> planEntry(func::FuncOp func) {
+EntryPlan planEntry(func::FuncOp func) {
   EntryPlan plan;
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
@@ -218,7 +217,7 @@ public:
         return failure();
     func::ReturnOp::create(builder, func.getLoc());
     if (chunked)
-      chunkKernels(newBody);
+      chunkKernels();
 
     body.erase();
     func.setFunctionType(builder.getFunctionType(argumentTypes, {}));
@@ -297,12 +296,9 @@ private:
       auto type = cast<MemRefType>(output.getType());
       if (type.getRank() > 2) {
         // x had leading dimensions: the kernel writes the collapsed output.
-        SmallVector<ReassociationIndices> groups(2);
-        for (int64_t i = 0; i + 1 < type.getRank(); ++i)
-          groups[0].push_back(i);
-        groups[1].push_back(type.getRank() - 1);
-        output = memref::CollapseShapeOp::create(builder, func.getLoc(), output,
-                                                 groups);
+        output = memref::CollapseShapeOp::create(
+            builder, func.getLoc(), output,
+            getTokenReassociation(type.getRank()));
       }
       if (!isa<GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
               init->getOwner()))
@@ -353,7 +349,7 @@ private:
   /// Runs the kernels in a loop over token chunks: token-major buffers are
   /// read by rows [offset, offset + size), the workspace by rows [0, size);
   /// weight gradients accumulate, zeroed before the loop.
-  void chunkKernels(Block *body) {
+  void chunkKernels() {
     Location loc = func.getLoc();
     builder.setInsertionPoint(kernels.front());
     Value anyTokenMajor =
@@ -433,9 +429,8 @@ struct PlanMemoryPass : mlir::fmlp::impl::PlanMemoryPassBase<PlanMemoryPass> {
         continue;
       if (failed(verifyInPlaceWrites(func)))
         return signalPassFailure();
-      FailureOr<EntryPlan> plan = planEntry(func);
-      if (failed(plan) ||
-          failed(EntryRebuilder(func, *plan, chunkTokens).rebuild()))
+      EntryPlan plan = planEntry(func);
+      if (failed(EntryRebuilder(func, plan, chunkTokens).rebuild()))
         return signalPassFailure();
     }
   }

@@ -195,15 +195,12 @@ void matchLinearTail(BlockMatch &match, Type outputType) {
   }
 }
 
-FailureOr<BlockMatch> matchGatedMlp(Value downResult, std::string &reason) {
+/// Reads the block whose down projection is `down`.
+FailureOr<BlockMatch> matchGatedMlp(const Projection &down,
+                                    std::string &reason) {
   BlockMatch match;
   std::string why;
-  FailureOr<Projection> down = matchProjection(downResult, why);
-  if (failed(down)) {
-    reason = "not a projection: " + why;
-    return failure();
-  }
-  match.down = *down;
+  match.down = down;
 
   FailureOr<ElementwiseFunction> activation =
       ElementwiseFunction::read(match.down.input, why);
@@ -423,7 +420,7 @@ struct RecognizePass : mlir::fmlp::impl::RecognizePassBase<RecognizePass> {
           reason = "not a projection: " + why;
         continue;
       }
-      if (succeeded(fuseBlockAt(end, erased, why)))
+      if (succeeded(fuseBlockAt(*projection, erased, why)))
         return success();
       if (reason.empty())
         reason = why;
@@ -433,9 +430,10 @@ struct RecognizePass : mlir::fmlp::impl::RecognizePassBase<RecognizePass> {
 
   /// Fuses the block whose down projection ends at `end`, if there is one
   /// and nothing in it escapes.
-  LogicalResult fuseBlockAt(Value end, DenseSet<Operation *> &erased,
+  LogicalResult fuseBlockAt(const Projection &down,
+                            DenseSet<Operation *> &erased,
                             std::string &reason) {
-    FailureOr<BlockMatch> match = matchGatedMlp(end, reason);
+    FailureOr<BlockMatch> match = matchGatedMlp(down, reason);
     if (failed(match))
       return failure();
     llvm::SetVector<Operation *> interior = getBlockInterior(*match);

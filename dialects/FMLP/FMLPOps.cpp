@@ -217,6 +217,15 @@ static void printActivationKeyword(OpAsmPrinter &printer, Operation *,
   printer << stringifyActivation(activation.getValue());
 }
 
+SmallVector<SmallVector<int64_t, 2>, 2>
+mlir::fmlp::getTokenReassociation(int64_t rank) {
+  SmallVector<SmallVector<int64_t, 2>, 2> groups(2);
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    groups[0].push_back(i);
+  groups[1].push_back(rank - 1);
+  return groups;
+}
+
 //===----------------------------------------------------------------------===//
 // GatedMlpOp
 //===----------------------------------------------------------------------===//

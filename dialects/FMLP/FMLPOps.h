@@ -38,6 +38,10 @@ struct BlockShape {
   }
 };
 
+/// How x's [..., T, D] flattens into the kernels' [T, D]: all leading
+/// dimensions into T, the last kept.
+SmallVector<SmallVector<int64_t, 2>, 2> getTokenReassociation(int64_t rank);
+
 } // namespace mlir::fmlp
 
 #define GET_OP_CLASSES
