@@ -110,15 +110,6 @@ bool CheckReport::passed() const {
   });
 }
 
-double CheckReport::worstRatio() const {
-  double worst = 0;
-  for (const OutputCheck &output : outputs)
-    worst = std::max(worst, output.comparison.nonFinite
-                                ? INFINITY
-                                : output.comparison.worstRatio);
-  return worst;
-}
-
 bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
                             CheckReport &report, std::string &error) {
   const BlockDescription &block = runner.getBlock();

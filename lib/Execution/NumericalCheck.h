@@ -46,7 +46,6 @@ struct OutputCheck {
 struct CheckReport {
   std::vector<OutputCheck> outputs;
   bool passed() const;
-  double worstRatio() const;
 };
 
 /// The reference's description of a compiled block, for `tokens` tokens.

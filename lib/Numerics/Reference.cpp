@@ -185,18 +185,6 @@ double roundTo(Storage storage, double value) {
   return value;
 }
 
-const char *storageName(Storage storage) {
-  switch (storage) {
-  case Storage::F32:
-    return "f32";
-  case Storage::BF16:
-    return "bf16";
-  case Storage::F16:
-    return "f16";
-  }
-  return "?";
-}
-
 Inputs drawInputs(const BlockSpec &spec, uint64_t seed) {
   std::mt19937_64 generator(seed);
   // Weights ~ N(0, 1 / fan_in): G and U are of order one, so the

@@ -36,7 +36,6 @@ enum class Storage { F32, BF16, F16 };
 double unitRoundoff(Storage storage);
 /// The value of `value` once stored in `storage` (round to nearest even).
 double roundTo(Storage storage, double value);
-const char *storageName(Storage storage);
 
 /// A dense row-major matrix of doubles.
 struct Matrix {
