@@ -268,4 +268,52 @@ def ConvertFMLPToLinalgPass : Pass<"convert-fmlp-to-linalg", "::mlir::ModuleOp">
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
 }
 
+def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "Generate a GPU kernel for every kernel op of the plan and launch it";
+  let description = [{
+    The GPU path of the plan. Every kernel operation on memrefs (K1..K6 and
+    bias_grad) becomes a kernel, an `llvm.func` with NVVM intrinsics in the
+    `gpu.module @fmlp_kernels` (target `#nvvm.target` of `chip`), and is
+    replaced by a `gpu.launch_func` of it. Kernel parameters are one global
+    pointer per distinct buffer, the caller having moved each to the first
+    element of its view, and the token count T (i64); strides are static and
+    folded into the code. The launch geometry, as functions of T, is also
+    recorded on each kernel (`fmlp.grid_tokens_per_block`,
+    `fmlp.grid_fixed`, `fmlp.block`, `fmlp.dynamic_shared_bytes`) for the
+    bundle's manifest.
+
+    Every kernel is one GEMM skeleton (lib/CodeGen/KernelBuilder.h) with its
+    operands and epilogue plugged in; the epilogues compute what
+    convert-fmlp-to-linalg computes, rounding the same values. This pass
+    emits the SIMT instantiation: fp32 FMA on shared-memory tiles, correct
+    for every valid input (any strides, T from 1 up, f32 as true IEEE fp32,
+    any chip). Plans with token chunks (chunk-tokens > 0) are refused.
+
+    Before:
+
+    ```mlir
+    fmlp.down ins(%a, %wd : memref<?x200xf32>, memref<96x200xf32>) outs(%y : memref<?x96xf32>)
+    ```
+
+    After:
+
+    ```mlir
+    gpu.launch_func @fmlp_kernels::@f_k1_down blocks in (%gx, %c2, %c1) threads in (%c256, %c1, %c1)
+        args(%a : memref<?x200xf32>, %wd : memref<96x200xf32>, %y : memref<?x96xf32>, %t : index)
+    gpu.module @fmlp_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">] {
+      llvm.func @f_k1_down(%a: !llvm.ptr<1>, %wd: !llvm.ptr<1>, %y: !llvm.ptr<1>, %t: i64)
+          attributes {nvvm.kernel, fmlp.grid_tokens_per_block = array<i64: 64, 0, 0>, ...}
+    }
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The target GPU (sm_80, sm_90a, sm_120, ...)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // FMLP_PASSES_TD

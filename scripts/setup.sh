@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ python3
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  libgtest-dev
+  libgtest-dev nlohmann-json3-dev
 )
 
 missing=()

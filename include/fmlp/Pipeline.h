@@ -41,6 +41,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "(tf32x3), medium (tf32). Recorded for the GPU stages; "
                      "the CPU path computes fp32 products exactly"),
       llvm::cl::init("highest")};
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The GPU the kernels are generated for (sm_80, sm_90a, "
+                     "sm_120, ...)"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("The CUDA toolkit whose libdevice the kernels link "
+                     "(math functions)"),
+      llvm::cl::init("/usr/local/cuda")};
 };
 
 /// Checks option values, saying what is wrong in `message`.
@@ -54,6 +64,15 @@ void buildPlanPipeline(OpPassManager &pm, const PipelineOptions &options);
 /// fmlp-cpu-pipeline: the kernel plan on memrefs to the LLVM dialect, for
 /// running in-process (fmlp-run).
 void buildCpuPipeline(OpPassManager &pm);
+
+/// The planned module to GPU kernels: convert-fmlp-to-nvvm, the upstream
+/// lowering of the gpu.module to NVVM, and gpu-module-to-binary, which
+/// leaves each kernel module as a gpu.binary holding PTX. The launches stay
+/// as gpu.launch_func in the entry points (fmlp-compile writes them into a
+/// bundle's manifest).
+void buildGpuPipeline(OpPassManager &pm, const PipelineOptions &options);
+/// The stages buildGpuPipeline adds after buildPlanPipeline.
+void buildGpuStages(OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers both pipelines with the pass registry.
 void registerPipelines();

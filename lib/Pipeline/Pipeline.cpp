@@ -13,6 +13,7 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -20,6 +21,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -44,6 +47,11 @@ bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
       !oneOf("save", options.save, {"agu", "gu", "x"}) ||
       !oneOf("precision", options.precision, {"highest", "high", "medium"}))
     return false;
+  if (!StringRef(options.chip).starts_with("sm_")) {
+    message = "chip must name a GPU as sm_XY (sm_80, sm_90a, ...), got '" +
+              options.chip + "'";
+    return false;
+  }
   if (options.chunkTokens < 0) {
     message = "chunk-tokens must be >= 0";
     return false;
@@ -78,6 +86,26 @@ void mlir::fmlp::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::fmlp::buildGpuPipeline(OpPassManager &pm,
+                                  const PipelineOptions &options) {
+  buildPlanPipeline(pm, options);
+  buildGpuStages(pm, options);
+}
+
+void mlir::fmlp::buildGpuStages(OpPassManager &pm,
+                                const PipelineOptions &options) {
+  pm.addPass(
+      createConvertFMLPToNVVMPass(ConvertFMLPToNVVMPassOptions{options.chip}));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.cudaPath;
+  binary.compilationTarget = "isa"; // PTX; fmlp-compile assembles cubins
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void mlir::fmlp::registerPipelines() {
   PassPipelineRegistration<PipelineOptions>(
       "fmlp-plan-pipeline",
@@ -90,4 +118,11 @@ void mlir::fmlp::registerPipelines() {
       "fmlp-cpu-pipeline",
       "Lower a planned module to the LLVM dialect for in-process execution",
       buildCpuPipeline);
+  PassPipelineRegistration<PipelineOptions>(
+      "fmlp-gpu-pipeline",
+      "Recognize, plan and generate the GPU kernels of gated MLP blocks "
+      "(PTX in gpu.binary, launches as gpu.launch_func)",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        buildGpuPipeline(pm, options);
+      });
 }

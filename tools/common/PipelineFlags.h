@@ -32,7 +32,17 @@ struct PipelineFlags {
       "precision", llvm::cl::desc("fp32 matmul policy: highest, high, medium"),
       llvm::cl::init("highest")};
 
+  llvm::cl::opt<std::string> chip{
+      "chip", llvm::cl::desc("GPU to generate kernels for (sm_90a, sm_80...)"),
+      llvm::cl::init("sm_90a")};
+  llvm::cl::opt<std::string> cudaPath{
+      "cuda-path",
+      llvm::cl::desc("CUDA toolkit: libdevice for the kernels, ptxas"),
+      llvm::cl::init("/usr/local/cuda")};
+
   void fill(PipelineOptions &options) const {
+    options.chip = chip.getValue();
+    options.cudaPath = cudaPath.getValue();
     options.mode = mode.getValue();
     options.save = save.getValue();
     options.chunkTokens = chunkTokens.getValue();

@@ -3,17 +3,21 @@
 // Reads a .mlir file (linalg, TOSA or fmlp ops), runs fmlp's pipeline on it
 // and reports each gated MLP block it found (activation, widths, element
 // type, weight layouts, size and work per token) and the memory its plan
-// needs for --tokens tokens. With --emit=mlir it writes the planned IR.
-// (Kernel bundles are the next stage of the pipeline; until they exist,
-// there is no bundle to emit.)
+// needs for --tokens tokens. It writes to -o:
+//   --emit=bundle  (the default when -o ends in .bundle) the kernel bundle:
+//                  GPU kernels for --chip, the launch plan (lib/Pipeline/
+//                  Bundle.h), cubins checked for spills by ptxas -v;
+//   --emit=gpu-mlir the IR after `fmlp-opt --fmlp-gpu-pipeline`;
+//   --emit=mlir    the IR after `fmlp-opt --fmlp-plan-pipeline`.
 //
-// The pipeline is the one `fmlp-opt --fmlp-plan-pipeline` runs with the same
-// options (--mode, --save, --chunk-tokens, --precision).
+// The pipelines are fmlp-opt's with the same options (--mode, --save,
+// --chunk-tokens, --precision, --chip).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fmlp/InitAll.h"
 #include "fmlp/Pipeline.h"
+#include "lib/Pipeline/Bundle.h"
 #include "lib/Pipeline/PlanSummary.h"
 #include "tools/common/PipelineFlags.h"
 
@@ -37,7 +41,7 @@ using namespace mlir::fmlp;
 
 namespace {
 
-enum class EmitKind { None, Mlir };
+enum class EmitKind { None, Mlir, GpuMlir, Bundle };
 
 llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                          llvm::cl::desc("<input .mlir>"),
@@ -49,12 +53,21 @@ llvm::cl::opt<EmitKind> emit(
     "emit", llvm::cl::desc("What to write to -o"),
     llvm::cl::values(clEnumValN(EmitKind::None, "none", "nothing (default)"),
                      clEnumValN(EmitKind::Mlir, "mlir",
-                                "the IR after fmlp's pipeline")),
+                                "the IR after fmlp's plan pipeline"),
+                     clEnumValN(EmitKind::GpuMlir, "gpu-mlir",
+                                "the IR after fmlp's GPU pipeline"),
+                     clEnumValN(EmitKind::Bundle, "bundle",
+                                "a kernel bundle (a directory)")),
     llvm::cl::init(EmitKind::None));
 llvm::cl::opt<bool>
     report("report",
            llvm::cl::desc("Describe each gated MLP block and its memory plan"),
            llvm::cl::init(true));
+llvm::cl::opt<bool> checkResources(
+    "check-resources",
+    llvm::cl::desc("Fail when ptxas reports a spill, a stack frame or shared "
+                   "memory over the chip's limit"),
+    llvm::cl::init(true));
 llvm::cl::opt<int64_t> tokens("tokens",
                               llvm::cl::desc("Tokens T of the memory report"),
                               llvm::cl::init(4096));
@@ -168,6 +181,11 @@ int main(int argc, char **argv) {
       llvm::outs() << "no gated MLP block found in " << inputFilename << "\n";
   }
 
+  EmitKind kind = emit;
+  if (kind == EmitKind::None && emit.getNumOccurrences() == 0 &&
+      StringRef(outputFilename).ends_with(".bundle"))
+    kind = EmitKind::Bundle;
+
   PassManager pm(&context);
   buildPlanPipeline(pm, options);
   if (failed(pm.run(*module)))
@@ -178,7 +196,35 @@ int main(int argc, char **argv) {
       describeMemory(computeMemoryReport(entries, tokens), options,
                      llvm::outs());
   }
-  if (emit == EmitKind::Mlir) {
+  if (kind == EmitKind::GpuMlir || kind == EmitKind::Bundle) {
+    // The GPU pipeline's stages after the plan (buildGpuPipeline = plan +
+    // these), so the plan is not run twice.
+    PassManager gpu(&context);
+    buildGpuStages(gpu, options);
+    if (failed(gpu.run(*module)))
+      return 1;
+  }
+  if (kind == EmitKind::Bundle) {
+    if (outputFilename == "-") {
+      llvm::errs() << "fmlp-compile: a bundle is a directory: give -o\n";
+      return 1;
+    }
+    BundleOptions bundleOptions;
+    bundleOptions.chip = options.chip;
+    bundleOptions.cudaPath = options.cudaPath;
+    bundleOptions.checkResources = checkResources;
+    std::string error;
+    if (failed(writeBundle(*module, outputFilename, bundleOptions,
+                           report ? llvm::outs() : llvm::nulls(), error))) {
+      llvm::errs() << "fmlp-compile: " << error << "\n";
+      return 1;
+    }
+    if (report)
+      llvm::outs() << "wrote " << outputFilename << " (chip " << options.chip
+                   << ")\n";
+    return 0;
+  }
+  if (kind == EmitKind::Mlir || kind == EmitKind::GpuMlir) {
     std::unique_ptr<llvm::ToolOutputFile> output =
         openOutputFile(outputFilename, &errorMessage);
     if (!output) {

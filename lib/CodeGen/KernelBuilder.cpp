@@ -1,0 +1,331 @@
+//===- KernelBuilder.cpp - GPU kernels as LLVM + NVVM dialect -------------===//
+
+#include "lib/CodeGen/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+//===----------------------------------------------------------------------===//
+// LaunchGeometry
+//===----------------------------------------------------------------------===//
+
+void LaunchGeometry::tile(unsigned dim, Extent e, int64_t tile) {
+  if (e.tokens) {
+    tokensPerBlock[dim] = tile;
+    fixed[dim] = 0;
+  } else {
+    tokensPerBlock[dim] = 0;
+    fixed[dim] = (e.value + tile - 1) / tile;
+  }
+}
+
+void LaunchGeometry::attachTo(Operation *kernel) const {
+  Builder b(kernel->getContext());
+  kernel->setAttr("fmlp.grid_tokens_per_block",
+                  b.getDenseI64ArrayAttr(tokensPerBlock));
+  kernel->setAttr("fmlp.grid_fixed", b.getDenseI64ArrayAttr(fixed));
+  kernel->setAttr("fmlp.block", b.getDenseI64ArrayAttr(block));
+  kernel->setAttr("fmlp.dynamic_shared_bytes",
+                  b.getI64IntegerAttr(dynamicSharedBytes));
+}
+
+LaunchGeometry LaunchGeometry::readFrom(Operation *kernel) {
+  LaunchGeometry geometry;
+  auto read = [&](StringRef name, std::array<int64_t, 3> &into) {
+    if (auto array = kernel->getAttrOfType<DenseI64ArrayAttr>(name))
+      llvm::copy(array.asArrayRef().take_front(3), into.begin());
+  };
+  read("fmlp.grid_tokens_per_block", geometry.tokensPerBlock);
+  read("fmlp.grid_fixed", geometry.fixed);
+  read("fmlp.block", geometry.block);
+  if (auto bytes =
+          kernel->getAttrOfType<IntegerAttr>("fmlp.dynamic_shared_bytes"))
+    geometry.dynamicSharedBytes = bytes.getInt();
+  return geometry;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelBuilder
+//===----------------------------------------------------------------------===//
+
+KernelBuilder::KernelBuilder(gpu::GPUModuleOp module, StringRef name,
+                             unsigned numBuffers, Location loc)
+    : b(module.getContext()), loc(loc) {
+  MLIRContext *context = module.getContext();
+  b.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> params(numBuffers, LLVM::LLVMPointerType::get(context, 1));
+  params.push_back(b.getI64Type());
+  auto type =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), params);
+  func = LLVM::LLVMFuncOp::create(b, loc, name, type);
+  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  // Buffers never alias unless they are the same parameter.
+  for (unsigned i = 0; i < numBuffers; ++i)
+    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                    b.getUnitAttr());
+  b.setInsertionPointToStart(func.addEntryBlock(b));
+}
+
+Value KernelBuilder::i64(int64_t value) {
+  return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
+}
+Value KernelBuilder::i32(int32_t value) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+}
+Value KernelBuilder::f32(double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+Value KernelBuilder::add(Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value KernelBuilder::mul(Value x, Value y) {
+  return arith::MulIOp::create(b, loc, x, y);
+}
+Value KernelBuilder::lessThan(Value x, Value y) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
+}
+Value KernelBuilder::both(Value x, Value y) {
+  return arith::AndIOp::create(b, loc, x, y);
+}
+Value KernelBuilder::select(Value condition, Value x, Value y) {
+  return arith::SelectOp::create(b, loc, condition, x, y);
+}
+Value KernelBuilder::toI64(Value i32Value) {
+  return arith::ExtUIOp::create(b, loc, b.getI64Type(), i32Value);
+}
+Value KernelBuilder::threadIdX() {
+  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+}
+Value KernelBuilder::blockId(unsigned dim) {
+  Type i32 = b.getI32Type();
+  switch (dim) {
+  case 0:
+    return NVVM::BlockIdXOp::create(b, loc, i32);
+  case 1:
+    return NVVM::BlockIdYOp::create(b, loc, i32);
+  default:
+    return NVVM::BlockIdZOp::create(b, loc, i32);
+  }
+}
+void KernelBuilder::barrier() { NVVM::Barrier0Op::create(b, loc); }
+
+Value KernelBuilder::address(const MatrixView &view, Value row, Value col) {
+  Value offset =
+      add(mul(row, i64(view.rowStride)), mul(col, i64(view.colStride)));
+  return LLVM::GEPOp::create(b, loc, view.base.getType(), view.element,
+                             view.base, ValueRange{offset});
+}
+
+Value KernelBuilder::loadFrom(Value pointer, Type element) {
+  Value value = LLVM::LoadOp::create(b, loc, element, pointer);
+  return element.isF32() ? value
+                         : arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+Value KernelBuilder::load(const MatrixView &view, Value row, Value col) {
+  return loadFrom(address(view, row, col), view.element);
+}
+
+void KernelBuilder::store(const MatrixView &view, Value row, Value col,
+                          Value value) {
+  storeTo(address(view, row, col), view.element, value);
+}
+
+void KernelBuilder::storeTo(Value pointer, Type element, Value value) {
+  if (!element.isF32())
+    value = arith::TruncFOp::create(b, loc, element, value);
+  LLVM::StoreOp::create(b, loc, value, pointer);
+}
+
+Value KernelBuilder::sharedF32(StringRef suffix, int64_t count) {
+  std::string name = (func.getName() + "_" + suffix).str();
+  auto arrayType = LLVM::LLVMArrayType::get(b.getF32Type(), count);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(func);
+    LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/false,
+                           LLVM::Linkage::Internal, name, /*value=*/Attribute(),
+                           /*alignment=*/16, /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), name);
+}
+
+Value KernelBuilder::sharedAt(Value array, Value index) {
+  return LLVM::GEPOp::create(b, loc, array.getType(), b.getF32Type(), array,
+                             ValueRange{index});
+}
+
+void KernelBuilder::ifThen(Value condition, function_ref<void()> body) {
+  auto op = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op.thenBlock()->getTerminator());
+  body();
+}
+
+Value KernelBuilder::ifElseZero(Value condition, function_ref<Value()> then) {
+  auto op = scf::IfOp::create(b, loc, b.getF32Type(), condition,
+                              /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(op.thenBlock());
+  scf::YieldOp::create(b, loc, then());
+  b.setInsertionPointToStart(op.elseBlock());
+  scf::YieldOp::create(b, loc, f32(0.0));
+  return op.getResult(0);
+}
+
+void KernelBuilder::finish(const LaunchGeometry &geometry) {
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  geometry.attachTo(func);
+  int64_t threads = geometry.block[0] * geometry.block[1] * geometry.block[2];
+  func->setAttr("nvvm.reqntid",
+                b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  // Without a cap ptxas aims at occupancy and may spill; with it, the
+  // register file holds 65536 / (threads * cap) blocks per multiprocessor.
+  func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(geometry.maxRegisters));
+}
+
+//===----------------------------------------------------------------------===//
+// The SIMT GEMM
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr int64_t kThreads = 256, kTileM = 64, kTileN = 64, kTileK = 16;
+constexpr int64_t kThreadsAlongN = 16, kPerThread = 4; // 16 x 16 threads
+} // namespace
+
+void mlir::fmlp::buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  const unsigned numAcc = spec.loadB.size();
+  const unsigned perAcc = kPerThread * kPerThread;
+
+  Value tid = kb.threadIdX();
+  Value tx = arith::RemUIOp::create(b, loc, tid, kb.i32(kThreadsAlongN));
+  Value ty = arith::DivUIOp::create(b, loc, tid, kb.i32(kThreadsAlongN));
+  Value m0 = kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kTileM));
+  Value n0 = kb.mul(kb.toI64(kb.blockId(1)), kb.i64(kTileN));
+  Value extentM = kb.extent(spec.m), extentN = kb.extent(spec.n),
+        extentK = kb.extent(spec.k);
+
+  // Shared tiles, stored [kTileK][kTileM] and [kTileK][kTileN] in f32.
+  Value tileA = kb.sharedF32("a", kTileK * kTileM);
+  SmallVector<Value> tilesB;
+  for (unsigned j = 0; j < numAcc; ++j)
+    tilesB.push_back(kb.sharedF32(("b" + Twine(j)).str(), kTileK * kTileN));
+
+  // Fills a [kTileK][width] tile: element (kk, w) read by `read(w, kk)`
+  // where in bounds, else 0. Neighbouring threads take neighbouring kk
+  // when `alongK`, else neighbouring w.
+  auto fill = [&](Value tile, int64_t width, Value k0, Value w0, Value extentW,
+                  bool alongK,
+                  const std::function<Value(Value w, Value k)> &read) {
+    for (int64_t r = 0; r < kTileK * width / kThreads; ++r) {
+      Value linear = kb.add(tid, kb.i32(r * kThreads));
+      Value kk, w;
+      if (alongK) {
+        kk = arith::RemUIOp::create(b, loc, linear, kb.i32(kTileK));
+        w = arith::DivUIOp::create(b, loc, linear, kb.i32(kTileK));
+      } else {
+        w = arith::RemUIOp::create(b, loc, linear, kb.i32(width));
+        kk = arith::DivUIOp::create(b, loc, linear, kb.i32(width));
+      }
+      Value k = kb.add(k0, kb.toI64(kk)), wi = kb.add(w0, kb.toI64(w));
+      Value inBounds =
+          kb.both(kb.lessThan(k, extentK), kb.lessThan(wi, extentW));
+      Value value = kb.ifElseZero(inBounds, [&] { return read(wi, k); });
+      Value slot = kb.add(kb.mul(kk, kb.i32(width)), w);
+      LLVM::StoreOp::create(b, loc, value, kb.sharedAt(tile, slot));
+    }
+  };
+
+  SmallVector<Value> zeros(numAcc * perAcc, kb.f32(0.0));
+  auto loop =
+      scf::ForOp::create(b, loc, kb.i64(0), extentK, kb.i64(kTileK), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value k0 = loop.getInductionVar();
+    fill(tileA, kTileM, k0, m0, extentM, spec.aAdjacentAlongK,
+         [&](Value m, Value k) { return spec.loadA(kb, m, k); });
+    for (unsigned j = 0; j < numAcc; ++j)
+      fill(tilesB[j], kTileN, k0, n0, extentN, !spec.bAdjacentAlongN,
+           [&](Value n, Value k) { return spec.loadB[j](kb, k, n); });
+    kb.barrier();
+
+    // Thread (tx, ty) owns rows ty + 16 i and columns tx + 16 j.
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    for (int64_t kk = 0; kk < kTileK; ++kk) {
+      SmallVector<Value> a, bv;
+      for (int64_t i = 0; i < kPerThread; ++i) {
+        Value slot = kb.add(ty, kb.i32(kk * kTileM + i * kThreadsAlongN));
+        a.push_back(LLVM::LoadOp::create(b, loc, b.getF32Type(),
+                                         kb.sharedAt(tileA, slot)));
+      }
+      for (unsigned j = 0; j < numAcc; ++j)
+        for (int64_t i = 0; i < kPerThread; ++i) {
+          Value slot = kb.add(tx, kb.i32(kk * kTileN + i * kThreadsAlongN));
+          bv.push_back(LLVM::LoadOp::create(b, loc, b.getF32Type(),
+                                            kb.sharedAt(tilesB[j], slot)));
+        }
+      for (unsigned j = 0; j < numAcc; ++j)
+        for (int64_t i = 0; i < kPerThread; ++i)
+          for (int64_t c = 0; c < kPerThread; ++c) {
+            Value &sum = acc[j * perAcc + i * kPerThread + c];
+            sum =
+                math::FmaOp::create(b, loc, a[i], bv[j * kPerThread + c], sum);
+          }
+    }
+    kb.barrier();
+    scf::YieldOp::create(b, loc, acc);
+  }
+
+  for (int64_t i = 0; i < kPerThread; ++i)
+    for (int64_t c = 0; c < kPerThread; ++c) {
+      Value m = kb.add(m0, kb.toI64(kb.add(ty, kb.i32(i * kThreadsAlongN))));
+      Value n = kb.add(n0, kb.toI64(kb.add(tx, kb.i32(c * kThreadsAlongN))));
+      SmallVector<Value> values;
+      for (unsigned j = 0; j < numAcc; ++j)
+        values.push_back(loop.getResult(j * perAcc + i * kPerThread + c));
+      kb.ifThen(kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN)),
+                [&] { spec.epilogue(kb, m, n, values); });
+    }
+
+  LaunchGeometry geometry;
+  geometry.block = {kThreads, 1, 1};
+  geometry.tile(0, spec.m, kTileM);
+  geometry.tile(1, spec.n, kTileN);
+  kb.finish(geometry);
+}
+
+void mlir::fmlp::buildColumnSum(
+    KernelBuilder &kb, int64_t columns,
+    const std::function<Value(KernelBuilder &, Value t, Value n)> &load,
+    const std::function<void(KernelBuilder &, Value n, Value sum)> &epilogue) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value n = kb.add(kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kThreads)),
+                   kb.toI64(kb.threadIdX()));
+  kb.ifThen(kb.lessThan(n, kb.i64(columns)), [&] {
+    auto loop = scf::ForOp::create(b, loc, kb.i64(0), kb.tokens(), kb.i64(1),
+                                   ValueRange{kb.f32(0.0)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value sum = arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[0],
+                                        load(kb, loop.getInductionVar(), n));
+      scf::YieldOp::create(b, loc, sum);
+    }
+    epilogue(kb, n, loop.getResult(0));
+  });
+  LaunchGeometry geometry;
+  geometry.block = {kThreads, 1, 1};
+  geometry.tile(0, Extent::of(columns), kThreads);
+  kb.finish(geometry);
+}

@@ -1,0 +1,146 @@
+//===- KernelBuilder.h - GPU kernels as LLVM + NVVM dialect ----*- C++ -*-===//
+//
+// The small layer fmlp's GPU code generator is written in: a kernel is an
+// llvm.func in a gpu.module whose parameters are one global pointer per
+// buffer and the token count T (i64); its body is built from scf loops,
+// arith/math arithmetic and NVVM intrinsics, lowered by the upstream
+// convert-gpu-to-nvvm.
+//
+// Every fmlp kernel is one GEMM skeleton with parts plugged in
+// (ARCHITECTURE.md, Kernels): a GemmSpec says the extents, how to read
+// element (row, col) of each operand, and what the epilogue does with the
+// accumulators of one output element. buildSimtGemm instantiates the
+// skeleton as a SIMT kernel (FMA on fp32 in shared-memory tiles), the path
+// every valid input can take.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_LIB_CODEGEN_KERNELBUILDER_H
+#define FMLP_LIB_CODEGEN_KERNELBUILDER_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace mlir::fmlp {
+
+/// A matrix in global memory: element (row, col) at
+/// base[row * rowStride + col * colStride] (offsets in elements, 64-bit).
+struct MatrixView {
+  Value base; // !llvm.ptr<1>
+  Type element;
+  int64_t rowStride = 0, colStride = 1;
+
+  /// The same memory read with rows and columns swapped.
+  MatrixView transposed() const {
+    return {base, element, colStride, rowStride};
+  }
+};
+
+/// An extent of a loop: a constant, or the token count T.
+struct Extent {
+  int64_t value = 0;
+  bool tokens = false;
+
+  static Extent ofTokens() { return {0, true}; }
+  static Extent of(int64_t value) { return {value, false}; }
+};
+
+/// How a kernel is launched, as functions of T: grid[i] = ceil(T /
+/// tokensPerBlock[i]) when tokensPerBlock[i] > 0, else fixed[i].
+struct LaunchGeometry {
+  std::array<int64_t, 3> tokensPerBlock = {0, 0, 0};
+  std::array<int64_t, 3> fixed = {1, 1, 1};
+  std::array<int64_t, 3> block = {1, 1, 1};
+  int64_t dynamicSharedBytes = 0;
+  int32_t maxRegisters = 128; // per thread
+
+  /// Extent `e` split in blocks of `tile` along grid dimension `dim`.
+  void tile(unsigned dim, Extent e, int64_t tile);
+  /// Stored on the kernel as fmlp.* attributes (read by the bundle writer).
+  void attachTo(Operation *kernel) const;
+  static LaunchGeometry readFrom(Operation *kernel);
+};
+
+class KernelBuilder {
+public:
+  /// Starts `name`(ptr<1> x numBuffers, i64 T) at the end of `module`.
+  KernelBuilder(gpu::GPUModuleOp module, StringRef name, unsigned numBuffers,
+                Location loc);
+
+  OpBuilder b;
+  Location loc;
+  LLVM::LLVMFuncOp func;
+
+  Value buffer(unsigned index) { return func.getArgument(index); }
+  Value tokens() { return func.getArgument(func.getNumArguments() - 1); }
+  Value extent(Extent e) { return e.tokens ? tokens() : i64(e.value); }
+
+  Value i64(int64_t value);
+  Value i32(int32_t value);
+  Value f32(double value);
+  Value add(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value lessThan(Value x, Value y); // signed
+  Value both(Value x, Value y);     // i1 and
+  Value select(Value condition, Value x, Value y);
+  Value toI64(Value i32Value);
+  Value threadIdX();
+  Value blockId(unsigned dim);
+  void barrier();
+
+  /// Element (row, col) of `view`, extended to f32 (indices are i64).
+  Value load(const MatrixView &view, Value row, Value col);
+  /// Rounds `value` (f32) to the view's element type and stores it.
+  void store(const MatrixView &view, Value row, Value col, Value value);
+  /// The address of element (row, col) of `view`: two sources
+  /// concatenated along an index are read by selecting between addresses.
+  Value address(const MatrixView &view, Value row, Value col);
+  /// The element at `pointer`, extended to f32.
+  Value loadFrom(Value pointer, Type element);
+  /// Rounds `value` (f32) to `element` and stores it at `pointer`.
+  void storeTo(Value pointer, Type element, Value value);
+
+  /// A kernel-private f32 array in shared memory.
+  Value sharedF32(StringRef suffix, int64_t count);
+  Value sharedAt(Value array, Value index); // index: i32
+
+  /// Runs `body` when `condition` holds; `body` yields nothing.
+  void ifThen(Value condition, function_ref<void()> body);
+  /// `condition ? then() : 0.0f`.
+  Value ifElseZero(Value condition, function_ref<Value()> then);
+
+  void finish(const LaunchGeometry &geometry);
+};
+
+/// C[m, n] (j) = sum_k A(m, k) B_j(k, n) for every accumulator j, then
+/// epilogue(m, n, C(0..j)) for every (m, n) inside the extents.
+struct GemmSpec {
+  Extent m, n, k;
+  /// Element (m, k) of A, (k, n) of B_j, as f32; called only in bounds.
+  std::function<Value(KernelBuilder &, Value m, Value k)> loadA;
+  SmallVector<std::function<Value(KernelBuilder &, Value k, Value n)>> loadB;
+  /// Whether consecutive k (for A) or n (for B) are adjacent in memory:
+  /// neighbouring threads then fill the shared tile along that index.
+  bool aAdjacentAlongK = true, bAdjacentAlongN = true;
+  std::function<void(KernelBuilder &, Value m, Value n, ArrayRef<Value> acc)>
+      epilogue;
+};
+
+/// The SIMT instantiation: 256 threads, a 64 x 64 tile per block, 4 x 4
+/// elements per thread per accumulator, K in steps of 16 through shared
+/// memory, fp32 FMA. Grid: x over m, y over n.
+void buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec);
+
+/// out[n] = epilogue(n, sum_t in(t, n)) for n < columns: one thread per
+/// column, the sum in fp32 in token order.
+void buildColumnSum(
+    KernelBuilder &kb, int64_t columns,
+    const std::function<Value(KernelBuilder &, Value t, Value n)> &load,
+    const std::function<void(KernelBuilder &, Value n, Value sum)> &epilogue);
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_LIB_CODEGEN_KERNELBUILDER_H

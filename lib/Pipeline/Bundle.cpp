@@ -1,0 +1,288 @@
+//===- Bundle.cpp - Kernel bundles: what the runtime loads ----------------===//
+
+#include "lib/Pipeline/Bundle.h"
+
+#include "lib/CodeGen/KernelBuilder.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+std::optional<int64_t> mlir::fmlp::sharedMemoryLimit(StringRef chip) {
+  if (chip.starts_with("sm_90"))
+    return 232448;
+  if (chip == "sm_80" || chip == "sm_87")
+    return 166912;
+  if (chip == "sm_86" || chip == "sm_89")
+    return 101376;
+  if (chip.starts_with("sm_12"))
+    return 101376;
+  return std::nullopt;
+}
+
+std::vector<KernelResources> mlir::fmlp::parsePtxasReport(StringRef report) {
+  std::vector<KernelResources> kernels;
+  llvm::Regex entry("Compiling entry function '([^']+)'");
+  llvm::Regex frame("([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, "
+                    "([0-9]+) bytes spill loads");
+  llvm::Regex used("Used ([0-9]+) registers");
+  llvm::Regex shared("([0-9]+) bytes smem");
+  SmallVector<StringRef> lines;
+  report.split(lines, '\n');
+  SmallVector<StringRef> match;
+  for (StringRef line : lines) {
+    if (entry.match(line, &match)) {
+      kernels.push_back({match[1].str()});
+      continue;
+    }
+    if (kernels.empty())
+      continue;
+    KernelResources &k = kernels.back();
+    if (frame.match(line, &match)) {
+      match[1].getAsInteger(10, k.stackBytes);
+      match[2].getAsInteger(10, k.spillStoreBytes);
+      match[3].getAsInteger(10, k.spillLoadBytes);
+    }
+    if (used.match(line, &match))
+      match[1].getAsInteger(10, k.registers);
+    if (shared.match(line, &match))
+      match[1].getAsInteger(10, k.sharedBytes);
+  }
+  return kernels;
+}
+
+namespace {
+
+std::string dtypeName(Type element) {
+  if (element.isBF16())
+    return "bf16";
+  if (element.isF16())
+    return "f16";
+  return "f32";
+}
+
+llvm::json::Array toJson(ArrayRef<int64_t> values) {
+  llvm::json::Array array;
+  for (int64_t v : values)
+    array.push_back(v);
+  return array;
+}
+
+/// The entry argument a launch operand views, and the element offset of the
+/// view's first element in it.
+FailureOr<std::pair<unsigned, int64_t>>
+traceToArgument(Value operand, func::FuncOp entry, std::string &error) {
+  auto type = cast<MemRefType>(operand.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (ShapedType::isDynamic(offset)) {
+    error = "a kernel operand of " + entry.getSymName().str() +
+            " has a dynamic offset";
+    return failure();
+  }
+  Value root = operand;
+  while (auto subview = root.getDefiningOp<memref::SubViewOp>())
+    root = subview.getSource();
+  auto argument = dyn_cast<BlockArgument>(root);
+  if (!argument || argument.getOwner()->getParentOp() != entry) {
+    error = "a kernel operand of " + entry.getSymName().str() +
+            " is not a view of an entry argument";
+    return failure();
+  }
+  return std::make_pair(argument.getArgNumber(), offset);
+}
+
+FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
+                                            std::string &error) {
+  llvm::json::Object entry;
+  entry["symbol"] = func.getSymName().str();
+  entry["kind"] =
+      func->getAttrOfType<StringAttr>("fmlp.entry").getValue().str();
+  llvm::json::Array arguments;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto type = dyn_cast<MemRefType>(func.getArgument(i).getType());
+    if (!type || !type.getLayout().isIdentity()) {
+      error = "argument " + std::to_string(i) + " of " +
+              func.getSymName().str() + " is not a dense memref";
+      return failure();
+    }
+    auto name = func.getArgAttrOfType<StringAttr>(i, "fmlp.name");
+    SmallVector<int64_t> shape;
+    for (int64_t extent : type.getShape())
+      shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    llvm::json::Object argument{
+        {"name", name ? name.getValue().str() : "arg" + std::to_string(i)},
+        {"dtype", dtypeName(type.getElementType())},
+        {"shape", toJson(shape)},
+        // The SIMT kernels access single elements.
+        {"alignment", elementBytes},
+        {"saved", static_cast<bool>(func.getArgAttr(i, "fmlp.saved"))},
+        {"consumed", static_cast<bool>(func.getArgAttr(i, "fmlp.consumed"))}};
+    arguments.push_back(std::move(argument));
+  }
+  entry["arguments"] = std::move(arguments);
+
+  llvm::json::Array launches;
+  WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) {
+    LaunchGeometry geometry = LaunchGeometry::readFrom(launch);
+    llvm::json::Array params;
+    for (Value operand : launch.getKernelOperands()) {
+      if (!isa<MemRefType>(operand.getType())) {
+        params.push_back(llvm::json::Object{{"tokens", true}});
+        continue;
+      }
+      FailureOr<std::pair<unsigned, int64_t>> traced =
+          traceToArgument(operand, func, error);
+      if (failed(traced))
+        return WalkResult::interrupt();
+      params.push_back(llvm::json::Object{{"argument", traced->first},
+                                          {"offset", traced->second}});
+    }
+    launches.push_back(llvm::json::Object{
+        {"kernel", launch.getKernelName().str()},
+        {"grid_tokens_per_block", toJson(geometry.tokensPerBlock)},
+        {"grid_fixed", toJson(geometry.fixed)},
+        {"block", toJson(geometry.block)},
+        {"dynamic_shared_bytes", geometry.dynamicSharedBytes},
+        {"params", std::move(params)}});
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  entry["launches"] = std::move(launches);
+  return entry;
+}
+
+LogicalResult writeFile(StringRef path, StringRef contents,
+                        std::string &error) {
+  std::error_code code;
+  llvm::raw_fd_ostream os(path, code);
+  if (code) {
+    error = "cannot write " + path.str() + ": " + code.message();
+    return failure();
+  }
+  os << contents;
+  return success();
+}
+
+/// Assembles `ptx` into `cubin` with ptxas -v; the report goes to `report`.
+LogicalResult assemble(StringRef ptxas, StringRef chip, StringRef ptx,
+                       StringRef cubin, StringRef reportPath,
+                       std::string &report, std::string &error) {
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args = {ptxas, arch, "-v", ptx, "-o", cubin};
+  std::optional<StringRef> redirects[] = {std::nullopt, reportPath, reportPath};
+  std::string message;
+  int status =
+      llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                /*SecondsToWait=*/0, /*Memory=*/0, &message);
+  auto buffer = llvm::MemoryBuffer::getFile(reportPath);
+  if (buffer)
+    report = (*buffer)->getBuffer().str();
+  if (status != 0) {
+    error = "ptxas failed (" + (message.empty() ? report : message) + ")";
+    return failure();
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
+                                      const BundleOptions &options,
+                                      llvm::raw_ostream &log,
+                                      std::string &error) {
+  std::string ptx;
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute attribute : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(attribute))
+        ptx += object.getObject().getValue().str();
+  if (ptx.empty()) {
+    error = "the module has no GPU kernels (no gated MLP block was found, or "
+            "the GPU pipeline did not run)";
+    return failure();
+  }
+
+  llvm::json::Array entries;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr("fmlp.entry"))
+      continue;
+    FailureOr<llvm::json::Object> entry = describeEntry(func, error);
+    if (failed(entry))
+      return failure();
+    entries.push_back(std::move(*entry));
+  }
+
+  if (std::error_code code = llvm::sys::fs::create_directories(directory)) {
+    error = "cannot create " + directory.str() + ": " + code.message();
+    return failure();
+  }
+  auto path = [&](StringRef file) {
+    SmallString<256> p(directory);
+    llvm::sys::path::append(p, file);
+    return std::string(p);
+  };
+  if (failed(writeFile(path("kernels.ptx"), ptx, error)))
+    return failure();
+
+  llvm::json::Object images{{"ptx", "kernels.ptx"}};
+  SmallString<256> ptxasPath(options.cudaPath);
+  llvm::sys::path::append(ptxasPath, "bin", "ptxas");
+  std::string ptxas = std::string(ptxasPath);
+  if (!llvm::sys::fs::can_execute(ptxas)) {
+    auto found = llvm::sys::findProgramByName("ptxas");
+    ptxas = found ? *found : "";
+  }
+  if (!ptxas.empty()) {
+    std::string report;
+    if (failed(assemble(ptxas, options.chip, path("kernels.ptx"),
+                        path("kernels.cubin"), path("ptxas.log"), report,
+                        error)))
+      return failure();
+    images["cubin"] = "kernels.cubin";
+    std::optional<int64_t> limit = sharedMemoryLimit(options.chip);
+    for (const KernelResources &k : parsePtxasReport(report)) {
+      log << llvm::formatv("{0,-48} {1,4} registers {2,7} B smem {3} B stack "
+                           "{4} B spill stores {5} B spill loads\n",
+                           k.name, k.registers, k.sharedBytes, k.stackBytes,
+                           k.spillStoreBytes, k.spillLoadBytes);
+      if (!options.checkResources)
+        continue;
+      if (k.stackBytes || k.spillStoreBytes || k.spillLoadBytes) {
+        error = "kernel " + k.name + " spills or uses a stack frame (" +
+                std::to_string(k.stackBytes) + " B stack, " +
+                std::to_string(k.spillStoreBytes) + " B spill stores)";
+        return failure();
+      }
+      if (limit && k.sharedBytes > *limit) {
+        error = "kernel " + k.name + " uses " + std::to_string(k.sharedBytes) +
+                " B of shared memory, over " + options.chip + "'s " +
+                std::to_string(*limit);
+        return failure();
+      }
+    }
+  } else {
+    log << "ptxas not found: the bundle carries PTX only (the driver "
+           "compiles it when the bundle is loaded)\n";
+  }
+
+  llvm::json::Object manifest{{"format", "fmlp-bundle"},
+                              {"version", kBundleVersion},
+                              {"chip", options.chip},
+                              {"images", std::move(images)},
+                              {"entry_points", std::move(entries)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+  return writeFile(path("manifest.json"), text, error);
+}

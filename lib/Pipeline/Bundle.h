@@ -1,0 +1,62 @@
+//===- Bundle.h - Kernel bundles: what the runtime loads --------*- C++ -*-===//
+//
+// A bundle is a directory:
+//
+//   manifest.json   format "fmlp-bundle", version kBundleVersion, the target
+//                   chip, the entry points (arguments with names, element
+//                   types, shapes with -1 for T, flags; launches in order,
+//                   each naming its kernel, its grid as functions of T and
+//                   its parameters as entry arguments + element offsets or
+//                   T), and the images' file names;
+//   kernels.ptx     the PTX of every kernel (always);
+//   kernels.cubin   the same assembled by ptxas for the chip (when ptxas is
+//                   present), with ptxas.log, its -v report.
+//
+// The format is documented for readers in docs/Bundle.md; the runtime
+// (runtime/) parses it with no MLIR dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_LIB_PIPELINE_BUNDLE_H
+#define FMLP_LIB_PIPELINE_BUNDLE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::fmlp {
+
+constexpr int kBundleVersion = 1;
+
+/// Shared memory one block may use on `chip` (sm_90a 232448, sm_80 166912,
+/// sm_120 101376 bytes), or none for a chip fmlp does not know.
+std::optional<int64_t> sharedMemoryLimit(StringRef chip);
+
+/// One kernel as `ptxas -v` reported it.
+struct KernelResources {
+  std::string name;
+  int64_t registers = 0, stackBytes = 0, spillStoreBytes = 0,
+          spillLoadBytes = 0, sharedBytes = 0;
+};
+std::vector<KernelResources> parsePtxasReport(StringRef report);
+
+struct BundleOptions {
+  std::string chip = "sm_90a";
+  std::string cudaPath = "/usr/local/cuda";
+  /// Fail when a kernel spills, has a stack frame, or exceeds the chip's
+  /// shared memory (the ptxas check).
+  bool checkResources = true;
+};
+
+/// Writes the bundle of `module` (after buildGpuPipeline) to `directory`.
+/// `log` receives ptxas' per-kernel report. Errors name what is wrong.
+LogicalResult writeBundle(ModuleOp module, StringRef directory,
+                          const BundleOptions &options, llvm::raw_ostream &log,
+                          std::string &error);
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_LIB_PIPELINE_BUNDLE_H

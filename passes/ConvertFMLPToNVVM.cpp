@@ -1,0 +1,471 @@
+//===- ConvertFMLPToNVVM.cpp - The kernel plan as GPU kernels -------------===//
+//
+// Implements convert-fmlp-to-nvvm (see Passes.td). Each kernel op of a
+// planned entry point becomes one kernel in the gpu.module @fmlp_kernels,
+// and the op itself a gpu.launch_func of it. Every kernel is the one GEMM
+// skeleton of lib/CodeGen/KernelBuilder.h with its operands and epilogue
+// plugged in; the math of each epilogue is the CPU lowering's
+// (ConvertFMLPToLinalg.cpp), so both paths round the same values:
+//
+//   K1  m=T  n=H   k=D   A=x        B=Wg, Wu (2 accumulators)  -> A [,G,U]
+//   K2  m=T  n=D   k=H   A=A        B=Wd                       -> y
+//   K3  m=T  n=H   k=D   A=dy       B=Wd read transposed       -> dG,dU over
+//   G,U K4  m=T  n=D   k=2H  A=dG | dU  B=Wg | Wu read transposed  -> dx K5
+//   m=2H n=D   k=T   A=(dG | dU)^T  B=x                    -> dWg | dWu K6  m=D
+//   n=H   k=T   A=dy^T     B=A, or act(G) U           -> dWd
+//
+// ("|" : two sources concatenated along that index, read through one
+// selected address.) Kernel parameters are one pointer per distinct buffer
+// (already offset to the view's first element by the caller) and T.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/FMLP/FMLPOps.h"
+#include "lib/CodeGen/Activation.h"
+#include "lib/CodeGen/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::fmlp {
+#define GEN_PASS_DEF_CONVERTFMLPTONVVMPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::fmlp
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+constexpr StringLiteral kKernelModule = "fmlp_kernels";
+
+/// The distinct memref operands of a kernel op, as kernel parameters.
+class KernelOperands {
+public:
+  explicit KernelOperands(Operation *op) {
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && !index.count(operand)) {
+        index[operand] = buffers.size();
+        buffers.push_back(operand);
+      }
+  }
+
+  /// The view of `memref` inside kernel `kb`: [rows, cols] with the
+  /// memref's strides; a 1-D memref is one row.
+  MatrixView view(KernelBuilder &kb, Value memref) const {
+    auto type = cast<MemRefType>(memref.getType());
+    auto [strides, offset] = type.getStridesAndOffset();
+    MatrixView view{kb.buffer(index.lookup(memref)), type.getElementType(), 0,
+                    strides.back()};
+    if (type.getRank() == 2)
+      view.rowStride = strides[0];
+    return view;
+  }
+  /// A weight of the projection in -> out as W(in, out), whatever its layout.
+  MatrixView weight(KernelBuilder &kb, Value memref,
+                    WeightLayout layout) const {
+    MatrixView stored = view(kb, memref);
+    return layout == WeightLayout::in_out ? stored : stored.transposed();
+  }
+
+  SmallVector<Value> buffers;
+  DenseMap<Value, unsigned> index;
+};
+
+int64_t staticSize(Value memref, unsigned dim) {
+  return cast<MemRefType>(memref.getType()).getDimSize(dim);
+}
+
+bool adjacentAlongCols(const MatrixView &view) { return view.colStride == 1; }
+
+Value scale(KernelBuilder &kb, Value v, std::optional<APFloat> multiplier) {
+  return multiplier
+             ? arith::MulFOp::create(kb.b, kb.loc, v,
+                                     kb.f32(multiplier->convertToDouble()))
+             : v;
+}
+Value fadd(KernelBuilder &kb, Value x, Value y) {
+  return arith::AddFOp::create(kb.b, kb.loc, x, y);
+}
+Value fmul(KernelBuilder &kb, Value x, Value y) {
+  return arith::MulFOp::create(kb.b, kb.loc, x, y);
+}
+
+/// What a kernel op becomes: its GEMM (or column sum) and the operand whose
+/// first dimension is T.
+struct KernelPlan {
+  Value tokenOperand;
+};
+
+KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops) {
+  ValueRange outs = op.getInits();
+  MatrixView x = ops.view(kb, op.getX());
+  MatrixView wg = ops.weight(kb, op.getGate(), op.getGateLayout());
+  MatrixView wu = ops.weight(kb, op.getUp(), op.getUpLayout());
+  SmallVector<MatrixView> stored;
+  for (Value out : outs)
+    stored.push_back(ops.view(kb, out));
+  std::optional<MatrixView> gateBias, upBias;
+  if (op.getGateBias())
+    gateBias = ops.view(kb, op.getGateBias());
+  if (op.getUpBias())
+    upBias = ops.view(kb, op.getUpBias());
+
+  GemmSpec spec;
+  spec.m = Extent::ofTokens();
+  spec.n = Extent::of(staticSize(outs[0], 1));
+  spec.k = Extent::of(staticSize(op.getX(), 1));
+  spec.loadA = [x](KernelBuilder &kb, Value m, Value k) {
+    return kb.load(x, m, k);
+  };
+  for (MatrixView w : {wg, wu})
+    spec.loadB.push_back(
+        [w](KernelBuilder &kb, Value k, Value n) { return kb.load(w, k, n); });
+  spec.aAdjacentAlongK = adjacentAlongCols(x);
+  spec.bAdjacentAlongN = adjacentAlongCols(wg);
+  std::optional<APFloat> mg = op.getGateMultiplier();
+  Activation activation = op.getActivation();
+  spec.epilogue = [&](KernelBuilder &kb, Value m, Value n,
+                      ArrayRef<Value> acc) {
+    Value zero = kb.i64(0);
+    Value g = gateBias ? fadd(kb, acc[0], kb.load(*gateBias, zero, n)) : acc[0];
+    Value u = upBias ? fadd(kb, acc[1], kb.load(*upBias, zero, n)) : acc[1];
+    g = scale(kb, g, mg);
+    Value a = fmul(kb, buildActivation(kb.b, kb.loc, activation, g), u);
+    kb.store(stored[0], m, n, a);
+    if (stored.size() == 3) {
+      kb.store(stored[1], m, n, g);
+      kb.store(stored[2], m, n, u);
+    }
+  };
+  buildSimtGemm(kb, spec);
+  return {op.getX()};
+}
+
+KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops) {
+  Value out = op.getInits()[0];
+  MatrixView a = ops.view(kb, op.getA()), y = ops.view(kb, out);
+  MatrixView wd = ops.weight(kb, op.getDown(), op.getDownLayout());
+  std::optional<MatrixView> bias;
+  if (op.getDownBias())
+    bias = ops.view(kb, op.getDownBias());
+  GemmSpec spec;
+  spec.m = Extent::ofTokens();
+  spec.n = Extent::of(staticSize(out, 1));
+  spec.k = Extent::of(staticSize(op.getA(), 1));
+  spec.loadA = [a](KernelBuilder &kb, Value m, Value k) {
+    return kb.load(a, m, k);
+  };
+  spec.loadB.push_back(
+      [wd](KernelBuilder &kb, Value k, Value n) { return kb.load(wd, k, n); });
+  spec.aAdjacentAlongK = adjacentAlongCols(a);
+  spec.bAdjacentAlongN = adjacentAlongCols(wd);
+  std::optional<APFloat> md = op.getDownMultiplier();
+  spec.epilogue = [&](KernelBuilder &kb, Value m, Value n,
+                      ArrayRef<Value> acc) {
+    Value sum = bias ? fadd(kb, acc[0], kb.load(*bias, kb.i64(0), n)) : acc[0];
+    kb.store(y, m, n, scale(kb, sum, md));
+  };
+  buildSimtGemm(kb, spec);
+  return {op.getA()};
+}
+
+KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops) {
+  ValueRange outs = op.getInits();
+  MatrixView dy = ops.view(kb, op.getDy());
+  // B(k = d, n = h) = Wd(in = h, out = d).
+  MatrixView wdT =
+      ops.weight(kb, op.getDown(), op.getDownLayout()).transposed();
+  MatrixView g = ops.view(kb, op.getG()), u = ops.view(kb, op.getU());
+  MatrixView dg = ops.view(kb, outs[0]), du = ops.view(kb, outs[1]);
+  GemmSpec spec;
+  spec.m = Extent::ofTokens();
+  spec.n = Extent::of(staticSize(op.getG(), 1));
+  spec.k = Extent::of(staticSize(op.getDy(), 1));
+  spec.loadA = [dy](KernelBuilder &kb, Value m, Value k) {
+    return kb.load(dy, m, k);
+  };
+  spec.loadB.push_back([wdT](KernelBuilder &kb, Value k, Value n) {
+    return kb.load(wdT, k, n);
+  });
+  spec.aAdjacentAlongK = adjacentAlongCols(dy);
+  spec.bAdjacentAlongN = adjacentAlongCols(wdT);
+  Activation activation = op.getActivation();
+  std::optional<APFloat> mg = op.getGateMultiplier(),
+                         md = op.getDownMultiplier();
+  spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
+                      ArrayRef<Value> acc) {
+    Value da = scale(kb, acc[0], md);
+    Value gv = kb.load(g, m, n), uv = kb.load(u, m, n);
+    Value slope = buildActivationDerivative(kb.b, kb.loc, activation, gv);
+    Value dgv = scale(kb, fmul(kb, fmul(kb, da, uv), slope), mg);
+    Value duv = fmul(kb, da, buildActivation(kb.b, kb.loc, activation, gv));
+    kb.store(dg, m, n, dgv);
+    kb.store(du, m, n, duv);
+  };
+  buildSimtGemm(kb, spec);
+  return {op.getDy()};
+}
+
+KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops) {
+  Value out = op.getInits()[0];
+  int64_t hidden = staticSize(op.getDg(), 1);
+  MatrixView dg = ops.view(kb, op.getDg()), du = ops.view(kb, op.getDu());
+  // B(k = h, n = d) = W(in = d, out = h).
+  MatrixView wgT =
+      ops.weight(kb, op.getGate(), op.getGateLayout()).transposed();
+  MatrixView wuT = ops.weight(kb, op.getUp(), op.getUpLayout()).transposed();
+  MatrixView dx = ops.view(kb, out);
+  GemmSpec spec;
+  spec.m = Extent::ofTokens();
+  spec.n = Extent::of(staticSize(out, 1));
+  spec.k = Extent::of(2 * hidden);
+  // K = 2H: k < H reads the gate's half, k >= H the up half.
+  spec.loadA = [=](KernelBuilder &kb, Value m, Value k) {
+    Value gateHalf = kb.lessThan(k, kb.i64(hidden));
+    Value kUp = kb.add(k, kb.i64(-hidden));
+    return kb.loadFrom(
+        kb.select(gateHalf, kb.address(dg, m, k), kb.address(du, m, kUp)),
+        dg.element);
+  };
+  spec.loadB.push_back([=](KernelBuilder &kb, Value k, Value n) {
+    Value gateHalf = kb.lessThan(k, kb.i64(hidden));
+    Value kUp = kb.add(k, kb.i64(-hidden));
+    return kb.loadFrom(
+        kb.select(gateHalf, kb.address(wgT, k, n), kb.address(wuT, kUp, n)),
+        wgT.element);
+  });
+  spec.aAdjacentAlongK = adjacentAlongCols(dg);
+  spec.bAdjacentAlongN = adjacentAlongCols(wgT);
+  spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
+                      ArrayRef<Value> acc) { kb.store(dx, m, n, acc[0]); };
+  buildSimtGemm(kb, spec);
+  return {op.getDg()};
+}
+
+/// out = acc, or out + acc when accumulating, at `pointer`.
+void storeGradient(KernelBuilder &kb, Value pointer, Type element, Value acc,
+                   bool accumulate) {
+  if (accumulate)
+    acc = fadd(kb, kb.loadFrom(pointer, element), acc);
+  kb.storeTo(pointer, element, acc);
+}
+
+KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
+                 const KernelOperands &ops) {
+  ValueRange outs = op.getInits();
+  int64_t hidden = staticSize(op.getDg(), 1);
+  MatrixView x = ops.view(kb, op.getX());
+  // A(m = h, k = t) = dG(t, h) for h < H, dU(t, h - H) above.
+  MatrixView dgT = ops.view(kb, op.getDg()).transposed();
+  MatrixView duT = ops.view(kb, op.getDu()).transposed();
+  // Stored as W(in = d, out = h): element (h, d) is the transpose.
+  MatrixView dwgT = ops.weight(kb, outs[0], op.getGateLayout()).transposed();
+  MatrixView dwuT = ops.weight(kb, outs[1], op.getUpLayout()).transposed();
+  bool accumulate = op.getAccumulate();
+  GemmSpec spec;
+  spec.m = Extent::of(2 * hidden);
+  spec.n = Extent::of(staticSize(op.getX(), 1));
+  spec.k = Extent::ofTokens();
+  spec.loadA = [=](KernelBuilder &kb, Value m, Value k) {
+    Value gateHalf = kb.lessThan(m, kb.i64(hidden));
+    Value mUp = kb.add(m, kb.i64(-hidden));
+    return kb.loadFrom(
+        kb.select(gateHalf, kb.address(dgT, m, k), kb.address(duT, mUp, k)),
+        dgT.element);
+  };
+  spec.loadB.push_back(
+      [x](KernelBuilder &kb, Value k, Value n) { return kb.load(x, k, n); });
+  spec.aAdjacentAlongK = adjacentAlongCols(dgT);
+  spec.bAdjacentAlongN = adjacentAlongCols(x);
+  spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
+                      ArrayRef<Value> acc) {
+    Value gateHalf = kb.lessThan(m, kb.i64(hidden));
+    Value mUp = kb.add(m, kb.i64(-hidden));
+    Value pointer =
+        kb.select(gateHalf, kb.address(dwgT, m, n), kb.address(dwuT, mUp, n));
+    storeGradient(kb, pointer, dwgT.element, acc[0], accumulate);
+  };
+  buildSimtGemm(kb, spec);
+  return {op.getX()};
+}
+
+KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
+                 const KernelOperands &ops) {
+  Value out = op.getInits()[0];
+  ValueRange sources = op.getActivationInputs();
+  MatrixView dyT = ops.view(kb, op.getDy()).transposed();
+  SmallVector<MatrixView> inputs;
+  for (Value source : sources)
+    inputs.push_back(ops.view(kb, source));
+  // Stored as W(in = h, out = d): element (d, h) is the transpose.
+  MatrixView dwdT = ops.weight(kb, out, op.getDownLayout()).transposed();
+  Activation activation = op.getActivation();
+  bool accumulate = op.getAccumulate();
+  GemmSpec spec;
+  spec.m = Extent::of(staticSize(op.getDy(), 1));
+  spec.n = Extent::of(staticSize(sources[0], 1));
+  spec.k = Extent::ofTokens();
+  spec.loadA = [dyT](KernelBuilder &kb, Value m, Value k) {
+    return kb.load(dyT, m, k);
+  };
+  // B(k = t, n = h) = A(t, h), or act(G) U recomputed from G and U.
+  spec.loadB.push_back([=](KernelBuilder &kb, Value k, Value n) {
+    Value a = kb.load(inputs[0], k, n);
+    if (inputs.size() == 1)
+      return a;
+    return fmul(kb, buildActivation(kb.b, kb.loc, activation, a),
+                kb.load(inputs[1], k, n));
+  });
+  spec.aAdjacentAlongK = adjacentAlongCols(dyT);
+  spec.bAdjacentAlongN = adjacentAlongCols(inputs[0]);
+  std::optional<APFloat> md = op.getDownMultiplier();
+  spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
+                      ArrayRef<Value> acc) {
+    Value grad = scale(kb, acc[0], md);
+    storeGradient(kb, kb.address(dwdT, m, n), dwdT.element, grad, accumulate);
+  };
+  buildSimtGemm(kb, spec);
+  return {op.getDy()};
+}
+
+KernelPlan build(BiasGradOp op, KernelBuilder &kb, const KernelOperands &ops) {
+  MatrixView grad = ops.view(kb, op.getGrad());
+  MatrixView out = ops.view(kb, op.getInits()[0]);
+  std::optional<APFloat> factor = op.getScale();
+  bool accumulate = op.getAccumulate();
+  buildColumnSum(
+      kb, staticSize(op.getGrad(), 1),
+      [grad](KernelBuilder &kb, Value t, Value n) {
+        return kb.load(grad, t, n);
+      },
+      [=](KernelBuilder &kb, Value n, Value sum) {
+        storeGradient(kb, kb.address(out, kb.i64(0), n), out.element,
+                      scale(kb, sum, factor), accumulate);
+      });
+  return {op.getGrad()};
+}
+
+/// `name` with every character PTX does not take in an identifier as '_'.
+std::string kernelName(StringRef entry, unsigned index, Operation *op) {
+  std::string name =
+      (entry + "_k" + Twine(index) + "_" + op->getName().stripDialect()).str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  return name;
+}
+
+/// Replaces `op` with the launch of `kernel` (geometry as the kernel says).
+void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
+                       const KernelOperands &operands, Value tokenOperand) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  LaunchGeometry geometry = LaunchGeometry::readFrom(kernel);
+  Value tokens = memref::DimOp::create(b, loc, tokenOperand, 0);
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  std::array<Value, 3> grid, block;
+  for (unsigned d = 0; d < 3; ++d) {
+    int64_t perBlock = geometry.tokensPerBlock[d];
+    grid[d] = perBlock > 0 ? arith::CeilDivUIOp::create(b, loc, tokens,
+                                                        constant(perBlock))
+                                 .getResult()
+                           : constant(geometry.fixed[d]);
+    block[d] = constant(geometry.block[d]);
+  }
+  SmallVector<Value> args(operands.buffers);
+  args.push_back(tokens);
+  auto symbol =
+      SymbolRefAttr::get(b.getStringAttr(kKernelModule),
+                         {FlatSymbolRefAttr::get(kernel.getSymNameAttr())});
+  Value sharedBytes = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                   geometry.dynamicSharedBytes);
+  auto launch = gpu::LaunchFuncOp::create(
+      b, loc, symbol, gpu::KernelDim3{grid[0], grid[1], grid[2]},
+      gpu::KernelDim3{block[0], block[1], block[2]}, sharedBytes, args);
+  // The geometry travels with the launch too: the kernel becomes a binary.
+  geometry.attachTo(launch);
+  op->erase();
+}
+
+struct ConvertFMLPToNVVMPass
+    : mlir::fmlp::impl::ConvertFMLPToNVVMPassBase<ConvertFMLPToNVVMPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> kernels;
+    WalkResult walk = module.walk([&](Operation *op) {
+      if (isa<GatedMlpOp, GatedMlpGradOp>(op)) {
+        op->emitOpError("is not part of a kernel plan: run fmlp-expand-"
+                        "training and fmlp-fuse first (fmlp-plan-pipeline)");
+        return WalkResult::interrupt();
+      }
+      if (!isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
+               DownWeightGradOp, BiasGradOp>(op))
+        return WalkResult::advance();
+      if (op->getNumResults() != 0) {
+        op->emitOpError("works on tensors: run fmlp-plan-memory first");
+        return WalkResult::interrupt();
+      }
+      if (op->getParentOfType<scf::ForOp>()) {
+        op->emitOpError("is inside a token-chunk loop: the GPU bundle does "
+                        "not support chunk-tokens yet (plan with "
+                        "chunk-tokens=0)");
+        return WalkResult::interrupt();
+      }
+      for (Value operand : op->getOperands()) {
+        Type element = getElementTypeOrSelf(operand.getType());
+        if (!element.isF32() && !element.isBF16() && !element.isF16()) {
+          op->emitOpError("has elements of type ")
+              << element << ": GPU kernels take f32, bf16 or f16";
+          return WalkResult::interrupt();
+        }
+      }
+      kernels.push_back(op);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    if (kernels.empty())
+      return;
+
+    MLIRContext *context = &getContext();
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(context));
+    OpBuilder b(context);
+    b.setInsertionPointToEnd(module.getBody());
+    StringRef features =
+        StringRef(chip).starts_with("sm_12") ? "+ptx87" : "+ptx80";
+    auto target = NVVM::NVVMTargetAttr::get(
+        context, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features);
+    auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModule,
+                                              b.getArrayAttr({target}));
+
+    DenseMap<Operation *, unsigned> countPerEntry;
+    for (Operation *op : kernels) {
+      auto entry = op->getParentOfType<func::FuncOp>();
+      unsigned index = countPerEntry[entry]++;
+      KernelOperands operands(op);
+      KernelBuilder kb(gpuModule, kernelName(entry.getSymName(), index, op),
+                       operands.buffers.size(), op->getLoc());
+      KernelPlan plan =
+          llvm::TypeSwitch<Operation *, KernelPlan>(op)
+              .Case<GateUpOp, DownOp, DownGradOp, InputGradOp,
+                    GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
+                  [&](auto kernel) { return build(kernel, kb, operands); });
+      replaceWithLaunch(op, kb.func, operands, plan.tokenOperand);
+    }
+  }
+};
+
+} // namespace
