@@ -394,6 +394,11 @@ void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
       gpu::KernelDim3{block[0], block[1], block[2]}, sharedBytes, args);
   // The geometry travels with the launch too: the kernel becomes a binary.
   geometry.attachTo(launch);
+  // Which parameters the kernel writes (the op's inits).
+  SmallVector<int64_t> written;
+  for (Value init : cast<DestinationStyleOpInterface>(op).getDpsInits())
+    written.push_back(operands.index.lookup(init));
+  launch->setAttr("fmlp.written", b.getDenseI64ArrayAttr(written));
   op->erase();
 }
 

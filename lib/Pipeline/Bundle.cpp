@@ -101,8 +101,38 @@ traceToArgument(Value operand, func::FuncOp entry, std::string &error) {
   return std::make_pair(argument.getArgNumber(), offset);
 }
 
+/// The entry arguments some launch of `func` writes.
+llvm::SmallDenseSet<unsigned> writtenArguments(func::FuncOp func) {
+  llvm::SmallDenseSet<unsigned> written;
+  func.walk([&](gpu::LaunchFuncOp launch) {
+    auto indices = launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.written");
+    if (!indices)
+      return;
+    for (int64_t index : indices.asArrayRef()) {
+      Value root = launch.getKernelOperands()[index];
+      while (auto subview = root.getDefiningOp<memref::SubViewOp>())
+        root = subview.getSource();
+      if (auto argument = dyn_cast<BlockArgument>(root))
+        written.insert(argument.getArgNumber());
+    }
+  });
+  return written;
+}
+
+/// input, output (written by the entry point), saved (kept from forward to
+/// backward) or workspace (scratch of one call).
+std::string argumentRole(func::FuncOp func, unsigned index, StringRef name,
+                         const llvm::SmallDenseSet<unsigned> &written) {
+  if (func.getArgAttr(index, "fmlp.saved"))
+    return "saved";
+  if (name == "workspace")
+    return "workspace";
+  return written.contains(index) ? "output" : "input";
+}
+
 FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
                                             std::string &error) {
+  llvm::SmallDenseSet<unsigned> written = writtenArguments(func);
   llvm::json::Object entry;
   entry["symbol"] = func.getSymName().str();
   entry["kind"] =
@@ -120,13 +150,15 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
     for (int64_t extent : type.getShape())
       shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    std::string argumentName =
+        name ? name.getValue().str() : "arg" + std::to_string(i);
     llvm::json::Object argument{
-        {"name", name ? name.getValue().str() : "arg" + std::to_string(i)},
+        {"name", argumentName},
+        {"role", argumentRole(func, i, argumentName, written)},
         {"dtype", dtypeName(type.getElementType())},
         {"shape", toJson(shape)},
         // The SIMT kernels access single elements.
         {"alignment", elementBytes},
-        {"saved", static_cast<bool>(func.getArgAttr(i, "fmlp.saved"))},
         {"consumed", static_cast<bool>(func.getArgAttr(i, "fmlp.consumed"))}};
     arguments.push_back(std::move(argument));
   }

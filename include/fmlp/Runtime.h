@@ -1,0 +1,141 @@
+/*===- Runtime.h - fmlp's runtime: load a bundle, launch its entry points -===*\
+|*                                                                            *|
+|* A C API over the CUDA driver API, which it loads with dlopen (it builds,   *|
+|* and reports a clear error, on machines without a GPU). A bundle            *|
+|* (fmlp-compile -o x.bundle) holds the kernels of one or more gated MLP      *|
+|* blocks and their entry points: forward, backward, forward_nograd.          *|
+|*                                                                            *|
+|*   fmlp_bundle *bundle;                                                     *|
+|*   fmlp_bundle_open("mlp.bundle", &bundle);    parse, no driver needed      *|
+|*   fmlp_bundle_load(bundle);                   into the current context     *|
+|*   int forward; fmlp_entry_find(bundle, "forward", &forward);              *|
+|*   fmlp_launch(bundle, forward, tensors, count, stream);                    *|
+|*                                                                            *|
+|* Launches allocate nothing and never synchronize, so they can be captured   *|
+|* in a CUDA graph; every buffer, the saved activations and the workspace     *|
+|* included, is the caller's. Before launching, fmlp_launch checks every      *|
+|* tensor against the entry point (count, null pointers, dtype, shape,        *|
+|* dense row-major strides, alignment) and that the saved activations a       *|
+|* backward consumes were written by a forward and not consumed since (a      *|
+|* backward writes dG, dU over G, U). Every function returns a status;        *|
+|* fmlp_last_error() says what was wrong, naming the entry point, argument,   *|
+|* kernel, CUDA call and shapes involved. Thread safety: one bundle may be   *|
+|* used from several threads; fmlp_last_error is per thread.                  *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef FMLP_RUNTIME_H
+#define FMLP_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The bundle format this runtime reads (manifest.json's "version"). */
+#define FMLP_BUNDLE_VERSION 1
+
+#if defined(__GNUC__)
+#define FMLP_API __attribute__((visibility("default")))
+#else
+#define FMLP_API
+#endif
+#define FMLP_MAX_RANK 8
+
+typedef enum fmlp_status {
+  FMLP_OK = 0,
+  FMLP_ERROR_INVALID_ARGUMENT = 1, /* a null handle, an index out of range */
+  FMLP_ERROR_BUNDLE = 2,           /* unreadable or malformed bundle */
+  FMLP_ERROR_VERSION = 3,          /* a bundle format this runtime lacks */
+  FMLP_ERROR_NO_DRIVER = 4,        /* libcuda.so.1 missing or incomplete */
+  FMLP_ERROR_CUDA = 5,             /* a CUDA driver call failed */
+  FMLP_ERROR_CHIP = 6,             /* the device cannot run the bundle */
+  FMLP_ERROR_NOT_FOUND = 7,        /* no such entry point */
+  FMLP_ERROR_NOT_LOADED = 8,       /* fmlp_launch before fmlp_bundle_load */
+  FMLP_ERROR_COUNT = 9,            /* wrong number of tensors */
+  FMLP_ERROR_NULL_POINTER = 10,
+  FMLP_ERROR_DTYPE = 11,
+  FMLP_ERROR_SHAPE = 12,
+  FMLP_ERROR_LAYOUT = 13, /* strides not dense row-major */
+  FMLP_ERROR_ALIGNMENT = 14,
+  FMLP_ERROR_SAVED_CONSUMED = 15 /* backward over consumed activations */
+} fmlp_status;
+
+typedef enum fmlp_dtype {
+  FMLP_F32 = 0,
+  FMLP_BF16 = 1,
+  FMLP_F16 = 2
+} fmlp_dtype;
+
+typedef enum fmlp_role {
+  FMLP_ROLE_INPUT = 0,
+  FMLP_ROLE_OUTPUT = 1,
+  FMLP_ROLE_SAVED = 2,    /* written by forward, read by backward */
+  FMLP_ROLE_WORKSPACE = 3 /* scratch of one call */
+} fmlp_role;
+
+/* A tensor on the device. Sizes and strides in elements; a token-shaped
+ * argument ([T, n]) may have any number of leading dimensions, whose
+ * product is T. */
+typedef struct fmlp_tensor {
+  void *data;
+  fmlp_dtype dtype;
+  int32_t rank;
+  int64_t sizes[FMLP_MAX_RANK];
+  int64_t strides[FMLP_MAX_RANK];
+} fmlp_tensor;
+
+/* An entry point's argument as the bundle declares it: shape[0] == -1
+ * stands for T. */
+typedef struct fmlp_argument_info {
+  const char *name;
+  fmlp_role role;
+  fmlp_dtype dtype;
+  int32_t rank;
+  int64_t shape[2];
+  int32_t alignment; /* bytes */
+  int32_t consumed;  /* saved activations a backward writes over */
+} fmlp_argument_info;
+
+typedef struct fmlp_bundle fmlp_bundle;
+
+FMLP_API const char *fmlp_status_name(fmlp_status status);
+/* What went wrong in this thread's last failing call ("" if none). */
+FMLP_API const char *fmlp_last_error(void);
+
+FMLP_API fmlp_status fmlp_bundle_open(const char *directory,
+                                      fmlp_bundle **bundle);
+/* Loads the kernels into the calling thread's current CUDA context (the
+ * cubin when it matches the device, else the PTX); checks the chip. */
+FMLP_API fmlp_status fmlp_bundle_load(fmlp_bundle *bundle);
+FMLP_API void fmlp_bundle_close(fmlp_bundle *bundle);
+FMLP_API const char *fmlp_bundle_chip(const fmlp_bundle *bundle);
+
+FMLP_API int fmlp_entry_count(const fmlp_bundle *bundle);
+/* By kind ("forward", "backward", "forward_nograd") when one entry point
+ * has it, or by symbol ("mlp.forward"). */
+FMLP_API fmlp_status fmlp_entry_find(const fmlp_bundle *bundle,
+                                     const char *name, int *entry);
+FMLP_API const char *fmlp_entry_kind(const fmlp_bundle *bundle, int entry);
+FMLP_API const char *fmlp_entry_symbol(const fmlp_bundle *bundle, int entry);
+FMLP_API int fmlp_argument_count(const fmlp_bundle *bundle, int entry);
+FMLP_API fmlp_status fmlp_argument_info_get(const fmlp_bundle *bundle,
+                                            int entry, int argument,
+                                            fmlp_argument_info *info);
+/* Bytes of the buffers an entry point needs for T tokens beyond its inputs
+ * and outputs: its saved and workspace arguments. */
+FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
+                                          int64_t tokens, int64_t *bytes);
+
+/* Launches `entry` on `stream` (a CUstream; NULL: the default stream) with
+ * one tensor per argument, in the bundle's order. */
+FMLP_API fmlp_status fmlp_launch(fmlp_bundle *bundle, int entry,
+                                 const fmlp_tensor *tensors, int count,
+                                 void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FMLP_RUNTIME_H */

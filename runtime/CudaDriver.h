@@ -1,0 +1,57 @@
+//===- CudaDriver.h - The CUDA driver API, loaded with dlopen ---*- C++ -*-===//
+//
+// The few driver entry points the runtime calls, resolved from
+// libcuda.so.1 at first use, so that the runtime builds without the CUDA
+// toolkit and reports a clear error on machines without a driver. The
+// types are the driver's ABI (cuda.h): handles are pointers, CUresult and
+// CUdevice are ints. FMLP_LIBCUDA names another library to load (tests use
+// it to exercise the missing-driver path on any machine).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_RUNTIME_CUDADRIVER_H
+#define FMLP_RUNTIME_CUDADRIVER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace fmlp::runtime {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+
+constexpr CUresult kCudaSuccess = 0;
+constexpr int kAttributeComputeCapabilityMajor = 75;
+constexpr int kAttributeComputeCapabilityMinor = 76;
+constexpr int kFuncAttributeMaxDynamicSharedBytes = 8;
+
+struct CudaDriver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
+
+  /// The driver, loaded once per process; nullptr with `error` set when
+  /// the library or one of its symbols is missing.
+  static const CudaDriver *get(std::string &error);
+
+  /// "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (1)".
+  std::string describe(const char *call, CUresult result) const;
+};
+
+} // namespace fmlp::runtime
+
+#endif // FMLP_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,483 @@
+//===- Runtime.cpp - fmlp's runtime: the C API of fmlp/Runtime.h ----------===//
+
+#include "fmlp/Runtime.h"
+
+#include "CudaDriver.h"
+#include "Manifest.h"
+
+#include <array>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+using namespace fmlp::runtime;
+
+namespace {
+
+thread_local std::string lastError;
+
+fmlp_status fail(fmlp_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+bool readFile(const std::string &path, std::string &contents) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return false;
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  contents = buffer.str();
+  return true;
+}
+
+std::string shapeString(const fmlp_tensor &t) {
+  std::string s = "[";
+  for (int d = 0; d < t.rank; ++d)
+    s += (d ? ", " : "") + std::to_string(t.sizes[d]);
+  return s + "]";
+}
+
+std::string declaredShape(const Argument &argument) {
+  std::string s = "[";
+  for (size_t d = 0; d < argument.shape.size(); ++d)
+    s += (d ? ", " : "") + (argument.shape[d] < 0
+                                ? std::string("T")
+                                : std::to_string(argument.shape[d]));
+  return s + "]";
+}
+
+/// The state of a saved-activations buffer, by its address.
+enum class Saved { Fresh, Consumed };
+
+} // namespace
+
+struct fmlp_bundle {
+  std::string directory;
+  Manifest manifest;
+  std::string ptx, cubin;
+  // After fmlp_bundle_load:
+  const CudaDriver *driver = nullptr;
+  CUmodule module = nullptr;
+  std::map<std::string, CUfunction> functions;
+  // Saved activations written by a forward, and whether a backward has
+  // consumed them since (dG, dU are written over G, U).
+  std::mutex savedMutex;
+  std::map<const void *, Saved> saved;
+};
+
+extern "C" {
+
+const char *fmlp_status_name(fmlp_status status) {
+  switch (status) {
+  case FMLP_OK:
+    return "FMLP_OK";
+  case FMLP_ERROR_INVALID_ARGUMENT:
+    return "FMLP_ERROR_INVALID_ARGUMENT";
+  case FMLP_ERROR_BUNDLE:
+    return "FMLP_ERROR_BUNDLE";
+  case FMLP_ERROR_VERSION:
+    return "FMLP_ERROR_VERSION";
+  case FMLP_ERROR_NO_DRIVER:
+    return "FMLP_ERROR_NO_DRIVER";
+  case FMLP_ERROR_CUDA:
+    return "FMLP_ERROR_CUDA";
+  case FMLP_ERROR_CHIP:
+    return "FMLP_ERROR_CHIP";
+  case FMLP_ERROR_NOT_FOUND:
+    return "FMLP_ERROR_NOT_FOUND";
+  case FMLP_ERROR_NOT_LOADED:
+    return "FMLP_ERROR_NOT_LOADED";
+  case FMLP_ERROR_COUNT:
+    return "FMLP_ERROR_COUNT";
+  case FMLP_ERROR_NULL_POINTER:
+    return "FMLP_ERROR_NULL_POINTER";
+  case FMLP_ERROR_DTYPE:
+    return "FMLP_ERROR_DTYPE";
+  case FMLP_ERROR_SHAPE:
+    return "FMLP_ERROR_SHAPE";
+  case FMLP_ERROR_LAYOUT:
+    return "FMLP_ERROR_LAYOUT";
+  case FMLP_ERROR_ALIGNMENT:
+    return "FMLP_ERROR_ALIGNMENT";
+  case FMLP_ERROR_SAVED_CONSUMED:
+    return "FMLP_ERROR_SAVED_CONSUMED";
+  }
+  return "unknown fmlp_status";
+}
+
+const char *fmlp_last_error(void) { return lastError.c_str(); }
+
+fmlp_status fmlp_bundle_open(const char *directory, fmlp_bundle **bundle) {
+  if (!directory || !bundle)
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_bundle_open: directory and bundle must not be null");
+  *bundle = nullptr;
+  auto opened = std::make_unique<fmlp_bundle>();
+  opened->directory = directory;
+  std::string manifestPath = opened->directory + "/manifest.json", text;
+  if (!readFile(manifestPath, text))
+    return fail(FMLP_ERROR_BUNDLE, "cannot read " + manifestPath + " (is " +
+                                       opened->directory +
+                                       " a bundle written by fmlp-compile?)");
+  std::string error;
+  if (fmlp_status status = parseManifest(text, opened->manifest, error))
+    return fail(status, manifestPath + ": " + error);
+  const Manifest &m = opened->manifest;
+  if (!readFile(opened->directory + "/" + m.ptxFile, opened->ptx))
+    return fail(FMLP_ERROR_BUNDLE,
+                "cannot read " + opened->directory + "/" + m.ptxFile);
+  if (!m.cubinFile.empty() &&
+      !readFile(opened->directory + "/" + m.cubinFile, opened->cubin))
+    return fail(FMLP_ERROR_BUNDLE,
+                "cannot read " + opened->directory + "/" + m.cubinFile);
+  *bundle = opened.release();
+  return FMLP_OK;
+}
+
+void fmlp_bundle_close(fmlp_bundle *bundle) {
+  if (!bundle)
+    return;
+  if (bundle->module && bundle->driver)
+    bundle->driver->cuModuleUnload(bundle->module);
+  delete bundle;
+}
+
+const char *fmlp_bundle_chip(const fmlp_bundle *bundle) {
+  return bundle ? bundle->manifest.chip.c_str() : "";
+}
+
+fmlp_status fmlp_bundle_load(fmlp_bundle *bundle) {
+  if (!bundle)
+    return fail(FMLP_ERROR_INVALID_ARGUMENT, "fmlp_bundle_load: null bundle");
+  if (bundle->module)
+    return FMLP_OK;
+  std::string error;
+  const CudaDriver *driver = CudaDriver::get(error);
+  if (!driver)
+    return fail(FMLP_ERROR_NO_DRIVER, error);
+  CUcontext context = nullptr;
+  CUresult result = driver->cuCtxGetCurrent(&context);
+  if (result != kCudaSuccess)
+    return fail(FMLP_ERROR_CUDA, driver->describe("cuCtxGetCurrent", result));
+  if (!context)
+    return fail(FMLP_ERROR_CUDA,
+                "fmlp_bundle_load: no current CUDA context on this thread "
+                "(make one current, e.g. cuDevicePrimaryCtxRetain + "
+                "cuCtxSetCurrent, or any CUDA runtime call)");
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  if ((result = driver->cuCtxGetDevice(&device)) != kCudaSuccess)
+    return fail(FMLP_ERROR_CUDA, driver->describe("cuCtxGetDevice", result));
+  if ((result = driver->cuDeviceGetAttribute(
+           &major, kAttributeComputeCapabilityMajor, device)) != kCudaSuccess ||
+      (result = driver->cuDeviceGetAttribute(
+           &minor, kAttributeComputeCapabilityMinor, device)) != kCudaSuccess)
+    return fail(FMLP_ERROR_CUDA,
+                driver->describe("cuDeviceGetAttribute", result));
+
+  // sm_XY[a]: a cubin runs on compute capability X.Y only; PTX also on
+  // later chips, except for the architecture-specific 'a' targets.
+  const std::string &chip = bundle->manifest.chip;
+  int chipVersion = std::atoi(chip.c_str() + 3);
+  int deviceVersion = major * 10 + minor;
+  bool archSpecific = chip.back() == 'a';
+  std::string deviceName = "sm_" + std::to_string(deviceVersion);
+  const std::string *image = nullptr;
+  if (deviceVersion == chipVersion && !bundle->cubin.empty())
+    image = &bundle->cubin;
+  else if (deviceVersion == chipVersion ||
+           (deviceVersion > chipVersion && !archSpecific))
+    image = &bundle->ptx;
+  if (!image)
+    return fail(FMLP_ERROR_CHIP, "the bundle was compiled for " + chip +
+                                     " but the device is " + deviceName +
+                                     ": recompile with fmlp-compile --chip=" +
+                                     deviceName + (major >= 9 ? "a" : ""));
+  CUmodule module = nullptr;
+  if ((result = driver->cuModuleLoadData(&module, image->c_str())) !=
+      kCudaSuccess)
+    return fail(FMLP_ERROR_CUDA,
+                driver->describe("cuModuleLoadData", result) + " loading " +
+                    (image == &bundle->cubin ? bundle->manifest.cubinFile
+                                             : bundle->manifest.ptxFile) +
+                    " of " + bundle->directory + " on " + deviceName);
+  std::map<std::string, CUfunction> functions;
+  for (const Entry &entry : bundle->manifest.entries)
+    for (const Launch &launch : entry.launches) {
+      if (functions.count(launch.kernel))
+        continue;
+      CUfunction function = nullptr;
+      result =
+          driver->cuModuleGetFunction(&function, module, launch.kernel.c_str());
+      if (result == kCudaSuccess && launch.dynamicSharedBytes > 48 * 1024)
+        result = driver->cuFuncSetAttribute(
+            function, kFuncAttributeMaxDynamicSharedBytes,
+            static_cast<int>(launch.dynamicSharedBytes));
+      if (result != kCudaSuccess) {
+        driver->cuModuleUnload(module);
+        return fail(
+            FMLP_ERROR_CUDA,
+            driver->describe("cuModuleGetFunction/cuFuncSetAttribute", result) +
+                " for kernel " + launch.kernel);
+      }
+      functions[launch.kernel] = function;
+    }
+  bundle->driver = driver;
+  bundle->module = module;
+  bundle->functions = std::move(functions);
+  return FMLP_OK;
+}
+
+int fmlp_entry_count(const fmlp_bundle *bundle) {
+  return bundle ? static_cast<int>(bundle->manifest.entries.size()) : 0;
+}
+
+fmlp_status fmlp_entry_find(const fmlp_bundle *bundle, const char *name,
+                            int *entry) {
+  if (!bundle || !name || !entry)
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_entry_find: bundle, name and entry must not be null");
+  const std::vector<Entry> &entries = bundle->manifest.entries;
+  int found = -1, byKind = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].symbol == name) {
+      *entry = static_cast<int>(i);
+      return FMLP_OK;
+    }
+    if (entries[i].kind == name) {
+      found = static_cast<int>(i);
+      ++byKind;
+    }
+  }
+  if (byKind == 1) {
+    *entry = found;
+    return FMLP_OK;
+  }
+  std::string known;
+  for (const Entry &e : entries)
+    known += (known.empty() ? "" : ", ") + e.symbol;
+  return fail(FMLP_ERROR_NOT_FOUND,
+              std::string("no entry point ") +
+                  (byKind > 1 ? "is the only one of kind '" : "named '") +
+                  name + "' in " + bundle->directory + " (it has " + known +
+                  ")");
+}
+
+const char *fmlp_entry_kind(const fmlp_bundle *bundle, int entry) {
+  if (!bundle || entry < 0 || entry >= fmlp_entry_count(bundle))
+    return "";
+  return bundle->manifest.entries[entry].kind.c_str();
+}
+
+const char *fmlp_entry_symbol(const fmlp_bundle *bundle, int entry) {
+  if (!bundle || entry < 0 || entry >= fmlp_entry_count(bundle))
+    return "";
+  return bundle->manifest.entries[entry].symbol.c_str();
+}
+
+int fmlp_argument_count(const fmlp_bundle *bundle, int entry) {
+  if (!bundle || entry < 0 || entry >= fmlp_entry_count(bundle))
+    return 0;
+  return static_cast<int>(bundle->manifest.entries[entry].arguments.size());
+}
+
+fmlp_status fmlp_argument_info_get(const fmlp_bundle *bundle, int entry,
+                                   int argument, fmlp_argument_info *info) {
+  if (!info || argument < 0 || argument >= fmlp_argument_count(bundle, entry))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_argument_info_get: no such entry point or argument");
+  const Argument &a = bundle->manifest.entries[entry].arguments[argument];
+  info->name = a.name.c_str();
+  info->role = a.role;
+  info->dtype = a.dtype;
+  info->rank = static_cast<int32_t>(a.shape.size());
+  info->shape[0] = a.shape[0];
+  info->shape[1] = a.shape.size() > 1 ? a.shape[1] : 0;
+  info->alignment = a.alignment;
+  info->consumed = a.consumed;
+  return FMLP_OK;
+}
+
+fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
+                                 int64_t tokens, int64_t *bytes) {
+  if (!bytes || entry < 0 || entry >= fmlp_entry_count(bundle))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_workspace_bytes: no such entry point");
+  if (tokens < 0)
+    return fail(FMLP_ERROR_SHAPE,
+                "fmlp_workspace_bytes: T = " + std::to_string(tokens) + " < 0");
+  *bytes = 0;
+  for (const Argument &a : bundle->manifest.entries[entry].arguments)
+    if (a.role == FMLP_ROLE_SAVED || a.role == FMLP_ROLE_WORKSPACE)
+      *bytes += (a.hasTokenRows() ? tokens : 1) * a.staticElements() *
+                static_cast<int64_t>(dtypeBytes(a.dtype));
+  return FMLP_OK;
+}
+
+} // extern "C"
+
+namespace {
+
+/// Checks tensor `t` against `argument`; sets `tokens` from the first
+/// token-shaped tensor and checks the others against it.
+fmlp_status validate(const Entry &entry, int index, const fmlp_tensor &t,
+                     int64_t &tokens) {
+  const Argument &a = entry.arguments[index];
+  std::string where =
+      entry.symbol + " argument " + std::to_string(index) + " (" + a.name + ")";
+  if (t.dtype != a.dtype)
+    return fail(FMLP_ERROR_DTYPE, where + " must be " + dtypeName(a.dtype) +
+                                      ", got " + dtypeName(t.dtype));
+  if (t.rank < 1 || t.rank > FMLP_MAX_RANK)
+    return fail(FMLP_ERROR_SHAPE,
+                where + " has rank " + std::to_string(t.rank));
+  for (int d = 0; d < t.rank; ++d)
+    if (t.sizes[d] < 0)
+      return fail(FMLP_ERROR_SHAPE, where + " has a negative size");
+  // Token arguments [T, n] take any leading dimensions, flattened into T.
+  int64_t rows = 1, cols = t.sizes[t.rank - 1];
+  bool shapeOk;
+  if (a.hasTokenRows()) {
+    for (int d = 0; d < t.rank - 1; ++d)
+      rows *= t.sizes[d];
+    shapeOk = t.rank >= 2 && cols == a.shape[1];
+  } else {
+    shapeOk = t.rank == static_cast<int32_t>(a.shape.size());
+    for (int d = 0; shapeOk && d < t.rank; ++d)
+      shapeOk = t.sizes[d] == a.shape[d];
+  }
+  if (!shapeOk)
+    return fail(FMLP_ERROR_SHAPE, where + " must have shape " +
+                                      declaredShape(a) + ", got " +
+                                      shapeString(t));
+  if (a.hasTokenRows()) {
+    if (tokens < 0)
+      tokens = rows;
+    else if (rows != tokens)
+      return fail(FMLP_ERROR_SHAPE, where + " has " + std::to_string(rows) +
+                                        " tokens, the earlier arguments " +
+                                        std::to_string(tokens) + " (shape " +
+                                        shapeString(t) + ")");
+  }
+  // Dense row-major: the stride of a dimension of size 1 is free.
+  int64_t expected = 1;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    if (t.sizes[d] != 1 && t.strides[d] != expected)
+      return fail(FMLP_ERROR_LAYOUT,
+                  where + " must be dense row-major (contiguous): dimension " +
+                      std::to_string(d) + " has stride " +
+                      std::to_string(t.strides[d]) + ", expected " +
+                      std::to_string(expected));
+    expected *= t.sizes[d];
+  }
+  return FMLP_OK;
+}
+
+} // namespace
+
+extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
+                                   const fmlp_tensor *tensors, int count,
+                                   void *stream) {
+  if (!bundle || entryIndex < 0 || entryIndex >= fmlp_entry_count(bundle))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_launch: null bundle or no such entry point");
+  const Entry &entry = bundle->manifest.entries[entryIndex];
+  if (!tensors || count != static_cast<int>(entry.arguments.size()))
+    return fail(FMLP_ERROR_COUNT, entry.symbol + " takes " +
+                                      std::to_string(entry.arguments.size()) +
+                                      " tensors, got " +
+                                      std::to_string(tensors ? count : 0));
+  int64_t tokens = -1;
+  for (int i = 0; i < count; ++i)
+    if (fmlp_status status = validate(entry, i, tensors[i], tokens))
+      return status;
+  if (tokens == 0)
+    return FMLP_OK; // no token, nothing to compute
+  for (int i = 0; i < count; ++i) {
+    const Argument &a = entry.arguments[i];
+    std::string where =
+        entry.symbol + " argument " + std::to_string(i) + " (" + a.name + ")";
+    auto address = reinterpret_cast<uintptr_t>(tensors[i].data);
+    if (!address)
+      return fail(FMLP_ERROR_NULL_POINTER, where + " is a null pointer");
+    if (address % static_cast<uintptr_t>(a.alignment))
+      return fail(FMLP_ERROR_ALIGNMENT, where + " must be aligned to " +
+                                            std::to_string(a.alignment) +
+                                            " bytes");
+  }
+
+  // A backward consumes saved activations: only once per forward.
+  std::lock_guard<std::mutex> lock(bundle->savedMutex);
+  for (int i = 0; i < count; ++i) {
+    const Argument &a = entry.arguments[i];
+    if (a.role != FMLP_ROLE_SAVED || !a.consumed)
+      continue;
+    auto it = bundle->saved.find(tensors[i].data);
+    if (it == bundle->saved.end() || it->second != Saved::Fresh)
+      return fail(FMLP_ERROR_SAVED_CONSUMED,
+                  entry.symbol + " argument " + std::to_string(i) + " (" +
+                      a.name + "): " +
+                      (it == bundle->saved.end()
+                           ? "these saved activations were not written by a "
+                             "forward of this bundle"
+                           : "these saved activations were consumed by an "
+                             "earlier backward, which wrote dG and dU over G "
+                             "and U; run the forward again (or keep a copy "
+                             "to backward twice)"));
+  }
+
+  if (!bundle->module)
+    return fail(FMLP_ERROR_NOT_LOADED,
+                "fmlp_launch(" + entry.symbol +
+                    "): call fmlp_bundle_load first (in the CUDA context "
+                    "the launches go to)");
+  const CudaDriver &driver = *bundle->driver;
+  for (const Launch &launch : entry.launches) {
+    std::vector<uint64_t> pointers(launch.params.size());
+    int64_t tokenParam = tokens;
+    std::vector<void *> params(launch.params.size());
+    for (size_t p = 0; p < launch.params.size(); ++p) {
+      const Param &param = launch.params[p];
+      if (param.tokens) {
+        params[p] = &tokenParam;
+        continue;
+      }
+      const fmlp_tensor &t = tensors[param.argument];
+      pointers[p] = reinterpret_cast<uint64_t>(t.data) +
+                    static_cast<uint64_t>(param.offset) * dtypeBytes(t.dtype);
+      params[p] = &pointers[p];
+    }
+    std::array<uint64_t, 3> grid = launch.grid(tokens);
+    if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535)
+      return fail(FMLP_ERROR_SHAPE, entry.symbol + ": kernel " + launch.kernel +
+                                        " at T = " + std::to_string(tokens) +
+                                        " needs a grid over the limits");
+    CUresult result = driver.cuLaunchKernel(
+        bundle->functions.at(launch.kernel), static_cast<unsigned>(grid[0]),
+        static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
+        static_cast<unsigned>(launch.block[0]),
+        static_cast<unsigned>(launch.block[1]),
+        static_cast<unsigned>(launch.block[2]),
+        static_cast<unsigned>(launch.dynamicSharedBytes),
+        static_cast<CUstream>(stream), params.data(), nullptr);
+    if (result != kCudaSuccess)
+      return fail(FMLP_ERROR_CUDA,
+                  driver.describe("cuLaunchKernel", result) + " for kernel " +
+                      launch.kernel + " of " + entry.symbol +
+                      " at T = " + std::to_string(tokens) + ", grid (" +
+                      std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
+                      ", " + std::to_string(grid[2]) + ")");
+  }
+  for (int i = 0; i < count; ++i) {
+    const Argument &a = entry.arguments[i];
+    if (a.role == FMLP_ROLE_SAVED)
+      bundle->saved[tensors[i].data] =
+          a.consumed ? Saved::Consumed : Saved::Fresh;
+  }
+  return FMLP_OK;
+}
