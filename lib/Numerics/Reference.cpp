@@ -98,27 +98,15 @@ double gamma(int64_t n) {
   return nu / (1 - nu);
 }
 
-/// C = op(A) op(B), op = transpose where asked.
-Matrix matmul(const Matrix &a, bool transposeA, const Matrix &b,
-              bool transposeB) {
-  int64_t m = transposeA ? a.cols : a.rows, k = transposeA ? a.rows : a.cols;
-  int64_t n = transposeB ? b.rows : b.cols;
-  Matrix c(m, n);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      double left = transposeA ? a(p, i) : a(i, p);
-      if (left == 0)
-        continue;
-      double *row = &c.values[i * n];
-      for (int64_t j = 0; j < n; ++j)
-        row[j] += left * (transposeB ? b(j, p) : b(p, j));
-    }
-  return c;
-}
-
 template <typename F> Matrix map(const Matrix &a, F f) {
   Matrix c(a.rows, a.cols);
-  for (size_t i = 0; i < a.values.size(); ++i)
+  // Elements are independent: a build with OpenMP (the GPU tests') spreads
+  // them over the cores.
+  const int64_t n = static_cast<int64_t>(a.values.size());
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (int64_t i = 0; i < n; ++i)
     c.values[i] = f(i);
   return c;
 }
@@ -185,6 +173,23 @@ double roundTo(Storage storage, double value) {
   return value;
 }
 
+Matrix hostMatmul(const Matrix &a, bool transposeA, const Matrix &b,
+              bool transposeB) {
+  int64_t m = transposeA ? a.cols : a.rows, k = transposeA ? a.rows : a.cols;
+  int64_t n = transposeB ? b.rows : b.cols;
+  Matrix c(m, n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      double left = transposeA ? a(p, i) : a(i, p);
+      if (left == 0)
+        continue;
+      double *row = &c.values[i * n];
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += left * (transposeB ? b(j, p) : b(p, j));
+    }
+  return c;
+}
+
 Inputs drawInputs(const BlockSpec &spec, uint64_t seed) {
   std::mt19937_64 generator(seed);
   // Weights ~ N(0, 1 / fan_in): G and U are of order one, so the
@@ -209,7 +214,8 @@ Inputs drawInputs(const BlockSpec &spec, uint64_t seed) {
   return inputs;
 }
 
-Exact computeExact(const BlockSpec &spec, const Inputs &in) {
+Exact computeExact(const BlockSpec &spec, const Inputs &in,
+                   const Matmul &matmul) {
   Exact e;
   double mg = spec.gateMultiplier, md = spec.downMultiplier;
   e.g = addRow(matmul(in.x, false, in.gate, false), in.gateBias);
@@ -254,7 +260,8 @@ Exact computeExact(const BlockSpec &spec, const Inputs &in) {
   return e;
 }
 
-Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e) {
+Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
+                     const Matmul &matmul) {
   const double u = kFp32Roundoff, s = unitRoundoff(spec.storage);
   const double mg = std::fabs(spec.gateMultiplier),
                md = std::fabs(spec.downMultiplier);

@@ -24,6 +24,7 @@
 #define FMLP_LIB_NUMERICS_REFERENCE_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,12 +69,22 @@ struct Inputs {
 /// ~ N(0, 1/4), rounded to the storage type.
 Inputs drawInputs(const BlockSpec &spec, uint64_t seed);
 
+/// C = op(A) op(B) in double precision, op = transpose where asked. Every
+/// contraction of the reference and of its bounds goes through one; the
+/// default runs plain loops on the host, a GPU test passes a float64 GEMM
+/// of the device (the judge stays float64 either way).
+using Matmul = std::function<Matrix(const Matrix &a, bool transposeA,
+                                    const Matrix &b, bool transposeB)>;
+Matrix hostMatmul(const Matrix &a, bool transposeA, const Matrix &b,
+                  bool transposeB);
+
 /// Every tensor of the exact forward and backward.
 struct Exact {
   Matrix g, u, a, y, dx, dGate, dUp, dDown;
   Matrix dGateBias, dUpBias, dDownBias; // [1, N] when the bias is present
 };
-Exact computeExact(const BlockSpec &spec, const Inputs &inputs);
+Exact computeExact(const BlockSpec &spec, const Inputs &inputs,
+                   const Matmul &matmul = hostMatmul);
 
 /// Elementwise error bounds of the outputs. Weight gradients summed over
 /// `chunks` token chunks, each sum stored in the storage type, get
@@ -86,7 +97,7 @@ struct Bounds {
       dDownBiasChunk;
 };
 Bounds computeBounds(const BlockSpec &spec, const Inputs &inputs,
-                     const Exact &exact);
+                     const Exact &exact, const Matmul &matmul = hostMatmul);
 
 /// The worst |computed - exact| / bound of one output.
 struct Comparison {

@@ -1,0 +1,310 @@
+//===- BlockTest.cpp - A bundle's entry points on the GPU, judged ---------===//
+//
+// Runs a bundle's forward, forward_nograd and backward through fmlp's
+// runtime on random inputs (outputs, saved activations and workspace
+// poisoned with NaN first) and judges every output against the float64
+// reference of lib/Numerics by the error-bound method: worst
+// |computed - exact| / bound per output, pass <= 1. The reference's
+// contractions run as float64 GEMMs on the device (cuBLAS), its elementwise
+// steps on the host.
+//
+// Negative controls, each of which must fail: y judged as the output of
+// another activation; one element of y moved by twice its bound; a second
+// backward over the same saved activations (the runtime must refuse it).
+//
+//   fmlp-gpu-block-test BUNDLE DTYPE D H T... [--seed=N]
+//
+// Prints one row per output; exits 1 if any output fails or any control
+// passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmlp/Runtime.hpp"
+#include "lib/Numerics/Reference.h"
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace fmlp::numerics;
+
+namespace {
+
+#define CHECK_CUDA(call)                                                       \
+  do {                                                                         \
+    cudaError_t error_ = (call);                                               \
+    if (error_ != cudaSuccess) {                                               \
+      std::fprintf(stderr, "%s failed: %s\n", #call,                           \
+                   cudaGetErrorString(error_));                                \
+      std::exit(2);                                                            \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_CUBLAS(call)                                                     \
+  do {                                                                         \
+    cublasStatus_t status_ = (call);                                           \
+    if (status_ != CUBLAS_STATUS_SUCCESS) {                                    \
+      std::fprintf(stderr, "%s failed: %d\n", #call, int(status_));            \
+      std::exit(2);                                                            \
+    }                                                                          \
+  } while (0)
+
+cublasHandle_t cublas;
+
+/// The reference's float64 GEMM on the device: row-major C = op(A) op(B).
+Matrix deviceMatmul(const Matrix &a, bool transposeA, const Matrix &b,
+                    bool transposeB) {
+  int64_t m = transposeA ? a.cols : a.rows, k = transposeA ? a.rows : a.cols;
+  int64_t n = transposeB ? b.rows : b.cols;
+  Matrix c(m, n);
+  double *da, *db, *dc;
+  CHECK_CUDA(cudaMalloc(&da, a.values.size() * 8));
+  CHECK_CUDA(cudaMalloc(&db, b.values.size() * 8));
+  CHECK_CUDA(cudaMalloc(&dc, c.values.size() * 8));
+  CHECK_CUDA(cudaMemcpy(da, a.values.data(), a.values.size() * 8,
+                        cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(db, b.values.data(), b.values.size() * 8,
+                        cudaMemcpyHostToDevice));
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
+  const double one = 1.0, zero = 0.0;
+  CHECK_CUBLAS(cublasDgemm(cublas, transposeB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                           transposeA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n),
+                           int(m), int(k), &one, db, int(b.cols), da,
+                           int(a.cols), &zero, dc, int(n)));
+  CHECK_CUDA(cudaMemcpy(c.values.data(), dc, c.values.size() * 8,
+                        cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaFree(da));
+  CHECK_CUDA(cudaFree(db));
+  CHECK_CUDA(cudaFree(dc));
+  return c;
+}
+
+struct Format {
+  fmlp_dtype dtype;
+  Storage storage;
+  size_t bytes;
+  const char *name;
+};
+
+Format parseFormat(const std::string &name) {
+  if (name == "bf16")
+    return {FMLP_BF16, Storage::BF16, 2, "bf16"};
+  if (name == "f16")
+    return {FMLP_F16, Storage::F16, 2, "f16"};
+  if (name == "f32")
+    return {FMLP_F32, Storage::F32, 4, "f32"};
+  std::fprintf(stderr, "unknown dtype %s\n", name.c_str());
+  std::exit(2);
+}
+
+/// Host bytes of `m` (or its transpose) in `format`; values are
+/// representable, so each conversion is exact.
+std::vector<unsigned char> encode(const Matrix &m, bool transpose,
+                                  const Format &format) {
+  int64_t rows = transpose ? m.cols : m.rows, cols = transpose ? m.rows : m.cols;
+  std::vector<unsigned char> bytes(rows * cols * format.bytes);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      float v = static_cast<float>(transpose ? m(j, i) : m(i, j));
+      unsigned char *out = &bytes[(i * cols + j) * format.bytes];
+      if (format.dtype == FMLP_F32) {
+        std::memcpy(out, &v, 4);
+      } else if (format.dtype == FMLP_BF16) {
+        __nv_bfloat16 h = __float2bfloat16_rn(v);
+        std::memcpy(out, &h, 2);
+      } else {
+        __half h = __float2half_rn(v);
+        std::memcpy(out, &h, 2);
+      }
+    }
+  return bytes;
+}
+
+/// A device buffer's values as doubles, transposed from [rows, cols] when
+/// asked (stored [out, in] weights against the math's [in, out]).
+std::vector<double> decode(const void *device, int64_t rows, int64_t cols,
+                           bool transpose, const Format &format) {
+  std::vector<unsigned char> bytes(rows * cols * format.bytes);
+  CHECK_CUDA(
+      cudaMemcpy(bytes.data(), device, bytes.size(), cudaMemcpyDeviceToHost));
+  std::vector<double> values(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      const unsigned char *in = &bytes[(i * cols + j) * format.bytes];
+      double v;
+      if (format.dtype == FMLP_F32) {
+        float f;
+        std::memcpy(&f, in, 4);
+        v = f;
+      } else if (format.dtype == FMLP_BF16) {
+        __nv_bfloat16 h;
+        std::memcpy(&h, in, 2);
+        v = __bfloat162float(h);
+      } else {
+        __half h;
+        std::memcpy(&h, in, 2);
+        v = __half2float(h);
+      }
+      values[transpose ? j * rows + i : i * cols + j] = v;
+    }
+  return values;
+}
+
+struct DeviceBuffer {
+  void *data = nullptr;
+  size_t bytes = 0;
+  explicit DeviceBuffer(size_t bytes) : bytes(bytes) {
+    CHECK_CUDA(cudaMalloc(&data, bytes ? bytes : 1));
+  }
+  DeviceBuffer(const std::vector<unsigned char> &host)
+      : DeviceBuffer(host.size()) {
+    CHECK_CUDA(
+        cudaMemcpy(data, host.data(), host.size(), cudaMemcpyHostToDevice));
+  }
+  ~DeviceBuffer() { cudaFree(data); }
+  /// 0xFF bytes: NaN in f32, bf16 and f16 alike.
+  void poison() { CHECK_CUDA(cudaMemset(data, 0xFF, bytes)); }
+};
+
+int failures = 0;
+
+void report(const char *dtype, int64_t d, int64_t h, int64_t t,
+            const char *output, const Comparison &c, bool mustFail = false) {
+  bool ok = mustFail ? !c.passed() : c.passed();
+  if (!ok)
+    ++failures;
+  std::printf("%-5s D=%-5lld H=%-6lld T=%-6lld %-22s worst error/bound %9.3e "
+              "non-finite %lld %s\n",
+              dtype, (long long)d, (long long)h, (long long)t, output,
+              c.worstRatio, (long long)c.nonFinite,
+              mustFail ? (ok ? "control failed as it must" : "CONTROL PASSED")
+                       : (ok ? "pass" : "FAIL"));
+  std::fflush(stdout);
+}
+
+void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D,
+               int64_t H, int64_t T, uint64_t seed) {
+  BlockSpec spec{T, D, H};
+  spec.storage = format.storage;
+  Inputs in = drawInputs(spec, seed);
+  Exact exact = computeExact(spec, in, deviceMatmul);
+  Bounds bounds = computeBounds(spec, in, exact, deviceMatmul);
+
+  // Weights in nn.Linear's [out, in] layout, as the bundle declares them.
+  DeviceBuffer x(encode(in.x, false, format)), dy(encode(in.dy, false, format));
+  DeviceBuffer wg(encode(in.gate, true, format)),
+      wu(encode(in.up, true, format)), wd(encode(in.down, true, format));
+  size_t e = format.bytes;
+  DeviceBuffer y(T * D * e), yNograd(T * D * e), dx(T * D * e);
+  DeviceBuffer dWg(H * D * e), dWu(H * D * e), dWd(D * H * e);
+  int forward = bundle.entry("forward"), backward = bundle.entry("backward"),
+      nograd = bundle.entry("forward_nograd");
+  DeviceBuffer saved(bundle.workspaceBytes(forward, T));
+  DeviceBuffer workspace(bundle.workspaceBytes(nograd, T));
+  for (DeviceBuffer *b : {&y, &yNograd, &dx, &dWg, &dWu, &dWd, &saved,
+                          &workspace})
+    b->poison();
+
+  fmlp_dtype dt = format.dtype;
+  auto tensor = [&](DeviceBuffer &b, std::vector<int64_t> sizes) {
+    return fmlp::denseTensor(b.data, dt, sizes);
+  };
+  int64_t savedCols = saved.bytes / (T * e), workCols = workspace.bytes / (T * e);
+  bundle.launch(forward, {tensor(x, {T, D}), tensor(wg, {H, D}),
+                          tensor(wu, {H, D}), tensor(wd, {D, H}),
+                          tensor(y, {T, D}), tensor(saved, {T, savedCols})});
+  bundle.launch(nograd, {tensor(x, {T, D}), tensor(wg, {H, D}),
+                         tensor(wu, {H, D}), tensor(wd, {D, H}),
+                         tensor(yNograd, {T, D}),
+                         tensor(workspace, {T, workCols})});
+  std::vector<fmlp_tensor> backwardArgs = {
+      tensor(x, {T, D}),    tensor(wg, {H, D}),  tensor(wu, {H, D}),
+      tensor(wd, {D, H}),   tensor(dy, {T, D}),  tensor(dx, {T, D}),
+      tensor(dWg, {H, D}),  tensor(dWu, {H, D}), tensor(dWd, {D, H}),
+      tensor(saved, {T, savedCols})};
+  bundle.launch(backward, backwardArgs);
+  CHECK_CUDA(cudaDeviceSynchronize());
+
+  const char *n = format.name;
+  std::vector<double> yv = decode(y.data, T, D, false, format);
+  report(n, D, H, T, "y (forward)", compare(yv, exact.y, bounds.y));
+  report(n, D, H, T, "y (forward_nograd)",
+         compare(decode(yNograd.data, T, D, false, format), exact.y, bounds.y));
+  report(n, D, H, T, "dx", compare(decode(dx.data, T, D, false, format),
+                                   exact.dx, bounds.dx));
+  // Weight gradients: one token chunk, so one storage rounding.
+  report(n, D, H, T, "d_gate",
+         compare(decode(dWg.data, H, D, true, format), exact.dGate,
+                 bounds.dGate, &bounds.dGateChunk, 1));
+  report(n, D, H, T, "d_up",
+         compare(decode(dWu.data, H, D, true, format), exact.dUp, bounds.dUp,
+                 &bounds.dUpChunk, 1));
+  report(n, D, H, T, "d_down",
+         compare(decode(dWd.data, D, H, true, format), exact.dDown,
+                 bounds.dDown, &bounds.dDownChunk, 1));
+
+  // Controls: each must fail.
+  std::vector<double> moved = yv;
+  moved[0] = exact.y.values[0] + 2 * bounds.y.values[0];
+  report(n, D, H, T, "control: y moved 2x", compare(moved, exact.y, bounds.y),
+         /*mustFail=*/true);
+  // The same outputs judged as another activation's (gelu_tanh for silu).
+  BlockSpec other = spec;
+  other.activation = ActivationKind::GeluTanh;
+  Exact wrong = computeExact(other, in, deviceMatmul);
+  report(n, D, H, T, "control: as gelu_tanh", compare(yv, wrong.y, bounds.y),
+         /*mustFail=*/true);
+  fmlp_status again =
+      fmlp_launch(bundle.get(), backward, backwardArgs.data(),
+                  static_cast<int>(backwardArgs.size()), nullptr);
+  bool refused = again == FMLP_ERROR_SAVED_CONSUMED;
+  if (!refused)
+    ++failures;
+  std::printf("%-5s D=%-5lld H=%-6lld T=%-6lld %-22s %s\n", n, (long long)D,
+              (long long)H, (long long)T, "control: 2nd backward",
+              refused ? "refused as it must" : "NOT REFUSED");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 6) {
+    std::fprintf(stderr,
+                 "usage: %s BUNDLE DTYPE D H T... [--seed=N]\n", argv[0]);
+    return 2;
+  }
+  std::string bundlePath = argv[1];
+  Format format = parseFormat(argv[2]);
+  int64_t D = std::atoll(argv[3]), H = std::atoll(argv[4]);
+  std::vector<int64_t> tokens;
+  uint64_t seed = 1;
+  for (int i = 5; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--seed=", 7) == 0)
+      seed = std::strtoull(argv[i] + 7, nullptr, 10);
+    else
+      tokens.push_back(std::atoll(argv[i]));
+  }
+  CHECK_CUDA(cudaFree(nullptr)); // the primary context, made current
+  CHECK_CUBLAS(cublasCreate(&cublas));
+  try {
+    fmlp::Bundle bundle(bundlePath);
+    bundle.load();
+    for (int64_t t : tokens)
+      runTokens(bundle, format, D, H, t, seed + t);
+  } catch (const fmlp::RuntimeError &error) {
+    std::fprintf(stderr, "fmlp runtime error: %s\n", error.what());
+    return 2;
+  }
+  cublasDestroy(cublas);
+  std::printf("%s D=%lld H=%lld: %d failure(s)\n", format.name, (long long)D,
+              (long long)H, failures);
+  return failures ? 1 : 0;
+}

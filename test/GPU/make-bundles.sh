@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Compiles the GPU tests' bundles: a SwiGLU block (fmlp.gated_mlp, weights
+# in nn.Linear's [out, in] layout) for each element type and (D, H), with
+# fmlp-compile from the build tree. Usage: make-bundles.sh OUTDIR [CHIP]
+set -euo pipefail
+out=${1:?usage: make-bundles.sh OUTDIR [CHIP]}
+chip=${2:-sm_90a}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+compile="$root/build/bin/fmlp-compile"
+mkdir -p "$out"
+for dtype in bf16 f16 f32; do
+  for shape in 1024x2816 4096x11008; do
+    d=${shape%x*} h=${shape#*x}
+    src="$out/mlp-$dtype-$d-$h.mlir"
+    cat >"$src" <<MLIR
+func.func @mlp(%x: tensor<?x${d}x${dtype}>, %wg: tensor<${h}x${d}x${dtype}>,
+               %wu: tensor<${h}x${d}x${dtype}>, %wd: tensor<${d}x${h}x${dtype}>)
+    -> tensor<?x${d}x${dtype}> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      : (tensor<?x${d}x${dtype}>, tensor<${h}x${d}x${dtype}>, tensor<${h}x${d}x${dtype}>,
+         tensor<${d}x${h}x${dtype}>) -> tensor<?x${d}x${dtype}>
+  return %y : tensor<?x${d}x${dtype}>
+}
+MLIR
+    "$compile" "$src" --chip="$chip" -o "$out/mlp-$dtype-$d-$h.bundle" --report=false
+  done
+done
+echo "bundles in $out"

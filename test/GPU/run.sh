@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: builds the runtime and the GPU tests, then
+# judges every bundle of make-bundles.sh on the GPU (fmlp-gpu-block-test)
+# and runs compute-sanitizer's memcheck and racecheck once at a small shape.
+#   test/GPU/run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]
+# quick: T in {1, 37, 4096}; full adds T = 65536 where the host reference
+# fits in memory (D=1024). Exit status: non-zero if anything failed.
+set -uo pipefail
+bundles=${1:?usage: run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]}
+set_=${2:-quick}
+json=${3:-}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build="$root/build-gpu"
+cmake -S "$root/test/GPU" -B "$build" -G Ninja ${json:+-DFMLP_JSON_INCLUDE_DIR=$json} >/dev/null &&
+  cmake --build "$build" >/dev/null || { echo "GPU test build failed"; exit 2; }
+test="$build/fmlp-gpu-block-test"
+status=0
+for dtype in bf16 f16 f32; do
+  for shape in 1024x2816 4096x11008; do
+    d=${shape%x*} h=${shape#*x}
+    tokens="1 37 4096"
+    if [[ $set_ == full && $d == 1024 ]]; then tokens="$tokens 65536"; fi
+    "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
+  done
+done
+for tool in memcheck racecheck; do
+  echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, T=37)"
+  compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    "$test" "$bundles/mlp-bf16-1024-2816.bundle" bf16 1024 2816 37 | tail -3 || status=1
+done
+exit $status
