@@ -25,6 +25,8 @@
 #include "dialects/FMLP/FMLPOps.h"
 #include "lib/CodeGen/Activation.h"
 #include "lib/CodeGen/KernelBuilder.h"
+#include "lib/CodeGen/TileSelection.h"
+#include "passes/KernelConfig.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -104,7 +106,32 @@ struct KernelPlan {
   Value tokenOperand;
 };
 
-KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops) {
+/// A view read through a tensor map: K-major rows of `boxRows` x 64.
+struct TensorMapView {
+  Value view;
+  int64_t boxRows;
+};
+
+/// The GEMM of a kernel op, as either instantiation of the skeleton: the
+/// WGMMA one reads A and B_j through tensor maps 0 and 1 + j, the SIMT one
+/// through the loaders; both share the epilogue.
+void buildGemm(KernelBuilder &kb, const KernelConfig &config, GemmSpec spec) {
+  if (config.path == KernelPath::Simt)
+    return buildSimtGemm(kb, spec);
+  WgmmaGemmSpec wgmma;
+  wgmma.m = spec.m;
+  wgmma.n = spec.n;
+  wgmma.k = spec.k;
+  wgmma.numB = spec.loadB.size();
+  wgmma.tileN = config.tileN;
+  wgmma.stages = config.stages;
+  wgmma.element = spec.element;
+  wgmma.epilogue = spec.epilogue;
+  buildWgmmaGemm(kb, wgmma);
+}
+
+KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
+                 const KernelConfig &config) {
   ValueRange outs = op.getInits();
   MatrixView x = ops.view(kb, op.getX());
   MatrixView wg = ops.weight(kb, op.getGate(), op.getGateLayout());
@@ -119,6 +146,7 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops) {
     upBias = ops.view(kb, op.getUpBias());
 
   GemmSpec spec;
+  spec.element = x.element;
   spec.m = Extent::ofTokens();
   spec.n = Extent::of(staticSize(outs[0], 1));
   spec.k = Extent::of(staticSize(op.getX(), 1));
@@ -145,11 +173,12 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops) {
       kb.store(stored[2], m, n, u);
     }
   };
-  buildSimtGemm(kb, spec);
+  buildGemm(kb, config, spec);
   return {op.getX()};
 }
 
-KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops) {
+KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops,
+                 const KernelConfig &config) {
   Value out = op.getInits()[0];
   MatrixView a = ops.view(kb, op.getA()), y = ops.view(kb, out);
   MatrixView wd = ops.weight(kb, op.getDown(), op.getDownLayout());
@@ -157,6 +186,7 @@ KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops) {
   if (op.getDownBias())
     bias = ops.view(kb, op.getDownBias());
   GemmSpec spec;
+  spec.element = a.element;
   spec.m = Extent::ofTokens();
   spec.n = Extent::of(staticSize(out, 1));
   spec.k = Extent::of(staticSize(op.getA(), 1));
@@ -173,11 +203,12 @@ KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops) {
     Value sum = bias ? fadd(kb, acc[0], kb.load(*bias, kb.i64(0), n)) : acc[0];
     kb.store(y, m, n, scale(kb, sum, md));
   };
-  buildSimtGemm(kb, spec);
+  buildGemm(kb, config, spec);
   return {op.getA()};
 }
 
-KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops) {
+KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
+                 const KernelConfig &config) {
   ValueRange outs = op.getInits();
   MatrixView dy = ops.view(kb, op.getDy());
   // B(k = d, n = h) = Wd(in = h, out = d).
@@ -210,11 +241,12 @@ KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops) {
     kb.store(dg, m, n, dgv);
     kb.store(du, m, n, duv);
   };
-  buildSimtGemm(kb, spec);
+  buildGemm(kb, config, spec);
   return {op.getDy()};
 }
 
-KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops) {
+KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
+                 const KernelConfig &config) {
   Value out = op.getInits()[0];
   int64_t hidden = staticSize(op.getDg(), 1);
   MatrixView dg = ops.view(kb, op.getDg()), du = ops.view(kb, op.getDu());
@@ -246,7 +278,7 @@ KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops) {
   spec.bAdjacentAlongN = adjacentAlongCols(wgT);
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
                       ArrayRef<Value> acc) { kb.store(dx, m, n, acc[0]); };
-  buildSimtGemm(kb, spec);
+  buildGemm(kb, config, spec);
   return {op.getDg()};
 }
 
@@ -258,8 +290,8 @@ void storeGradient(KernelBuilder &kb, Value pointer, Type element, Value acc,
   kb.storeTo(pointer, element, acc);
 }
 
-KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
-                 const KernelOperands &ops) {
+KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb, const KernelOperands &ops,
+                 const KernelConfig &config) {
   ValueRange outs = op.getInits();
   int64_t hidden = staticSize(op.getDg(), 1);
   MatrixView x = ops.view(kb, op.getX());
@@ -293,12 +325,12 @@ KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
         kb.select(gateHalf, kb.address(dwgT, m, n), kb.address(dwuT, mUp, n));
     storeGradient(kb, pointer, dwgT.element, acc[0], accumulate);
   };
-  buildSimtGemm(kb, spec);
+  buildGemm(kb, config, spec);
   return {op.getX()};
 }
 
-KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
-                 const KernelOperands &ops) {
+KernelPlan build(DownWeightGradOp op, KernelBuilder &kb, const KernelOperands &ops,
+                 const KernelConfig &config) {
   Value out = op.getInits()[0];
   ValueRange sources = op.getActivationInputs();
   MatrixView dyT = ops.view(kb, op.getDy()).transposed();
@@ -332,11 +364,12 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
     Value grad = scale(kb, acc[0], md);
     storeGradient(kb, kb.address(dwdT, m, n), dwdT.element, grad, accumulate);
   };
-  buildSimtGemm(kb, spec);
+  buildGemm(kb, config, spec);
   return {op.getDy()};
 }
 
-KernelPlan build(BiasGradOp op, KernelBuilder &kb, const KernelOperands &ops) {
+KernelPlan build(BiasGradOp op, KernelBuilder &kb, const KernelOperands &ops,
+                 const KernelConfig &config) {
   MatrixView grad = ops.view(kb, op.getGrad());
   MatrixView out = ops.view(kb, op.getInits()[0]);
   std::optional<APFloat> factor = op.getScale();
@@ -365,7 +398,8 @@ std::string kernelName(StringRef entry, unsigned index, Operation *op) {
 
 /// Replaces `op` with the launch of `kernel` (geometry as the kernel says).
 void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
-                       const KernelOperands &operands, Value tokenOperand) {
+                       const KernelOperands &operands, Value tokenOperand,
+                       ArrayRef<std::pair<Value, int64_t>> tensorMaps) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   LaunchGeometry geometry = LaunchGeometry::readFrom(kernel);
@@ -382,7 +416,14 @@ void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
                            : constant(geometry.fixed[d]);
     block[d] = constant(geometry.block[d]);
   }
-  SmallVector<Value> args(operands.buffers);
+  // Tensor maps first (the host encodes one per view), then the buffers.
+  SmallVector<Value> args;
+  SmallVector<int64_t> boxRows;
+  for (auto [view, rows] : tensorMaps) {
+    args.push_back(view);
+    boxRows.push_back(rows);
+  }
+  args.append(operands.buffers.begin(), operands.buffers.end());
   args.push_back(tokens);
   auto symbol =
       SymbolRefAttr::get(b.getStringAttr(kKernelModule),
@@ -397,8 +438,9 @@ void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
   // Which parameters the kernel writes (the op's inits).
   SmallVector<int64_t> written;
   for (Value init : cast<DestinationStyleOpInterface>(op).getDpsInits())
-    written.push_back(operands.index.lookup(init));
+    written.push_back(tensorMaps.size() + operands.index.lookup(init));
   launch->setAttr("fmlp.written", b.getDenseI64ArrayAttr(written));
+  launch->setAttr("fmlp.tensor_map_box_rows", b.getDenseI64ArrayAttr(boxRows));
   op->erase();
 }
 
@@ -461,14 +503,22 @@ struct ConvertFMLPToNVVMPass
       auto entry = op->getParentOfType<func::FuncOp>();
       unsigned index = countPerEntry[entry]++;
       KernelOperands operands(op);
+      std::optional<KernelConfig> config = KernelConfig::fromAttr(
+          op->getAttrOfType<DictionaryAttr>(kKernelConfigAttr));
+      if (!config)
+        config = selectKernelConfig(op, chip);
+      SmallVector<std::pair<Value, int64_t>> maps =
+          tensorMapOperands(op, *config);
       KernelBuilder kb(gpuModule, kernelName(entry.getSymName(), index, op),
-                       operands.buffers.size(), op->getLoc());
+                       maps.size(), operands.buffers.size(), op->getLoc());
       KernelPlan plan =
           llvm::TypeSwitch<Operation *, KernelPlan>(op)
               .Case<GateUpOp, DownOp, DownGradOp, InputGradOp,
                     GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
-                  [&](auto kernel) { return build(kernel, kb, operands); });
-      replaceWithLaunch(op, kb.func, operands, plan.tokenOperand);
+                  [&](auto kernel) {
+                    return build(kernel, kb, operands, *config);
+                  });
+      replaceWithLaunch(op, kb.func, operands, plan.tokenOperand, maps);
     }
   }
 };

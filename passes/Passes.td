@@ -268,6 +268,36 @@ def ConvertFMLPToLinalgPass : Pass<"convert-fmlp-to-linalg", "::mlir::ModuleOp">
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
 }
 
+def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
+  let summary = "Choose each kernel's instantiation, tiles and pipeline depth for a chip";
+  let description = [{
+    Records on every kernel op of a planned module (on memrefs) the
+    dictionary `fmlp.kernel_config`: the path (`wgmma` or `simt`), the tile
+    (`tile_m`, `tile_n`, `tile_k`), the pipeline `stages`, the shared memory
+    per block and the register cap, and the `reason` for the path. The
+    choice fits the chip's shared memory per block (sm_90a 232448 B, sm_80
+    166912 B, sm_120 101376 B) and its registers:
+
+    - `wgmma` on sm_90a for 16-bit operands that are K-major and 16-byte
+      aligned (TMA): tiles 128 x (256 / accumulators) x 64 and as many
+      stages as fit (at most 6);
+    - `simt` otherwise (fp32 as IEEE fp32, other chips, other strides,
+      transposed operands): 64 x 64 x 16.
+
+    convert-fmlp-to-nvvm follows the record (and selects the same way where
+    there is none).
+
+    ```mlir
+    fmlp.gate_up silu ins(...) outs(...) {fmlp.kernel_config = {path = "wgmma",
+        tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, ...}}
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The target GPU">,
+  ];
+}
+
 def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
   let summary = "Generate a GPU kernel for every kernel op of the plan and launch it";
   let description = [{

@@ -47,7 +47,8 @@ LoadedDriver load() {
       resolve(library, "cuModuleUnload", d.cuModuleUnload, e) &&
       resolve(library, "cuModuleGetFunction", d.cuModuleGetFunction, e) &&
       resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, e) &&
-      resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e);
+      resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e) &&
+      resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, e);
   if (!ok)
     return loaded;
   CUresult result = d.cuInit(0);

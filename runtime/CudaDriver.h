@@ -29,6 +29,15 @@ constexpr CUresult kCudaSuccess = 0;
 constexpr int kAttributeComputeCapabilityMajor = 75;
 constexpr int kAttributeComputeCapabilityMinor = 76;
 constexpr int kFuncAttributeMaxDynamicSharedBytes = 8;
+// CUtensorMapDataType, CUtensorMapSwizzle, CUtensorMapL2promotion (cuda.h).
+constexpr int kTensorMapFloat16 = 6, kTensorMapFloat32 = 7,
+              kTensorMapBFloat16 = 9;
+constexpr int kTensorMapSwizzle128B = 3, kTensorMapL2Promotion256B = 3;
+
+/// CUtensorMap: 128 opaque bytes, 64-byte aligned.
+struct alignas(64) TensorMap {
+  uint64_t opaque[16];
+};
 
 struct CudaDriver {
   CUresult (*cuInit)(unsigned);
@@ -43,6 +52,13 @@ struct CudaDriver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
+  // CUtensorMap *, CUtensorMapDataType, rank, address, dims, strides (bytes,
+  // rank - 1), box, element strides, interleave, swizzle, L2 promotion,
+  // out-of-bounds fill.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const unsigned *, const unsigned *, int,
+                                     int, int, int);
 
   /// The driver, loaded once per process; nullptr with `error` set when
   /// the library or one of its symbols is missing.

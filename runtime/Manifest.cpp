@@ -134,9 +134,32 @@ Launch parseLaunch(const json &object, const Entry &entry,
     std::string at = where + ".params[" + std::to_string(i) + "]";
     Param param;
     if (params[i].contains("tokens")) {
-      param.tokens = flag(params[i], "tokens", at);
-      if (!param.tokens)
+      param.kind = Param::Kind::Tokens;
+      if (!flag(params[i], "tokens", at))
         throw Malformed{at + ".tokens is false"};
+    } else if (params[i].contains("tensor_map")) {
+      param.kind = Param::Kind::TensorMap;
+      const json &map = params[i].at("tensor_map");
+      std::string mapAt = at + ".tensor_map";
+      param.argument = static_cast<int>(integer(map, "argument", mapAt));
+      param.offset = integer(map, "offset", mapAt);
+      param.rows = integer(map, "rows", mapAt);
+      param.cols = integer(map, "cols", mapAt);
+      param.rowStride = integer(map, "row_stride", mapAt);
+      param.boxRows = integer(map, "box_rows", mapAt);
+      param.boxCols = integer(map, "box_cols", mapAt);
+      if (param.argument < 0 ||
+          param.argument >= static_cast<int>(entry.arguments.size()))
+        throw Malformed{mapAt + ".argument is out of range"};
+      const Argument &argument = entry.arguments[param.argument];
+      if ((param.rows == -1) != argument.hasTokenRows() || param.rows == 0 ||
+          param.rows < -1 || param.cols < 1 || param.rowStride < param.cols ||
+          param.offset < 0 ||
+          param.offset + param.cols > argument.staticElements() ||
+          param.boxRows < 1 || param.boxRows > 256 || param.boxCols < 1 ||
+          param.boxCols > 256)
+        throw Malformed{mapAt + " does not describe a view of argument " +
+                        argument.name};
     } else {
       param.argument = static_cast<int>(integer(params[i], "argument", at));
       param.offset = integer(params[i], "offset", at);
@@ -149,6 +172,9 @@ Launch parseLaunch(const json &object, const Entry &entry,
     }
     launch.params.push_back(param);
   }
+  if (launch.params.size() > kMaxParams)
+    throw Malformed{where + " has more than " + std::to_string(kMaxParams) +
+                    " params"};
   return launch;
 }
 

@@ -33,13 +33,17 @@ struct Argument {
   int64_t staticElements() const;
 };
 
-/// A kernel parameter: T, or an argument's pointer moved by `offset`
-/// elements.
+/// A kernel parameter: T, an argument's pointer moved by `offset`
+/// elements, or a tensor map (CUtensorMap, by value) of a view of an
+/// argument: `rows` (-1: T) x `cols` elements, rows `rowStride` apart,
+/// read in 128-byte swizzled boxes of boxRows x boxCols.
 struct Param {
-  bool tokens = false;
+  enum class Kind { Tokens, Pointer, TensorMap } kind = Kind::Pointer;
   int argument = -1;
   int64_t offset = 0;
+  int64_t rows = 0, cols = 0, rowStride = 0, boxRows = 0, boxCols = 0;
 };
+constexpr size_t kMaxParams = 32;
 
 struct Launch {
   std::string kernel;

@@ -378,6 +378,37 @@ fmlp_status validate(const Entry &entry, int index, const fmlp_tensor &t,
   return FMLP_OK;
 }
 
+/// The tensor map of `param` for a launch at T = `tokens`.
+fmlp_status encodeTensorMap(const CudaDriver &driver, const Entry &entry,
+                            const Launch &launch, const Param &param,
+                            const fmlp_tensor &t, uint64_t address,
+                            int64_t tokens, TensorMap &map) {
+  const Argument &a = entry.arguments[param.argument];
+  size_t bytes = dtypeBytes(t.dtype);
+  int type = t.dtype == FMLP_BF16  ? kTensorMapBFloat16
+             : t.dtype == FMLP_F16 ? kTensorMapFloat16
+                                   : kTensorMapFloat32;
+  uint64_t dims[2] = {static_cast<uint64_t>(param.cols),
+                      static_cast<uint64_t>(param.rows < 0 ? tokens
+                                                           : param.rows)};
+  uint64_t strides[1] = {static_cast<uint64_t>(param.rowStride) * bytes};
+  unsigned box[2] = {static_cast<unsigned>(param.boxCols),
+                     static_cast<unsigned>(param.boxRows)};
+  unsigned elementStrides[2] = {1, 1};
+  CUresult result = driver.cuTensorMapEncodeTiled(
+      &map, type, 2, reinterpret_cast<void *>(address), dims, strides, box,
+      elementStrides, /*interleave=*/0, kTensorMapSwizzle128B,
+      kTensorMapL2Promotion256B, /*oobFill=*/0);
+  if (result != kCudaSuccess)
+    return fail(FMLP_ERROR_CUDA,
+                driver.describe("cuTensorMapEncodeTiled", result) +
+                    " for kernel " + launch.kernel + " of " + entry.symbol +
+                    ", argument " + a.name + " [" + std::to_string(dims[1]) +
+                    ", " + std::to_string(dims[0]) + "] with rows " +
+                    std::to_string(strides[0]) + " bytes apart");
+  return FMLP_OK;
+}
+
 } // namespace
 
 extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
@@ -438,19 +469,31 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
                     "the launches go to)");
   const CudaDriver &driver = *bundle->driver;
   for (const Launch &launch : entry.launches) {
-    std::vector<uint64_t> pointers(launch.params.size());
+    // Parameter storage on the stack: nothing is allocated per launch.
+    std::array<uint64_t, kMaxParams> pointers{};
+    std::array<TensorMap, kMaxParams> maps{};
+    std::array<void *, kMaxParams> params{};
     int64_t tokenParam = tokens;
-    std::vector<void *> params(launch.params.size());
     for (size_t p = 0; p < launch.params.size(); ++p) {
       const Param &param = launch.params[p];
-      if (param.tokens) {
+      if (param.kind == Param::Kind::Tokens) {
         params[p] = &tokenParam;
         continue;
       }
       const fmlp_tensor &t = tensors[param.argument];
-      pointers[p] = reinterpret_cast<uint64_t>(t.data) +
-                    static_cast<uint64_t>(param.offset) * dtypeBytes(t.dtype);
-      params[p] = &pointers[p];
+      uint64_t address =
+          reinterpret_cast<uint64_t>(t.data) +
+          static_cast<uint64_t>(param.offset) * dtypeBytes(t.dtype);
+      if (param.kind == Param::Kind::Pointer) {
+        pointers[p] = address;
+        params[p] = &pointers[p];
+        continue;
+      }
+      if (fmlp_status status =
+              encodeTensorMap(driver, entry, launch, param, t, address,
+                              tokens, maps[p]))
+        return status;
+      params[p] = &maps[p];
     }
     std::array<uint64_t, 3> grid = launch.grid(tokens);
     if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535)

@@ -54,20 +54,29 @@ LaunchGeometry LaunchGeometry::readFrom(Operation *kernel) {
 //===----------------------------------------------------------------------===//
 
 KernelBuilder::KernelBuilder(gpu::GPUModuleOp module, StringRef name,
-                             unsigned numBuffers, Location loc)
-    : b(module.getContext()), loc(loc) {
+                             unsigned numTensorMaps, unsigned numBuffers,
+                             Location loc)
+    : b(module.getContext()), loc(loc), numTensorMaps(numTensorMaps) {
   MLIRContext *context = module.getContext();
   b.setInsertionPointToEnd(module.getBody());
-  SmallVector<Type> params(numBuffers, LLVM::LLVMPointerType::get(context, 1));
+  SmallVector<Type> params(numTensorMaps, LLVM::LLVMPointerType::get(context));
+  params.append(numBuffers, LLVM::LLVMPointerType::get(context, 1));
   params.push_back(b.getI64Type());
   auto type =
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), params);
   func = LLVM::LLVMFuncOp::create(b, loc, name, type);
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  for (unsigned i = 0; i < numTensorMaps; ++i) {
+    func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                    TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
+    func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                    b.getI64IntegerAttr(64));
+    func.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());
+  }
   // Buffers never alias unless they are the same parameter.
   for (unsigned i = 0; i < numBuffers; ++i)
-    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+    func.setArgAttr(numTensorMaps + i, LLVM::LLVMDialect::getNoAliasAttrName(),
                     b.getUnitAttr());
   b.setInsertionPointToStart(func.addEntryBlock(b));
 }

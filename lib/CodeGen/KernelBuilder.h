@@ -66,15 +66,21 @@ struct LaunchGeometry {
 
 class KernelBuilder {
 public:
-  /// Starts `name`(ptr<1> x numBuffers, i64 T) at the end of `module`.
-  KernelBuilder(gpu::GPUModuleOp module, StringRef name, unsigned numBuffers,
-                Location loc);
+  /// Starts `name`(tensor map x numTensorMaps, ptr<1> x numBuffers, i64 T)
+  /// at the end of `module`. A tensor map (CUtensorMap, 128 bytes) is passed
+  /// by value as a grid constant.
+  KernelBuilder(gpu::GPUModuleOp module, StringRef name,
+                unsigned numTensorMaps, unsigned numBuffers, Location loc);
 
   OpBuilder b;
   Location loc;
   LLVM::LLVMFuncOp func;
+  unsigned numTensorMaps;
 
-  Value buffer(unsigned index) { return func.getArgument(index); }
+  Value tensorMap(unsigned index) { return func.getArgument(index); }
+  Value buffer(unsigned index) {
+    return func.getArgument(numTensorMaps + index);
+  }
   Value tokens() { return func.getArgument(func.getNumArguments() - 1); }
   Value extent(Extent e) { return e.tokens ? tokens() : i64(e.value); }
 
@@ -119,6 +125,7 @@ public:
 /// epilogue(m, n, C(0..j)) for every (m, n) inside the extents.
 struct GemmSpec {
   Extent m, n, k;
+  Type element; // of the operands (the tensor-core path needs it)
   /// Element (m, k) of A, (k, n) of B_j, as f32; called only in bounds.
   std::function<Value(KernelBuilder &, Value m, Value k)> loadA;
   SmallVector<std::function<Value(KernelBuilder &, Value k, Value n)>> loadB;
@@ -133,6 +140,29 @@ struct GemmSpec {
 /// elements per thread per accumulator, K in steps of 16 through shared
 /// memory, fp32 FMA. Grid: x over m, y over n.
 void buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec);
+
+/// The tensor-core instantiation for sm_90a (WGMMA, TMA, warp
+/// specialization). Both operands K-major in global memory, 16-bit: A
+/// [m, k] and each B_j [n, k] (nn.Linear's layout), read by the tensor maps
+/// 0 (A) and 1 + j (B_j) with 128-byte swizzled boxes of 64 x rows. One
+/// producer warpgroup (TMA on a ring of `stages` full/empty mbarriers) and
+/// two consumer warpgroups (m64 x tileN x k16 WGMMA each, fp32 accumulators,
+/// setmaxnreg); the epilogue runs in registers on each accumulator element.
+/// Edges (T, N, K not tile multiples) are the tensor maps' zero fill on
+/// load and the epilogue's guard on store.
+struct WgmmaGemmSpec {
+  Extent m, n, k;
+  unsigned numB = 1;    // accumulators: 1 or 2
+  int64_t tileN = 128;  // per accumulator; tileN x numB <= 256
+  int64_t stages = 4;
+  Type element;         // bf16 or f16
+  std::function<void(KernelBuilder &, Value m, Value n, ArrayRef<Value> acc)>
+      epilogue;
+};
+constexpr int64_t kWgmmaTileM = 128, kWgmmaTileK = 64, kWgmmaThreads = 384;
+/// Bytes of dynamic shared memory the kernel needs.
+int64_t wgmmaSharedBytes(const WgmmaGemmSpec &spec);
+void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 
 /// out[n] = epilogue(n, sum_t in(t, n)) for n < columns: one thread per
 /// column, the sum in fp32 in token order.

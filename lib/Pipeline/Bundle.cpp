@@ -3,6 +3,7 @@
 #include "lib/Pipeline/Bundle.h"
 
 #include "lib/CodeGen/KernelBuilder.h"
+#include "lib/CodeGen/TileSelection.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -17,18 +18,6 @@
 
 using namespace mlir;
 using namespace mlir::fmlp;
-
-std::optional<int64_t> mlir::fmlp::sharedMemoryLimit(StringRef chip) {
-  if (chip.starts_with("sm_90"))
-    return 232448;
-  if (chip == "sm_80" || chip == "sm_87")
-    return 166912;
-  if (chip == "sm_86" || chip == "sm_89")
-    return 101376;
-  if (chip.starts_with("sm_12"))
-    return 101376;
-  return std::nullopt;
-}
 
 std::vector<KernelResources> mlir::fmlp::parsePtxasReport(StringRef report) {
   std::vector<KernelResources> kernels;
@@ -101,6 +90,24 @@ traceToArgument(Value operand, func::FuncOp entry, std::string &error) {
   return std::make_pair(argument.getArgNumber(), offset);
 }
 
+/// The entry arguments some launch of `func` reads through a tensor map:
+/// TMA needs their addresses 16-byte aligned.
+llvm::SmallDenseSet<unsigned> tensorMapArguments(func::FuncOp func) {
+  llvm::SmallDenseSet<unsigned> mapped;
+  func.walk([&](gpu::LaunchFuncOp launch) {
+    auto rows =
+        launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.tensor_map_box_rows");
+    for (unsigned i = 0; rows && i < rows.size(); ++i) {
+      Value root = launch.getKernelOperands()[i];
+      while (auto subview = root.getDefiningOp<memref::SubViewOp>())
+        root = subview.getSource();
+      if (auto argument = dyn_cast<BlockArgument>(root))
+        mapped.insert(argument.getArgNumber());
+    }
+  });
+  return mapped;
+}
+
 /// The entry arguments some launch of `func` writes.
 llvm::SmallDenseSet<unsigned> writtenArguments(func::FuncOp func) {
   llvm::SmallDenseSet<unsigned> written;
@@ -133,6 +140,7 @@ std::string argumentRole(func::FuncOp func, unsigned index, StringRef name,
 FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
                                             std::string &error) {
   llvm::SmallDenseSet<unsigned> written = writtenArguments(func);
+  llvm::SmallDenseSet<unsigned> mapped = tensorMapArguments(func);
   llvm::json::Object entry;
   entry["symbol"] = func.getSymName().str();
   entry["kind"] =
@@ -157,8 +165,9 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
         {"role", argumentRole(func, i, argumentName, written)},
         {"dtype", dtypeName(type.getElementType())},
         {"shape", toJson(shape)},
-        // The SIMT kernels access single elements.
-        {"alignment", elementBytes},
+        // TMA reads 16-byte aligned addresses; the SIMT kernels single
+        // elements.
+        {"alignment", mapped.contains(i) ? 16 : elementBytes},
         {"consumed", static_cast<bool>(func.getArgAttr(i, "fmlp.consumed"))}};
     arguments.push_back(std::move(argument));
   }
@@ -167,8 +176,34 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
   llvm::json::Array launches;
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) {
     LaunchGeometry geometry = LaunchGeometry::readFrom(launch);
+    ArrayRef<int64_t> boxRows;
+    if (auto rows = launch->getAttrOfType<DenseI64ArrayAttr>(
+            "fmlp.tensor_map_box_rows"))
+      boxRows = rows.asArrayRef();
     llvm::json::Array params;
-    for (Value operand : launch.getKernelOperands()) {
+    for (auto [index, operand] : llvm::enumerate(launch.getKernelOperands())) {
+      if (index < boxRows.size()) {
+        // A tensor map of a K-major view: rows (-1: T) x cols, 128-byte
+        // swizzled boxes of boxRows x 64 elements.
+        auto type = cast<MemRefType>(operand.getType());
+        auto [strides, offset] = type.getStridesAndOffset();
+        FailureOr<std::pair<unsigned, int64_t>> traced =
+            traceToArgument(operand, func, error);
+        if (failed(traced))
+          return WalkResult::interrupt();
+        int64_t rows = type.getDimSize(0);
+        params.push_back(llvm::json::Object{
+            {"tensor_map",
+             llvm::json::Object{
+                 {"argument", traced->first},
+                 {"offset", traced->second},
+                 {"rows", ShapedType::isDynamic(rows) ? -1 : rows},
+                 {"cols", type.getDimSize(1)},
+                 {"row_stride", strides[0]},
+                 {"box_rows", boxRows[index]},
+                 {"box_cols", 64}}}});
+        continue;
+      }
       if (!isa<MemRefType>(operand.getType())) {
         params.push_back(llvm::json::Object{{"tokens", true}});
         continue;
@@ -282,9 +317,9 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
                         error)))
       return failure();
     images["cubin"] = "kernels.cubin";
-    std::optional<int64_t> limit = sharedMemoryLimit(options.chip);
+    int64_t limit = sharedMemoryPerBlock(options.chip);
     for (const KernelResources &k : parsePtxasReport(report)) {
-      log << llvm::formatv("{0,-48} {1,4} registers {2,7} B smem {3} B stack "
+      log << llvm::formatv("{0,-48} {1,4} registers {2,7} B static smem {3} B stack "
                            "{4} B spill stores {5} B spill loads\n",
                            k.name, k.registers, k.sharedBytes, k.stackBytes,
                            k.spillStoreBytes, k.spillLoadBytes);
@@ -296,10 +331,18 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
                 std::to_string(k.spillStoreBytes) + " B spill stores)";
         return failure();
       }
-      if (limit && k.sharedBytes > *limit) {
-        error = "kernel " + k.name + " uses " + std::to_string(k.sharedBytes) +
+      int64_t dynamicBytes = 0;
+      for (auto func : module.getOps<func::FuncOp>())
+        func.walk([&](gpu::LaunchFuncOp launch) {
+          if (launch.getKernelName() == k.name)
+            dynamicBytes = std::max(
+                dynamicBytes, LaunchGeometry::readFrom(launch).dynamicSharedBytes);
+        });
+      if (k.sharedBytes + dynamicBytes > limit) {
+        error = "kernel " + k.name + " uses " +
+                std::to_string(k.sharedBytes + dynamicBytes) +
                 " B of shared memory, over " + options.chip + "'s " +
-                std::to_string(*limit);
+                std::to_string(limit);
         return failure();
       }
     }

@@ -31,10 +31,6 @@ namespace mlir::fmlp {
 
 constexpr int kBundleVersion = 1;
 
-/// Shared memory one block may use on `chip` (sm_90a 232448, sm_80 166912,
-/// sm_120 101376 bytes), or none for a chip fmlp does not know.
-std::optional<int64_t> sharedMemoryLimit(StringRef chip);
-
 /// One kernel as `ptxas -v` reported it.
 struct KernelResources {
   std::string name;

@@ -4,7 +4,8 @@
 # and runs compute-sanitizer's memcheck and racecheck once at a small shape.
 #   test/GPU/run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]
 # quick: T in {1, 37, 4096}; full adds T = 65536 where the host reference
-# fits in memory (D=1024). Exit status: non-zero if anything failed.
+# fits in memory (D=1024). DTYPES (default "bf16 f16 f32") narrows the run.
+# Exit status: non-zero if anything failed.
 set -uo pipefail
 bundles=${1:?usage: run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]}
 set_=${2:-quick}
@@ -15,17 +16,17 @@ cmake -S "$root/test/GPU" -B "$build" -G Ninja ${json:+-DFMLP_JSON_INCLUDE_DIR=$
   cmake --build "$build" >/dev/null || { echo "GPU test build failed"; exit 2; }
 test="$build/fmlp-gpu-block-test"
 status=0
-for dtype in bf16 f16 f32; do
+for dtype in ${DTYPES:-bf16 f16 f32}; do
   for shape in 1024x2816 4096x11008; do
     d=${shape%x*} h=${shape#*x}
     tokens="1 37 4096"
     if [[ $set_ == full && $d == 1024 ]]; then tokens="$tokens 65536"; fi
-    "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
+    timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
   done
 done
 for tool in memcheck racecheck; do
   echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, T=37)"
-  compute-sanitizer --tool "$tool" --error-exitcode 3 \
+  timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
     "$test" "$bundles/mlp-bf16-1024-2816.bundle" bf16 1024 2816 37 | tail -3 || status=1
 done
 exit $status

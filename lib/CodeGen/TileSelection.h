@@ -1,0 +1,61 @@
+//===- TileSelection.h - Tile and stage choice per kernel -------*- C++ -*-===//
+//
+// Which instantiation of the GEMM skeleton a kernel takes on a chip, and
+// its tiles and pipeline depth, such that it fits the chip's shared memory
+// per block and its register file. The rule:
+//
+//   WGMMA (sm_90a only): 16-bit operands, both K-major and TMA-addressable
+//     (16-byte aligned rows and views); tile 128 x (256 / accumulators) x
+//     64, as many stages (at most 6) as the shared memory takes.
+//   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides.
+//
+// fmlp-select-tiles records the choice on each kernel op; convert-fmlp-to-
+// nvvm follows it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_LIB_CODEGEN_TILESELECTION_H
+#define FMLP_LIB_CODEGEN_TILESELECTION_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Types.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir::fmlp {
+
+/// Shared memory one block may use on `chip`: sm_90a 232448, sm_80 166912,
+/// sm_86/sm_89/sm_120 101376 bytes (48 KiB for a chip fmlp does not know).
+int64_t sharedMemoryPerBlock(StringRef chip);
+/// Whether `chip` has WGMMA (sm_90a: the architecture-specific target).
+bool hasWgmma(StringRef chip);
+
+enum class KernelPath { Simt, Wgmma };
+
+struct KernelConfig {
+  KernelPath path = KernelPath::Simt;
+  int64_t tileM = 64, tileN = 64, tileK = 16, stages = 1;
+  int64_t sharedBytes = 0;  // per block
+  int64_t maxRegisters = 0; // per thread
+  std::string reason;       // why this path (for remarks and tests)
+
+  DictionaryAttr toAttr(MLIRContext *context) const;
+  static std::optional<KernelConfig> fromAttr(DictionaryAttr attr);
+};
+
+/// What the selection needs to know of one GEMM.
+struct GemmShape {
+  Type element;
+  unsigned accumulators = 1;
+  /// Both operands K-major with 16-byte aligned rows and views (TMA boxes).
+  bool tmaReady = false;
+  std::string notTmaReady; // why not, when !tmaReady
+};
+
+KernelConfig selectGemmConfig(StringRef chip, const GemmShape &shape);
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_LIB_CODEGEN_TILESELECTION_H

@@ -1,0 +1,283 @@
+//===- WgmmaGemm.cpp - The GEMM skeleton on Hopper tensor cores -----------===//
+//
+// buildWgmmaGemm (KernelBuilder.h). Block of 384 threads:
+//
+//   warpgroup 0      producer: one elected thread of warp 0 waits for a free
+//                    stage (empty[s]), arms full[s] with the stage's byte
+//                    count and issues the TMA loads of A and every B_j.
+//   warpgroups 1, 2  consumers, 64 rows of the 128-row tile each: wait for
+//                    full[s], issue 4 WGMMAs (k16 each) per accumulator,
+//                    wait for them, release the stage (one arrival per
+//                    warpgroup on empty[s]).
+//
+// Dynamic shared memory: [0, 1024) the mbarriers (full[s] at 8 s, empty[s]
+// at 8 (stages + s)), then `stages` stages of A (128 x 64) and B_j (tileN x
+// 64), each row 128 bytes, 128-byte swizzled, 1024-byte aligned.
+//
+// Ring invariant: k-step i uses stage s = i mod stages in round r = i div
+// stages; full[s] completes its phase r when the stage's bytes arrive, and
+// empty[s] its phase r once both consumers are done with it, so a waiter
+// on round r waits on parity r mod 2 (the producer on empty's previous
+// round: parity (r + 1) mod 2, which passes at once in round 0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/CodeGen/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+constexpr int64_t kBarrierBytes = 1024;
+constexpr int64_t kRowBytes = 128; // 64 16-bit elements of k per row
+constexpr int64_t kConsumerRows = 64;
+constexpr StringLiteral kDynamicShared = "fmlp_dynamic_shared";
+
+int64_t stageBytes(const WgmmaGemmSpec &spec) {
+  return (kWgmmaTileM + spec.numB * spec.tileN) * kRowBytes;
+}
+
+/// The module's dynamic shared memory symbol (declared once).
+Value dynamicShared(KernelBuilder &kb) {
+  auto module = kb.func->getParentOfType<gpu::GPUModuleOp>();
+  if (!module.lookupSymbol(kDynamicShared)) {
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(
+        kb.b, kb.loc, LLVM::LLVMArrayType::get(kb.b.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kDynamicShared,
+        /*value=*/Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(
+      kb.b, kb.loc, LLVM::LLVMPointerType::get(kb.b.getContext(), 3),
+      kDynamicShared);
+}
+
+struct Wgmma {
+  KernelBuilder &kb;
+  const WgmmaGemmSpec &spec;
+  Value shared; // ptr<3>, 1024-aligned
+  Type i32, i64, ptr3;
+
+  Wgmma(KernelBuilder &kb, const WgmmaGemmSpec &spec)
+      : kb(kb), spec(spec), i32(kb.b.getI32Type()), i64(kb.b.getI64Type()),
+        ptr3(LLVM::LLVMPointerType::get(kb.b.getContext(), 3)) {
+    shared = dynamicShared(kb);
+  }
+
+  OpBuilder &b() { return kb.b; }
+  Value c32(int64_t v) { return kb.i32(static_cast<int32_t>(v)); }
+  Value at(Value byteOffset) { // ptr<3> + bytes (i32)
+    return LLVM::GEPOp::create(b(), kb.loc, ptr3, b().getI8Type(), shared,
+                               ValueRange{byteOffset});
+  }
+  Value udiv(Value x, int64_t y) {
+    return arith::DivUIOp::create(b(), kb.loc, x, c32(y));
+  }
+  Value urem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b(), kb.loc, x, c32(y));
+  }
+  Value eq(Value x, int64_t y) {
+    return arith::CmpIOp::create(b(), kb.loc, arith::CmpIPredicate::eq, x,
+                                 c32(y));
+  }
+  Value full(Value stage) { return at(kb.mul(stage, c32(8))); }
+  Value empty(Value stage) {
+    return at(kb.add(kb.mul(stage, c32(8)), c32(8 * spec.stages)));
+  }
+  /// Byte offset of stage `stage`'s A tile; B_j follows at + 128 rows etc.
+  Value stageOffset(Value stage) {
+    return kb.add(c32(kBarrierBytes), kb.mul(stage, c32(stageBytes(spec))));
+  }
+  Value bOffset(unsigned j) {
+    return c32((kWgmmaTileM + j * spec.tileN) * kRowBytes);
+  }
+
+  /// A WGMMA shared-memory descriptor of a K-major, 128-byte swizzled tile
+  /// at `address`: start >> 4 (bits 0-13), leading byte offset 1 (16 B,
+  /// unused with this swizzle), stride byte offset 1024 >> 4 between 8-row
+  /// groups (bits 32-45), swizzle mode 128 B (bits 62-63 = 1).
+  Value descriptor(Value address) {
+    Value a = LLVM::PtrToIntOp::create(b(), kb.loc, i64, address);
+    a = arith::AndIOp::create(b(), kb.loc, a, kb.i64(0x3FFFF));
+    a = arith::ShRUIOp::create(b(), kb.loc, a, kb.i64(4));
+    int64_t high = (int64_t(1) << 62) | (int64_t(64) << 32) | (1 << 16);
+    return arith::OrIOp::create(b(), kb.loc, a, kb.i64(high));
+  }
+
+  Value waitParity(Value barrier, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(b(), kb.loc, barrier, parity,
+                                          c32(10000000));
+    return Value();
+  }
+
+  void producer(Value kSteps, Value m0, Value n0) {
+    NVVM::SetMaxRegisterOp::create(b(), kb.loc, 40,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    Value tid = kb.threadIdX();
+    kb.ifThen(eq(udiv(tid, 32), 0), [&] {
+      Value elected = NVVM::ElectSyncOp::create(b(), kb.loc, b().getI1Type(),
+                                                Value());
+      kb.ifThen(elected, [&] {
+        auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
+        OpBuilder::InsertionGuard guard(b());
+        b().setInsertionPointToStart(loop.getBody());
+        Value step = loop.getInductionVar();
+        Value stage = urem(step, spec.stages);
+        Value round = udiv(step, spec.stages);
+        Value parity = arith::XOrIOp::create(
+            b(), kb.loc, arith::AndIOp::create(b(), kb.loc, round, c32(1)),
+            c32(1));
+        waitParity(empty(stage), parity);
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b(), kb.loc, /*res=*/Type(), full(stage), c32(stageBytes(spec)),
+            NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+        Value kc = kb.mul(step, c32(kWgmmaTileK));
+        Value base = stageOffset(stage);
+        auto load = [&](unsigned map, Value offset, Value row) {
+          Value dst = LLVM::AddrSpaceCastOp::create(
+              b(), kb.loc, LLVM::LLVMPointerType::get(b().getContext(), 7),
+              at(kb.add(base, offset)));
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+              b(), kb.loc, dst, kb.tensorMap(map), ValueRange{kc, row},
+              full(stage), ValueRange{}, Value(), Value(),
+              NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+              NVVM::CTAGroupKindAttr(), Value());
+        };
+        load(0, c32(0), m0);
+        for (unsigned j = 0; j < spec.numB; ++j)
+          load(1 + j, bOffset(j), n0);
+      });
+    });
+  }
+
+  LLVM::LLVMStructType accumulatorType() {
+    SmallVector<Type> fields(spec.tileN / 2, b().getF32Type());
+    return LLVM::LLVMStructType::getLiteral(b().getContext(), fields);
+  }
+
+  void consumer(Value kSteps, Value m0Index, Value n0Index) {
+    NVVM::SetMaxRegisterOp::create(b(), kb.loc, 232,
+                                   NVVM::SetMaxRegisterAction::increase);
+    Value tid = kb.threadIdX();
+    Value consumer = kb.add(udiv(tid, 128), c32(-1)); // 0 or 1
+    LLVM::LLVMStructType accType = accumulatorType();
+    Value zeroAcc = LLVM::UndefOp::create(b(), kb.loc, accType);
+    Value zero = kb.f32(0.0);
+    for (unsigned i = 0; i < accType.getBody().size(); ++i)
+      zeroAcc = LLVM::InsertValueOp::create(b(), kb.loc, zeroAcc, zero, i);
+    SmallVector<Value> inits(spec.numB, zeroAcc);
+    auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1), inits);
+    {
+      OpBuilder::InsertionGuard guard(b());
+      b().setInsertionPointToStart(loop.getBody());
+      Value step = loop.getInductionVar();
+      Value stage = urem(step, spec.stages);
+      Value parity =
+          arith::AndIOp::create(b(), kb.loc, udiv(step, spec.stages), c32(1));
+      waitParity(full(stage), parity);
+      Value base = stageOffset(stage);
+      Value aBase = kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
+      NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
+      SmallVector<Value> acc(loop.getRegionIterArgs());
+      NVVM::WGMMATypes type = spec.element.isBF16() ? NVVM::WGMMATypes::bf16
+                                                    : NVVM::WGMMATypes::f16;
+      auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
+                                           static_cast<int>(spec.tileN), 16);
+      for (int64_t kk = 0; kk < kWgmmaTileK / 16; ++kk) {
+        Value dA = descriptor(at(kb.add(aBase, c32(32 * kk))));
+        for (unsigned j = 0; j < spec.numB; ++j) {
+          Value dB =
+              descriptor(at(kb.add(kb.add(base, bOffset(j)), c32(32 * kk))));
+          acc[j] = NVVM::WgmmaMmaAsyncOp::create(
+              b(), kb.loc, accType, acc[j], dA, dB, shape, type, type,
+              NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+              NVVM::MMALayout::row, NVVM::MMALayout::col,
+              NVVM::MMAIntOverflowAttr());
+        }
+      }
+      NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
+      NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
+      kb.ifThen(eq(urem(tid, 128), 0), [&] {
+        NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(),
+                                       empty(stage), /*count=*/Value());
+      });
+      scf::YieldOp::create(b(), kb.loc, acc);
+    }
+
+    // Fragment of m64nNk16 (fp32): register r of thread (warp w, lane l)
+    // holds row 16 w + l / 4 + 8 ((r mod 4) / 2), column 8 (r / 4) +
+    // 2 (l mod 4) + r mod 2.
+    Value lane = urem(tid, 32), warp = urem(udiv(tid, 32), 4);
+    Value rowBase = kb.add(
+        m0Index,
+        kb.toI64(kb.add(kb.mul(consumer, c32(kConsumerRows)),
+                        kb.add(kb.mul(warp, c32(16)), udiv(lane, 4)))));
+    Value colBase = kb.add(n0Index, kb.toI64(kb.mul(urem(lane, 4), c32(2))));
+    Value extentM = kb.extent(spec.m), extentN = kb.extent(spec.n);
+    for (int64_t r = 0; r < spec.tileN / 2; ++r) {
+      Value m = kb.add(rowBase, kb.i64(8 * ((r % 4) / 2)));
+      Value n = kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
+      SmallVector<Value> values;
+      for (unsigned j = 0; j < spec.numB; ++j)
+        values.push_back(LLVM::ExtractValueOp::create(b(), kb.loc,
+                                                      loop.getResult(j), r));
+      kb.ifThen(kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN)),
+                [&] { spec.epilogue(kb, m, n, values); });
+    }
+  }
+};
+
+} // namespace
+
+int64_t mlir::fmlp::wgmmaSharedBytes(const WgmmaGemmSpec &spec) {
+  return kBarrierBytes + spec.stages * stageBytes(spec);
+}
+
+void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Wgmma w(kb, spec);
+  Value tid = kb.threadIdX();
+  Value m0 = kb.mul(kb.blockId(0), w.c32(kWgmmaTileM));
+  Value n0 = kb.mul(kb.blockId(1), w.c32(spec.tileN));
+  // ceil(K / 64) k-steps; the tensor maps zero-fill past K.
+  Value kExtent = arith::TruncIOp::create(b, loc, w.i32, kb.extent(spec.k));
+  Value kSteps = arith::CeilDivUIOp::create(b, loc, kExtent,
+                                            w.c32(kWgmmaTileK));
+
+  kb.ifThen(w.eq(tid, 0), [&] {
+    for (int64_t s = 0; s < spec.stages; ++s) {
+      NVVM::MBarrierInitOp::create(b, loc, w.full(w.c32(s)), w.c32(1),
+                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, w.empty(w.c32(s)), w.c32(2),
+                                   Value());
+    }
+  });
+  kb.barrier();
+
+  Value isProducer = w.eq(w.udiv(tid, 128), 0);
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    w.producer(kSteps, m0, n0);
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0));
+  }
+
+  LaunchGeometry geometry;
+  geometry.block = {kWgmmaThreads, 1, 1};
+  geometry.tile(0, spec.m, kWgmmaTileM);
+  geometry.tile(1, spec.n, spec.tileN);
+  geometry.dynamicSharedBytes = wgmmaSharedBytes(spec);
+  // setmaxnreg needs a cap at entry: 65536 / 384 threads, rounded to 8.
+  geometry.maxRegisters = 168;
+  kb.finish(geometry);
+}
