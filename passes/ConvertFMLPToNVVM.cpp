@@ -106,23 +106,19 @@ struct KernelPlan {
   Value tokenOperand;
 };
 
-/// A view read through a tensor map: K-major rows of `boxRows` x 64.
-struct TensorMapView {
-  Value view;
-  int64_t boxRows;
-};
-
 /// The GEMM of a kernel op, as either instantiation of the skeleton: the
 /// WGMMA one reads A and B_j through tensor maps 0 and 1 + j, the SIMT one
 /// through the loaders; both share the epilogue.
-void buildGemm(KernelBuilder &kb, const KernelConfig &config, GemmSpec spec) {
-  if (config.path == KernelPath::Simt)
+void buildGemm(KernelBuilder &kb, const KernelConfig &config,
+               const TmaPlan *tma, GemmSpec spec) {
+  if (config.path == KernelPath::Simt || !tma)
     return buildSimtGemm(kb, spec);
   WgmmaGemmSpec wgmma;
   wgmma.m = spec.m;
   wgmma.n = spec.n;
   wgmma.k = spec.k;
-  wgmma.numB = spec.loadB.size();
+  wgmma.a = tma->a;
+  wgmma.b = tma->b;
   wgmma.tileN = config.tileN;
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
@@ -131,7 +127,8 @@ void buildGemm(KernelBuilder &kb, const KernelConfig &config, GemmSpec spec) {
 }
 
 KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config) {
+                 const KernelConfig &config,
+                 const TmaPlan *tma) {
   ValueRange outs = op.getInits();
   MatrixView x = ops.view(kb, op.getX());
   MatrixView wg = ops.weight(kb, op.getGate(), op.getGateLayout());
@@ -173,12 +170,13 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
       kb.store(stored[2], m, n, u);
     }
   };
-  buildGemm(kb, config, spec);
+  buildGemm(kb, config, tma, spec);
   return {op.getX()};
 }
 
 KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config) {
+                 const KernelConfig &config,
+                 const TmaPlan *tma) {
   Value out = op.getInits()[0];
   MatrixView a = ops.view(kb, op.getA()), y = ops.view(kb, out);
   MatrixView wd = ops.weight(kb, op.getDown(), op.getDownLayout());
@@ -203,12 +201,13 @@ KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops,
     Value sum = bias ? fadd(kb, acc[0], kb.load(*bias, kb.i64(0), n)) : acc[0];
     kb.store(y, m, n, scale(kb, sum, md));
   };
-  buildGemm(kb, config, spec);
+  buildGemm(kb, config, tma, spec);
   return {op.getA()};
 }
 
 KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config) {
+                 const KernelConfig &config,
+                 const TmaPlan *tma) {
   ValueRange outs = op.getInits();
   MatrixView dy = ops.view(kb, op.getDy());
   // B(k = d, n = h) = Wd(in = h, out = d).
@@ -217,6 +216,7 @@ KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   MatrixView g = ops.view(kb, op.getG()), u = ops.view(kb, op.getU());
   MatrixView dg = ops.view(kb, outs[0]), du = ops.view(kb, outs[1]);
   GemmSpec spec;
+  spec.element = dy.element;
   spec.m = Extent::ofTokens();
   spec.n = Extent::of(staticSize(op.getG(), 1));
   spec.k = Extent::of(staticSize(op.getDy(), 1));
@@ -241,12 +241,13 @@ KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
     kb.store(dg, m, n, dgv);
     kb.store(du, m, n, duv);
   };
-  buildGemm(kb, config, spec);
+  buildGemm(kb, config, tma, spec);
   return {op.getDy()};
 }
 
 KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config) {
+                 const KernelConfig &config,
+                 const TmaPlan *tma) {
   Value out = op.getInits()[0];
   int64_t hidden = staticSize(op.getDg(), 1);
   MatrixView dg = ops.view(kb, op.getDg()), du = ops.view(kb, op.getDu());
@@ -256,6 +257,7 @@ KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   MatrixView wuT = ops.weight(kb, op.getUp(), op.getUpLayout()).transposed();
   MatrixView dx = ops.view(kb, out);
   GemmSpec spec;
+  spec.element = dg.element;
   spec.m = Extent::ofTokens();
   spec.n = Extent::of(staticSize(out, 1));
   spec.k = Extent::of(2 * hidden);
@@ -278,7 +280,7 @@ KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   spec.bAdjacentAlongN = adjacentAlongCols(wgT);
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
                       ArrayRef<Value> acc) { kb.store(dx, m, n, acc[0]); };
-  buildGemm(kb, config, spec);
+  buildGemm(kb, config, tma, spec);
   return {op.getDg()};
 }
 
@@ -291,7 +293,8 @@ void storeGradient(KernelBuilder &kb, Value pointer, Type element, Value acc,
 }
 
 KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config) {
+                 const KernelConfig &config,
+                 const TmaPlan *tma) {
   ValueRange outs = op.getInits();
   int64_t hidden = staticSize(op.getDg(), 1);
   MatrixView x = ops.view(kb, op.getX());
@@ -303,6 +306,7 @@ KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb, const KernelOperands 
   MatrixView dwuT = ops.weight(kb, outs[1], op.getUpLayout()).transposed();
   bool accumulate = op.getAccumulate();
   GemmSpec spec;
+  spec.element = x.element;
   spec.m = Extent::of(2 * hidden);
   spec.n = Extent::of(staticSize(op.getX(), 1));
   spec.k = Extent::ofTokens();
@@ -325,12 +329,13 @@ KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb, const KernelOperands 
         kb.select(gateHalf, kb.address(dwgT, m, n), kb.address(dwuT, mUp, n));
     storeGradient(kb, pointer, dwgT.element, acc[0], accumulate);
   };
-  buildGemm(kb, config, spec);
+  buildGemm(kb, config, tma, spec);
   return {op.getX()};
 }
 
 KernelPlan build(DownWeightGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config) {
+                 const KernelConfig &config,
+                 const TmaPlan *tma) {
   Value out = op.getInits()[0];
   ValueRange sources = op.getActivationInputs();
   MatrixView dyT = ops.view(kb, op.getDy()).transposed();
@@ -342,6 +347,7 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb, const KernelOperands &o
   Activation activation = op.getActivation();
   bool accumulate = op.getAccumulate();
   GemmSpec spec;
+  spec.element = dyT.element;
   spec.m = Extent::of(staticSize(op.getDy(), 1));
   spec.n = Extent::of(staticSize(sources[0], 1));
   spec.k = Extent::ofTokens();
@@ -364,12 +370,13 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb, const KernelOperands &o
     Value grad = scale(kb, acc[0], md);
     storeGradient(kb, kb.address(dwdT, m, n), dwdT.element, grad, accumulate);
   };
-  buildGemm(kb, config, spec);
+  buildGemm(kb, config, tma, spec);
   return {op.getDy()};
 }
 
 KernelPlan build(BiasGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config) {
+                 const KernelConfig &config,
+                 const TmaPlan *tma) {
   MatrixView grad = ops.view(kb, op.getGrad());
   MatrixView out = ops.view(kb, op.getInits()[0]);
   std::optional<APFloat> factor = op.getScale();
@@ -399,7 +406,7 @@ std::string kernelName(StringRef entry, unsigned index, Operation *op) {
 /// Replaces `op` with the launch of `kernel` (geometry as the kernel says).
 void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
                        const KernelOperands &operands, Value tokenOperand,
-                       ArrayRef<std::pair<Value, int64_t>> tensorMaps) {
+                       ArrayRef<TmaView> tensorMaps) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   LaunchGeometry geometry = LaunchGeometry::readFrom(kernel);
@@ -418,10 +425,11 @@ void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
   }
   // Tensor maps first (the host encodes one per view), then the buffers.
   SmallVector<Value> args;
-  SmallVector<int64_t> boxRows;
-  for (auto [view, rows] : tensorMaps) {
-    args.push_back(view);
-    boxRows.push_back(rows);
+  SmallVector<int64_t> boxRows, cols;
+  for (const TmaView &map : tensorMaps) {
+    args.push_back(map.view);
+    boxRows.push_back(map.boxRows);
+    cols.push_back(map.cols);
   }
   args.append(operands.buffers.begin(), operands.buffers.end());
   args.push_back(tokens);
@@ -441,6 +449,7 @@ void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
     written.push_back(tensorMaps.size() + operands.index.lookup(init));
   launch->setAttr("fmlp.written", b.getDenseI64ArrayAttr(written));
   launch->setAttr("fmlp.tensor_map_box_rows", b.getDenseI64ArrayAttr(boxRows));
+  launch->setAttr("fmlp.tensor_map_cols", b.getDenseI64ArrayAttr(cols));
   op->erase();
 }
 
@@ -507,8 +516,17 @@ struct ConvertFMLPToNVVMPass
           op->getAttrOfType<DictionaryAttr>(kKernelConfigAttr));
       if (!config)
         config = selectKernelConfig(op, chip);
-      SmallVector<std::pair<Value, int64_t>> maps =
-          tensorMapOperands(op, *config);
+      std::optional<TmaPlan> tma;
+      if (config->path == KernelPath::Wgmma) {
+        std::string whyNot;
+        FailureOr<TmaPlan> planned = planTma(op, config->tileN, whyNot);
+        if (failed(planned)) {
+          op->emitOpError("is configured for WGMMA, but ") << whyNot;
+          return signalPassFailure();
+        }
+        tma = std::move(*planned);
+      }
+      ArrayRef<TmaView> maps = tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
       KernelBuilder kb(gpuModule, kernelName(entry.getSymName(), index, op),
                        maps.size(), operands.buffers.size(), op->getLoc());
       KernelPlan plan =
@@ -516,7 +534,8 @@ struct ConvertFMLPToNVVMPass
               .Case<GateUpOp, DownOp, DownGradOp, InputGradOp,
                     GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
                   [&](auto kernel) {
-                    return build(kernel, kb, operands, *config);
+                    return build(kernel, kb, operands, *config,
+                                 tma ? &*tma : nullptr);
                   });
       replaceWithLaunch(op, kb.func, operands, plan.tokenOperand, maps);
     }

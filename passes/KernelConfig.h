@@ -9,6 +9,7 @@
 #ifndef FMLP_PASSES_KERNELCONFIG_H
 #define FMLP_PASSES_KERNELCONFIG_H
 
+#include "lib/CodeGen/KernelBuilder.h"
 #include "lib/CodeGen/TileSelection.h"
 
 #include "mlir/IR/Operation.h"
@@ -20,10 +21,27 @@ constexpr StringLiteral kKernelConfigAttr = "fmlp.kernel_config";
 /// The configuration of a kernel op on memrefs for `chip`.
 KernelConfig selectKernelConfig(Operation *kernelOp, StringRef chip);
 
-/// Operand views the WGMMA path reads through tensor maps, in parameter
-/// order (A, then each B_j), with their boxes' rows; empty for other ops.
-SmallVector<std::pair<Value, int64_t>>
-tensorMapOperands(Operation *kernelOp, const KernelConfig &config);
+/// A view the WGMMA path reads through a tensor map: `cols` columns of it
+/// (more than its type's when two adjacent views are read as one, K4's and
+/// K5's [dG dU]), K-major or MN-major, boxes of `boxRows` rows.
+struct TmaView {
+  Value view;
+  int64_t cols = 0;
+  bool kMajor = true;
+  int64_t boxRows = 0;
+};
+
+/// How the WGMMA path reads a kernel op's operands: the tensor maps (in
+/// parameter order) and the operands A, B_j that use them.
+struct TmaPlan {
+  SmallVector<TmaView> maps;
+  WgmmaOperand a;
+  SmallVector<WgmmaOperand> b;
+};
+
+/// The plan for tiles of 128 x tileN, or failure with `whyNot` set.
+FailureOr<TmaPlan> planTma(Operation *kernelOp, int64_t tileN,
+                           std::string &whyNot);
 
 } // namespace mlir::fmlp
 

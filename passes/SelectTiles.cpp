@@ -25,26 +25,69 @@ namespace {
 
 constexpr int64_t kTmaAlignment = 16; // bytes: TMA's address and strides
 
-/// Why `view` cannot be a K-major TMA operand (rows of contiguous k, every
-/// row and the first element 16-byte aligned), or "" when it can.
-std::string notKMajorTma(Value view, StringRef role) {
+/// Why `view` read as `cols` columns cannot be a TMA view (unit inner
+/// stride, rows and first element 16-byte aligned), or "".
+std::string notTmaAddressable(Value view, int64_t cols, StringRef role) {
   auto type = cast<MemRefType>(view.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   int64_t bytes = type.getElementTypeBitWidth() / 8;
   if (type.getRank() != 2 || strides[1] != 1)
-    return (role + " is not K-major").str();
+    return (role + " has no unit inner stride").str();
   if (ShapedType::isDynamic(strides[0]) || ShapedType::isDynamic(offset) ||
-      (strides[0] * bytes) % kTmaAlignment || (offset * bytes) % kTmaAlignment)
+      (strides[0] * bytes) % kTmaAlignment ||
+      (offset * bytes) % kTmaAlignment || strides[0] < cols)
     return (role + " has rows or an offset not 16-byte aligned").str();
   return "";
 }
 
-/// The K-major-ness of weights in nn.Linear's layout [out, in], read with
-/// k = in (K1, K2).
-std::string notOutIn(WeightLayout layout, StringRef role) {
-  return layout == WeightLayout::out_in
-             ? ""
-             : (role + " is stored [in, out]: MN-major").str();
+/// Plans tensor maps one operand at a time.
+class TmaPlanner {
+public:
+  explicit TmaPlanner(int64_t tileN) : tileN(tileN) {}
+
+  /// Adds the map of `view` (`cols` columns; 0: all), whose rows index the
+  /// tile's m/n (K-major) or k (MN-major), for an operand of `tileRows`.
+  unsigned add(Value view, bool kMajor, int64_t tileRows, StringRef role,
+               int64_t cols = 0) {
+    if (!cols)
+      cols = cast<MemRefType>(view.getType()).getDimSize(1);
+    if (whyNot.empty())
+      whyNot = notTmaAddressable(view, cols, role);
+    plan.maps.push_back({view, cols, kMajor, kMajor ? tileRows : 64});
+    return plan.maps.size() - 1;
+  }
+  WgmmaOperand operandA(Value view, bool kMajor, StringRef role,
+                        int64_t cols = 0) {
+    return {add(view, kMajor, kWgmmaTileM, role, cols), kMajor};
+  }
+  WgmmaOperand operandB(Value view, bool kMajor, StringRef role,
+                        int64_t cols = 0) {
+    return {add(view, kMajor, tileN, role, cols), kMajor};
+  }
+  void fail(std::string reason) {
+    if (whyNot.empty())
+      whyNot = std::move(reason);
+  }
+
+  int64_t tileN;
+  TmaPlan plan;
+  std::string whyNot;
+};
+
+/// Whether a weight W(in, out) stored in `layout` has rows indexing `out`.
+bool rowsAreOut(WeightLayout layout) { return layout == WeightLayout::out_in; }
+
+/// [dG dU] as one view: dU must follow dG in the same rows.
+bool adjacent(Value dg, Value du) {
+  auto g = cast<MemRefType>(dg.getType()), u = cast<MemRefType>(du.getType());
+  auto [gs, go] = g.getStridesAndOffset();
+  auto [us, uo] = u.getStridesAndOffset();
+  return gs == us && !ShapedType::isDynamic(go) && !ShapedType::isDynamic(uo) &&
+         uo == go + g.getDimSize(1);
+}
+
+int64_t hiddenOf(Value view) {
+  return cast<MemRefType>(view.getType()).getDimSize(1);
 }
 
 std::string firstReason(std::initializer_list<std::string> reasons) {
@@ -57,26 +100,8 @@ std::string firstReason(std::initializer_list<std::string> reasons) {
 GemmShape describe(Operation *op) {
   GemmShape shape;
   shape.element = getElementTypeOrSelf(op->getOperand(0).getType());
-  llvm::TypeSwitch<Operation *>(op)
-      .Case([&](GateUpOp k1) {
-        shape.accumulators = 2;
-        shape.notTmaReady = firstReason(
-            {notKMajorTma(k1.getX(), "x"), notKMajorTma(k1.getGate(), "gate"),
-             notKMajorTma(k1.getUp(), "up"),
-             notOutIn(k1.getGateLayout(), "gate"),
-             notOutIn(k1.getUpLayout(), "up")});
-      })
-      .Case([&](DownOp k2) {
-        shape.notTmaReady = firstReason(
-            {notKMajorTma(k2.getA(), "A"), notKMajorTma(k2.getDown(), "down"),
-             notOutIn(k2.getDownLayout(), "down")});
-      })
-      .Default([&](Operation *other) {
-        shape.notTmaReady = (other->getName().getStringRef() +
-                             " reads an operand MN-major (transposed): its "
-                             "WGMMA instantiation is not generated yet")
-                                .str();
-      });
+  shape.accumulators = isa<GateUpOp>(op) ? 2 : 1;
+  (void)planTma(op, 256 / shape.accumulators, shape.notTmaReady);
   shape.tmaReady = shape.notTmaReady.empty();
   return shape;
 }
@@ -107,15 +132,62 @@ KernelConfig mlir::fmlp::selectKernelConfig(Operation *op, StringRef chip) {
   return selectGemmConfig(chip, describe(op));
 }
 
-SmallVector<std::pair<Value, int64_t>>
-mlir::fmlp::tensorMapOperands(Operation *op, const KernelConfig &config) {
-  if (config.path != KernelPath::Wgmma)
-    return {};
-  if (auto k1 = dyn_cast<GateUpOp>(op))
-    return {{k1.getX(), config.tileM},
-            {k1.getGate(), config.tileN},
-            {k1.getUp(), config.tileN}};
-  if (auto k2 = dyn_cast<DownOp>(op))
-    return {{k2.getA(), config.tileM}, {k2.getDown(), config.tileN}};
-  return {};
+FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, int64_t tileN,
+                                       std::string &whyNot) {
+  TmaPlanner p(tileN);
+  // Operands as the GEMMs of ConvertFMLPToNVVM.cpp read them: A(m, k),
+  // B(k, n). A weight W(in, out) stored [out, in] has rows indexing out.
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](GateUpOp k1) { // m = t, n = h, k = d
+        p.plan.a = p.operandA(k1.getX(), true, "x");
+        p.plan.b.push_back(
+            p.operandB(k1.getGate(), rowsAreOut(k1.getGateLayout()), "gate"));
+        p.plan.b.push_back(
+            p.operandB(k1.getUp(), rowsAreOut(k1.getUpLayout()), "up"));
+      })
+      .Case([&](DownOp k2) { // m = t, n = d, k = h
+        p.plan.a = p.operandA(k2.getA(), true, "A");
+        p.plan.b.push_back(
+            p.operandB(k2.getDown(), rowsAreOut(k2.getDownLayout()), "down"));
+      })
+      .Case([&](DownGradOp k3) { // m = t, n = h, k = d (= Wd's out)
+        p.plan.a = p.operandA(k3.getDy(), true, "dy");
+        p.plan.b.push_back(p.operandB(
+            k3.getDown(), !rowsAreOut(k3.getDownLayout()), "down"));
+      })
+      .Case([&](InputGradOp k4) { // m = t, n = d, k = h' over [dG dU]
+        int64_t hidden = hiddenOf(k4.getDg());
+        if (!adjacent(k4.getDg(), k4.getDu()))
+          p.fail("dG and dU are not adjacent columns of one buffer");
+        if (hidden % kWgmmaTileK)
+          p.fail("H is not a multiple of 64 (the split of K = 2H)");
+        if (k4.getGateLayout() != k4.getUpLayout())
+          p.fail("the gate and up weights have different layouts");
+        p.plan.a = p.operandA(k4.getDg(), true, "[dG dU]", 2 * hidden);
+        bool kMajor = !rowsAreOut(k4.getGateLayout());
+        WgmmaOperand b = p.operandB(k4.getGate(), kMajor, "gate");
+        b.kSplit = hidden;
+        b.highMap = p.add(k4.getUp(), kMajor, p.tileN, "up");
+        p.plan.b.push_back(b);
+      })
+      .Case([&](GateUpWeightGradOp k5) { // m = h' over [dG dU], n = d, k = t
+        int64_t hidden = hiddenOf(k5.getDg());
+        if (!adjacent(k5.getDg(), k5.getDu()))
+          p.fail("dG and dU are not adjacent columns of one buffer");
+        p.plan.a = p.operandA(k5.getDg(), false, "[dG dU]", 2 * hidden);
+        p.plan.b.push_back(p.operandB(k5.getX(), false, "x"));
+      })
+      .Case([&](DownWeightGradOp k6) { // m = d, n = h, k = t
+        if (k6.getActivationInputs().size() != 1)
+          p.fail("A is recomputed from G and U as it is loaded (save=gu)");
+        p.plan.a = p.operandA(k6.getDy(), false, "dy");
+        p.plan.b.push_back(
+            p.operandB(k6.getActivationInputs()[0], false, "A"));
+      })
+      .Default([&](Operation *) { p.fail("not a GEMM"); });
+  if (!p.whyNot.empty()) {
+    whyNot = p.whyNot;
+    return failure();
+  }
+  return p.plan;
 }

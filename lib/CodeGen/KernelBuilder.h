@@ -142,20 +142,31 @@ struct GemmSpec {
 void buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec);
 
 /// The tensor-core instantiation for sm_90a (WGMMA, TMA, warp
-/// specialization). Both operands K-major in global memory, 16-bit: A
-/// [m, k] and each B_j [n, k] (nn.Linear's layout), read by the tensor maps
-/// 0 (A) and 1 + j (B_j) with 128-byte swizzled boxes of 64 x rows. One
-/// producer warpgroup (TMA on a ring of `stages` full/empty mbarriers) and
-/// two consumer warpgroups (m64 x tileN x k16 WGMMA each, fp32 accumulators,
+/// specialization), for 16-bit operands read through tensor maps in
+/// 128-byte swizzled boxes. An operand is K-major (rows of its global view
+/// index M or N, K contiguous: one box of 64 k x the tile's rows) or
+/// MN-major (rows index K: boxes of 64 m/n x 64 k rows, one per 64 of the
+/// tile); WGMMA reads either layout of 16-bit data. One producer warpgroup
+/// (TMA on a ring of `stages` full/empty mbarriers) and two consumer
+/// warpgroups (m64 x tileN x k16 WGMMA each, fp32 accumulators,
 /// setmaxnreg); the epilogue runs in registers on each accumulator element.
 /// Edges (T, N, K not tile multiples) are the tensor maps' zero fill on
 /// load and the epilogue's guard on store.
+struct WgmmaOperand {
+  unsigned map = 0; // tensor-map parameter
+  bool kMajor = true;
+  /// Two sources concatenated along K (K4's [Wg Wu]): k-steps at or past
+  /// `kSplit` (a multiple of 64) read `highMap` at k - kSplit.
+  int64_t kSplit = 0;
+  unsigned highMap = 0;
+};
 struct WgmmaGemmSpec {
   Extent m, n, k;
-  unsigned numB = 1;    // accumulators: 1 or 2
-  int64_t tileN = 128;  // per accumulator; tileN x numB <= 256
+  WgmmaOperand a;
+  SmallVector<WgmmaOperand> b; // one per accumulator (1 or 2)
+  int64_t tileN = 128;         // per accumulator; tileN x b.size() <= 256
   int64_t stages = 4;
-  Type element;         // bf16 or f16
+  Type element; // bf16 or f16
   std::function<void(KernelBuilder &, Value m, Value n, ArrayRef<Value> acc)>
       epilogue;
 };

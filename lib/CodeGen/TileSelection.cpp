@@ -82,7 +82,7 @@ KernelConfig mlir::fmlp::selectGemmConfig(StringRef chip,
 
   if (why.empty()) {
     WgmmaGemmSpec spec;
-    spec.numB = shape.accumulators;
+    spec.b.resize(shape.accumulators);
     spec.tileN = 256 / shape.accumulators;
     int64_t stages = kMaxStages;
     for (; stages >= 2; --stages) {
@@ -99,7 +99,7 @@ KernelConfig mlir::fmlp::selectGemmConfig(StringRef chip,
       config.stages = stages;
       config.sharedBytes = wgmmaSharedBytes(spec);
       config.maxRegisters = 168;
-      config.reason = "16-bit K-major operands on sm_90a";
+      config.reason = "16-bit operands in TMA-addressable views on sm_90a";
       return config;
     }
     why = "no two WGMMA stages fit " + chip.str() + "'s shared memory";

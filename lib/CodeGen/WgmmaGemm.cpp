@@ -39,8 +39,11 @@ constexpr int64_t kConsumerRows = 64;
 constexpr StringLiteral kDynamicShared = "fmlp_dynamic_shared";
 
 int64_t stageBytes(const WgmmaGemmSpec &spec) {
-  return (kWgmmaTileM + spec.numB * spec.tileN) * kRowBytes;
+  return (kWgmmaTileM + spec.b.size() * spec.tileN) * kRowBytes;
 }
+
+/// Bytes between the 64-wide blocks of an MN-major tile (64 k rows each).
+constexpr int64_t kMnBlockBytes = kWgmmaTileK * kRowBytes;
 
 /// The module's dynamic shared memory symbol (declared once).
 Value dynamicShared(KernelBuilder &kb) {
@@ -98,17 +101,24 @@ struct Wgmma {
     return c32((kWgmmaTileM + j * spec.tileN) * kRowBytes);
   }
 
-  /// A WGMMA shared-memory descriptor of a K-major, 128-byte swizzled tile
-  /// at `address`: start >> 4 (bits 0-13), leading byte offset 1 (16 B,
-  /// unused with this swizzle), stride byte offset 1024 >> 4 between 8-row
-  /// groups (bits 32-45), swizzle mode 128 B (bits 62-63 = 1).
-  Value descriptor(Value address) {
+  /// A WGMMA shared-memory descriptor of a 128-byte swizzled tile at
+  /// `address`: start >> 4 (bits 0-13), leading byte offset >> 4 (bits
+  /// 16-29), stride byte offset >> 4 (bits 32-45), swizzle 128 B (bits
+  /// 62-63 = 1). Both layouts repeat 8 rows of 128 B every 1024 B (the
+  /// stride offset). K-major: a row is one m/n, the leading offset unused
+  /// (1). MN-major: a row is one k, and the 64-wide m/n blocks are
+  /// kMnBlockBytes apart (the leading offset).
+  Value descriptor(Value address, bool kMajor) {
     Value a = LLVM::PtrToIntOp::create(b(), kb.loc, i64, address);
     a = arith::AndIOp::create(b(), kb.loc, a, kb.i64(0x3FFFF));
     a = arith::ShRUIOp::create(b(), kb.loc, a, kb.i64(4));
-    int64_t high = (int64_t(1) << 62) | (int64_t(64) << 32) | (1 << 16);
+    int64_t leading = kMajor ? 1 : kMnBlockBytes >> 4;
+    int64_t high = (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) |
+                   (leading << 16);
     return arith::OrIOp::create(b(), kb.loc, a, kb.i64(high));
   }
+  /// Bytes from one k16 step to the next in a tile.
+  static int64_t kStepBytes(bool kMajor) { return kMajor ? 32 : 16 * kRowBytes; }
 
   Value waitParity(Value barrier, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b(), kb.loc, barrier, parity,
@@ -139,19 +149,42 @@ struct Wgmma {
             NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
         Value kc = kb.mul(step, c32(kWgmmaTileK));
         Value base = stageOffset(stage);
-        auto load = [&](unsigned map, Value offset, Value row) {
-          Value dst = LLVM::AddrSpaceCastOp::create(
-              b(), kb.loc, LLVM::LLVMPointerType::get(b().getContext(), 7),
-              at(kb.add(base, offset)));
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-              b(), kb.loc, dst, kb.tensorMap(map), ValueRange{kc, row},
-              full(stage), ValueRange{}, Value(), Value(),
-              NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
-              NVVM::CTAGroupKindAttr(), Value());
+        // One operand's tile of `rows` m/n from `row0`: a box of 64 k x rows
+        // (K-major) or rows / 64 boxes of 64 m/n x 64 k (MN-major).
+        auto issue = [&](unsigned map, Value offset, Value row0, Value k0,
+                         bool kMajor, int64_t rows) {
+          auto load = [&](Value dstOffset, Value inner, Value outer) {
+            Value dst = LLVM::AddrSpaceCastOp::create(
+                b(), kb.loc, LLVM::LLVMPointerType::get(b().getContext(), 7),
+                at(kb.add(base, dstOffset)));
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                b(), kb.loc, dst, kb.tensorMap(map), ValueRange{inner, outer},
+                full(stage), ValueRange{}, Value(), Value(),
+                NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+                NVVM::CTAGroupKindAttr(), Value());
+          };
+          if (kMajor)
+            return load(offset, k0, row0);
+          for (int64_t j = 0; j < rows / 64; ++j)
+            load(kb.add(offset, c32(j * kMnBlockBytes)),
+                 kb.add(row0, c32(64 * j)), k0);
         };
-        load(0, c32(0), m0);
-        for (unsigned j = 0; j < spec.numB; ++j)
-          load(1 + j, bOffset(j), n0);
+        auto operand = [&](const WgmmaOperand &op, Value offset, Value row0,
+                           int64_t rows) {
+          if (op.kSplit == 0)
+            return issue(op.map, offset, row0, kc, op.kMajor, rows);
+          Value low = kb.lessThan(kc, c32(op.kSplit));
+          auto branch = scf::IfOp::create(b(), kb.loc, low, true);
+          OpBuilder::InsertionGuard guard(b());
+          b().setInsertionPoint(branch.thenBlock()->getTerminator());
+          issue(op.map, offset, row0, kc, op.kMajor, rows);
+          b().setInsertionPoint(branch.elseBlock()->getTerminator());
+          issue(op.highMap, offset, row0, kb.add(kc, c32(-op.kSplit)),
+                op.kMajor, rows);
+        };
+        operand(spec.a, c32(0), m0, kWgmmaTileM);
+        for (unsigned j = 0; j < spec.b.size(); ++j)
+          operand(spec.b[j], bOffset(j), n0, spec.tileN);
       });
     });
   }
@@ -171,7 +204,7 @@ struct Wgmma {
     Value zero = kb.f32(0.0);
     for (unsigned i = 0; i < accType.getBody().size(); ++i)
       zeroAcc = LLVM::InsertValueOp::create(b(), kb.loc, zeroAcc, zero, i);
-    SmallVector<Value> inits(spec.numB, zeroAcc);
+    SmallVector<Value> inits(spec.b.size(), zeroAcc);
     auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1), inits);
     {
       OpBuilder::InsertionGuard guard(b());
@@ -182,7 +215,10 @@ struct Wgmma {
           arith::AndIOp::create(b(), kb.loc, udiv(step, spec.stages), c32(1));
       waitParity(full(stage), parity);
       Value base = stageOffset(stage);
-      Value aBase = kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
+      // Each consumer's 64 rows of A: 64 rows on (K-major) or the next
+      // 64-wide block (MN-major), 8 KiB on either way.
+      Value aBase =
+          kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
       NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
       SmallVector<Value> acc(loop.getRegionIterArgs());
       NVVM::WGMMATypes type = spec.element.isBF16() ? NVVM::WGMMATypes::bf16
@@ -190,15 +226,20 @@ struct Wgmma {
       auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
                                            static_cast<int>(spec.tileN), 16);
       for (int64_t kk = 0; kk < kWgmmaTileK / 16; ++kk) {
-        Value dA = descriptor(at(kb.add(aBase, c32(32 * kk))));
-        for (unsigned j = 0; j < spec.numB; ++j) {
-          Value dB =
-              descriptor(at(kb.add(kb.add(base, bOffset(j)), c32(32 * kk))));
+        bool aK = spec.a.kMajor;
+        Value dA = descriptor(at(kb.add(aBase, c32(kStepBytes(aK) * kk))), aK);
+        for (unsigned j = 0; j < spec.b.size(); ++j) {
+          bool bK = spec.b[j].kMajor;
+          Value dB = descriptor(
+              at(kb.add(kb.add(base, bOffset(j)), c32(kStepBytes(bK) * kk))),
+              bK);
           acc[j] = NVVM::WgmmaMmaAsyncOp::create(
               b(), kb.loc, accType, acc[j], dA, dB, shape, type, type,
               NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-              NVVM::MMALayout::row, NVVM::MMALayout::col,
+              // A: row = K-major; B: col = K-major.
+              aK ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+              bK ? NVVM::MMALayout::col : NVVM::MMALayout::row,
               NVVM::MMAIntOverflowAttr());
         }
       }
@@ -225,7 +266,7 @@ struct Wgmma {
       Value m = kb.add(rowBase, kb.i64(8 * ((r % 4) / 2)));
       Value n = kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
       SmallVector<Value> values;
-      for (unsigned j = 0; j < spec.numB; ++j)
+      for (unsigned j = 0; j < spec.b.size(); ++j)
         values.push_back(LLVM::ExtractValueOp::create(b(), kb.loc,
                                                       loop.getResult(j), r));
       kb.ifThen(kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN)),

@@ -131,10 +131,27 @@ Matrix absolute(const Matrix &a) {
   return map(a, [&](size_t i) { return std::fabs(a.values[i]); });
 }
 
-/// e + s (|v| + e): an error `e` of a value `v` after storing it.
-Matrix stored(const Matrix &error, const Matrix &value, double s) {
+/// The absolute error of storing a value that underflows: half the
+/// spacing of the subnormals (f16 2^-25; bf16 and f32 2^-134, 2^-150).
+double underflowError(Storage storage) {
+  switch (storage) {
+  case Storage::F32:
+    return 0x1p-150;
+  case Storage::BF16:
+    return 0x1p-134;
+  case Storage::F16:
+    return 0x1p-25;
+  }
+  return 0;
+}
+
+/// e + s (|v| + e) + eta: an error `e` of a value `v` after storing it
+/// (relative rounding s, and eta where the value is subnormal).
+Matrix stored(const Matrix &error, const Matrix &value, Storage storage) {
+  double s = unitRoundoff(storage), eta = underflowError(storage);
   return map(error, [&](size_t i) {
-    return error.values[i] + s * (std::fabs(value.values[i]) + error.values[i]);
+    return error.values[i] +
+           s * (std::fabs(value.values[i]) + error.values[i]) + eta;
   });
 }
 
@@ -262,7 +279,8 @@ Exact computeExact(const BlockSpec &spec, const Inputs &in,
 
 Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
                      const Matmul &matmul) {
-  const double u = kFp32Roundoff, s = unitRoundoff(spec.storage);
+  const double u = kFp32Roundoff, s = unitRoundoff(spec.storage),
+               eta = underflowError(spec.storage);
   const double mg = std::fabs(spec.gateMultiplier),
                md = std::fabs(spec.downMultiplier);
   const ActivationKind act = spec.activation;
@@ -289,7 +307,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
     return activationError(i, eG) * (std::fabs(e.u.values[i]) + eU.values[i]) +
            ag * eU.values[i] + u * std::fabs(e.a.values[i]);
   });
-  Matrix eA = stored(eA0, e.a, s);
+  Matrix eA = stored(eA0, e.a, spec.storage);
   // y = md (A Wd): the dot product's own error on |A| + eA, plus eA carried.
   Matrix carriedA = map(e.a, [&](size_t i) {
     return gamma(spec.hidden + 1) * (std::fabs(e.a.values[i]) + eA.values[i]) +
@@ -303,10 +321,10 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
                    [&](size_t i) {
                      return md * yTerm.values[i] + u * std::fabs(e.y.values[i]);
                    }),
-               e.y, s);
+               e.y, spec.storage);
 
   // Backward. G and U as read back from storage.
-  Matrix eGs = stored(eG, e.g, s), eUs = stored(eU, e.u, s);
+  Matrix eGs = stored(eG, e.g, spec.storage), eUs = stored(eU, e.u, spec.storage);
   Matrix dyw = matmul(absDy, false, absDown, true);
   Matrix dA = matmul(in.dy, false, in.down, true);
   Matrix edA = map(dyw, [&](size_t i) {
@@ -336,7 +354,8 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
     dUExact.values[i] = md * dA.values[i] * activation(act, g);
     return edA.values[i] * ag + da * activationError(i, eGs) + u * da * ag;
   });
-  Matrix edG = stored(edG0, dGExact, s), edU = stored(edU0, dUExact, s);
+  Matrix edG = stored(edG0, dGExact, spec.storage),
+         edU = stored(edU0, dUExact, spec.storage);
   auto carried = [&](const Matrix &value, const Matrix &error, int64_t n) {
     return map(value, [&](size_t i) {
       return gamma(n) * (std::fabs(value.values[i]) + error.values[i]) +
@@ -353,7 +372,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
                       return dxGate.values[i] + dxUp.values[i] +
                              u * std::fabs(e.dx.values[i]);
                     }),
-                e.dx, s);
+                e.dx, spec.storage);
 
   // Weight gradients: fp32 contractions over T; each chunk's sum is stored.
   auto weightGradient = [&](const Matrix &left, const Matrix &rightValue,
@@ -372,7 +391,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
       return scale * term.values[i] + u * std::fabs(exact.values[i]);
     });
     perChunk = map(term, [&](size_t i) {
-      return s * (scale * magnitude.values[i] + base.values[i]);
+      return s * (scale * magnitude.values[i] + base.values[i]) + eta;
     });
   };
   weightGradient(absX, dGExact, edG, e.dGate, 1.0, b.dGate, b.dGateChunk);
@@ -398,7 +417,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
     return md * aTerm.values[i] + u * std::fabs(e.dDown.values[i]);
   });
   b.dDownChunk = map(aTerm, [&](size_t i) {
-    return s * (md * aMagnitude.values[i] + b.dDown.values[i]);
+    return s * (md * aMagnitude.values[i] + b.dDown.values[i]) + eta;
   });
 
   // Bias gradients: fp32 sums over T of dG, dU (with their errors) and dY.
@@ -415,7 +434,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
              u * std::fabs(exact.values[i]);
     });
     perChunk = map(magnitude, [&](size_t i) {
-      return s * (scale * magnitude.values[i] + base.values[i]);
+      return s * (scale * magnitude.values[i] + base.values[i]) + eta;
     });
   };
   if (spec.gateBias)

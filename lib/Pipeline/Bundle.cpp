@@ -176,15 +176,18 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
   llvm::json::Array launches;
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) {
     LaunchGeometry geometry = LaunchGeometry::readFrom(launch);
-    ArrayRef<int64_t> boxRows;
+    ArrayRef<int64_t> boxRows, mapCols;
     if (auto rows = launch->getAttrOfType<DenseI64ArrayAttr>(
             "fmlp.tensor_map_box_rows"))
       boxRows = rows.asArrayRef();
+    if (auto cols =
+            launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.tensor_map_cols"))
+      mapCols = cols.asArrayRef();
     llvm::json::Array params;
     for (auto [index, operand] : llvm::enumerate(launch.getKernelOperands())) {
       if (index < boxRows.size()) {
-        // A tensor map of a K-major view: rows (-1: T) x cols, 128-byte
-        // swizzled boxes of boxRows x 64 elements.
+        // A tensor map of a view: rows (-1: T) x cols, 128-byte swizzled
+        // boxes of boxRows x 64 elements.
         auto type = cast<MemRefType>(operand.getType());
         auto [strides, offset] = type.getStridesAndOffset();
         FailureOr<std::pair<unsigned, int64_t>> traced =
@@ -198,7 +201,8 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
                  {"argument", traced->first},
                  {"offset", traced->second},
                  {"rows", ShapedType::isDynamic(rows) ? -1 : rows},
-                 {"cols", type.getDimSize(1)},
+                 {"cols", index < mapCols.size() ? mapCols[index]
+                                                  : type.getDimSize(1)},
                  {"row_stride", strides[0]},
                  {"box_rows", boxRows[index]},
                  {"box_cols", 64}}}});
