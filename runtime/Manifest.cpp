@@ -240,6 +240,9 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
       Entry entry;
       entry.symbol = text(entries[e], "symbol", at);
       entry.kind = text(entries[e], "kind", at);
+      entry.staticTokens = integer(entries[e], "static_tokens", at);
+      if (entry.staticTokens < 0)
+        throw Malformed{at + ".static_tokens is negative"};
       const json &arguments = array(entries[e], "arguments", at);
       for (size_t a = 0; a < arguments.size(); ++a)
         entry.arguments.push_back(parseArgument(

@@ -58,6 +58,7 @@ struct Launch {
 
 struct Entry {
   std::string symbol, kind;
+  int64_t staticTokens = 0; // T of a block compiled for one token count
   std::vector<Argument> arguments;
   std::vector<Launch> launches;
 };

@@ -388,9 +388,9 @@ fmlp_status encodeTensorMap(const CudaDriver &driver, const Entry &entry,
   int type = t.dtype == FMLP_BF16  ? kTensorMapBFloat16
              : t.dtype == FMLP_F16 ? kTensorMapFloat16
                                    : kTensorMapFloat32;
-  uint64_t dims[2] = {static_cast<uint64_t>(param.cols),
-                      static_cast<uint64_t>(param.rows < 0 ? tokens
-                                                           : param.rows)};
+  uint64_t dims[2] = {
+      static_cast<uint64_t>(param.cols),
+      static_cast<uint64_t>(param.rows < 0 ? tokens : param.rows)};
   uint64_t strides[1] = {static_cast<uint64_t>(param.rowStride) * bytes};
   unsigned box[2] = {static_cast<unsigned>(param.boxCols),
                      static_cast<unsigned>(param.boxRows)};
@@ -427,6 +427,8 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   for (int i = 0; i < count; ++i)
     if (fmlp_status status = validate(entry, i, tensors[i], tokens))
       return status;
+  if (tokens < 0)
+    tokens = entry.staticTokens; // every argument has static rows
   if (tokens == 0)
     return FMLP_OK; // no token, nothing to compute
   for (int i = 0; i < count; ++i) {
@@ -489,9 +491,8 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
         params[p] = &pointers[p];
         continue;
       }
-      if (fmlp_status status =
-              encodeTensorMap(driver, entry, launch, param, t, address,
-                              tokens, maps[p]))
+      if (fmlp_status status = encodeTensorMap(driver, entry, launch, param, t,
+                                               address, tokens, maps[p]))
         return status;
       params[p] = &maps[p];
     }

@@ -7,7 +7,7 @@ import lit.formats
 config.name = "fmlp"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".mlir"]
-config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "Unit", "GPU", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fmlp_obj_root, "test")
 
@@ -20,3 +20,8 @@ config.substitutions.append(("%mlir_opt", config.mlir_opt))
 config.substitutions.append(
     ("%fmlp_plugin", os.path.join(config.fmlp_lib_dir, "libfmlp-plugin" + config.shlibext))
 )
+
+# ptxas (the CUDA toolkit's assembler) checks the generated kernels' resources.
+import shutil
+if os.path.exists("/usr/local/cuda/bin/ptxas") or shutil.which("ptxas"):
+    config.available_features.add("ptxas")

@@ -67,6 +67,19 @@ llvm::json::Array toJson(ArrayRef<int64_t> values) {
   return array;
 }
 
+/// The buffer a view was taken from (through subviews and casts).
+Value rootOf(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (auto subview = dyn_cast<memref::SubViewOp>(def))
+      view = subview.getSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      view = cast.getSource();
+    else
+      break;
+  }
+  return view;
+}
+
 /// The entry argument a launch operand views, and the element offset of the
 /// view's first element in it.
 FailureOr<std::pair<unsigned, int64_t>>
@@ -78,10 +91,7 @@ traceToArgument(Value operand, func::FuncOp entry, std::string &error) {
             " has a dynamic offset";
     return failure();
   }
-  Value root = operand;
-  while (auto subview = root.getDefiningOp<memref::SubViewOp>())
-    root = subview.getSource();
-  auto argument = dyn_cast<BlockArgument>(root);
+  auto argument = dyn_cast<BlockArgument>(rootOf(operand));
   if (!argument || argument.getOwner()->getParentOp() != entry) {
     error = "a kernel operand of " + entry.getSymName().str() +
             " is not a view of an entry argument";
@@ -98,10 +108,8 @@ llvm::SmallDenseSet<unsigned> tensorMapArguments(func::FuncOp func) {
     auto rows =
         launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.tensor_map_box_rows");
     for (unsigned i = 0; rows && i < rows.size(); ++i) {
-      Value root = launch.getKernelOperands()[i];
-      while (auto subview = root.getDefiningOp<memref::SubViewOp>())
-        root = subview.getSource();
-      if (auto argument = dyn_cast<BlockArgument>(root))
+      if (auto argument =
+              dyn_cast<BlockArgument>(rootOf(launch.getKernelOperands()[i])))
         mapped.insert(argument.getArgNumber());
     }
   });
@@ -116,10 +124,8 @@ llvm::SmallDenseSet<unsigned> writtenArguments(func::FuncOp func) {
     if (!indices)
       return;
     for (int64_t index : indices.asArrayRef()) {
-      Value root = launch.getKernelOperands()[index];
-      while (auto subview = root.getDefiningOp<memref::SubViewOp>())
-        root = subview.getSource();
-      if (auto argument = dyn_cast<BlockArgument>(root))
+      if (auto argument = dyn_cast<BlockArgument>(
+              rootOf(launch.getKernelOperands()[index])))
         written.insert(argument.getArgNumber());
     }
   });
@@ -174,6 +180,7 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
   entry["arguments"] = std::move(arguments);
 
   llvm::json::Array launches;
+  int64_t staticTokens = 0;
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) {
     LaunchGeometry geometry = LaunchGeometry::readFrom(launch);
     ArrayRef<int64_t> boxRows, mapCols;
@@ -185,6 +192,13 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
       mapCols = cols.asArrayRef();
     llvm::json::Array params;
     for (auto [index, operand] : llvm::enumerate(launch.getKernelOperands())) {
+      // T, when the block's token count is static, is written down.
+      if (auto dim = operand.getDefiningOp<memref::DimOp>()) {
+        int64_t rows =
+            cast<MemRefType>(dim.getSource().getType()).getDimSize(0);
+        if (!ShapedType::isDynamic(rows))
+          staticTokens = rows;
+      }
       if (index < boxRows.size()) {
         // A tensor map of a view: rows (-1: T) x cols, 128-byte swizzled
         // boxes of boxRows x 64 elements.
@@ -201,8 +215,8 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
                  {"argument", traced->first},
                  {"offset", traced->second},
                  {"rows", ShapedType::isDynamic(rows) ? -1 : rows},
-                 {"cols", index < mapCols.size() ? mapCols[index]
-                                                  : type.getDimSize(1)},
+                 {"cols",
+                  index < mapCols.size() ? mapCols[index] : type.getDimSize(1)},
                  {"row_stride", strides[0]},
                  {"box_rows", boxRows[index]},
                  {"box_cols", 64}}}});
@@ -231,6 +245,8 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
   if (walk.wasInterrupted())
     return failure();
   entry["launches"] = std::move(launches);
+  // 0: T is the caller's, read off the token-shaped arguments.
+  entry["static_tokens"] = staticTokens;
   return entry;
 }
 
@@ -323,10 +339,11 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
     images["cubin"] = "kernels.cubin";
     int64_t limit = sharedMemoryPerBlock(options.chip);
     for (const KernelResources &k : parsePtxasReport(report)) {
-      log << llvm::formatv("{0,-48} {1,4} registers {2,7} B static smem {3} B stack "
-                           "{4} B spill stores {5} B spill loads\n",
-                           k.name, k.registers, k.sharedBytes, k.stackBytes,
-                           k.spillStoreBytes, k.spillLoadBytes);
+      log << llvm::formatv(
+          "{0,-48} {1,4} registers {2,7} B static smem {3} B stack "
+          "{4} B spill stores {5} B spill loads\n",
+          k.name, k.registers, k.sharedBytes, k.stackBytes, k.spillStoreBytes,
+          k.spillLoadBytes);
       if (!options.checkResources)
         continue;
       if (k.stackBytes || k.spillStoreBytes || k.spillLoadBytes) {
@@ -339,8 +356,9 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
       for (auto func : module.getOps<func::FuncOp>())
         func.walk([&](gpu::LaunchFuncOp launch) {
           if (launch.getKernelName() == k.name)
-            dynamicBytes = std::max(
-                dynamicBytes, LaunchGeometry::readFrom(launch).dynamicSharedBytes);
+            dynamicBytes =
+                std::max(dynamicBytes,
+                         LaunchGeometry::readFrom(launch).dynamicSharedBytes);
         });
       if (k.sharedBytes + dynamicBytes > limit) {
         error = "kernel " + k.name + " uses " +

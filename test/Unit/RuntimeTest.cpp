@@ -30,7 +30,7 @@ const char *kManifest = R"({
   "format": "fmlp-bundle", "version": 1, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
-    {"symbol": "mlp.forward", "kind": "forward",
+    {"symbol": "mlp.forward", "kind": "forward", "static_tokens": 0,
      "arguments": [
        {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 2, "consumed": false},
        {"name": "w", "role": "input", "dtype": "bf16", "shape": [4, 8], "alignment": 2, "consumed": false},
@@ -40,7 +40,7 @@ const char *kManifest = R"({
        {"kernel": "k0", "grid_tokens_per_block": [64, 0, 0], "grid_fixed": [0, 1, 1],
         "block": [256, 1, 1], "dynamic_shared_bytes": 0,
         "params": [{"argument": 0, "offset": 0}, {"argument": 3, "offset": 4}, {"tokens": true}]}]},
-    {"symbol": "mlp.backward", "kind": "backward",
+    {"symbol": "mlp.backward", "kind": "backward", "static_tokens": 0,
      "arguments": [
        {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 2, "consumed": false},
        {"name": "dy", "role": "input", "dtype": "bf16", "shape": [-1, 4], "alignment": 2, "consumed": false},

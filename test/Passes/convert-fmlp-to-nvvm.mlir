@@ -1,0 +1,64 @@
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-select-tiles --convert-fmlp-to-nvvm --split-input-file | FileCheck %s
+
+// bf16: each kernel op becomes a launch of a WGMMA kernel. Tensor maps come
+// first (the views that TMA reads: x, Wg, Wu for K1), then every buffer,
+// then T; the grid is ceil(T / 128) x (n tiles), 384 threads, the shared
+// memory of 4 stages.
+// CHECK-LABEL: func.func @mlp.forward(
+// CHECK: %[[T:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[GX:.+]] = arith.ceildivui %[[T]], %c128
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_gate_up blocks in (%[[GX]], %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c197632_i32 args(%arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %{{.+}}, %{{.+}}, %{{.+}}, %[[T]] : index)
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 128, 128>
+// CHECK-SAME: fmlp.written = array<i64: 6, 7, 8>
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down
+// CHECK-LABEL: func.func @mlp.backward(
+// K4 reads [dG dU] as one view of 2H = 256 columns, and [Wg; Wu] split
+// along K, MN-major (64-row boxes).
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k2_input_grad
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 64, 64>
+// CHECK-SAME: fmlp.tensor_map_cols = array<i64: 256, 64, 64>
+// CHECK: gpu.module @fmlp_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
+// CHECK: llvm.mlir.global external @fmlp_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
+// CHECK: llvm.func @mlp_forward_k0_gate_up(%{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
+// CHECK-SAME: %{{.+}}: !llvm.ptr<1> {llvm.noalias}
+// CHECK-SAME: %{{.+}}: i64)
+// CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: llvm.func @mlp_forward_k1_down(
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 16>
+// K3 reads Wd [D, H] with rows indexing its K (d): MN-major B.
+// CHECK: llvm.func @mlp_backward_k1_down_grad(
+// CHECK: nvvm.wgmma.mma_async {{.*}}A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// K5: both operands MN-major.
+// CHECK: llvm.func @mlp_backward_k3_gate_up_weight_grad(
+// CHECK: nvvm.wgmma.mma_async {{.*}}A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,
+               %wd: tensor<64x128xbf16>) -> tensor<?x64xbf16> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      : (tensor<?x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<?x64xbf16>
+  return %y : tensor<?x64xbf16>
+}
+
+// -----
+
+// f32: SIMT kernels, 256 threads, 64 x 64 tiles, no tensor maps; the
+// parameters are the distinct buffers and T.
+// CHECK-LABEL: func.func @f32.forward(
+// CHECK: %[[T:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[GX:.+]] = arith.ceildivui %[[T]], %c64
+// CHECK: gpu.launch_func @fmlp_kernels::@f32_forward_k0_gate_up blocks in (%[[GX]], %c2{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c0_i32 args(%arg0 : memref<?x64xf32>, %arg1 : memref<128x64xf32>, %arg2 : memref<128x64xf32>, %{{.+}}, %{{.+}}, %{{.+}}, %[[T]] : index)
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64>
+// CHECK: llvm.mlir.global internal @f32_forward_k0_gate_up_a() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<1024 x f32>
+// CHECK: llvm.func @f32_forward_k0_gate_up(%{{.+}}: !llvm.ptr<1> {llvm.noalias}
+// CHECK-SAME: nvvm.maxnreg = 128 : i32, nvvm.reqntid = array<i32: 256, 1, 1>
+// CHECK: math.fma
+// CHECK: nvvm.barrier0
+func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
+               %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      : (tensor<?x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}

@@ -1,0 +1,56 @@
+// REQUIRES: ptxas
+// RUN: rm -rf %t.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir -o %t.bundle | FileCheck %s --check-prefix=REPORT
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t.bundle/manifest.json
+// RUN: fmlp-bundle-info %t.bundle --tokens=37 | FileCheck %s --check-prefix=INFO
+// RUN: env FMLP_LIBCUDA=libcuda-absent-for-fmlp-tests.so.1 not fmlp-bundle-info %t.bundle --load 2>&1 | FileCheck %s --check-prefix=NODRIVER
+// fmlp-opt with the same pipeline produces the same kernels and launches
+// (all but the time the NVPTX backend took).
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --emit=gpu-mlir --report=false | sed -e 's/LLVMIRToISATimeInMs = [0-9]*/T/' > %t.compile.mlir
+// RUN: fmlp-opt %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --fmlp-gpu-pipeline | sed -e 's/LLVMIRToISATimeInMs = [0-9]*/T/' > %t.opt.mlir
+// RUN: diff %t.compile.mlir %t.opt.mlir
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --emit=bundle --report=false 2>&1 | FileCheck %s --check-prefix=NO-OUTPUT
+
+// Every kernel assembled by ptxas -v: registers, no stack, no spills.
+// REPORT-COUNT-8: {{^llama_mlp_[a-z_0-9]+ +[0-9]+ registers +[0-9]+ B static smem 0 B stack 0 B spill stores 0 B spill loads}}
+// REPORT: wrote {{.+}}.bundle (chip sm_90a)
+
+// MANIFEST: "chip": "sm_90a",
+// MANIFEST: "kind": "forward",
+// MANIFEST: "launches": [
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 384,
+// MANIFEST: "dynamic_shared_bytes": 197632,
+// MANIFEST: "grid_tokens_per_block": [
+// MANIFEST-NEXT: 128,
+// MANIFEST: "kernel": "llama_mlp_forward_k0_gate_up",
+// MANIFEST: "tensor_map": {
+// MANIFEST-NEXT: "argument": 0,
+// MANIFEST-NEXT: "box_cols": 64,
+// MANIFEST-NEXT: "box_rows": 128,
+// MANIFEST-NEXT: "cols": 4096,
+// MANIFEST-NEXT: "offset": 0,
+// MANIFEST-NEXT: "row_stride": 4096,
+// MANIFEST-NEXT: "rows": -1
+// MANIFEST: "tokens": true
+// MANIFEST: "kind": "backward",
+// MANIFEST: "format": "fmlp-bundle",
+// MANIFEST: "cubin": "kernels.cubin",
+// MANIFEST: "ptx": "kernels.ptx"
+// MANIFEST: "version": 1
+
+// INFO: bundle {{.+}}.bundle: chip sm_90a, 3 entry points
+// INFO: entry llama_mlp.forward (forward): 2443776 B saved + workspace at T = 37
+// INFO-NEXT: x          input     bf16 [T, 4096] align 16
+// INFO-NEXT: gate       input     bf16 [11008, 4096] align 16
+// INFO-NEXT: up         input     bf16 [11008, 4096] align 16
+// INFO-NEXT: down       input     bf16 [4096, 11008] align 16
+// INFO-NEXT: y          output    bf16 [T, 4096] align 2
+// INFO-NEXT: saved      saved     bf16 [T, 33024] align 16
+// INFO: entry llama_mlp.backward (backward)
+// INFO: saved      saved     bf16 [T, 33024] align 16 consumed
+// INFO: entry llama_mlp.forward_nograd (forward_nograd): 814592 B saved + workspace at T = 37
+
+// NODRIVER: fmlp-bundle-info: FMLP_ERROR_NO_DRIVER: no CUDA driver: cannot load libcuda-absent-for-fmlp-tests.so.1
+
+// NO-OUTPUT: fmlp-compile: a bundle is a directory: give -o
