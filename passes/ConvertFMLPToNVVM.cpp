@@ -68,6 +68,11 @@ public:
                     strides.back()};
     if (type.getRank() == 2)
       view.rowStride = strides[0];
+    // The bundle asks 4-byte aligned arguments of the WGMMA kernels.
+    view.pairs = kb.numTensorMaps > 0 && view.colStride == 1 &&
+                 type.getElementTypeBitWidth() == 16 &&
+                 view.rowStride % 2 == 0 && !ShapedType::isDynamic(offset) &&
+                 offset % 2 == 0;
     return view;
   }
   /// A weight of the projection in -> out as W(in, out), whatever its layout.

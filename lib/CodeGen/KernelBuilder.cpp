@@ -143,7 +143,30 @@ Value KernelBuilder::load(const MatrixView &view, Value row, Value col) {
 
 void KernelBuilder::store(const MatrixView &view, Value row, Value col,
                           Value value) {
+  if (collectedStores) {
+    collectedStores->push_back({view, row, col, value});
+    return;
+  }
   storeTo(address(view, row, col), view.element, value);
+}
+
+void KernelBuilder::storePair(const PendingStore &first, Value second) {
+  const MatrixView &view = first.view;
+  if (!view.pairs) {
+    storeTo(address(view, first.row, first.col), view.element, first.value);
+    storeTo(address(view, first.row, add(first.col, i64(1))), view.element,
+            second);
+    return;
+  }
+  auto pairType = VectorType::get({2}, view.element);
+  Value pair = LLVM::UndefOp::create(b, loc, pairType);
+  Value halves[] = {first.value, second};
+  for (int32_t i = 0; i < 2; ++i)
+    pair = LLVM::InsertElementOp::create(
+        b, loc, pair, arith::TruncFOp::create(b, loc, view.element, halves[i]),
+        i32(i));
+  LLVM::StoreOp::create(b, loc, pair, address(view, first.row, first.col),
+                        /*alignment=*/4);
 }
 
 void KernelBuilder::storeTo(Value pointer, Type element, Value value) {

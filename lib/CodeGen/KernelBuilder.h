@@ -32,11 +32,21 @@ struct MatrixView {
   Value base; // !llvm.ptr<1>
   Type element;
   int64_t rowStride = 0, colStride = 1;
+  /// Element (row, 2c) starts 4-byte aligned when the base is (even offset
+  /// and row stride, 16-bit elements, unit column stride): two columns can
+  /// be stored as one 32-bit word.
+  bool pairs = false;
 
   /// The same memory read with rows and columns swapped.
   MatrixView transposed() const {
-    return {base, element, colStride, rowStride};
+    return {base, element, colStride, rowStride, false};
   }
+};
+
+/// A store the WGMMA epilogue holds back to pair with its neighbour column.
+struct PendingStore {
+  MatrixView view;
+  Value row, col, value;
 };
 
 /// An extent of a loop: a constant, or the token count T.
@@ -99,8 +109,13 @@ public:
 
   /// Element (row, col) of `view`, extended to f32 (indices are i64).
   Value load(const MatrixView &view, Value row, Value col);
-  /// Rounds `value` (f32) to the view's element type and stores it.
+  /// Rounds `value` (f32) to the view's element type and stores it (or,
+  /// while `collectedStores` is set, records the store there).
   void store(const MatrixView &view, Value row, Value col, Value value);
+  SmallVector<PendingStore> *collectedStores = nullptr;
+  /// Stores `first` and, one column on, `second` (one 32-bit store when the
+  /// view pairs columns).
+  void storePair(const PendingStore &first, Value second);
   /// The address of element (row, col) of `view`: two sources
   /// concatenated along an index are read by selecting between addresses.
   Value address(const MatrixView &view, Value row, Value col);

@@ -262,15 +262,33 @@ struct Wgmma {
                         kb.add(kb.mul(warp, c32(16)), udiv(lane, 4)))));
     Value colBase = kb.add(n0Index, kb.toI64(kb.mul(urem(lane, 4), c32(2))));
     Value extentM = kb.extent(spec.m), extentN = kb.extent(spec.n);
-    for (int64_t r = 0; r < spec.tileN / 2; ++r) {
-      Value m = kb.add(rowBase, kb.i64(8 * ((r % 4) / 2)));
-      Value n = kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
+    auto valuesAt = [&](int64_t r) {
       SmallVector<Value> values;
       for (unsigned j = 0; j < spec.b.size(); ++j)
         values.push_back(LLVM::ExtractValueOp::create(b(), kb.loc,
                                                       loop.getResult(j), r));
+      return values;
+    };
+    // Registers r and r + 1 (r even) hold columns n and n + 1 of one row:
+    // with N even both are in bounds when n is, and their stores pair up.
+    bool pairColumns = !spec.n.tokens && spec.n.value % 2 == 0;
+    for (int64_t r = 0; r < spec.tileN / 2; r += pairColumns ? 2 : 1) {
+      Value m = kb.add(rowBase, kb.i64(8 * ((r % 4) / 2)));
+      Value n = kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
+      SmallVector<Value> values = valuesAt(r);
       kb.ifThen(kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN)),
-                [&] { spec.epilogue(kb, m, n, values); });
+                [&] {
+                  if (!pairColumns)
+                    return spec.epilogue(kb, m, n, values);
+                  SmallVector<PendingStore> first, second;
+                  kb.collectedStores = &first;
+                  spec.epilogue(kb, m, n, values);
+                  kb.collectedStores = &second;
+                  spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
+                  kb.collectedStores = nullptr;
+                  for (auto [a, b] : llvm::zip_equal(first, second))
+                    kb.storePair(a, b.value);
+                });
     }
   }
 };

@@ -100,20 +100,23 @@ traceToArgument(Value operand, func::FuncOp entry, std::string &error) {
   return std::make_pair(argument.getArgNumber(), offset);
 }
 
-/// The entry arguments some launch of `func` reads through a tensor map:
-/// TMA needs their addresses 16-byte aligned.
-llvm::SmallDenseSet<unsigned> tensorMapArguments(func::FuncOp func) {
-  llvm::SmallDenseSet<unsigned> mapped;
+/// The alignment (bytes) each entry argument needs: TMA reads 16-byte
+/// aligned addresses; the WGMMA kernels store pairs of 16-bit elements as
+/// 32-bit words; the SIMT kernels access single elements.
+DenseMap<unsigned, int64_t> argumentAlignments(func::FuncOp func) {
+  DenseMap<unsigned, int64_t> alignment;
   func.walk([&](gpu::LaunchFuncOp launch) {
     auto rows =
         launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.tensor_map_box_rows");
-    for (unsigned i = 0; rows && i < rows.size(); ++i) {
-      if (auto argument =
-              dyn_cast<BlockArgument>(rootOf(launch.getKernelOperands()[i])))
-        mapped.insert(argument.getArgNumber());
-    }
+    if (!rows || rows.empty())
+      return;
+    for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands()))
+      if (auto argument = dyn_cast<BlockArgument>(rootOf(operand)))
+        alignment[argument.getArgNumber()] =
+            std::max(alignment.lookup(argument.getArgNumber()),
+                     int64_t(i < rows.size() ? 16 : 4));
   });
-  return mapped;
+  return alignment;
 }
 
 /// The entry arguments some launch of `func` writes.
@@ -146,7 +149,7 @@ std::string argumentRole(func::FuncOp func, unsigned index, StringRef name,
 FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
                                             std::string &error) {
   llvm::SmallDenseSet<unsigned> written = writtenArguments(func);
-  llvm::SmallDenseSet<unsigned> mapped = tensorMapArguments(func);
+  DenseMap<unsigned, int64_t> alignments = argumentAlignments(func);
   llvm::json::Object entry;
   entry["symbol"] = func.getSymName().str();
   entry["kind"] =
@@ -171,9 +174,7 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
         {"role", argumentRole(func, i, argumentName, written)},
         {"dtype", dtypeName(type.getElementType())},
         {"shape", toJson(shape)},
-        // TMA reads 16-byte aligned addresses; the SIMT kernels single
-        // elements.
-        {"alignment", mapped.contains(i) ? 16 : elementBytes},
+        {"alignment", std::max(elementBytes, alignments.lookup(i))},
         {"consumed", static_cast<bool>(func.getArgAttr(i, "fmlp.consumed"))}};
     arguments.push_back(std::move(argument));
   }

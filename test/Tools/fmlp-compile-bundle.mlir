@@ -45,7 +45,7 @@
 // INFO-NEXT: gate       input     bf16 [11008, 4096] align 16
 // INFO-NEXT: up         input     bf16 [11008, 4096] align 16
 // INFO-NEXT: down       input     bf16 [4096, 11008] align 16
-// INFO-NEXT: y          output    bf16 [T, 4096] align 2
+// INFO-NEXT: y          output    bf16 [T, 4096] align 4
 // INFO-NEXT: saved      saved     bf16 [T, 33024] align 16
 // INFO: entry llama_mlp.backward (backward)
 // INFO: saved      saved     bf16 [T, 33024] align 16 consumed
