@@ -67,13 +67,16 @@ llvm::json::Array toJson(ArrayRef<int64_t> values) {
   return array;
 }
 
-/// The buffer a view was taken from (through subviews and casts).
+/// The buffer a view was taken from (through subviews, casts, and the
+/// collapse of a batched argument's leading dimensions into T).
 Value rootOf(Value view) {
   while (Operation *def = view.getDefiningOp()) {
     if (auto subview = dyn_cast<memref::SubViewOp>(def))
       view = subview.getSource();
     else if (auto cast = dyn_cast<memref::CastOp>(def))
       view = cast.getSource();
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      view = collapse.getSrc();
     else
       break;
   }
@@ -163,9 +166,19 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
       return failure();
     }
     auto name = func.getArgAttrOfType<StringAttr>(i, "fmlp.name");
+    // [..., n] with leading dimensions is [T, n] to the runtime, which
+    // flattens a caller's leading dimensions the same way.
     SmallVector<int64_t> shape;
-    for (int64_t extent : type.getShape())
-      shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
+    ArrayRef<int64_t> dims = type.getShape();
+    if (dims.size() > 2) {
+      int64_t rows = 1;
+      for (int64_t extent : dims.drop_back())
+        rows = ShapedType::isDynamic(extent) || rows < 0 ? -1 : rows * extent;
+      shape = {rows, dims.back()};
+    } else {
+      for (int64_t extent : dims)
+        shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
+    }
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
     std::string argumentName =
         name ? name.getValue().str() : "arg" + std::to_string(i);

@@ -54,3 +54,11 @@
 // NODRIVER: fmlp-bundle-info: FMLP_ERROR_NO_DRIVER: no CUDA driver: cannot load libcuda-absent-for-fmlp-tests.so.1
 
 // NO-OUTPUT: fmlp-compile: a bundle is a directory: give -o
+
+// A batched block: its [8, S, 96] activations are [T, 96] to the runtime.
+// RUN: rm -rf %t.batched.bundle
+// RUN: fmlp-compile %S/Inputs/batched-block.mlir --report=false -o %t.batched.bundle
+// RUN: fmlp-bundle-info %t.batched.bundle --tokens=16 | FileCheck %s --check-prefix=BATCHED
+// BATCHED: entry geglu_in_out_batched.forward (forward): 19200 B saved + workspace at T = 16
+// BATCHED-NEXT: x          input     bf16 [T, 96] align 16
+// BATCHED: y          output    bf16 [T, 96] align 4
