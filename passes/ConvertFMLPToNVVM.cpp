@@ -105,6 +105,27 @@ Value fmul(KernelBuilder &kb, Value x, Value y) {
   return arith::MulFOp::create(kb.b, kb.loc, x, y);
 }
 
+/// Two views concatenated along their rows (`alongRows`) or columns at
+/// `split`: the address of element (row, col), in `first` below the split,
+/// in `second` at index - split from it (one address selected, one access).
+struct Concatenated {
+  MatrixView first, second;
+  int64_t split;
+  bool alongRows;
+
+  Value address(KernelBuilder &kb, Value row, Value col) const {
+    Value index = alongRows ? row : col;
+    Value inFirst = kb.lessThan(index, kb.i64(split));
+    Value shifted = kb.add(index, kb.i64(-split));
+    return kb.select(inFirst, kb.address(first, row, col),
+                     alongRows ? kb.address(second, shifted, col)
+                               : kb.address(second, row, shifted));
+  }
+  Value load(KernelBuilder &kb, Value row, Value col) const {
+    return kb.loadFrom(address(kb, row, col), first.element);
+  }
+};
+
 /// What a kernel op becomes: its GEMM (or column sum) and the operand whose
 /// first dimension is T.
 struct KernelPlan {
@@ -132,8 +153,7 @@ void buildGemm(KernelBuilder &kb, const KernelConfig &config,
 }
 
 KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config,
-                 const TmaPlan *tma) {
+                 const KernelConfig &config, const TmaPlan *tma) {
   ValueRange outs = op.getInits();
   MatrixView x = ops.view(kb, op.getX());
   MatrixView wg = ops.weight(kb, op.getGate(), op.getGateLayout());
@@ -180,8 +200,7 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
 }
 
 KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config,
-                 const TmaPlan *tma) {
+                 const KernelConfig &config, const TmaPlan *tma) {
   Value out = op.getInits()[0];
   MatrixView a = ops.view(kb, op.getA()), y = ops.view(kb, out);
   MatrixView wd = ops.weight(kb, op.getDown(), op.getDownLayout());
@@ -211,8 +230,7 @@ KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops,
 }
 
 KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config,
-                 const TmaPlan *tma) {
+                 const KernelConfig &config, const TmaPlan *tma) {
   ValueRange outs = op.getInits();
   MatrixView dy = ops.view(kb, op.getDy());
   // B(k = d, n = h) = Wd(in = h, out = d).
@@ -251,8 +269,7 @@ KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
 }
 
 KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config,
-                 const TmaPlan *tma) {
+                 const KernelConfig &config, const TmaPlan *tma) {
   Value out = op.getInits()[0];
   int64_t hidden = staticSize(op.getDg(), 1);
   MatrixView dg = ops.view(kb, op.getDg()), du = ops.view(kb, op.getDu());
@@ -267,20 +284,13 @@ KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   spec.n = Extent::of(staticSize(out, 1));
   spec.k = Extent::of(2 * hidden);
   // K = 2H: k < H reads the gate's half, k >= H the up half.
+  Concatenated a{dg, du, hidden, /*alongRows=*/false};
+  Concatenated w{wgT, wuT, hidden, /*alongRows=*/true};
   spec.loadA = [=](KernelBuilder &kb, Value m, Value k) {
-    Value gateHalf = kb.lessThan(k, kb.i64(hidden));
-    Value kUp = kb.add(k, kb.i64(-hidden));
-    return kb.loadFrom(
-        kb.select(gateHalf, kb.address(dg, m, k), kb.address(du, m, kUp)),
-        dg.element);
+    return a.load(kb, m, k);
   };
-  spec.loadB.push_back([=](KernelBuilder &kb, Value k, Value n) {
-    Value gateHalf = kb.lessThan(k, kb.i64(hidden));
-    Value kUp = kb.add(k, kb.i64(-hidden));
-    return kb.loadFrom(
-        kb.select(gateHalf, kb.address(wgT, k, n), kb.address(wuT, kUp, n)),
-        wgT.element);
-  });
+  spec.loadB.push_back(
+      [=](KernelBuilder &kb, Value k, Value n) { return w.load(kb, k, n); });
   spec.aAdjacentAlongK = adjacentAlongCols(dg);
   spec.bAdjacentAlongN = adjacentAlongCols(wgT);
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
@@ -297,8 +307,8 @@ void storeGradient(KernelBuilder &kb, Value pointer, Type element, Value acc,
   kb.storeTo(pointer, element, acc);
 }
 
-KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config,
+KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
+                 const KernelOperands &ops, const KernelConfig &config,
                  const TmaPlan *tma) {
   ValueRange outs = op.getInits();
   int64_t hidden = staticSize(op.getDg(), 1);
@@ -315,12 +325,11 @@ KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb, const KernelOperands 
   spec.m = Extent::of(2 * hidden);
   spec.n = Extent::of(staticSize(op.getX(), 1));
   spec.k = Extent::ofTokens();
+  // M = 2H: m < H is the gate's half, m >= H the up half.
+  Concatenated grads{dgT, duT, hidden, /*alongRows=*/true};
+  Concatenated weights{dwgT, dwuT, hidden, /*alongRows=*/true};
   spec.loadA = [=](KernelBuilder &kb, Value m, Value k) {
-    Value gateHalf = kb.lessThan(m, kb.i64(hidden));
-    Value mUp = kb.add(m, kb.i64(-hidden));
-    return kb.loadFrom(
-        kb.select(gateHalf, kb.address(dgT, m, k), kb.address(duT, mUp, k)),
-        dgT.element);
+    return grads.load(kb, m, k);
   };
   spec.loadB.push_back(
       [x](KernelBuilder &kb, Value k, Value n) { return kb.load(x, k, n); });
@@ -328,18 +337,15 @@ KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb, const KernelOperands 
   spec.bAdjacentAlongN = adjacentAlongCols(x);
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
                       ArrayRef<Value> acc) {
-    Value gateHalf = kb.lessThan(m, kb.i64(hidden));
-    Value mUp = kb.add(m, kb.i64(-hidden));
-    Value pointer =
-        kb.select(gateHalf, kb.address(dwgT, m, n), kb.address(dwuT, mUp, n));
-    storeGradient(kb, pointer, dwgT.element, acc[0], accumulate);
+    storeGradient(kb, weights.address(kb, m, n), dwgT.element, acc[0],
+                  accumulate);
   };
   buildGemm(kb, config, tma, spec);
   return {op.getX()};
 }
 
-KernelPlan build(DownWeightGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config,
+KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
+                 const KernelOperands &ops, const KernelConfig &config,
                  const TmaPlan *tma) {
   Value out = op.getInits()[0];
   ValueRange sources = op.getActivationInputs();
@@ -380,8 +386,7 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb, const KernelOperands &o
 }
 
 KernelPlan build(BiasGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config,
-                 const TmaPlan *tma) {
+                 const KernelConfig &config, const TmaPlan *tma) {
   MatrixView grad = ops.view(kb, op.getGrad());
   MatrixView out = ops.view(kb, op.getInits()[0]);
   std::optional<APFloat> factor = op.getScale();
@@ -531,7 +536,8 @@ struct ConvertFMLPToNVVMPass
         }
         tma = std::move(*planned);
       }
-      ArrayRef<TmaView> maps = tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
+      ArrayRef<TmaView> maps =
+          tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
       KernelBuilder kb(gpuModule, kernelName(entry.getSymName(), index, op),
                        maps.size(), operands.buffers.size(), op->getLoc());
       KernelPlan plan =

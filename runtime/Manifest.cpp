@@ -67,24 +67,17 @@ std::array<int64_t, 3> triple(const json &object, const char *name,
 }
 
 fmlp_dtype parseDtype(const std::string &name, const std::string &where) {
-  if (name == "f32")
-    return FMLP_F32;
-  if (name == "bf16")
-    return FMLP_BF16;
-  if (name == "f16")
-    return FMLP_F16;
+  for (fmlp_dtype dtype : {FMLP_F32, FMLP_BF16, FMLP_F16})
+    if (name == dtypeName(dtype))
+      return dtype;
   throw Malformed{where + ".dtype \"" + name + "\" is not f32, bf16 or f16"};
 }
 
 fmlp_role parseRole(const std::string &name, const std::string &where) {
-  if (name == "input")
-    return FMLP_ROLE_INPUT;
-  if (name == "output")
-    return FMLP_ROLE_OUTPUT;
-  if (name == "saved")
-    return FMLP_ROLE_SAVED;
-  if (name == "workspace")
-    return FMLP_ROLE_WORKSPACE;
+  for (fmlp_role role : {FMLP_ROLE_INPUT, FMLP_ROLE_OUTPUT, FMLP_ROLE_SAVED,
+                         FMLP_ROLE_WORKSPACE})
+    if (name == roleName(role))
+      return role;
   throw Malformed{where + ".role \"" + name + "\" is unknown"};
 }
 
@@ -199,6 +192,20 @@ std::array<uint64_t, 3> Launch::grid(int64_t tokens) const {
 }
 
 size_t dtypeBytes(fmlp_dtype dtype) { return dtype == FMLP_F32 ? 4 : 2; }
+
+const char *roleName(fmlp_role role) {
+  switch (role) {
+  case FMLP_ROLE_INPUT:
+    return "input";
+  case FMLP_ROLE_OUTPUT:
+    return "output";
+  case FMLP_ROLE_SAVED:
+    return "saved";
+  case FMLP_ROLE_WORKSPACE:
+    return "workspace";
+  }
+  return "unknown";
+}
 
 const char *dtypeName(fmlp_dtype dtype) {
   switch (dtype) {

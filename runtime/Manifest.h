@@ -77,6 +77,7 @@ fmlp_status parseManifest(const std::string &text, Manifest &manifest,
 
 size_t dtypeBytes(fmlp_dtype dtype);
 const char *dtypeName(fmlp_dtype dtype);
+const char *roleName(fmlp_role role);
 
 } // namespace fmlp::runtime
 

@@ -112,6 +112,10 @@ const char *fmlp_status_name(fmlp_status status) {
 
 const char *fmlp_last_error(void) { return lastError.c_str(); }
 
+const char *fmlp_dtype_name(fmlp_dtype dtype) { return dtypeName(dtype); }
+
+const char *fmlp_role_name(fmlp_role role) { return roleName(role); }
+
 fmlp_status fmlp_bundle_open(const char *directory, fmlp_bundle **bundle) {
   if (!directory || !bundle)
     return fail(FMLP_ERROR_INVALID_ARGUMENT,

@@ -101,6 +101,9 @@ typedef struct fmlp_argument_info {
 typedef struct fmlp_bundle fmlp_bundle;
 
 FMLP_API const char *fmlp_status_name(fmlp_status status);
+/* "f32", "bf16", "f16"; "input", "output", "saved", "workspace". */
+FMLP_API const char *fmlp_dtype_name(fmlp_dtype dtype);
+FMLP_API const char *fmlp_role_name(fmlp_role role);
 /* What went wrong in this thread's last failing call ("" if none). */
 FMLP_API const char *fmlp_last_error(void);
 

@@ -68,8 +68,9 @@ KernelBuilder::KernelBuilder(gpu::GPUModuleOp module, StringRef name,
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   for (unsigned i = 0; i < numTensorMaps; ++i) {
-    func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                    TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
+    func.setArgAttr(
+        i, LLVM::LLVMDialect::getByValAttrName(),
+        TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
     func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                     b.getI64IntegerAttr(64));
     func.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());

@@ -79,8 +79,8 @@ public:
   /// Starts `name`(tensor map x numTensorMaps, ptr<1> x numBuffers, i64 T)
   /// at the end of `module`. A tensor map (CUtensorMap, 128 bytes) is passed
   /// by value as a grid constant.
-  KernelBuilder(gpu::GPUModuleOp module, StringRef name,
-                unsigned numTensorMaps, unsigned numBuffers, Location loc);
+  KernelBuilder(gpu::GPUModuleOp module, StringRef name, unsigned numTensorMaps,
+                unsigned numBuffers, Location loc);
 
   OpBuilder b;
   Location loc;

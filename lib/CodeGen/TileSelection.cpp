@@ -30,9 +30,8 @@ bool mlir::fmlp::hasWgmma(StringRef chip) { return chip == "sm_90a"; }
 DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
   return b.getDictionaryAttr({
-      b.getNamedAttr("path", b.getStringAttr(path == KernelPath::Wgmma
-                                                 ? "wgmma"
-                                                 : "simt")),
+      b.getNamedAttr("path", b.getStringAttr(
+                                 path == KernelPath::Wgmma ? "wgmma" : "simt")),
       b.getNamedAttr("tile_m", b.getI64IntegerAttr(tileM)),
       b.getNamedAttr("tile_n", b.getI64IntegerAttr(tileN)),
       b.getNamedAttr("tile_k", b.getI64IntegerAttr(tileK)),
@@ -70,8 +69,8 @@ std::optional<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr) {
 KernelConfig mlir::fmlp::selectGemmConfig(StringRef chip,
                                           const GemmShape &shape) {
   int64_t limit = sharedMemoryPerBlock(chip);
-  bool sixteenBit = shape.element && (shape.element.isBF16() ||
-                                      shape.element.isF16());
+  bool sixteenBit =
+      shape.element && (shape.element.isBF16() || shape.element.isF16());
   std::string why;
   if (!hasWgmma(chip))
     why = chip.str() + " has no WGMMA";

@@ -113,12 +113,14 @@ struct Wgmma {
     a = arith::AndIOp::create(b(), kb.loc, a, kb.i64(0x3FFFF));
     a = arith::ShRUIOp::create(b(), kb.loc, a, kb.i64(4));
     int64_t leading = kMajor ? 1 : kMnBlockBytes >> 4;
-    int64_t high = (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) |
-                   (leading << 16);
+    int64_t high =
+        (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) | (leading << 16);
     return arith::OrIOp::create(b(), kb.loc, a, kb.i64(high));
   }
   /// Bytes from one k16 step to the next in a tile.
-  static int64_t kStepBytes(bool kMajor) { return kMajor ? 32 : 16 * kRowBytes; }
+  static int64_t kStepBytes(bool kMajor) {
+    return kMajor ? 32 : 16 * kRowBytes;
+  }
 
   Value waitParity(Value barrier, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b(), kb.loc, barrier, parity,
@@ -131,8 +133,8 @@ struct Wgmma {
                                    NVVM::SetMaxRegisterAction::decrease);
     Value tid = kb.threadIdX();
     kb.ifThen(eq(udiv(tid, 32), 0), [&] {
-      Value elected = NVVM::ElectSyncOp::create(b(), kb.loc, b().getI1Type(),
-                                                Value());
+      Value elected =
+          NVVM::ElectSyncOp::create(b(), kb.loc, b().getI1Type(), Value());
       kb.ifThen(elected, [&] {
         auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
         OpBuilder::InsertionGuard guard(b());
@@ -256,17 +258,17 @@ struct Wgmma {
     // holds row 16 w + l / 4 + 8 ((r mod 4) / 2), column 8 (r / 4) +
     // 2 (l mod 4) + r mod 2.
     Value lane = urem(tid, 32), warp = urem(udiv(tid, 32), 4);
-    Value rowBase = kb.add(
-        m0Index,
-        kb.toI64(kb.add(kb.mul(consumer, c32(kConsumerRows)),
-                        kb.add(kb.mul(warp, c32(16)), udiv(lane, 4)))));
+    Value rowBase =
+        kb.add(m0Index,
+               kb.toI64(kb.add(kb.mul(consumer, c32(kConsumerRows)),
+                               kb.add(kb.mul(warp, c32(16)), udiv(lane, 4)))));
     Value colBase = kb.add(n0Index, kb.toI64(kb.mul(urem(lane, 4), c32(2))));
     Value extentM = kb.extent(spec.m), extentN = kb.extent(spec.n);
     auto valuesAt = [&](int64_t r) {
       SmallVector<Value> values;
       for (unsigned j = 0; j < spec.b.size(); ++j)
-        values.push_back(LLVM::ExtractValueOp::create(b(), kb.loc,
-                                                      loop.getResult(j), r));
+        values.push_back(
+            LLVM::ExtractValueOp::create(b(), kb.loc, loop.getResult(j), r));
       return values;
     };
     // Registers r and r + 1 (r even) hold columns n and n + 1 of one row:
@@ -276,19 +278,18 @@ struct Wgmma {
       Value m = kb.add(rowBase, kb.i64(8 * ((r % 4) / 2)));
       Value n = kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
       SmallVector<Value> values = valuesAt(r);
-      kb.ifThen(kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN)),
-                [&] {
-                  if (!pairColumns)
-                    return spec.epilogue(kb, m, n, values);
-                  SmallVector<PendingStore> first, second;
-                  kb.collectedStores = &first;
-                  spec.epilogue(kb, m, n, values);
-                  kb.collectedStores = &second;
-                  spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
-                  kb.collectedStores = nullptr;
-                  for (auto [a, b] : llvm::zip_equal(first, second))
-                    kb.storePair(a, b.value);
-                });
+      kb.ifThen(kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN)), [&] {
+        if (!pairColumns)
+          return spec.epilogue(kb, m, n, values);
+        SmallVector<PendingStore> first, second;
+        kb.collectedStores = &first;
+        spec.epilogue(kb, m, n, values);
+        kb.collectedStores = &second;
+        spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
+        kb.collectedStores = nullptr;
+        for (auto [a, b] : llvm::zip_equal(first, second))
+          kb.storePair(a, b.value);
+      });
     }
   }
 };
@@ -308,13 +309,12 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   Value n0 = kb.mul(kb.blockId(1), w.c32(spec.tileN));
   // ceil(K / 64) k-steps; the tensor maps zero-fill past K.
   Value kExtent = arith::TruncIOp::create(b, loc, w.i32, kb.extent(spec.k));
-  Value kSteps = arith::CeilDivUIOp::create(b, loc, kExtent,
-                                            w.c32(kWgmmaTileK));
+  Value kSteps =
+      arith::CeilDivUIOp::create(b, loc, kExtent, w.c32(kWgmmaTileK));
 
   kb.ifThen(w.eq(tid, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
-      NVVM::MBarrierInitOp::create(b, loc, w.full(w.c32(s)), w.c32(1),
-                                   Value());
+      NVVM::MBarrierInitOp::create(b, loc, w.full(w.c32(s)), w.c32(1), Value());
       NVVM::MBarrierInitOp::create(b, loc, w.empty(w.c32(s)), w.c32(2),
                                    Value());
     }

@@ -109,7 +109,8 @@ Format parseFormat(const std::string &name) {
 /// representable, so each conversion is exact.
 std::vector<unsigned char> encode(const Matrix &m, bool transpose,
                                   const Format &format) {
-  int64_t rows = transpose ? m.cols : m.rows, cols = transpose ? m.rows : m.cols;
+  int64_t rows = transpose ? m.cols : m.rows,
+          cols = transpose ? m.rows : m.cols;
   std::vector<unsigned char> bytes(rows * cols * format.bytes);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
@@ -190,8 +191,8 @@ void report(const char *dtype, int64_t d, int64_t h, int64_t t,
   std::fflush(stdout);
 }
 
-void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D,
-               int64_t H, int64_t T, uint64_t seed) {
+void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
+               int64_t T, uint64_t seed) {
   BlockSpec spec{T, D, H};
   spec.storage = format.storage;
   Inputs in = drawInputs(spec, seed);
@@ -209,27 +210,29 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D,
       nograd = bundle.entry("forward_nograd");
   DeviceBuffer saved(bundle.workspaceBytes(forward, T));
   DeviceBuffer workspace(bundle.workspaceBytes(nograd, T));
-  for (DeviceBuffer *b : {&y, &yNograd, &dx, &dWg, &dWu, &dWd, &saved,
-                          &workspace})
+  for (DeviceBuffer *b :
+       {&y, &yNograd, &dx, &dWg, &dWu, &dWd, &saved, &workspace})
     b->poison();
 
   fmlp_dtype dt = format.dtype;
   auto tensor = [&](DeviceBuffer &b, std::vector<int64_t> sizes) {
     return fmlp::denseTensor(b.data, dt, sizes);
   };
-  int64_t savedCols = saved.bytes / (T * e), workCols = workspace.bytes / (T * e);
+  int64_t savedCols = saved.bytes / (T * e),
+          workCols = workspace.bytes / (T * e);
   bundle.launch(forward, {tensor(x, {T, D}), tensor(wg, {H, D}),
                           tensor(wu, {H, D}), tensor(wd, {D, H}),
                           tensor(y, {T, D}), tensor(saved, {T, savedCols})});
-  bundle.launch(nograd, {tensor(x, {T, D}), tensor(wg, {H, D}),
-                         tensor(wu, {H, D}), tensor(wd, {D, H}),
-                         tensor(yNograd, {T, D}),
-                         tensor(workspace, {T, workCols})});
+  bundle.launch(nograd,
+                {tensor(x, {T, D}), tensor(wg, {H, D}), tensor(wu, {H, D}),
+                 tensor(wd, {D, H}), tensor(yNograd, {T, D}),
+                 tensor(workspace, {T, workCols})});
   std::vector<fmlp_tensor> backwardArgs = {
-      tensor(x, {T, D}),    tensor(wg, {H, D}),  tensor(wu, {H, D}),
-      tensor(wd, {D, H}),   tensor(dy, {T, D}),  tensor(dx, {T, D}),
-      tensor(dWg, {H, D}),  tensor(dWu, {H, D}), tensor(dWd, {D, H}),
-      tensor(saved, {T, savedCols})};
+      tensor(x, {T, D}),   tensor(wg, {H, D}),
+      tensor(wu, {H, D}),  tensor(wd, {D, H}),
+      tensor(dy, {T, D}),  tensor(dx, {T, D}),
+      tensor(dWg, {H, D}), tensor(dWu, {H, D}),
+      tensor(dWd, {D, H}), tensor(saved, {T, savedCols})};
   bundle.launch(backward, backwardArgs);
   CHECK_CUDA(cudaDeviceSynchronize());
 
@@ -238,8 +241,8 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D,
   report(n, D, H, T, "y (forward)", compare(yv, exact.y, bounds.y));
   report(n, D, H, T, "y (forward_nograd)",
          compare(decode(yNograd.data, T, D, false, format), exact.y, bounds.y));
-  report(n, D, H, T, "dx", compare(decode(dx.data, T, D, false, format),
-                                   exact.dx, bounds.dx));
+  report(n, D, H, T, "dx",
+         compare(decode(dx.data, T, D, false, format), exact.dx, bounds.dx));
   // Weight gradients: one token chunk, so one storage rounding.
   report(n, D, H, T, "d_gate",
          compare(decode(dWg.data, H, D, true, format), exact.dGate,
@@ -260,8 +263,8 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D,
   // distribution. (Judging it as another activation's output discriminates
   // at D = 1024 but not at D = 4096, where the worst-case bound of a
   // contraction over H = 11008 exceeds silu's difference from gelu_tanh.)
-  Exact other = computeExact(spec, drawInputs(spec, seed + 1000003),
-                             deviceMatmul);
+  Exact other =
+      computeExact(spec, drawInputs(spec, seed + 1000003), deviceMatmul);
   report(n, D, H, T, "control: other inputs", compare(yv, other.y, bounds.y),
          /*mustFail=*/true);
   fmlp_status again =
@@ -279,8 +282,8 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D,
 
 int main(int argc, char **argv) {
   if (argc < 6) {
-    std::fprintf(stderr,
-                 "usage: %s BUNDLE DTYPE D H T... [--seed=N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s BUNDLE DTYPE D H T... [--seed=N]\n",
+                 argv[0]);
     return 2;
   }
   std::string bundlePath = argv[1];

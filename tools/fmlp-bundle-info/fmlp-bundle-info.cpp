@@ -16,28 +16,6 @@
 #include <cstring>
 #include <string>
 
-namespace {
-
-const char *roleName(fmlp_role role) {
-  switch (role) {
-  case FMLP_ROLE_INPUT:
-    return "input";
-  case FMLP_ROLE_OUTPUT:
-    return "output";
-  case FMLP_ROLE_SAVED:
-    return "saved";
-  case FMLP_ROLE_WORKSPACE:
-    return "workspace";
-  }
-  return "?";
-}
-
-const char *dtypeName(fmlp_dtype dtype) {
-  return dtype == FMLP_BF16 ? "bf16" : dtype == FMLP_F16 ? "f16" : "f32";
-}
-
-} // namespace
-
 int main(int argc, char **argv) {
   std::string path;
   long long tokens = 4096;
@@ -68,8 +46,8 @@ int main(int argc, char **argv) {
         if (a.rank == 2)
           shape += ", " + std::to_string(a.shape[1]);
         std::printf("  %-10s %-9s %-4s [%s] align %d%s\n", a.name,
-                    roleName(a.role), dtypeName(a.dtype), shape.c_str(),
-                    a.alignment, a.consumed ? " consumed" : "");
+                    fmlp_role_name(a.role), fmlp_dtype_name(a.dtype),
+                    shape.c_str(), a.alignment, a.consumed ? " consumed" : "");
       }
     }
     if (load) {
