@@ -314,10 +314,20 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
 
     Every kernel is one GEMM skeleton (lib/CodeGen/KernelBuilder.h) with its
     operands and epilogue plugged in; the epilogues compute what
-    convert-fmlp-to-linalg computes, rounding the same values. This pass
-    emits the SIMT instantiation: fp32 FMA on shared-memory tiles, correct
-    for every valid input (any strides, T from 1 up, f32 as true IEEE fp32,
-    any chip). Plans with token chunks (chunk-tokens > 0) are refused.
+    convert-fmlp-to-linalg computes, rounding the same values. Each kernel
+    op takes the instantiation its `fmlp.kernel_config` names (see
+    fmlp-select-tiles; the same selection runs where there is none):
+
+    - `wgmma` (sm_90a, 16-bit): the operands are read through tensor maps
+      (CUtensorMap parameters, passed by value as grid constants, ahead of
+      the buffers) by a producer warpgroup on an mbarrier ring, and
+      multiplied by two consumer warpgroups with WGMMA (K-major or MN-major
+      shared-memory layouts); the epilogue runs on the accumulators in
+      registers and stores adjacent columns in pairs;
+    - `simt`: fp32 FMA on shared-memory tiles, correct for every valid input
+      (any strides, T from 1 up, f32 as true IEEE fp32, any chip).
+
+    Plans with token chunks (chunk-tokens > 0) are refused.
 
     Before:
 

@@ -39,7 +39,8 @@ const char *kManifest = R"({
      "launches": [
        {"kernel": "k0", "grid_tokens_per_block": [64, 0, 0], "grid_fixed": [0, 1, 1],
         "block": [256, 1, 1], "dynamic_shared_bytes": 0,
-        "params": [{"argument": 0, "offset": 0}, {"argument": 3, "offset": 4}, {"tokens": true}]}]},
+        "params": [{"argument": 0, "offset": 0}, {"argument": 3, "offset": 4}, {"tokens": true},
+                   {"tensor_map": {"argument": 0, "offset": 0, "rows": -1, "cols": 8, "row_stride": 8, "box_rows": 128, "box_cols": 64}}]}]},
     {"symbol": "mlp.backward", "kind": "backward", "static_tokens": 0,
      "arguments": [
        {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 2, "consumed": false},
@@ -164,6 +165,14 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
       {R"("launches": []})", R"("launches": 3})", "launches is not an array"},
       {R"(, "consumed": true})", R"(})", "has no \"consumed\""},
       {R"("version": 1,)", R"("version": 1,,)", "not valid JSON"},
+      {R"("rows": -1, "cols": 8)", R"("rows": 6, "cols": 8)",
+       "tensor_map does not describe a view of argument x"},
+      {R"("row_stride": 8)", R"("row_stride": 4)",
+       "tensor_map does not describe a view of argument x"},
+      {R"("box_rows": 128)", R"("box_rows": 512)",
+       "tensor_map does not describe a view of argument x"},
+      {R"("tensor_map": {"argument": 0)", R"("tensor_map": {"argument": 9)",
+       "tensor_map.argument is out of range"},
   };
   for (const Malformation &c : cases) {
     BundleDir dir(replaced(kManifest, c.from, c.to));
