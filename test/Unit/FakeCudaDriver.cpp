@@ -1,0 +1,138 @@
+//===- FakeCudaDriver.cpp - A libcuda stand-in for the runtime's tests ----===//
+//
+// Exports the driver entry points fmlp's runtime resolves, with the
+// driver's ABI, and records what they are called with instead of touching
+// a GPU: the modules loaded, the kernels looked up, each launch's grid,
+// block, shared memory and parameters (copied at the call, by the sizes the
+// test announces), and each tensor map's encoding. Loaded by the runtime
+// through FMLP_LIBCUDA (RuntimeLaunchTest.cpp), so the whole launch path
+// runs on machines without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeCudaDriver.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct State {
+  int major = 9, minor = 0;
+  std::vector<size_t> paramSizes;
+  std::vector<fake_cuda_launch> launches;
+  std::vector<fake_cuda_tensor_map> maps;
+  std::vector<std::string> functionNames;
+  int modulesLoaded = 0;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+} // namespace
+
+extern "C" {
+
+// The test's controls.
+void fake_cuda_reset(int major, int minor, const size_t *paramSizes,
+                     int count) {
+  State &s = state();
+  s = State();
+  s.major = major;
+  s.minor = minor;
+  s.paramSizes.assign(paramSizes, paramSizes + count);
+}
+int fake_cuda_launch_count() {
+  return static_cast<int>(state().launches.size());
+}
+const fake_cuda_launch *fake_cuda_launch_at(int i) {
+  return &state().launches.at(static_cast<size_t>(i));
+}
+int fake_cuda_tensor_map_count() {
+  return static_cast<int>(state().maps.size());
+}
+const fake_cuda_tensor_map *fake_cuda_tensor_map_at(int i) {
+  return &state().maps.at(static_cast<size_t>(i));
+}
+int fake_cuda_modules_loaded() { return state().modulesLoaded; }
+
+// The driver's entry points (ABI of cuda.h: handles are pointers).
+int cuInit(unsigned) { return 0; }
+int cuGetErrorName(int result, const char **name) {
+  *name = result == 1 ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_UNKNOWN";
+  return 0;
+}
+int cuCtxGetCurrent(void **context) {
+  static int fakeContext;
+  *context = &fakeContext;
+  return 0;
+}
+int cuCtxGetDevice(int *device) {
+  *device = 0;
+  return 0;
+}
+int cuDeviceGetAttribute(int *value, int attribute, int) {
+  *value = attribute == 75 ? state().major : state().minor;
+  return 0;
+}
+int cuModuleLoadData(void **module, const void *) {
+  static int fakeModule;
+  ++state().modulesLoaded;
+  *module = &fakeModule;
+  return 0;
+}
+int cuModuleUnload(void *) { return 0; }
+int cuModuleGetFunction(void **function, void *, const char *name) {
+  std::vector<std::string> &names = state().functionNames;
+  names.push_back(name);
+  // The handle is the name's index + 1.
+  *function = reinterpret_cast<void *>(names.size());
+  return 0;
+}
+int cuFuncSetAttribute(void *, int, int) { return 0; }
+int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
+                   unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                   void *stream, void **params, void **) {
+  State &s = state();
+  fake_cuda_launch launch{};
+  std::string name = s.functionNames.at(reinterpret_cast<size_t>(function) - 1);
+  std::strncpy(launch.kernel, name.c_str(), sizeof(launch.kernel) - 1);
+  launch.grid[0] = gx, launch.grid[1] = gy, launch.grid[2] = gz;
+  launch.block[0] = bx, launch.block[1] = by, launch.block[2] = bz;
+  launch.shared = shared;
+  launch.stream = stream;
+  size_t at = 0;
+  // The runtime's parameter array is zeroed past the kernel's count.
+  for (size_t i = 0; i < s.paramSizes.size() && i < 16 && params[i]; ++i) {
+    std::memcpy(launch.params + at, params[i], s.paramSizes[i]);
+    launch.paramOffsets[i] = at;
+    at += s.paramSizes[i];
+  }
+  s.launches.push_back(launch);
+  return 0;
+}
+int cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *address,
+                           const uint64_t *dims, const uint64_t *strides,
+                           const unsigned *box, const unsigned *, int,
+                           int swizzle, int, int) {
+  fake_cuda_tensor_map m{};
+  m.type = type;
+  m.rank = rank;
+  m.address = reinterpret_cast<uint64_t>(address);
+  for (unsigned d = 0; d < rank && d < 2; ++d) {
+    m.dims[d] = dims[d];
+    m.box[d] = box[d];
+  }
+  m.stride = strides[0];
+  m.swizzle = swizzle;
+  state().maps.push_back(m);
+  // The map's first word tells the launch's copy which encoding it is.
+  uint64_t tag = 0xF3A9000000000000ull | state().maps.size();
+  std::memcpy(map, &tag, sizeof(tag));
+  return 0;
+}
+
+} // extern "C"

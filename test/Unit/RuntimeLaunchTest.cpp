@@ -1,0 +1,162 @@
+//===- RuntimeLaunchTest.cpp - The runtime's launch path, on a fake driver ===//
+//
+// fmlp's runtime launching through FakeCudaDriver.cpp (ctest points
+// FMLP_LIBCUDA at it): what reaches cuLaunchKernel (grid as a function of
+// T, block, shared memory, stream, each parameter: a view's address with
+// its offset, T, a tensor map) and cuTensorMapEncodeTiled (data type, the
+// view's extents and row stride in bytes, box, swizzle), the chip check,
+// and the rule that a backward consumes its saved activations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeCudaDriver.h"
+
+#include "fmlp/Runtime.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// forward: k0(tensor map of x, saved + 16 elements, T); backward: k1(saved,
+// T), consuming saved.
+const char *kManifest = R"({
+  "format": "fmlp-bundle", "version": 1, "chip": "sm_90a",
+  "images": {"ptx": "kernels.ptx"},
+  "entry_points": [
+    {"symbol": "m.forward", "kind": "forward", "static_tokens": 0,
+     "arguments": [
+       {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "saved", "role": "saved", "dtype": "bf16", "shape": [-1, 48], "alignment": 16, "consumed": false}],
+     "launches": [
+       {"kernel": "k0", "grid_tokens_per_block": [128, 0, 0], "grid_fixed": [0, 3, 1],
+        "block": [384, 1, 1], "dynamic_shared_bytes": 197632,
+        "params": [{"tensor_map": {"argument": 0, "offset": 0, "rows": -1, "cols": 8,
+                                   "row_stride": 8, "box_rows": 128, "box_cols": 64}},
+                   {"argument": 1, "offset": 16}, {"tokens": true}]}]},
+    {"symbol": "m.backward", "kind": "backward", "static_tokens": 0,
+     "arguments": [
+       {"name": "saved", "role": "saved", "dtype": "bf16", "shape": [-1, 48], "alignment": 16, "consumed": true}],
+     "launches": [
+       {"kernel": "k1", "grid_tokens_per_block": [0, 64, 0], "grid_fixed": [2, 0, 1],
+        "block": [256, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 0, "offset": 0}, {"tokens": true}]}]}
+  ]
+})";
+
+class RuntimeLaunch : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_NE(std::getenv("FMLP_LIBCUDA"), nullptr)
+        << "run through ctest, which points FMLP_LIBCUDA at the fake driver";
+    dir = fs::temp_directory_path() / "fmlp-runtime-launch-test";
+    fs::create_directories(dir);
+    std::ofstream(dir / "manifest.json") << kManifest;
+    std::ofstream(dir / "kernels.ptx") << "// fake\n";
+    // Parameters of k0: a tensor map, a pointer, T (k1's prefix fits).
+    const size_t sizes[] = {128, 8, 8};
+    fake_cuda_reset(9, 0, sizes, 3);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  static void *address(uintptr_t a) { return reinterpret_cast<void *>(a); }
+  template <typename T> static T param(const fake_cuda_launch *l, int i) {
+    T value;
+    std::memcpy(&value, l->params + l->paramOffsets[i], sizeof(T));
+    return value;
+  }
+
+  fs::path dir;
+};
+
+TEST_F(RuntimeLaunch, ForwardReachesTheDriverAsTheManifestSays) {
+  fmlp::Bundle bundle(dir.string());
+  bundle.load();
+  EXPECT_EQ(fake_cuda_modules_loaded(), 1);
+  // x as [2, 150, 8]: T = 300.
+  fmlp_tensor x = fmlp::denseTensor(address(0x10000), FMLP_BF16, {2, 150, 8});
+  fmlp_tensor saved = fmlp::denseTensor(address(0x40000), FMLP_BF16, {300, 48});
+  void *stream = address(0x5700);
+  bundle.launch(bundle.entry("forward"), {x, saved}, stream);
+
+  ASSERT_EQ(fake_cuda_launch_count(), 1);
+  const fake_cuda_launch *l = fake_cuda_launch_at(0);
+  EXPECT_STREQ(l->kernel, "k0");
+  EXPECT_EQ(l->grid[0], 3u); // ceil(300 / 128)
+  EXPECT_EQ(l->grid[1], 3u);
+  EXPECT_EQ(l->grid[2], 1u);
+  EXPECT_EQ(l->block[0], 384u);
+  EXPECT_EQ(l->shared, 197632u);
+  EXPECT_EQ(l->stream, stream);
+  // The tensor map is passed by value: the encoding the driver wrote.
+  EXPECT_EQ(param<uint64_t>(l, 0), 0xF3A9000000000001ull);
+  EXPECT_EQ(param<uint64_t>(l, 1), 0x40000u + 16 * 2); // saved + 16 bf16
+  EXPECT_EQ(param<int64_t>(l, 2), 300);
+
+  ASSERT_EQ(fake_cuda_tensor_map_count(), 1);
+  const fake_cuda_tensor_map *m = fake_cuda_tensor_map_at(0);
+  EXPECT_EQ(m->type, 9); // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+  EXPECT_EQ(m->rank, 2u);
+  EXPECT_EQ(m->address, 0x10000u);
+  EXPECT_EQ(m->dims[0], 8u);   // columns
+  EXPECT_EQ(m->dims[1], 300u); // T rows
+  EXPECT_EQ(m->stride, 16u);   // bytes between rows
+  EXPECT_EQ(m->box[0], 64u);
+  EXPECT_EQ(m->box[1], 128u);
+  EXPECT_EQ(m->swizzle, 3); // 128-byte swizzle
+}
+
+TEST_F(RuntimeLaunch, BackwardConsumesWhatTheForwardSaved) {
+  fmlp::Bundle bundle(dir.string());
+  bundle.load();
+  int forward = bundle.entry("forward"), backward = bundle.entry("backward");
+  fmlp_tensor x = fmlp::denseTensor(address(0x10000), FMLP_BF16, {70, 8});
+  fmlp_tensor saved = fmlp::denseTensor(address(0x40000), FMLP_BF16, {70, 48});
+  bundle.launch(forward, {x, saved});
+  bundle.launch(backward, {saved});
+  ASSERT_EQ(fake_cuda_launch_count(), 2);
+  const fake_cuda_launch *l = fake_cuda_launch_at(1);
+  EXPECT_STREQ(l->kernel, "k1");
+  EXPECT_EQ(l->grid[0], 2u);
+  EXPECT_EQ(l->grid[1], 2u); // ceil(70 / 64)
+  EXPECT_EQ(param<uint64_t>(l, 0), 0x40000u);
+  EXPECT_EQ(param<int64_t>(l, 1), 70);
+
+  // A second backward would read dG, dU as G, U: refused, nothing launched.
+  EXPECT_EQ(fmlp_launch(bundle.get(), backward, &saved, 1, nullptr),
+            FMLP_ERROR_SAVED_CONSUMED);
+  EXPECT_NE(
+      std::string(fmlp_last_error()).find("consumed by an earlier backward"),
+      std::string::npos)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 2);
+  // A new forward makes them fresh again.
+  bundle.launch(forward, {x, saved});
+  bundle.launch(backward, {saved});
+  EXPECT_EQ(fake_cuda_launch_count(), 4);
+}
+
+TEST_F(RuntimeLaunch, AnotherChipIsRefusedWithTheCommandToRecompile) {
+  const size_t sizes[] = {8};
+  fake_cuda_reset(8, 0, sizes, 1);
+  fmlp::Bundle bundle(dir.string());
+  try {
+    bundle.load();
+    FAIL() << "an sm_90a bundle loaded on sm_80";
+  } catch (const fmlp::RuntimeError &error) {
+    EXPECT_EQ(error.status(), FMLP_ERROR_CHIP);
+    EXPECT_NE(std::string(error.what())
+                  .find("compiled for sm_90a but the device is sm_80: "
+                        "recompile with fmlp-compile --chip=sm_80"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(fake_cuda_modules_loaded(), 0);
+}
+
+} // namespace
