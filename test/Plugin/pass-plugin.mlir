@@ -23,3 +23,11 @@
 // PLAN: fmlp.gate_up silu
 // PLAN-LABEL: func.func @llama_mlp.backward(
 // PLAN-LABEL: func.func @llama_mlp.forward_nograd(
+
+// The whole GPU pipeline from the plugin: kernels in a gpu.binary (PTX),
+// launches in the entry points.
+// RUN: %mlir_opt %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --load-dialect-plugin=%fmlp_plugin --load-pass-plugin=%fmlp_plugin --pass-pipeline='builtin.module(fmlp-gpu-pipeline)' | FileCheck %s --check-prefix=GPU
+// GPU-LABEL: func.func @llama_mlp.forward(
+// GPU: gpu.launch_func @fmlp_kernels::@llama_mlp_forward_k0_gate_up
+// GPU: gpu.launch_func @fmlp_kernels::@llama_mlp_forward_k1_down
+// GPU: gpu.binary @fmlp_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "{{.*}}.target sm_90a{{.*}}wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
