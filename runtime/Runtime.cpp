@@ -67,6 +67,7 @@ struct fmlp_bundle {
   // Saved activations written by a forward, and whether a backward has
   // consumed them since (dG, dU are written over G, U).
   std::mutex savedMutex;
+  std::mutex loadMutex; // fmlp_bundle_load from several threads
   std::map<const void *, Saved> saved;
 };
 
@@ -158,6 +159,7 @@ const char *fmlp_bundle_chip(const fmlp_bundle *bundle) {
 fmlp_status fmlp_bundle_load(fmlp_bundle *bundle) {
   if (!bundle)
     return fail(FMLP_ERROR_INVALID_ARGUMENT, "fmlp_bundle_load: null bundle");
+  std::lock_guard<std::mutex> lock(bundle->loadMutex);
   if (bundle->module)
     return FMLP_OK;
   std::string error;
