@@ -12,6 +12,7 @@ current stream with torch-allocated buffers.
 import argparse
 import ctypes
 import json
+import re
 import statistics
 
 import torch
@@ -58,6 +59,17 @@ class Bundle:
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         self.check(self.lib.fmlp_launch(self.handle, entry, array, len(tensors), stream))
 
+    def kernels(self, entry):
+        return [self.lib.fmlp_kernel_name(self.handle, entry, k).decode()
+                for k in range(self.lib.fmlp_kernel_count(self.handle, entry))]
+
+    def launch_kernel(self, entry, kernel, tensors):
+        """One kernel of an entry point alone (for its time only)."""
+        array = (Tensor * len(tensors))(*[describe(t) for t in tensors])
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        self.check(self.lib.fmlp_launch_kernel(self.handle, entry, kernel, array,
+                                               len(tensors), stream))
+
 
 def load_runtime(path):
     lib = ctypes.CDLL(path)
@@ -66,7 +78,23 @@ def load_runtime(path):
     lib.fmlp_bundle_load.argtypes = [ctypes.c_void_p]
     lib.fmlp_entry_find.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
     lib.fmlp_launch.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    lib.fmlp_kernel_count.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.fmlp_kernel_name.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+    lib.fmlp_kernel_name.restype = ctypes.c_char_p
+    lib.fmlp_launch_kernel.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                       ctypes.c_int, ctypes.c_void_p]
     return lib
+
+
+# Which cuBLAS GEMM each kernel replaces, by the kernel op in its name.
+KERNEL_GEMM = {"gate_up": "K1 x@Wgu^T", "down": "K2 A@Wd^T", "down_grad": "K3 dY@Wd",
+               "input_grad": "K4 dGU@Wgu", "gate_up_weight_grad": "K5 dGU^T@x",
+               "down_weight_grad": "K6 dY^T@A"}
+
+
+def gemm_of(kernel):
+    match = re.search(r"_k\d+_(\w+)$", kernel)  # <entry>_k<index>_<op>
+    return KERNEL_GEMM.get(match.group(1)) if match else None
 
 
 def median_ms(fn, warmup=3, reps=10):
@@ -119,6 +147,14 @@ def bench_shape(lib, bundles, d, h, t, dtype=torch.bfloat16):
         bundle.launch(bwd, [x, wg, wu, wd, dy, dx, dwg, dwu, dwd, saved])
 
     r = {"D": d, "H": h, "T": t}
+    forward_args = [x, wg, wu, wd, y, saved]
+    backward_args = [x, wg, wu, wd, dy, dx, dwg, dwu, dwd, saved]
+    f_forward()  # saved holds activations for the backward's kernels
+    r["fmlp_kernel_ms"] = {}
+    for entry, args in ((fwd, forward_args), (bwd, backward_args)):
+        for k, name in enumerate(bundle.kernels(entry)):
+            r["fmlp_kernel_ms"][name] = median_ms(
+                lambda: bundle.launch_kernel(entry, k, args))
     r["fmlp_forward_ms"] = median_ms(f_forward)
     r["fmlp_nograd_ms"] = median_ms(f_nograd)
     r["fmlp_step_ms"] = median_ms(f_step)
@@ -198,6 +234,9 @@ def main():
                   f"  eager {r['eager_step_ms']:.3f}  compile {r['compile_step_ms']:.3f}"
                   f"  GEMM floor {r['gemm_floor_ms']:.3f}  ratio to compile {r['fmlp_step_ms'] / r['compile_step_ms']:.2f}")
             print("  cuBLAS per GEMM: " + ", ".join(f"{k} {v:.3f}" for k, v in c.items()))
+            print("  fmlp per kernel (ratio to its cuBLAS GEMM): " + ", ".join(
+                f"{k} {v:.3f} ({v / c[gemm_of(k)]:.2f})" if gemm_of(k) else f"{k} {v:.3f}"
+                for k, v in r["fmlp_kernel_ms"].items()))
             print(f"  memory: fmlp saved {r['fmlp_saved_bytes'] / 2**20:.0f} MiB, no-grad workspace "
                   f"{r['fmlp_nograd_workspace_bytes'] / 2**20:.0f} MiB; eager step peak extra "
                   f"{r['eager_step_peak_extra_bytes'] / 2**20:.0f} MiB, compile step peak extra "

@@ -417,26 +417,24 @@ fmlp_status encodeTensorMap(const CudaDriver &driver, const Entry &entry,
 
 } // namespace
 
-extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
-                                   const fmlp_tensor *tensors, int count,
-                                   void *stream) {
-  if (!bundle || entryIndex < 0 || entryIndex >= fmlp_entry_count(bundle))
-    return fail(FMLP_ERROR_INVALID_ARGUMENT,
-                "fmlp_launch: null bundle or no such entry point");
-  const Entry &entry = bundle->manifest.entries[entryIndex];
+namespace {
+
+/// Checks the tensors of a launch of `entry`; sets `tokens` (T).
+fmlp_status validateTensors(const Entry &entry, const fmlp_tensor *tensors,
+                            int count, int64_t &tokens) {
   if (!tensors || count != static_cast<int>(entry.arguments.size()))
     return fail(FMLP_ERROR_COUNT, entry.symbol + " takes " +
                                       std::to_string(entry.arguments.size()) +
                                       " tensors, got " +
                                       std::to_string(tensors ? count : 0));
-  int64_t tokens = -1;
+  tokens = -1;
   for (int i = 0; i < count; ++i)
     if (fmlp_status status = validate(entry, i, tensors[i], tokens))
       return status;
   if (tokens < 0)
     tokens = entry.staticTokens; // every argument has static rows
   if (tokens == 0)
-    return FMLP_OK; // no token, nothing to compute
+    return FMLP_OK; // no token: nothing to check or compute
   for (int i = 0; i < count; ++i) {
     const Argument &a = entry.arguments[i];
     std::string where =
@@ -449,6 +447,85 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
                                             std::to_string(a.alignment) +
                                             " bytes");
   }
+  return FMLP_OK;
+}
+
+fmlp_status checkLoaded(const fmlp_bundle *bundle, const Entry &entry) {
+  if (bundle->module)
+    return FMLP_OK;
+  return fail(FMLP_ERROR_NOT_LOADED,
+              "fmlp_launch(" + entry.symbol +
+                  "): call fmlp_bundle_load first (in the CUDA context "
+                  "the launches go to)");
+}
+
+/// One kernel launch of `entry` at T = `tokens` on `stream`.
+fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
+                         const Launch &launch, const fmlp_tensor *tensors,
+                         int64_t tokens, void *stream) {
+  const CudaDriver &driver = *bundle->driver;
+  // Parameter storage on the stack: nothing is allocated per launch.
+  std::array<uint64_t, kMaxParams> pointers{};
+  std::array<TensorMap, kMaxParams> maps{};
+  std::array<void *, kMaxParams> params{};
+  int64_t tokenParam = tokens;
+  for (size_t p = 0; p < launch.params.size(); ++p) {
+    const Param &param = launch.params[p];
+    if (param.kind == Param::Kind::Tokens) {
+      params[p] = &tokenParam;
+      continue;
+    }
+    const fmlp_tensor &t = tensors[param.argument];
+    uint64_t address =
+        reinterpret_cast<uint64_t>(t.data) +
+        static_cast<uint64_t>(param.offset) * dtypeBytes(t.dtype);
+    if (param.kind == Param::Kind::Pointer) {
+      pointers[p] = address;
+      params[p] = &pointers[p];
+      continue;
+    }
+    if (fmlp_status status = encodeTensorMap(driver, entry, launch, param, t,
+                                             address, tokens, maps[p]))
+      return status;
+    params[p] = &maps[p];
+  }
+  std::array<uint64_t, 3> grid = launch.grid(tokens);
+  if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535)
+    return fail(FMLP_ERROR_SHAPE, entry.symbol + ": kernel " + launch.kernel +
+                                      " at T = " + std::to_string(tokens) +
+                                      " needs a grid over the limits");
+  CUresult result = driver.cuLaunchKernel(
+      bundle->functions.at(launch.kernel), static_cast<unsigned>(grid[0]),
+      static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
+      static_cast<unsigned>(launch.block[0]),
+      static_cast<unsigned>(launch.block[1]),
+      static_cast<unsigned>(launch.block[2]),
+      static_cast<unsigned>(launch.dynamicSharedBytes),
+      static_cast<CUstream>(stream), params.data(), nullptr);
+  if (result != kCudaSuccess)
+    return fail(FMLP_ERROR_CUDA,
+                driver.describe("cuLaunchKernel", result) + " for kernel " +
+                    launch.kernel + " of " + entry.symbol +
+                    " at T = " + std::to_string(tokens) + ", grid (" +
+                    std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
+                    ", " + std::to_string(grid[2]) + ")");
+  return FMLP_OK;
+}
+
+} // namespace
+
+extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
+                                   const fmlp_tensor *tensors, int count,
+                                   void *stream) {
+  if (!bundle || entryIndex < 0 || entryIndex >= fmlp_entry_count(bundle))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_launch: null bundle or no such entry point");
+  const Entry &entry = bundle->manifest.entries[entryIndex];
+  int64_t tokens = -1;
+  if (fmlp_status status = validateTensors(entry, tensors, count, tokens))
+    return status;
+  if (tokens == 0)
+    return FMLP_OK;
 
   // A backward consumes saved activations: only once per forward.
   std::lock_guard<std::mutex> lock(bundle->savedMutex);
@@ -469,60 +546,12 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
                              "and U; run the forward again (or keep a copy "
                              "to backward twice)"));
   }
-
-  if (!bundle->module)
-    return fail(FMLP_ERROR_NOT_LOADED,
-                "fmlp_launch(" + entry.symbol +
-                    "): call fmlp_bundle_load first (in the CUDA context "
-                    "the launches go to)");
-  const CudaDriver &driver = *bundle->driver;
-  for (const Launch &launch : entry.launches) {
-    // Parameter storage on the stack: nothing is allocated per launch.
-    std::array<uint64_t, kMaxParams> pointers{};
-    std::array<TensorMap, kMaxParams> maps{};
-    std::array<void *, kMaxParams> params{};
-    int64_t tokenParam = tokens;
-    for (size_t p = 0; p < launch.params.size(); ++p) {
-      const Param &param = launch.params[p];
-      if (param.kind == Param::Kind::Tokens) {
-        params[p] = &tokenParam;
-        continue;
-      }
-      const fmlp_tensor &t = tensors[param.argument];
-      uint64_t address =
-          reinterpret_cast<uint64_t>(t.data) +
-          static_cast<uint64_t>(param.offset) * dtypeBytes(t.dtype);
-      if (param.kind == Param::Kind::Pointer) {
-        pointers[p] = address;
-        params[p] = &pointers[p];
-        continue;
-      }
-      if (fmlp_status status = encodeTensorMap(driver, entry, launch, param, t,
-                                               address, tokens, maps[p]))
-        return status;
-      params[p] = &maps[p];
-    }
-    std::array<uint64_t, 3> grid = launch.grid(tokens);
-    if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535)
-      return fail(FMLP_ERROR_SHAPE, entry.symbol + ": kernel " + launch.kernel +
-                                        " at T = " + std::to_string(tokens) +
-                                        " needs a grid over the limits");
-    CUresult result = driver.cuLaunchKernel(
-        bundle->functions.at(launch.kernel), static_cast<unsigned>(grid[0]),
-        static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
-        static_cast<unsigned>(launch.block[0]),
-        static_cast<unsigned>(launch.block[1]),
-        static_cast<unsigned>(launch.block[2]),
-        static_cast<unsigned>(launch.dynamicSharedBytes),
-        static_cast<CUstream>(stream), params.data(), nullptr);
-    if (result != kCudaSuccess)
-      return fail(FMLP_ERROR_CUDA,
-                  driver.describe("cuLaunchKernel", result) + " for kernel " +
-                      launch.kernel + " of " + entry.symbol +
-                      " at T = " + std::to_string(tokens) + ", grid (" +
-                      std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
-                      ", " + std::to_string(grid[2]) + ")");
-  }
+  if (fmlp_status status = checkLoaded(bundle, entry))
+    return status;
+  for (const Launch &launch : entry.launches)
+    if (fmlp_status status =
+            launchKernel(bundle, entry, launch, tensors, tokens, stream))
+      return status;
   for (int i = 0; i < count; ++i) {
     const Argument &a = entry.arguments[i];
     if (a.role == FMLP_ROLE_SAVED)
@@ -530,4 +559,37 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
           a.consumed ? Saved::Consumed : Saved::Fresh;
   }
   return FMLP_OK;
+}
+
+extern "C" int fmlp_kernel_count(const fmlp_bundle *bundle, int entry) {
+  if (!bundle || entry < 0 || entry >= fmlp_entry_count(bundle))
+    return 0;
+  return static_cast<int>(bundle->manifest.entries[entry].launches.size());
+}
+
+extern "C" const char *fmlp_kernel_name(const fmlp_bundle *bundle, int entry,
+                                        int kernel) {
+  if (kernel < 0 || kernel >= fmlp_kernel_count(bundle, entry))
+    return "";
+  return bundle->manifest.entries[entry].launches[kernel].kernel.c_str();
+}
+
+extern "C" fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entryIndex,
+                                          int kernel,
+                                          const fmlp_tensor *tensors, int count,
+                                          void *stream) {
+  if (kernel < 0 || kernel >= fmlp_kernel_count(bundle, entryIndex))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_launch_kernel: null bundle, or no such entry point or "
+                "kernel");
+  const Entry &entry = bundle->manifest.entries[entryIndex];
+  int64_t tokens = -1;
+  if (fmlp_status status = validateTensors(entry, tensors, count, tokens))
+    return status;
+  if (tokens == 0)
+    return FMLP_OK;
+  if (fmlp_status status = checkLoaded(bundle, entry))
+    return status;
+  return launchKernel(bundle, entry, entry.launches[kernel], tensors, tokens,
+                      stream);
 }

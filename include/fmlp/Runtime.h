@@ -137,6 +137,17 @@ FMLP_API fmlp_status fmlp_launch(fmlp_bundle *bundle, int entry,
                                  const fmlp_tensor *tensors, int count,
                                  void *stream);
 
+/* For profiling: the kernels of an entry point, in launch order, and one
+ * of them launched alone (tensors checked as by fmlp_launch; the saved
+ * activations are neither checked nor marked, and an entry point run in
+ * part leaves its outputs meaningless). */
+FMLP_API int fmlp_kernel_count(const fmlp_bundle *bundle, int entry);
+FMLP_API const char *fmlp_kernel_name(const fmlp_bundle *bundle, int entry,
+                                      int kernel);
+FMLP_API fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entry,
+                                        int kernel, const fmlp_tensor *tensors,
+                                        int count, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

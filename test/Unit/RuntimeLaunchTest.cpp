@@ -141,6 +141,27 @@ TEST_F(RuntimeLaunch, BackwardConsumesWhatTheForwardSaved) {
   EXPECT_EQ(fake_cuda_launch_count(), 4);
 }
 
+TEST_F(RuntimeLaunch, OneKernelAloneForProfiling) {
+  fmlp::Bundle bundle(dir.string());
+  bundle.load();
+  int backward = bundle.entry("backward");
+  ASSERT_EQ(fmlp_kernel_count(bundle.get(), backward), 1);
+  EXPECT_STREQ(fmlp_kernel_name(bundle.get(), backward, 0), "k1");
+  fmlp_tensor saved = fmlp::denseTensor(address(0x40000), FMLP_BF16, {70, 48});
+  // Never written by a forward, yet launchable alone, and repeatedly.
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(fmlp_launch_kernel(bundle.get(), backward, 0, &saved, 1, nullptr),
+              FMLP_OK)
+        << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 2);
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), backward, 1, &saved, 1, nullptr),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  // Its tensors are checked all the same.
+  saved.dtype = FMLP_F16;
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), backward, 0, &saved, 1, nullptr),
+            FMLP_ERROR_DTYPE);
+}
+
 TEST_F(RuntimeLaunch, AnotherChipIsRefusedWithTheCommandToRecompile) {
   const size_t sizes[] = {8};
   fake_cuda_reset(8, 0, sizes, 1);
