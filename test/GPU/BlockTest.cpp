@@ -8,6 +8,9 @@
 // contractions run as float64 GEMMs on the device (cuBLAS), its elementwise
 // steps on the host.
 //
+// The forward and backward are also captured in a CUDA graph, replayed, and
+// judged again.
+//
 // Negative controls, each of which must fail: y judged against the output
 // for other inputs; one element of y moved by twice its bound; a second
 // backward over the same saved activations (the runtime must refuse it).
@@ -267,6 +270,37 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
       computeExact(spec, drawInputs(spec, seed + 1000003), deviceMatmul);
   report(n, D, H, T, "control: other inputs", compare(yv, other.y, bounds.y),
          /*mustFail=*/true);
+  // The same forward and backward captured in a CUDA graph and replayed
+  // (launches allocate nothing and never synchronize, so they capture).
+  {
+    for (DeviceBuffer *b : {&y, &dx, &dWg, &dWu, &dWd, &saved})
+      b->poison();
+    cudaStream_t stream;
+    CHECK_CUDA(cudaStreamCreate(&stream));
+    cudaGraph_t graph;
+    CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    bundle.launch(forward, {tensor(x, {T, D}), tensor(wg, {H, D}),
+                            tensor(wu, {H, D}), tensor(wd, {D, H}),
+                            tensor(y, {T, D}), tensor(saved, {T, savedCols})},
+                  stream);
+    bundle.launch(backward, backwardArgs, stream);
+    CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec;
+    CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    report(n, D, H, T, "y (graph replay)",
+           compare(decode(y.data, T, D, false, format), exact.y, bounds.y));
+    report(n, D, H, T, "dx (graph replay)",
+           compare(decode(dx.data, T, D, false, format), exact.dx, bounds.dx));
+    report(n, D, H, T, "d_down (graph replay)",
+           compare(decode(dWd.data, D, H, true, format), exact.dDown,
+                   bounds.dDown, &bounds.dDownChunk, 1));
+    CHECK_CUDA(cudaGraphExecDestroy(exec));
+    CHECK_CUDA(cudaGraphDestroy(graph));
+    CHECK_CUDA(cudaStreamDestroy(stream));
+  }
+
   fmlp_status again =
       fmlp_launch(bundle.get(), backward, backwardArgs.data(),
                   static_cast<int>(backwardArgs.size()), nullptr);
