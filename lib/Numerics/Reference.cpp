@@ -191,7 +191,7 @@ double roundTo(Storage storage, double value) {
 }
 
 Matrix hostMatmul(const Matrix &a, bool transposeA, const Matrix &b,
-              bool transposeB) {
+                  bool transposeB) {
   int64_t m = transposeA ? a.cols : a.rows, k = transposeA ? a.rows : a.cols;
   int64_t n = transposeB ? b.rows : b.cols;
   Matrix c(m, n);
@@ -205,6 +205,46 @@ Matrix hostMatmul(const Matrix &a, bool transposeA, const Matrix &b,
         row[j] += left * (transposeB ? b(j, p) : b(p, j));
     }
   return c;
+}
+
+namespace {
+
+Matrix selectRows(const Matrix &m, const std::vector<int64_t> &rows) {
+  Matrix r(static_cast<int64_t>(rows.size()), m.cols);
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (int64_t j = 0; j < m.cols; ++j)
+      r(static_cast<int64_t>(i), j) = m(rows[i], j);
+  return r;
+}
+
+Matrix selectColumns(const Matrix &m, const std::vector<int64_t> &columns) {
+  if (m.values.empty())
+    return m; // an absent bias stays absent
+  Matrix r(m.rows, static_cast<int64_t>(columns.size()));
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (size_t j = 0; j < columns.size(); ++j)
+      r(i, static_cast<int64_t>(j)) = m(i, columns[j]);
+  return r;
+}
+
+} // namespace
+
+Inputs selectTokens(const Inputs &inputs, const std::vector<int64_t> &rows) {
+  Inputs r = inputs;
+  r.x = selectRows(inputs.x, rows);
+  r.dy = selectRows(inputs.dy, rows);
+  return r;
+}
+
+Inputs selectHiddenUnits(const Inputs &inputs,
+                         const std::vector<int64_t> &units) {
+  Inputs r = inputs;
+  r.gate = selectColumns(inputs.gate, units);
+  r.up = selectColumns(inputs.up, units);
+  r.down = selectRows(inputs.down, units);
+  r.gateBias = selectColumns(inputs.gateBias, units);
+  r.upBias = selectColumns(inputs.upBias, units);
+  return r;
 }
 
 Inputs drawInputs(const BlockSpec &spec, uint64_t seed) {
@@ -324,7 +364,8 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
                e.y, spec.storage);
 
   // Backward. G and U as read back from storage.
-  Matrix eGs = stored(eG, e.g, spec.storage), eUs = stored(eU, e.u, spec.storage);
+  Matrix eGs = stored(eG, e.g, spec.storage),
+         eUs = stored(eU, e.u, spec.storage);
   Matrix dyw = matmul(absDy, false, absDown, true);
   Matrix dA = matmul(in.dy, false, in.down, true);
   Matrix edA = map(dyw, [&](size_t i) {

@@ -78,6 +78,18 @@ using Matmul = std::function<Matrix(const Matrix &a, bool transposeA,
 Matrix hostMatmul(const Matrix &a, bool transposeA, const Matrix &b,
                   bool transposeB);
 
+/// The block restricted to some tokens (rows of x and dy) or to some hidden
+/// units (columns of the gate and up weights and biases, rows of the down
+/// weight). Tokens do not interact and neither do hidden units, so the
+/// restriction's exact values and bounds are the full block's: y and dx at
+/// those tokens, the gate/up weight and bias gradients at those units'
+/// columns and the down weight gradient at their rows. This is how a test
+/// judges a block too large to reference in full (sample, then compare
+/// there); its spec keeps T (or H) of the full block for the bounds.
+Inputs selectTokens(const Inputs &inputs, const std::vector<int64_t> &rows);
+Inputs selectHiddenUnits(const Inputs &inputs,
+                         const std::vector<int64_t> &units);
+
 /// Every tensor of the exact forward and backward.
 struct Exact {
   Matrix g, u, a, y, dx, dGate, dUp, dDown;

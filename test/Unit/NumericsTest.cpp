@@ -231,3 +231,56 @@ TEST(BlockNumericsControls, SecondBackwardOverConsumedSavedBufferIsWrong) {
 }
 
 } // namespace
+
+// Sampling a block (Reference.h, selectTokens / selectHiddenUnits) gives the
+// full block's exact values and bounds at the sampled tokens and units.
+TEST(BlockNumericsSampling, RestrictionsMatchTheFullBlock) {
+  using namespace ::fmlp::numerics;
+  BlockSpec spec{24, 32, 48};
+  spec.storage = Storage::BF16;
+  spec.activation = ActivationKind::GeluTanh;
+  spec.gateMultiplier = 0.5;
+  spec.gateBias = spec.upBias = spec.downBias = true;
+  Inputs in = drawInputs(spec, 7);
+  Exact full = computeExact(spec, in);
+  Bounds fullBounds = computeBounds(spec, in, full);
+
+  std::vector<int64_t> rows = {0, 5, 23}, units = {1, 17, 47};
+  BlockSpec tokenSpec = spec;
+  tokenSpec.tokens = static_cast<int64_t>(rows.size());
+  Inputs tokenInputs = selectTokens(in, rows);
+  Exact tokens = computeExact(tokenSpec, tokenInputs);
+  Bounds tokenBounds = computeBounds(tokenSpec, tokenInputs, tokens);
+  BlockSpec unitSpec = spec;
+  unitSpec.hidden = static_cast<int64_t>(units.size());
+  Inputs unitInputs = selectHiddenUnits(in, units);
+  Exact hidden = computeExact(unitSpec, unitInputs);
+  Bounds unitBounds = computeBounds(unitSpec, unitInputs, hidden);
+
+  auto same = [](double sampled, double whole) {
+    EXPECT_NEAR(sampled, whole, 1e-12 * (1 + std::fabs(whole)));
+  };
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (int64_t d = 0; d < spec.model; ++d) {
+      int64_t r = static_cast<int64_t>(i);
+      same(tokens.y(r, d), full.y(rows[i], d));
+      same(tokens.dx(r, d), full.dx(rows[i], d));
+      same(tokenBounds.y(r, d), fullBounds.y(rows[i], d));
+      same(tokenBounds.dx(r, d), fullBounds.dx(rows[i], d));
+    }
+  for (size_t j = 0; j < units.size(); ++j) {
+    int64_t c = static_cast<int64_t>(j), h = units[j];
+    for (int64_t d = 0; d < spec.model; ++d) {
+      same(hidden.dGate(d, c), full.dGate(d, h));
+      same(hidden.dUp(d, c), full.dUp(d, h));
+      same(hidden.dDown(c, d), full.dDown(h, d));
+      same(unitBounds.dGate(d, c), fullBounds.dGate(d, h));
+      same(unitBounds.dUpChunk(d, c), fullBounds.dUpChunk(d, h));
+      same(unitBounds.dDown(c, d), fullBounds.dDown(h, d));
+    }
+    same(hidden.dGateBias(0, c), full.dGateBias(0, h));
+    same(unitBounds.dUpBias(0, c), fullBounds.dUpBias(0, h));
+  }
+  // And the restriction is not the whole: another unit's gradient differs.
+  EXPECT_GT(std::fabs(hidden.dGate(0, 0) - full.dGate(0, units[0] + 1)), 0.0);
+}
