@@ -38,8 +38,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   PassOptions::Option<std::string> precision{
       *this, "precision",
       llvm::cl::desc("fp32 matmul precision policy: highest (ieee), high "
-                     "(tf32x3), medium (tf32). Recorded for the GPU stages; "
-                     "the CPU path computes fp32 products exactly"),
+                     "(tf32x3), medium (tf32). Validated only: fp32 runs as "
+                     "IEEE fp32 on the CPU and GPU paths (tf32 paths are not "
+                     "generated yet)"),
       llvm::cl::init("highest")};
   PassOptions::Option<std::string> chip{
       *this, "chip",

@@ -62,3 +62,9 @@
 // BATCHED: entry geglu_in_out_batched.forward (forward): 19200 B saved + workspace at T = 16
 // BATCHED-NEXT: x          input     bf16 [T, 96] align 16
 // BATCHED: y          output    bf16 [T, 96] align 4
+
+// A precision below IEEE fp32 is not generated yet: the bundle is IEEE, and
+// fmlp-compile says so.
+// RUN: rm -rf %t.precision.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=medium --report=false -o %t.precision.bundle 2>&1 | FileCheck %s --check-prefix=PRECISION
+// PRECISION: fmlp-compile: note: precision=medium asks for tf32 products; fp32 kernels are generated as IEEE fp32 (the tf32 paths do not exist yet), which is at least as accurate

@@ -222,6 +222,11 @@ int main(int argc, char **argv) {
     if (report)
       llvm::outs() << "wrote " << outputFilename << " (chip " << options.chip
                    << ")\n";
+    if (options.precision != "highest")
+      llvm::errs() << "fmlp-compile: note: precision=" << options.precision
+                   << " asks for tf32 products; fp32 kernels are generated as "
+                      "IEEE fp32 (the tf32 paths do not exist yet), which is "
+                      "at least as accurate\n";
     return 0;
   }
   if (kind == EmitKind::Mlir || kind == EmitKind::GpuMlir) {
