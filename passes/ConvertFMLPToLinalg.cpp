@@ -375,8 +375,7 @@ struct ConvertFMLPToLinalgPass
             "and fmlp-fuse first (fmlp-plan-pipeline)");
         return WalkResult::interrupt();
       }
-      if (isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-              DownWeightGradOp, BiasGradOp>(op)) {
+      if (isKernelOp(op)) {
         if (op->getNumResults() != 0) {
           op->emitOpError("works on tensors: run fmlp-plan-memory first");
           return WalkResult::interrupt();

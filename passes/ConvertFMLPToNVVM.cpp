@@ -476,8 +476,7 @@ struct ConvertFMLPToNVVMPass
                         "training and fmlp-fuse first (fmlp-plan-pipeline)");
         return WalkResult::interrupt();
       }
-      if (!isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-               DownWeightGradOp, BiasGradOp>(op))
+      if (!isKernelOp(op))
         return WalkResult::advance();
       if (op->getNumResults() != 0) {
         op->emitOpError("works on tensors: run fmlp-plan-memory first");

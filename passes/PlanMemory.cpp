@@ -125,11 +125,6 @@ LogicalResult verifyInPlaceWrites(func::FuncOp func) {
   return failure(walk.wasInterrupted());
 }
 
-bool isKernel(Operation *op) {
-  return isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-             DownWeightGradOp, BiasGradOp>(op);
-}
-
 /// Rebuilds `func` on memrefs following `plan`.
 class EntryRebuilder {
 public:
@@ -258,7 +253,7 @@ private:
   int64_t tokenCount() {
     int64_t tokens = ShapedType::kDynamic;
     func.walk([&](Operation *op) {
-      if (isKernel(op))
+      if (isKernelOp(op))
         tokens = cast<ShapedType>(op->getOperand(0).getType()).getDimSize(0);
     });
     return tokens;
@@ -324,7 +319,7 @@ private:
     // Outputs are written in place; sizes are read anew from the buffers.
     if (isa<tensor::ExpandShapeOp, tensor::DimOp, arith::ConstantOp>(op))
       return success();
-    if (!isKernel(op))
+    if (!isKernelOp(op))
       return op->emitOpError("is not part of a kernel plan");
     // Kernels on memrefs have no results; their outs carry what they write.
     OperationState state(loc, op->getName());

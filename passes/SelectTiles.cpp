@@ -90,13 +90,6 @@ int64_t hiddenOf(Value view) {
   return cast<MemRefType>(view.getType()).getDimSize(1);
 }
 
-std::string firstReason(std::initializer_list<std::string> reasons) {
-  for (const std::string &reason : reasons)
-    if (!reason.empty())
-      return reason;
-  return "";
-}
-
 GemmShape describe(Operation *op) {
   GemmShape shape;
   shape.element = getElementTypeOrSelf(op->getOperand(0).getType());
@@ -111,9 +104,7 @@ struct SelectTilesPass
   using Base::Base;
   void runOnOperation() override {
     getOperation().walk([&](Operation *op) {
-      if (!isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-               DownWeightGradOp>(op) ||
-          op->getNumResults() != 0)
+      if (!isKernelOp(op) || isa<BiasGradOp>(op) || op->getNumResults() != 0)
         return;
       op->setAttr(kKernelConfigAttr,
                   selectKernelConfig(op, chip).toAttr(op->getContext()));
@@ -152,8 +143,8 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, int64_t tileN,
       })
       .Case([&](DownGradOp k3) { // m = t, n = h, k = d (= Wd's out)
         p.plan.a = p.operandA(k3.getDy(), true, "dy");
-        p.plan.b.push_back(p.operandB(
-            k3.getDown(), !rowsAreOut(k3.getDownLayout()), "down"));
+        p.plan.b.push_back(
+            p.operandB(k3.getDown(), !rowsAreOut(k3.getDownLayout()), "down"));
       })
       .Case([&](InputGradOp k4) { // m = t, n = d, k = h' over [dG dU]
         int64_t hidden = hiddenOf(k4.getDg());
@@ -181,8 +172,7 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, int64_t tileN,
         if (k6.getActivationInputs().size() != 1)
           p.fail("A is recomputed from G and U as it is loaded (save=gu)");
         p.plan.a = p.operandA(k6.getDy(), false, "dy");
-        p.plan.b.push_back(
-            p.operandB(k6.getActivationInputs()[0], false, "A"));
+        p.plan.b.push_back(p.operandB(k6.getActivationInputs()[0], false, "A"));
       })
       .Default([&](Operation *) { p.fail("not a GEMM"); });
   if (!p.whyNot.empty()) {

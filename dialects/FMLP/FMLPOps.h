@@ -47,4 +47,14 @@ SmallVector<SmallVector<int64_t, 2>, 2> getTokenReassociation(int64_t rank);
 #define GET_OP_CLASSES
 #include "dialects/FMLP/FMLPOps.h.inc"
 
+namespace mlir::fmlp {
+
+/// Whether `op` is one of the kernel plan's operations (K1..K6, bias_grad).
+inline bool isKernelOp(Operation *op) {
+  return isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
+             DownWeightGradOp, BiasGradOp>(op);
+}
+
+} // namespace mlir::fmlp
+
 #endif // FMLP_DIALECTS_FMLP_FMLPOPS_H

@@ -122,10 +122,11 @@ struct Wgmma {
     return kMajor ? 32 : 16 * kRowBytes;
   }
 
-  Value waitParity(Value barrier, Value parity) {
+  /// Waits (the op retries) until `barrier` completes the phase of
+  /// `parity`.
+  void waitParity(Value barrier, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b(), kb.loc, barrier, parity,
                                           c32(10000000));
-    return Value();
   }
 
   void producer(Value kSteps, Value m0, Value n0) {

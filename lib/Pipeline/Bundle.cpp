@@ -117,7 +117,7 @@ DenseMap<unsigned, int64_t> argumentAlignments(func::FuncOp func) {
       if (auto argument = dyn_cast<BlockArgument>(rootOf(operand)))
         alignment[argument.getArgNumber()] =
             std::max(alignment.lookup(argument.getArgNumber()),
-                     int64_t(i < rows.size() ? 16 : 4));
+                     int64_t(static_cast<int64_t>(i) < rows.size() ? 16 : 4));
   });
   return alignment;
 }
@@ -352,6 +352,13 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
       return failure();
     images["cubin"] = "kernels.cubin";
     int64_t limit = sharedMemoryPerBlock(options.chip);
+    // Each kernel's dynamic shared memory, from its launches.
+    llvm::StringMap<int64_t> dynamicShared;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      int64_t &bytes = dynamicShared[launch.getKernelName()];
+      bytes =
+          std::max(bytes, LaunchGeometry::readFrom(launch).dynamicSharedBytes);
+    });
     for (const KernelResources &k : parsePtxasReport(report)) {
       log << llvm::formatv(
           "{0,-48} {1,4} registers {2,7} B static smem {3} B stack "
@@ -366,14 +373,7 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
                 std::to_string(k.spillStoreBytes) + " B spill stores)";
         return failure();
       }
-      int64_t dynamicBytes = 0;
-      for (auto func : module.getOps<func::FuncOp>())
-        func.walk([&](gpu::LaunchFuncOp launch) {
-          if (launch.getKernelName() == k.name)
-            dynamicBytes =
-                std::max(dynamicBytes,
-                         LaunchGeometry::readFrom(launch).dynamicSharedBytes);
-        });
+      int64_t dynamicBytes = dynamicShared.lookup(k.name);
       if (k.sharedBytes + dynamicBytes > limit) {
         error = "kernel " + k.name + " uses " +
                 std::to_string(k.sharedBytes + dynamicBytes) +

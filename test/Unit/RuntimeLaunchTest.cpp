@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BundleDir.h"
 #include "FakeCudaDriver.h"
 
 #include "fmlp/Runtime.hpp"
@@ -16,12 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // forward: k0(tensor map of x, saved + 16 elements, T); backward: k1(saved,
 // T), consuming saved.
@@ -54,15 +51,10 @@ protected:
   void SetUp() override {
     ASSERT_NE(std::getenv("FMLP_LIBCUDA"), nullptr)
         << "run through ctest, which points FMLP_LIBCUDA at the fake driver";
-    dir = fs::temp_directory_path() / "fmlp-runtime-launch-test";
-    fs::create_directories(dir);
-    std::ofstream(dir / "manifest.json") << kManifest;
-    std::ofstream(dir / "kernels.ptx") << "// fake\n";
     // Parameters of k0: a tensor map, a pointer, T (k1's prefix fits).
     const size_t sizes[] = {128, 8, 8};
     fake_cuda_reset(9, 0, sizes, 3);
   }
-  void TearDown() override { fs::remove_all(dir); }
 
   static void *address(uintptr_t a) { return reinterpret_cast<void *>(a); }
   template <typename T> static T param(const fake_cuda_launch *l, int i) {
@@ -71,11 +63,11 @@ protected:
     return value;
   }
 
-  fs::path dir;
+  fmlp::test::BundleDir dir{kManifest};
 };
 
 TEST_F(RuntimeLaunch, ForwardReachesTheDriverAsTheManifestSays) {
-  fmlp::Bundle bundle(dir.string());
+  fmlp::Bundle bundle(dir.path());
   bundle.load();
   EXPECT_EQ(fake_cuda_modules_loaded(), 1);
   // x as [2, 150, 8]: T = 300.
@@ -112,7 +104,7 @@ TEST_F(RuntimeLaunch, ForwardReachesTheDriverAsTheManifestSays) {
 }
 
 TEST_F(RuntimeLaunch, BackwardConsumesWhatTheForwardSaved) {
-  fmlp::Bundle bundle(dir.string());
+  fmlp::Bundle bundle(dir.path());
   bundle.load();
   int forward = bundle.entry("forward"), backward = bundle.entry("backward");
   fmlp_tensor x = fmlp::denseTensor(address(0x10000), FMLP_BF16, {70, 8});
@@ -142,7 +134,7 @@ TEST_F(RuntimeLaunch, BackwardConsumesWhatTheForwardSaved) {
 }
 
 TEST_F(RuntimeLaunch, OneKernelAloneForProfiling) {
-  fmlp::Bundle bundle(dir.string());
+  fmlp::Bundle bundle(dir.path());
   bundle.load();
   int backward = bundle.entry("backward");
   ASSERT_EQ(fmlp_kernel_count(bundle.get(), backward), 1);
@@ -165,7 +157,7 @@ TEST_F(RuntimeLaunch, OneKernelAloneForProfiling) {
 TEST_F(RuntimeLaunch, AnotherChipIsRefusedWithTheCommandToRecompile) {
   const size_t sizes[] = {8};
   fake_cuda_reset(8, 0, sizes, 1);
-  fmlp::Bundle bundle(dir.string());
+  fmlp::Bundle bundle(dir.path());
   try {
     bundle.load();
     FAIL() << "an sm_90a bundle loaded on sm_80";

@@ -12,17 +12,15 @@
 #include "fmlp/Runtime.h"
 #include "fmlp/Runtime.hpp"
 
+#include "BundleDir.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <string>
 
 namespace {
-
-namespace fs = std::filesystem;
 
 /// A small bundle: forward(x [T,8], w [4,8], y [T,4], saved [T,12]) and
 /// backward(x, dy [T,4], dx [T,8], saved consumed).
@@ -51,24 +49,7 @@ const char *kManifest = R"({
   ]
 })";
 
-class BundleDir {
-public:
-  explicit BundleDir(const std::string &manifest, bool withPtx = true) {
-    path_ = fs::temp_directory_path() /
-            ("fmlp-runtime-test-" + std::to_string(++counter_) + "-" +
-             std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(path_);
-    std::ofstream(path_ / "manifest.json") << manifest;
-    if (withPtx)
-      std::ofstream(path_ / "kernels.ptx") << "// no kernels\n";
-  }
-  ~BundleDir() { fs::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-
-private:
-  fs::path path_;
-  static inline int counter_ = 0;
-};
+using fmlp::test::BundleDir;
 
 std::string replaced(std::string text, const std::string &from,
                      const std::string &to) {
