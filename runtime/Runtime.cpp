@@ -329,22 +329,28 @@ fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
 
 namespace {
 
+/// "mlp.forward argument 3 (saved)".
+std::string describeArgument(const Entry &entry, int index) {
+  return entry.symbol + " argument " + std::to_string(index) + " (" +
+         entry.arguments[index].name + ")";
+}
+
 /// Checks tensor `t` against `argument`; sets `tokens` from the first
 /// token-shaped tensor and checks the others against it.
 fmlp_status validate(const Entry &entry, int index, const fmlp_tensor &t,
                      int64_t &tokens) {
   const Argument &a = entry.arguments[index];
-  std::string where =
-      entry.symbol + " argument " + std::to_string(index) + " (" + a.name + ")";
+  // Messages are built only on failure: a valid launch allocates nothing.
+  auto where = [&] { return describeArgument(entry, index); };
   if (t.dtype != a.dtype)
-    return fail(FMLP_ERROR_DTYPE, where + " must be " + dtypeName(a.dtype) +
+    return fail(FMLP_ERROR_DTYPE, where() + " must be " + dtypeName(a.dtype) +
                                       ", got " + dtypeName(t.dtype));
   if (t.rank < 1 || t.rank > FMLP_MAX_RANK)
     return fail(FMLP_ERROR_SHAPE,
-                where + " has rank " + std::to_string(t.rank));
+                where() + " has rank " + std::to_string(t.rank));
   for (int d = 0; d < t.rank; ++d)
     if (t.sizes[d] < 0)
-      return fail(FMLP_ERROR_SHAPE, where + " has a negative size");
+      return fail(FMLP_ERROR_SHAPE, where() + " has a negative size");
   // Token arguments [T, n] take any leading dimensions, flattened into T.
   int64_t rows = 1, cols = t.sizes[t.rank - 1];
   bool shapeOk;
@@ -358,14 +364,14 @@ fmlp_status validate(const Entry &entry, int index, const fmlp_tensor &t,
       shapeOk = t.sizes[d] == a.shape[d];
   }
   if (!shapeOk)
-    return fail(FMLP_ERROR_SHAPE, where + " must have shape " +
+    return fail(FMLP_ERROR_SHAPE, where() + " must have shape " +
                                       declaredShape(a) + ", got " +
                                       shapeString(t));
   if (a.hasTokenRows()) {
     if (tokens < 0)
       tokens = rows;
     else if (rows != tokens)
-      return fail(FMLP_ERROR_SHAPE, where + " has " + std::to_string(rows) +
+      return fail(FMLP_ERROR_SHAPE, where() + " has " + std::to_string(rows) +
                                         " tokens, the earlier arguments " +
                                         std::to_string(tokens) + " (shape " +
                                         shapeString(t) + ")");
@@ -375,7 +381,8 @@ fmlp_status validate(const Entry &entry, int index, const fmlp_tensor &t,
   for (int d = t.rank - 1; d >= 0; --d) {
     if (t.sizes[d] != 1 && t.strides[d] != expected)
       return fail(FMLP_ERROR_LAYOUT,
-                  where + " must be dense row-major (contiguous): dimension " +
+                  where() +
+                      " must be dense row-major (contiguous): dimension " +
                       std::to_string(d) + " has stride " +
                       std::to_string(t.strides[d]) + ", expected " +
                       std::to_string(expected));
@@ -437,15 +444,14 @@ fmlp_status validateTensors(const Entry &entry, const fmlp_tensor *tensors,
     return FMLP_OK; // no token: nothing to check or compute
   for (int i = 0; i < count; ++i) {
     const Argument &a = entry.arguments[i];
-    std::string where =
-        entry.symbol + " argument " + std::to_string(i) + " (" + a.name + ")";
     auto address = reinterpret_cast<uintptr_t>(tensors[i].data);
     if (!address)
-      return fail(FMLP_ERROR_NULL_POINTER, where + " is a null pointer");
+      return fail(FMLP_ERROR_NULL_POINTER,
+                  describeArgument(entry, i) + " is a null pointer");
     if (address % static_cast<uintptr_t>(a.alignment))
-      return fail(FMLP_ERROR_ALIGNMENT, where + " must be aligned to " +
-                                            std::to_string(a.alignment) +
-                                            " bytes");
+      return fail(FMLP_ERROR_ALIGNMENT,
+                  describeArgument(entry, i) + " must be aligned to " +
+                      std::to_string(a.alignment) + " bytes");
   }
   return FMLP_OK;
 }
@@ -536,8 +542,7 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
     auto it = bundle->saved.find(tensors[i].data);
     if (it == bundle->saved.end() || it->second != Saved::Fresh)
       return fail(FMLP_ERROR_SAVED_CONSUMED,
-                  entry.symbol + " argument " + std::to_string(i) + " (" +
-                      a.name + "): " +
+                  describeArgument(entry, i) + ": " +
                       (it == bundle->saved.end()
                            ? "these saved activations were not written by a "
                              "forward of this bundle"
