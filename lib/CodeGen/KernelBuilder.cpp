@@ -221,7 +221,8 @@ void KernelBuilder::finish(const LaunchGeometry &geometry) {
                 b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
   // Without a cap ptxas aims at occupancy and may spill; with it, the
   // register file holds 65536 / (threads * cap) blocks per multiprocessor.
-  func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(geometry.maxRegisters));
+  if (geometry.maxRegisters > 0)
+    func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(geometry.maxRegisters));
 }
 
 //===----------------------------------------------------------------------===//
@@ -229,7 +230,8 @@ void KernelBuilder::finish(const LaunchGeometry &geometry) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-constexpr int64_t kThreads = 256, kTileM = 64, kTileN = 64, kTileK = 16;
+constexpr int64_t kThreads = kSimtThreads, kTileM = kSimtTile,
+                  kTileN = kSimtTile, kTileK = kSimtTileK;
 constexpr int64_t kThreadsAlongN = 16, kPerThread = 4; // 16 x 16 threads
 } // namespace
 
@@ -334,6 +336,7 @@ void mlir::fmlp::buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec) {
   geometry.block = {kThreads, 1, 1};
   geometry.tile(0, spec.m, kTileM);
   geometry.tile(1, spec.n, kTileN);
+  geometry.maxRegisters = kSimtMaxRegisters;
   kb.finish(geometry);
 }
 
@@ -360,5 +363,6 @@ void mlir::fmlp::buildColumnSum(
   LaunchGeometry geometry;
   geometry.block = {kThreads, 1, 1};
   geometry.tile(0, Extent::of(columns), kThreads);
+  geometry.maxRegisters = kSimtMaxRegisters;
   kb.finish(geometry);
 }

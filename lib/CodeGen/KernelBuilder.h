@@ -65,7 +65,7 @@ struct LaunchGeometry {
   std::array<int64_t, 3> fixed = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t dynamicSharedBytes = 0;
-  int32_t maxRegisters = 128; // per thread
+  int32_t maxRegisters = 0; // per thread (the cap ptxas must keep)
 
   /// Extent `e` split in blocks of `tile` along grid dimension `dim`.
   void tile(unsigned dim, Extent e, int64_t tile);
@@ -154,6 +154,13 @@ struct GemmSpec {
 /// The SIMT instantiation: 256 threads, a 64 x 64 tile per block, 4 x 4
 /// elements per thread per accumulator, K in steps of 16 through shared
 /// memory, fp32 FMA. Grid: x over m, y over n.
+constexpr int64_t kSimtThreads = 256, kSimtTile = 64, kSimtTileK = 16;
+/// 65536 registers / 256 threads / 2 blocks per multiprocessor.
+constexpr int32_t kSimtMaxRegisters = 128;
+/// Its shared memory: an f32 tile of A and one of each B_j.
+constexpr int64_t simtSharedBytes(unsigned accumulators) {
+  return (1 + accumulators) * kSimtTile * kSimtTileK * 4;
+}
 void buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec);
 
 /// The tensor-core instantiation for sm_90a (WGMMA, TMA, warp
@@ -186,6 +193,8 @@ struct WgmmaGemmSpec {
       epilogue;
 };
 constexpr int64_t kWgmmaTileM = 128, kWgmmaTileK = 64, kWgmmaThreads = 384;
+/// setmaxnreg needs a cap at entry: 65536 / 384 threads, rounded down to 8.
+constexpr int32_t kWgmmaMaxRegisters = 168;
 /// Bytes of dynamic shared memory the kernel needs.
 int64_t wgmmaSharedBytes(const WgmmaGemmSpec &spec);
 void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);

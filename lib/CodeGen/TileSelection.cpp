@@ -12,7 +12,6 @@ using namespace mlir::fmlp;
 
 namespace {
 constexpr int64_t kMaxStages = 6;
-constexpr int64_t kSimtThreads = 256, kSimtTile = 64, kSimtTileK = 16;
 } // namespace
 
 int64_t mlir::fmlp::sharedMemoryPerBlock(StringRef chip) {
@@ -97,7 +96,7 @@ KernelConfig mlir::fmlp::selectGemmConfig(StringRef chip,
       config.tileK = kWgmmaTileK;
       config.stages = stages;
       config.sharedBytes = wgmmaSharedBytes(spec);
-      config.maxRegisters = 168;
+      config.maxRegisters = kWgmmaMaxRegisters;
       config.reason = "16-bit operands in TMA-addressable views on sm_90a";
       return config;
     }
@@ -106,9 +105,8 @@ KernelConfig mlir::fmlp::selectGemmConfig(StringRef chip,
   KernelConfig config;
   config.tileM = config.tileN = kSimtTile;
   config.tileK = kSimtTileK;
-  config.sharedBytes =
-      (1 + shape.accumulators) * kSimtTile * kSimtTileK * 4; // f32 tiles
-  config.maxRegisters = 65536 / kSimtThreads / 2;            // 2 blocks/SM
+  config.sharedBytes = simtSharedBytes(shape.accumulators);
+  config.maxRegisters = kSimtMaxRegisters;
   config.reason = why;
   return config;
 }

@@ -337,7 +337,6 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   geometry.tile(0, spec.m, kWgmmaTileM);
   geometry.tile(1, spec.n, spec.tileN);
   geometry.dynamicSharedBytes = wgmmaSharedBytes(spec);
-  // setmaxnreg needs a cap at entry: 65536 / 384 threads, rounded to 8.
-  geometry.maxRegisters = 168;
+  geometry.maxRegisters = kWgmmaMaxRegisters;
   kb.finish(geometry);
 }
