@@ -133,9 +133,18 @@ Value KernelBuilder::address(const MatrixView &view, Value row, Value col) {
 }
 
 Value KernelBuilder::loadFrom(Value pointer, Type element) {
-  Value value = LLVM::LoadOp::create(b, loc, element, pointer);
-  return element.isF32() ? value
-                         : arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  auto loadNow = [&]() -> Value {
+    Value value = LLVM::LoadOp::create(b, loc, element, pointer);
+    return element.isF32()
+               ? value
+               : arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  };
+  if (!loadBatch)
+    return loadNow();
+  if (!loadBatch->gathering)
+    return loadBatch->values[loadBatch->next++];
+  loadBatch->values.push_back(ifElseZero(loadBatch->guard, loadNow));
+  return loadBatch->values.back();
 }
 
 Value KernelBuilder::load(const MatrixView &view, Value row, Value col) {

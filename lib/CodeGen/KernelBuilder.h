@@ -49,6 +49,20 @@ struct PendingStore {
   Value row, col, value;
 };
 
+/// Loads issued ahead of the stores that follow them (the WGMMA epilogue
+/// runs in place over G and U: without this, each element's loads would
+/// wait for the previous element's stores, one memory round trip apiece).
+/// The epilogue is built twice over a batch of elements: first `gathering`,
+/// where every load is issued under `guard` (0.0 where it fails) and kept in
+/// order, stores dropped and the arithmetic left dead; then replaying, where
+/// the same loads, in the same order, return the gathered values.
+struct LoadBatch {
+  bool gathering = true;
+  Value guard;
+  SmallVector<Value> values;
+  size_t next = 0;
+};
+
 /// An extent of a loop: a constant, or the token count T.
 struct Extent {
   int64_t value = 0;
@@ -119,8 +133,10 @@ public:
   /// The address of element (row, col) of `view`: two sources
   /// concatenated along an index are read by selecting between addresses.
   Value address(const MatrixView &view, Value row, Value col);
-  /// The element at `pointer`, extended to f32.
+  /// The element at `pointer`, extended to f32 (through `loadBatch` while
+  /// it is set).
   Value loadFrom(Value pointer, Type element);
+  LoadBatch *loadBatch = nullptr;
   /// Rounds `value` (f32) to `element` and stores it at `pointer`.
   void storeTo(Value pointer, Type element, Value value);
 

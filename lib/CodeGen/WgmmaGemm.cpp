@@ -275,22 +275,55 @@ struct Wgmma {
     // Registers r and r + 1 (r even) hold columns n and n + 1 of one row:
     // with N even both are in bounds when n is, and their stores pair up.
     bool pairColumns = !spec.n.tokens && spec.n.value % 2 == 0;
-    for (int64_t r = 0; r < spec.tileN / 2; r += pairColumns ? 2 : 1) {
-      Value m = kb.add(rowBase, kb.i64(8 * ((r % 4) / 2)));
-      Value n = kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
-      SmallVector<Value> values = valuesAt(r);
-      kb.ifThen(kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN)), [&] {
-        if (!pairColumns)
-          return spec.epilogue(kb, m, n, values);
-        SmallVector<PendingStore> first, second;
-        kb.collectedStores = &first;
-        spec.epilogue(kb, m, n, values);
-        kb.collectedStores = &second;
-        spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
-        kb.collectedStores = nullptr;
-        for (auto [a, b] : llvm::zip_equal(first, second))
-          kb.storePair(a, b.value);
-      });
+    int64_t step = pairColumns ? 2 : 1;
+    auto rowOf = [&](int64_t r) {
+      return kb.add(rowBase, kb.i64(8 * ((r % 4) / 2)));
+    };
+    auto colOf = [&](int64_t r) {
+      return kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
+    };
+    auto inBounds = [&](Value m, Value n) {
+      return kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN));
+    };
+    // The epilogue of registers r (and r + 1 when paired).
+    auto epilogueAt = [&](int64_t r, Value m, Value n) {
+      if (!pairColumns)
+        return spec.epilogue(kb, m, n, valuesAt(r));
+      SmallVector<PendingStore> first, second;
+      kb.collectedStores = &first;
+      spec.epilogue(kb, m, n, valuesAt(r));
+      kb.collectedStores = &second;
+      spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
+      kb.collectedStores = nullptr;
+      for (auto [a, b] : llvm::zip_equal(first, second))
+        kb.storePair(a, b.value);
+    };
+    // Batches of 8 stores per output: their loads (G and U in K3, biases,
+    // accumulated outputs) are all in flight before the first store.
+    constexpr int64_t kBatch = 8;
+    int64_t registers = spec.tileN / 2;
+    for (int64_t begin = 0; begin < registers; begin += kBatch * step) {
+      int64_t end = std::min(registers, begin + kBatch * step);
+      LoadBatch batch;
+      kb.loadBatch = &batch;
+      for (int64_t r = begin; r < end; r += step) {
+        Value m = rowOf(r), n = colOf(r);
+        batch.guard = inBounds(m, n);
+        SmallVector<PendingStore> dropped;
+        SmallVector<PendingStore> *collected = &dropped;
+        std::swap(kb.collectedStores, collected);
+        spec.epilogue(kb, m, n, valuesAt(r));
+        if (pairColumns)
+          spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
+        std::swap(kb.collectedStores, collected);
+      }
+      batch.gathering = false;
+      for (int64_t r = begin; r < end; r += step) {
+        Value m = rowOf(r), n = colOf(r);
+        kb.ifThen(inBounds(m, n), [&] { epilogueAt(r, m, n); });
+      }
+      assert(batch.next == batch.values.size() && "epilogue loads differ");
+      kb.loadBatch = nullptr;
     }
   }
 };
