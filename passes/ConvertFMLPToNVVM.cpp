@@ -36,6 +36,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <numeric>
+
 namespace mlir::fmlp {
 #define GEN_PASS_DEF_CONVERTFMLPTONVVMPASS
 #include "passes/Passes.h.inc"
@@ -68,11 +70,10 @@ public:
                     strides.back()};
     if (type.getRank() == 2)
       view.rowStride = strides[0];
-    // The bundle asks 4-byte aligned arguments of the WGMMA kernels.
-    view.pairs = kb.numTensorMaps > 0 && view.colStride == 1 &&
-                 type.getElementTypeBitWidth() == 16 &&
-                 view.rowStride % 2 == 0 && !ShapedType::isDynamic(offset) &&
-                 offset % 2 == 0;
+    // The bundle asks 16-byte aligned arguments of the WGMMA kernels.
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    if (kb.numTensorMaps > 0 && !ShapedType::isDynamic(offset))
+      view.baseAlignment = std::gcd(offset, 16 / elementBytes);
     return view;
   }
   /// A weight of the projection in -> out as W(in, out), whatever its layout.
@@ -306,6 +307,14 @@ void storeGradient(KernelBuilder &kb, Value pointer, Type element, Value acc,
     acc = fadd(kb, kb.loadFrom(pointer, element), acc);
   kb.storeTo(pointer, element, acc);
 }
+/// The same at element (m, n) of `out`, through KernelBuilder::store (which
+/// the WGMMA epilogue pairs and stages).
+void storeGradient(KernelBuilder &kb, const MatrixView &out, Value m, Value n,
+                   Value acc, bool accumulate) {
+  if (accumulate)
+    acc = fadd(kb, kb.load(out, m, n), acc);
+  kb.store(out, m, n, acc);
+}
 
 KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
                  const KernelOperands &ops, const KernelConfig &config,
@@ -379,7 +388,7 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
                       ArrayRef<Value> acc) {
     Value grad = scale(kb, acc[0], md);
-    storeGradient(kb, kb.address(dwdT, m, n), dwdT.element, grad, accumulate);
+    storeGradient(kb, dwdT, m, n, grad, accumulate);
   };
   buildGemm(kb, config, tma, spec);
   return {op.getDy()};

@@ -162,7 +162,7 @@ void KernelBuilder::store(const MatrixView &view, Value row, Value col,
 
 void KernelBuilder::storePair(const PendingStore &first, Value second) {
   const MatrixView &view = first.view;
-  if (!view.pairs) {
+  if (!view.pairs()) {
     storeTo(address(view, first.row, first.col), view.element, first.value);
     storeTo(address(view, first.row, add(first.col, i64(1))), view.element,
             second);

@@ -32,14 +32,29 @@ struct MatrixView {
   Value base; // !llvm.ptr<1>
   Type element;
   int64_t rowStride = 0, colStride = 1;
-  /// Element (row, 2c) starts 4-byte aligned when the base is (even offset
-  /// and row stride, 16-bit elements, unit column stride): two columns can
-  /// be stored as one 32-bit word.
-  bool pairs = false;
+  /// What the base's alignment is known to be, in elements (the bundle
+  /// asks 16 bytes of the WGMMA kernels' arguments; 1 when unknown).
+  int64_t baseAlignment = 1;
+
+  /// Element (row, 2c) starts 4-byte aligned: two columns of 16-bit
+  /// elements can be stored as one 32-bit word.
+  bool pairs() const {
+    return element.getIntOrFloatBitWidth() == 16 && colStride == 1 &&
+           rowStride % 2 == 0 && baseAlignment % 2 == 0;
+  }
+  /// Element (row, 8c) starts 16-byte aligned: eight columns can be moved
+  /// as one 16-byte piece.
+  bool vectors() const {
+    return pairs() && rowStride % 8 == 0 && baseAlignment % 8 == 0;
+  }
 
   /// The same memory read with rows and columns swapped.
   MatrixView transposed() const {
-    return {base, element, colStride, rowStride, false};
+    return {base, element, colStride, rowStride, baseAlignment};
+  }
+  bool sameMemory(const MatrixView &other) const {
+    return base == other.base && element == other.element &&
+           rowStride == other.rowStride && colStride == other.colStride;
   }
 };
 

@@ -283,7 +283,7 @@ struct Wgmma {
       return kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
     };
     auto inBounds = [&](Value m, Value n) {
-      return kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN));
+      return inBoundsOf(m, n, extentM, extentN);
     };
     // The epilogue of registers r (and r + 1 when paired).
     auto epilogueAt = [&](int64_t r, Value m, Value n) {
@@ -302,14 +302,17 @@ struct Wgmma {
     // accumulated outputs) are all in flight before the first store.
     constexpr int64_t kBatch = 8;
     int64_t registers = spec.tileN / 2;
+    Value consumerRow0 =
+        kb.add(m0Index, kb.toI64(kb.mul(consumer, c32(kConsumerRows))));
+    std::optional<Staging> staging;
     for (int64_t begin = 0; begin < registers; begin += kBatch * step) {
       int64_t end = std::min(registers, begin + kBatch * step);
       LoadBatch batch;
       kb.loadBatch = &batch;
+      SmallVector<PendingStore> dropped;
       for (int64_t r = begin; r < end; r += step) {
         Value m = rowOf(r), n = colOf(r);
         batch.guard = inBounds(m, n);
-        SmallVector<PendingStore> dropped;
         SmallVector<PendingStore> *collected = &dropped;
         std::swap(kb.collectedStores, collected);
         spec.epilogue(kb, m, n, valuesAt(r));
@@ -317,14 +320,130 @@ struct Wgmma {
           spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
         std::swap(kb.collectedStores, collected);
       }
+      if (begin == 0 && pairColumns)
+        staging = planStaging(dropped, consumer, consumerRow0, n0Index);
       batch.gathering = false;
       for (int64_t r = begin; r < end; r += step) {
         Value m = rowOf(r), n = colOf(r);
-        kb.ifThen(inBounds(m, n), [&] { epilogueAt(r, m, n); });
+        kb.ifThen(inBounds(m, n), [&] {
+          if (!staging)
+            return epilogueAt(r, m, n);
+          SmallVector<PendingStore> first, second;
+          kb.collectedStores = &first;
+          spec.epilogue(kb, m, n, valuesAt(r));
+          kb.collectedStores = &second;
+          spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
+          kb.collectedStores = nullptr;
+          for (auto [a, b] : llvm::zip_equal(first, second))
+            stagePair(*staging, a, b.value);
+        });
       }
       assert(batch.next == batch.values.size() && "epilogue loads differ");
       kb.loadBatch = nullptr;
     }
+    if (staging)
+      copyOut(*staging, consumer, extentM, extentN);
+  }
+
+  /// The staged epilogue: a consumer writes its 64 x tileN block of each
+  /// output to shared memory as 32-bit pairs, then copies it out in rows of
+  /// 16-byte pieces (coalesced, 4x fewer memory transactions than storing
+  /// the fragments). The block of output j of consumer c sits at byte
+  /// kBarrierBytes + (2 j + c) slotBytes, rows padded by 16 bytes so that
+  /// a warp's pair writes (8 rows x 4 lanes) hit 32 distinct banks. It
+  /// reuses the stage ring, which is free once both consumers are past the
+  /// main loop (every TMA load was consumed, every WGMMA waited for).
+  struct Staging {
+    SmallVector<MatrixView> outputs;
+    int64_t rowBytes, slotBytes;
+    Value base, row0, col0; // this consumer's block, its first row and column
+  };
+  std::optional<Staging> planStaging(ArrayRef<PendingStore> stores,
+                                     Value consumer, Value row0, Value col0) {
+    Staging staging;
+    for (const PendingStore &store : stores) {
+      if (!store.view.vectors())
+        return std::nullopt;
+      if (llvm::none_of(staging.outputs, [&](const MatrixView &v) {
+            return v.sameMemory(store.view);
+          }))
+        staging.outputs.push_back(store.view);
+    }
+    staging.rowBytes = spec.tileN * 2 + 16;
+    staging.slotBytes = kConsumerRows * staging.rowBytes;
+    int64_t bytes = 2 * staging.slotBytes * staging.outputs.size();
+    if (staging.outputs.empty() || spec.n.tokens || spec.n.value % 8 != 0 ||
+        bytes > spec.stages * stageBytes(spec))
+      return std::nullopt;
+    staging.base =
+        kb.add(c32(kBarrierBytes), kb.mul(consumer, c32(staging.slotBytes)));
+    staging.row0 = row0;
+    staging.col0 = col0;
+    // Both consumers (256 threads) past the main loop: the ring is free.
+    namedBarrier(c32(1), 2 * 128);
+    return staging;
+  }
+  void namedBarrier(Value id, int64_t threads) {
+    NVVM::BarrierOp::create(b(), kb.loc, TypeRange{}, id, c32(threads),
+                            NVVM::BarrierReductionAttr(), Value());
+  }
+  /// Byte offset of element (row, col) of output `j`'s block.
+  Value stagedOffset(const Staging &staging, unsigned j, Value localRow,
+                     Value localCol) {
+    Value slot = kb.add(staging.base, c32(2 * j * staging.slotBytes));
+    return kb.add(slot, kb.add(kb.mul(localRow, c32(staging.rowBytes)),
+                               kb.mul(localCol, c32(2))));
+  }
+  void stagePair(const Staging &staging, const PendingStore &first,
+                 Value second) {
+    unsigned j = llvm::find_if(staging.outputs,
+                               [&](const MatrixView &v) {
+                                 return v.sameMemory(first.view);
+                               }) -
+                 staging.outputs.begin();
+    auto local = [&](Value index, Value origin) {
+      return arith::TruncIOp::create(
+          b(), kb.loc, i32, arith::SubIOp::create(b(), kb.loc, index, origin));
+    };
+    Type element = first.view.element;
+    auto pairType = VectorType::get({2}, element);
+    Value pair = LLVM::UndefOp::create(b(), kb.loc, pairType);
+    Value halves[] = {first.value, second};
+    for (int32_t i = 0; i < 2; ++i)
+      pair = LLVM::InsertElementOp::create(
+          b(), kb.loc, pair,
+          arith::TruncFOp::create(b(), kb.loc, element, halves[i]), c32(i));
+    Value offset = stagedOffset(staging, j, local(first.row, staging.row0),
+                                local(first.col, staging.col0));
+    LLVM::StoreOp::create(b(), kb.loc, pair, at(offset), /*alignment=*/4);
+  }
+  void copyOut(const Staging &staging, Value consumer, Value extentM,
+               Value extentN) {
+    // This consumer's 128 threads have written its blocks.
+    namedBarrier(kb.add(c32(2), consumer), 128);
+    Value thread = urem(kb.threadIdX(), 128);
+    int64_t piecesPerRow = spec.tileN / 8;
+    auto pieceType = VectorType::get({4}, i32);
+    for (int64_t p = 0; p < kConsumerRows * piecesPerRow; p += 128) {
+      Value piece = kb.add(thread, c32(p));
+      Value localRow = udiv(piece, piecesPerRow);
+      Value localCol = kb.mul(urem(piece, piecesPerRow), c32(8));
+      Value row = kb.add(staging.row0, kb.toI64(localRow));
+      Value col = kb.add(staging.col0, kb.toI64(localCol));
+      kb.ifThen(inBoundsOf(row, col, extentM, extentN), [&] {
+        for (auto [j, view] : llvm::enumerate(staging.outputs)) {
+          Value value = LLVM::LoadOp::create(
+              b(), kb.loc, pieceType,
+              at(stagedOffset(staging, j, localRow, localCol)),
+              /*alignment=*/16);
+          LLVM::StoreOp::create(b(), kb.loc, value,
+                                kb.address(view, row, col), /*alignment=*/16);
+        }
+      });
+    }
+  }
+  Value inBoundsOf(Value m, Value n, Value extentM, Value extentN) {
+    return kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN));
   }
 };
 

@@ -104,8 +104,8 @@ traceToArgument(Value operand, func::FuncOp entry, std::string &error) {
 }
 
 /// The alignment (bytes) each entry argument needs: TMA reads 16-byte
-/// aligned addresses; the WGMMA kernels store pairs of 16-bit elements as
-/// 32-bit words; the SIMT kernels access single elements.
+/// aligned addresses, and the WGMMA kernels store rows in 16-byte pieces;
+/// the SIMT kernels access single elements.
 DenseMap<unsigned, int64_t> argumentAlignments(func::FuncOp func) {
   DenseMap<unsigned, int64_t> alignment;
   func.walk([&](gpu::LaunchFuncOp launch) {
@@ -113,11 +113,9 @@ DenseMap<unsigned, int64_t> argumentAlignments(func::FuncOp func) {
         launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.tensor_map_box_rows");
     if (!rows || rows.empty())
       return;
-    for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands()))
+    for (Value operand : launch.getKernelOperands())
       if (auto argument = dyn_cast<BlockArgument>(rootOf(operand)))
-        alignment[argument.getArgNumber()] =
-            std::max(alignment.lookup(argument.getArgNumber()),
-                     int64_t(static_cast<int64_t>(i) < rows.size() ? 16 : 4));
+        alignment[argument.getArgNumber()] = 16;
   });
   return alignment;
 }

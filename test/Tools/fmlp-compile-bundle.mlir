@@ -45,7 +45,7 @@
 // INFO-NEXT: gate       input     bf16 [11008, 4096] align 16
 // INFO-NEXT: up         input     bf16 [11008, 4096] align 16
 // INFO-NEXT: down       input     bf16 [4096, 11008] align 16
-// INFO-NEXT: y          output    bf16 [T, 4096] align 4
+// INFO-NEXT: y          output    bf16 [T, 4096] align 16
 // INFO-NEXT: saved      saved     bf16 [T, 33024] align 16
 // INFO: entry llama_mlp.backward (backward)
 // INFO: saved      saved     bf16 [T, 33024] align 16 consumed
@@ -61,7 +61,7 @@
 // RUN: fmlp-bundle-info %t.batched.bundle --tokens=16 | FileCheck %s --check-prefix=BATCHED
 // BATCHED: entry geglu_in_out_batched.forward (forward): 19200 B saved + workspace at T = 16
 // BATCHED-NEXT: x          input     bf16 [T, 96] align 16
-// BATCHED: y          output    bf16 [T, 96] align 4
+// BATCHED: y          output    bf16 [T, 96] align 16
 
 // A precision below IEEE fp32 is not generated yet: the bundle is IEEE, and
 // fmlp-compile says so.
