@@ -132,57 +132,44 @@ Value KernelBuilder::address(const MatrixView &view, Value row, Value col) {
                              view.base, ValueRange{offset});
 }
 
+Value KernelBuilder::emitLoad(Value pointer, Type element) {
+  Value value = LLVM::LoadOp::create(b, loc, element, pointer);
+  return element.isF32() ? value
+                         : arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+void KernelBuilder::emitStore(Value pointer, Type element, Value value) {
+  if (!element.isF32())
+    value = arith::TruncFOp::create(b, loc, element, value);
+  LLVM::StoreOp::create(b, loc, value, pointer);
+}
+
 Value KernelBuilder::loadFrom(Value pointer, Type element) {
-  auto loadNow = [&]() -> Value {
-    Value value = LLVM::LoadOp::create(b, loc, element, pointer);
-    return element.isF32()
-               ? value
-               : arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-  };
-  if (!loadBatch)
-    return loadNow();
-  if (!loadBatch->gathering)
-    return loadBatch->values[loadBatch->next++];
-  loadBatch->values.push_back(ifElseZero(loadBatch->guard, loadNow));
-  return loadBatch->values.back();
+  if (epilogueAccess)
+    return epilogueAccess->load(nullptr, Value(), Value(), pointer, element);
+  return emitLoad(pointer, element);
 }
 
 Value KernelBuilder::load(const MatrixView &view, Value row, Value col) {
-  return loadFrom(address(view, row, col), view.element);
+  Value pointer = address(view, row, col);
+  if (epilogueAccess)
+    return epilogueAccess->load(&view, row, col, pointer, view.element);
+  return emitLoad(pointer, view.element);
+}
+
+void KernelBuilder::storeTo(Value pointer, Type element, Value value) {
+  if (epilogueAccess)
+    return epilogueAccess->store(nullptr, Value(), Value(), pointer, element,
+                                 value);
+  emitStore(pointer, element, value);
 }
 
 void KernelBuilder::store(const MatrixView &view, Value row, Value col,
                           Value value) {
-  if (collectedStores) {
-    collectedStores->push_back({view, row, col, value});
-    return;
-  }
-  storeTo(address(view, row, col), view.element, value);
-}
-
-void KernelBuilder::storePair(const PendingStore &first, Value second) {
-  const MatrixView &view = first.view;
-  if (!view.pairs()) {
-    storeTo(address(view, first.row, first.col), view.element, first.value);
-    storeTo(address(view, first.row, add(first.col, i64(1))), view.element,
-            second);
-    return;
-  }
-  auto pairType = VectorType::get({2}, view.element);
-  Value pair = LLVM::UndefOp::create(b, loc, pairType);
-  Value halves[] = {first.value, second};
-  for (int32_t i = 0; i < 2; ++i)
-    pair = LLVM::InsertElementOp::create(
-        b, loc, pair, arith::TruncFOp::create(b, loc, view.element, halves[i]),
-        i32(i));
-  LLVM::StoreOp::create(b, loc, pair, address(view, first.row, first.col),
-                        /*alignment=*/4);
-}
-
-void KernelBuilder::storeTo(Value pointer, Type element, Value value) {
-  if (!element.isF32())
-    value = arith::TruncFOp::create(b, loc, element, value);
-  LLVM::StoreOp::create(b, loc, value, pointer);
+  Value pointer = address(view, row, col);
+  if (epilogueAccess)
+    return epilogueAccess->store(&view, row, col, pointer, view.element, value);
+  emitStore(pointer, view.element, value);
 }
 
 Value KernelBuilder::sharedF32(StringRef suffix, int64_t count) {

@@ -58,24 +58,17 @@ struct MatrixView {
   }
 };
 
-/// A store the WGMMA epilogue holds back to pair with its neighbour column.
-struct PendingStore {
-  MatrixView view;
-  Value row, col, value;
-};
-
-/// Loads issued ahead of the stores that follow them (the WGMMA epilogue
-/// runs in place over G and U: without this, each element's loads would
-/// wait for the previous element's stores, one memory round trip apiece).
-/// The epilogue is built twice over a batch of elements: first `gathering`,
-/// where every load is issued under `guard` (0.0 where it fails) and kept in
-/// order, stores dropped and the arithmetic left dead; then replaying, where
-/// the same loads, in the same order, return the gathered values.
-struct LoadBatch {
-  bool gathering = true;
-  Value guard;
-  SmallVector<Value> values;
-  size_t next = 0;
+/// Where a kernel's epilogue sends its memory accesses while one is set
+/// (the WGMMA epilogue, WgmmaGemm.cpp, batches loads ahead of stores, pairs
+/// stores and stages whole tiles in shared memory). `view` is null for an
+/// access at a bare pointer.
+class EpilogueAccess {
+public:
+  virtual ~EpilogueAccess() = default;
+  virtual Value load(const MatrixView *view, Value row, Value col,
+                     Value pointer, Type element) = 0;
+  virtual void store(const MatrixView *view, Value row, Value col,
+                     Value pointer, Type element, Value value) = 0;
 };
 
 /// An extent of a loop: a constant, or the token count T.
@@ -138,22 +131,20 @@ public:
 
   /// Element (row, col) of `view`, extended to f32 (indices are i64).
   Value load(const MatrixView &view, Value row, Value col);
-  /// Rounds `value` (f32) to the view's element type and stores it (or,
-  /// while `collectedStores` is set, records the store there).
+  /// Rounds `value` (f32) to the view's element type and stores it.
   void store(const MatrixView &view, Value row, Value col, Value value);
-  SmallVector<PendingStore> *collectedStores = nullptr;
-  /// Stores `first` and, one column on, `second` (one 32-bit store when the
-  /// view pairs columns).
-  void storePair(const PendingStore &first, Value second);
   /// The address of element (row, col) of `view`: two sources
   /// concatenated along an index are read by selecting between addresses.
   Value address(const MatrixView &view, Value row, Value col);
-  /// The element at `pointer`, extended to f32 (through `loadBatch` while
-  /// it is set).
+  /// The element at `pointer`, extended to f32.
   Value loadFrom(Value pointer, Type element);
-  LoadBatch *loadBatch = nullptr;
   /// Rounds `value` (f32) to `element` and stores it at `pointer`.
   void storeTo(Value pointer, Type element, Value value);
+  /// While set, the four accesses above go through it.
+  EpilogueAccess *epilogueAccess = nullptr;
+  /// The accesses themselves.
+  Value emitLoad(Value pointer, Type element);
+  void emitStore(Value pointer, Type element, Value value);
 
   /// A kernel-private f32 array in shared memory.
   Value sharedF32(StringRef suffix, int64_t count);

@@ -255,197 +255,357 @@ struct Wgmma {
       scf::YieldOp::create(b(), kb.loc, acc);
     }
 
-    // Fragment of m64nNk16 (fp32): register r of thread (warp w, lane l)
-    // holds row 16 w + l / 4 + 8 ((r mod 4) / 2), column 8 (r / 4) +
-    // 2 (l mod 4) + r mod 2.
-    Value lane = urem(tid, 32), warp = urem(udiv(tid, 32), 4);
-    Value rowBase =
-        kb.add(m0Index,
-               kb.toI64(kb.add(kb.mul(consumer, c32(kConsumerRows)),
-                               kb.add(kb.mul(warp, c32(16)), udiv(lane, 4)))));
-    Value colBase = kb.add(n0Index, kb.toI64(kb.mul(urem(lane, 4), c32(2))));
-    Value extentM = kb.extent(spec.m), extentN = kb.extent(spec.n);
-    auto valuesAt = [&](int64_t r) {
-      SmallVector<Value> values;
-      for (unsigned j = 0; j < spec.b.size(); ++j)
-        values.push_back(
-            LLVM::ExtractValueOp::create(b(), kb.loc, loop.getResult(j), r));
-      return values;
-    };
-    // Registers r and r + 1 (r even) hold columns n and n + 1 of one row:
-    // with N even both are in bounds when n is, and their stores pair up.
-    bool pairColumns = !spec.n.tokens && spec.n.value % 2 == 0;
-    int64_t step = pairColumns ? 2 : 1;
-    auto rowOf = [&](int64_t r) {
-      return kb.add(rowBase, kb.i64(8 * ((r % 4) / 2)));
-    };
-    auto colOf = [&](int64_t r) {
-      return kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
-    };
-    auto inBounds = [&](Value m, Value n) {
-      return inBoundsOf(m, n, extentM, extentN);
-    };
-    // The epilogue of registers r (and r + 1 when paired).
-    auto epilogueAt = [&](int64_t r, Value m, Value n) {
-      if (!pairColumns)
-        return spec.epilogue(kb, m, n, valuesAt(r));
-      SmallVector<PendingStore> first, second;
-      kb.collectedStores = &first;
-      spec.epilogue(kb, m, n, valuesAt(r));
-      kb.collectedStores = &second;
-      spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
-      kb.collectedStores = nullptr;
-      for (auto [a, b] : llvm::zip_equal(first, second))
-        kb.storePair(a, b.value);
-    };
-    // Batches of 8 stores per output: their loads (G and U in K3, biases,
-    // accumulated outputs) are all in flight before the first store.
-    constexpr int64_t kBatch = 8;
-    int64_t registers = spec.tileN / 2;
-    Value consumerRow0 =
-        kb.add(m0Index, kb.toI64(kb.mul(consumer, c32(kConsumerRows))));
-    std::optional<Staging> staging;
-    for (int64_t begin = 0; begin < registers; begin += kBatch * step) {
-      int64_t end = std::min(registers, begin + kBatch * step);
-      LoadBatch batch;
-      kb.loadBatch = &batch;
-      SmallVector<PendingStore> dropped;
-      for (int64_t r = begin; r < end; r += step) {
-        Value m = rowOf(r), n = colOf(r);
-        batch.guard = inBounds(m, n);
-        SmallVector<PendingStore> *collected = &dropped;
-        std::swap(kb.collectedStores, collected);
-        spec.epilogue(kb, m, n, valuesAt(r));
-        if (pairColumns)
-          spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
-        std::swap(kb.collectedStores, collected);
-      }
-      if (begin == 0 && pairColumns)
-        staging = planStaging(dropped, consumer, consumerRow0, n0Index);
-      batch.gathering = false;
-      for (int64_t r = begin; r < end; r += step) {
-        Value m = rowOf(r), n = colOf(r);
-        kb.ifThen(inBounds(m, n), [&] {
-          if (!staging)
-            return epilogueAt(r, m, n);
-          SmallVector<PendingStore> first, second;
-          kb.collectedStores = &first;
-          spec.epilogue(kb, m, n, valuesAt(r));
-          kb.collectedStores = &second;
-          spec.epilogue(kb, m, kb.add(n, kb.i64(1)), valuesAt(r + 1));
-          kb.collectedStores = nullptr;
-          for (auto [a, b] : llvm::zip_equal(first, second))
-            stagePair(*staging, a, b.value);
-        });
-      }
-      assert(batch.next == batch.values.size() && "epilogue loads differ");
-      kb.loadBatch = nullptr;
-    }
-    if (staging)
-      copyOut(*staging, consumer, extentM, extentN);
+    epilogue(consumer, loop.getResults(), m0Index, n0Index);
   }
 
-  /// The staged epilogue: a consumer writes its 64 x tileN block of each
-  /// output to shared memory as 32-bit pairs, then copies it out in rows of
-  /// 16-byte pieces (coalesced, 4x fewer memory transactions than storing
-  /// the fragments). The block of output j of consumer c sits at byte
-  /// kBarrierBytes + (2 j + c) slotBytes, rows padded by 16 bytes so that
-  /// a warp's pair writes (8 rows x 4 lanes) hit 32 distinct banks. It
-  /// reuses the stage ring, which is free once both consumers are past the
-  /// main loop (every TMA load was consumed, every WGMMA waited for).
-  struct Staging {
-    SmallVector<MatrixView> outputs;
-    int64_t rowBytes, slotBytes;
-    Value base, row0, col0; // this consumer's block, its first row and column
-  };
-  std::optional<Staging> planStaging(ArrayRef<PendingStore> stores,
-                                     Value consumer, Value row0, Value col0) {
-    Staging staging;
-    for (const PendingStore &store : stores) {
-      if (!store.view.vectors())
-        return std::nullopt;
-      if (llvm::none_of(staging.outputs, [&](const MatrixView &v) {
-            return v.sameMemory(store.view);
-          }))
-        staging.outputs.push_back(store.view);
-    }
-    staging.rowBytes = spec.tileN * 2 + 16;
-    staging.slotBytes = kConsumerRows * staging.rowBytes;
-    int64_t bytes = 2 * staging.slotBytes * staging.outputs.size();
-    if (staging.outputs.empty() || spec.n.tokens || spec.n.value % 8 != 0 ||
-        bytes > spec.stages * stageBytes(spec))
-      return std::nullopt;
-    staging.base =
-        kb.add(c32(kBarrierBytes), kb.mul(consumer, c32(staging.slotBytes)));
-    staging.row0 = row0;
-    staging.col0 = col0;
-    // Both consumers (256 threads) past the main loop: the ring is free.
-    namedBarrier(c32(1), 2 * 128);
-    return staging;
-  }
+  void epilogue(Value consumer, ValueRange accumulators, Value m0, Value n0);
   void namedBarrier(Value id, int64_t threads) {
     NVVM::BarrierOp::create(b(), kb.loc, TypeRange{}, id, c32(threads),
                             NVVM::BarrierReductionAttr(), Value());
   }
-  /// Byte offset of element (row, col) of output `j`'s block.
-  Value stagedOffset(const Staging &staging, unsigned j, Value localRow,
-                     Value localCol) {
-    Value slot = kb.add(staging.base, c32(2 * j * staging.slotBytes));
-    return kb.add(slot, kb.add(kb.mul(localRow, c32(staging.rowBytes)),
-                               kb.mul(localCol, c32(2))));
+};
+
+/// The epilogue of one consumer: spec.epilogue on each element of its
+/// 64 x tileN block. Fragment of m64nNk16 (fp32): register r of thread
+/// (warp w, lane l) holds row 16 w + l / 4 + 8 ((r mod 4) / 2), column
+/// 8 (r / 4) + 2 (l mod 4) + r mod 2; registers r and r + 1 (r even) hold
+/// columns n and n + 1 of a row, so with N even their stores pair up into
+/// one 32-bit word.
+///
+/// spec.epilogue is built through EpilogueAccess, in phases:
+///  - discover: built once in a scratch block, then thrown away, to learn
+///    which views it reads and writes at its own element;
+///  - per batch of 8 elements (or pairs), gather: every load from global
+///    memory issued (under the element's bounds guard, 0 outside), stores
+///    dropped, the arithmetic left dead; then replay: the same loads, in
+///    the same order, return the gathered values and the stores are made. K3
+///    reads G and U where it writes dG and dU: without batches each element's
+///    loads would wait for the previous element's stores.
+///
+/// Staging: when every view read or written at the element takes 16-byte
+/// pieces and their tiles fit in the stage ring, each consumer's 64 x tileN
+/// block of each view moves between global and shared memory in coalesced
+/// 16-byte pieces (copied in before for views read, out after for views
+/// written), and the element accesses go to shared memory: the block of
+/// view j of consumer c sits at kBarrierBytes + (2 j + c) slotBytes, rows
+/// padded by 16 bytes so that a warp's pair accesses (8 rows x 4 lanes)
+/// hit 32 distinct banks. The ring is free once both consumers are past
+/// the main loop (every TMA load was consumed, every WGMMA waited for).
+class Epilogue : public EpilogueAccess {
+public:
+  Epilogue(Wgmma &w, Value consumer, ValueRange accumulators, Value m0,
+           Value n0)
+      : w(w), kb(w.kb), spec(w.spec), consumer(consumer),
+        accumulators(accumulators), col0(n0) {
+    row0 = kb.add(m0, kb.toI64(kb.mul(consumer, w.c32(kConsumerRows))));
+    Value tid = kb.threadIdX();
+    thread = w.urem(tid, 128);
+    Value lane = w.urem(tid, 32), warp = w.udiv(thread, 32);
+    rowBase = kb.add(
+        row0, kb.toI64(kb.add(kb.mul(warp, w.c32(16)), w.udiv(lane, 4))));
+    colBase = kb.add(col0, kb.toI64(kb.mul(w.urem(lane, 4), w.c32(2))));
+    extentM = kb.extent(spec.m);
+    extentN = kb.extent(spec.n);
+    pairColumns = !spec.n.tokens && spec.n.value % 2 == 0;
   }
-  void stagePair(const Staging &staging, const PendingStore &first,
-                 Value second) {
-    unsigned j = llvm::find_if(staging.outputs,
-                               [&](const MatrixView &v) {
-                                 return v.sameMemory(first.view);
-                               }) -
-                 staging.outputs.begin();
+
+  void build() {
+    kb.epilogueAccess = this;
+    discover();
+    planStaging();
+    if (staging) {
+      // Both consumers (256 threads) past the main loop: the ring is free.
+      w.namedBarrier(w.c32(1), 2 * 128);
+      copy(/*in=*/true);
+      consumerBarrier();
+    }
+    int64_t step = pairColumns ? 2 : 1, registers = spec.tileN / 2;
+    constexpr int64_t kBatch = 8;
+    for (int64_t begin = 0; begin < registers; begin += kBatch * step) {
+      int64_t end = std::min(registers, begin + kBatch * step);
+      phase = Phase::Gather;
+      gathered.clear();
+      next = 0;
+      for (int64_t r = begin; r < end; r += step) {
+        guard = inBounds(rowOf(r), colOf(r));
+        buildElements(r);
+      }
+      phase = Phase::Replay;
+      for (int64_t r = begin; r < end; r += step)
+        kb.ifThen(inBounds(rowOf(r), colOf(r)), [&] { buildElements(r); });
+      assert(next == gathered.size() && "the epilogue's loads differ");
+    }
+    if (staging) {
+      consumerBarrier();
+      copy(/*in=*/false);
+    }
+    kb.epilogueAccess = nullptr;
+  }
+
+  Value load(const MatrixView *view, Value row, Value col, Value pointer,
+             Type element) override {
+    bool atElement = view && row == this->row && col == this->col;
+    // A staged element is read where it is used (shared memory is near).
+    std::optional<unsigned> slot = atElement ? slotOf(*view) : std::nullopt;
+    switch (phase) {
+    case Phase::Discover:
+      if (atElement)
+        addView(read, *view);
+      return kb.emitLoad(pointer, element);
+    case Phase::Gather:
+      if (slot)
+        return kb.f32(0.0);
+      gathered.push_back(
+          kb.ifElseZero(guard, [&] { return kb.emitLoad(pointer, element); }));
+      return gathered.back();
+    case Phase::Replay:
+      if (slot)
+        return kb.emitLoad(w.at(staged(*slot, row, col)), element);
+      return gathered[next++];
+    }
+    llvm_unreachable("phase");
+  }
+
+  void store(const MatrixView *view, Value row, Value col, Value pointer,
+             Type element, Value value) override {
+    switch (phase) {
+    case Phase::Discover:
+      if (view && row == this->row && col == this->col)
+        addView(written, *view);
+      else
+        unstagedStores = true;
+      return;
+    case Phase::Gather:
+      return;
+    case Phase::Replay:
+      if (view && collected)
+        return collected->push_back({*view, row, col, value});
+      return kb.emitStore(pointer, element, value);
+    }
+  }
+
+private:
+  enum class Phase { Discover, Gather, Replay };
+  /// A store held back to pair with its neighbour column.
+  struct PendingStore {
+    MatrixView view;
+    Value row, col, value;
+  };
+
+  Value rowOf(int64_t r) { return kb.add(rowBase, kb.i64(8 * ((r % 4) / 2))); }
+  Value colOf(int64_t r) {
+    return kb.add(colBase, kb.i64(8 * (r / 4) + r % 2));
+  }
+  Value inBounds(Value m, Value n) {
+    return kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN));
+  }
+  SmallVector<Value> valuesAt(int64_t r) {
+    SmallVector<Value> values;
+    for (Value accumulator : accumulators)
+      values.push_back(
+          LLVM::ExtractValueOp::create(kb.b, kb.loc, accumulator, r));
+    return values;
+  }
+  void buildElement(int64_t r, Value m, Value n) {
+    row = m;
+    col = n;
+    spec.epilogue(kb, m, n, valuesAt(r));
+  }
+  /// The epilogue of register r, and of r + 1 when columns pair up.
+  void buildElements(int64_t r) {
+    Value m = rowOf(r), n = colOf(r);
+    if (!pairColumns)
+      return buildElement(r, m, n);
+    SmallVector<PendingStore> first, second;
+    collected = &first;
+    buildElement(r, m, n);
+    collected = &second;
+    buildElement(r + 1, m, kb.add(n, kb.i64(1)));
+    collected = nullptr;
+    if (phase == Phase::Replay)
+      for (auto [a, b] : llvm::zip_equal(first, second))
+        storePair(a, b.value);
+  }
+
+  void discover() {
+    auto scratch = std::make_unique<Block>();
+    {
+      OpBuilder::InsertionGuard insertion(kb.b);
+      kb.b.setInsertionPointToStart(scratch.get());
+      phase = Phase::Discover;
+      buildElement(0, rowOf(0), colOf(0));
+    }
+    for (Operation &op : *scratch)
+      op.dropAllReferences();
+  }
+  static void addView(SmallVector<MatrixView> &views, const MatrixView &view) {
+    if (llvm::none_of(views,
+                      [&](const MatrixView &v) { return v.sameMemory(view); }))
+      views.push_back(view);
+  }
+
+  struct Staging {
+    SmallVector<MatrixView> views; // read or written at the element
+    int64_t rowBytes, slotBytes;
+    Value base; // this consumer's block of view 0
+  };
+  static constexpr int64_t kPiecesAtOnce = 4;
+  void planStaging() {
+    bool wholeGroups =
+        kConsumerRows * spec.tileN / 8 % (128 * kPiecesAtOnce) == 0;
+    if (!pairColumns || unstagedStores || written.empty() || !wholeGroups ||
+        spec.n.tokens || spec.n.value % 8 != 0)
+      return;
+    Staging plan;
+    for (const MatrixView &view :
+         llvm::concat<const MatrixView>(read, written)) {
+      if (!view.vectors())
+        return;
+      addView(plan.views, view);
+    }
+    plan.rowBytes = spec.tileN * 2 + 16;
+    plan.slotBytes = kConsumerRows * plan.rowBytes;
+    if (2 * plan.slotBytes * int64_t(plan.views.size()) >
+        spec.stages * stageBytes(spec))
+      return;
+    plan.base =
+        kb.add(w.c32(kBarrierBytes), kb.mul(consumer, w.c32(plan.slotBytes)));
+    staging = std::move(plan);
+  }
+  std::optional<unsigned> slotOf(const MatrixView &view) const {
+    if (!staging)
+      return std::nullopt;
+    for (auto [j, v] : llvm::enumerate(staging->views))
+      if (v.sameMemory(view))
+        return j;
+    return std::nullopt;
+  }
+  /// Byte offset of element (row, col) (i32, in the block) of slot j.
+  Value stagedAt(unsigned j, Value localRow, Value localCol) {
+    Value slot = kb.add(staging->base, w.c32(2 * j * staging->slotBytes));
+    return kb.add(slot, kb.add(kb.mul(localRow, w.c32(staging->rowBytes)),
+                               kb.mul(localCol, w.c32(2))));
+  }
+  /// The same for global indices (i64) of this consumer's block.
+  Value staged(unsigned j, Value row, Value col) {
     auto local = [&](Value index, Value origin) {
       return arith::TruncIOp::create(
-          b(), kb.loc, i32, arith::SubIOp::create(b(), kb.loc, index, origin));
+          kb.b, kb.loc, w.i32,
+          arith::SubIOp::create(kb.b, kb.loc, index, origin));
     };
-    Type element = first.view.element;
-    auto pairType = VectorType::get({2}, element);
-    Value pair = LLVM::UndefOp::create(b(), kb.loc, pairType);
+    return stagedAt(j, local(row, row0), local(col, col0));
+  }
+  void consumerBarrier() { w.namedBarrier(kb.add(w.c32(2), consumer), 128); }
+  /// Moves this consumer's blocks of the views read (in) or written (out)
+  /// between global and shared memory in 16-byte pieces, rows in order:
+  /// a loop over groups of kPiecesAtOnce pieces per thread, whose loads are
+  /// all in flight together (more would spill the accumulators). Reads
+  /// past the extents are clamped to the last row and piece (in bounds;
+  /// what they bring is never stored); writes past them are skipped.
+  void copy(bool in) {
+    SmallVector<std::pair<unsigned, MatrixView>> moved;
+    for (auto [j, view] : llvm::enumerate(staging->views))
+      if (llvm::any_of(in ? read : written,
+                       [&](const MatrixView &v) { return v.sameMemory(view); }))
+        moved.push_back({unsigned(j), view});
+    int64_t piecesPerRow = spec.tileN / 8;
+    int64_t groups = kConsumerRows * piecesPerRow / (128 * kPiecesAtOnce);
+    auto pieceType = VectorType::get({4}, w.i32);
+    auto loop =
+        scf::ForOp::create(kb.b, kb.loc, w.c32(0), w.c32(groups), w.c32(1));
+    OpBuilder::InsertionGuard insertion(kb.b);
+    kb.b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value first = kb.add(
+        thread, kb.mul(loop.getInductionVar(), w.c32(128 * kPiecesAtOnce)));
+    struct Piece {
+      Value localRow, localCol, row, col;
+    };
+    SmallVector<Piece> pieces;
+    for (int64_t p = 0; p < kPiecesAtOnce; ++p) {
+      Value piece = kb.add(first, w.c32(128 * p));
+      Value localRow = w.udiv(piece, piecesPerRow);
+      Value localCol = kb.mul(w.urem(piece, piecesPerRow), w.c32(8));
+      pieces.push_back({localRow, localCol, kb.add(row0, kb.toI64(localRow)),
+                        kb.add(col0, kb.toI64(localCol))});
+    }
+    auto sharedAt = [&](unsigned j, const Piece &piece) {
+      return w.at(stagedAt(j, piece.localRow, piece.localCol));
+    };
+    if (in) {
+      Value lastRow = kb.add(extentM, kb.i64(-1));
+      Value lastCol = kb.add(extentN, kb.i64(-8));
+      SmallVector<Value> values;
+      for (const Piece &piece : pieces)
+        for (auto [j, view] : moved) {
+          Value row = arith::MinSIOp::create(kb.b, kb.loc, piece.row, lastRow);
+          Value col = arith::MinSIOp::create(kb.b, kb.loc, piece.col, lastCol);
+          values.push_back(LLVM::LoadOp::create(
+              kb.b, kb.loc, pieceType, kb.address(view, row, col), 16));
+        }
+      Value *value = values.begin();
+      for (const Piece &piece : pieces)
+        for (auto [j, view] : moved)
+          LLVM::StoreOp::create(kb.b, kb.loc, *value++, sharedAt(j, piece), 16);
+      return;
+    }
+    // N is a multiple of 8: a piece is in bounds when its first column is.
+    for (const Piece &piece : pieces)
+      kb.ifThen(inBounds(piece.row, piece.col), [&] {
+        for (auto [j, view] : moved)
+          LLVM::StoreOp::create(kb.b, kb.loc,
+                                LLVM::LoadOp::create(kb.b, kb.loc, pieceType,
+                                                     sharedAt(j, piece), 16),
+                                kb.address(view, piece.row, piece.col), 16);
+      });
+  }
+
+  /// Stores `first` and, one column on, `second`: into the staged block,
+  /// as one 32-bit word when the view pairs columns, else one by one.
+  void storePair(const PendingStore &first, Value second) {
+    const MatrixView &view = first.view;
+    std::optional<unsigned> slot = slotOf(view);
+    if (!slot && !view.pairs()) {
+      kb.emitStore(kb.address(view, first.row, first.col), view.element,
+                   first.value);
+      kb.emitStore(kb.address(view, first.row, kb.add(first.col, kb.i64(1))),
+                   view.element, second);
+      return;
+    }
+    auto pairType = VectorType::get({2}, view.element);
+    Value pair = LLVM::UndefOp::create(kb.b, kb.loc, pairType);
     Value halves[] = {first.value, second};
     for (int32_t i = 0; i < 2; ++i)
       pair = LLVM::InsertElementOp::create(
-          b(), kb.loc, pair,
-          arith::TruncFOp::create(b(), kb.loc, element, halves[i]), c32(i));
-    Value offset = stagedOffset(staging, j, local(first.row, staging.row0),
-                                local(first.col, staging.col0));
-    LLVM::StoreOp::create(b(), kb.loc, pair, at(offset), /*alignment=*/4);
+          kb.b, kb.loc, pair,
+          arith::TruncFOp::create(kb.b, kb.loc, view.element, halves[i]),
+          w.c32(i));
+    Value address = slot ? w.at(staged(*slot, first.row, first.col))
+                         : kb.address(view, first.row, first.col);
+    LLVM::StoreOp::create(kb.b, kb.loc, pair, address, /*alignment=*/4);
   }
-  void copyOut(const Staging &staging, Value consumer, Value extentM,
-               Value extentN) {
-    // This consumer's 128 threads have written its blocks.
-    namedBarrier(kb.add(c32(2), consumer), 128);
-    Value thread = urem(kb.threadIdX(), 128);
-    int64_t piecesPerRow = spec.tileN / 8;
-    auto pieceType = VectorType::get({4}, i32);
-    for (int64_t p = 0; p < kConsumerRows * piecesPerRow; p += 128) {
-      Value piece = kb.add(thread, c32(p));
-      Value localRow = udiv(piece, piecesPerRow);
-      Value localCol = kb.mul(urem(piece, piecesPerRow), c32(8));
-      Value row = kb.add(staging.row0, kb.toI64(localRow));
-      Value col = kb.add(staging.col0, kb.toI64(localCol));
-      kb.ifThen(inBoundsOf(row, col, extentM, extentN), [&] {
-        for (auto [j, view] : llvm::enumerate(staging.outputs)) {
-          Value value = LLVM::LoadOp::create(
-              b(), kb.loc, pieceType,
-              at(stagedOffset(staging, j, localRow, localCol)),
-              /*alignment=*/16);
-          LLVM::StoreOp::create(b(), kb.loc, value,
-                                kb.address(view, row, col), /*alignment=*/16);
-        }
-      });
-    }
-  }
-  Value inBoundsOf(Value m, Value n, Value extentM, Value extentN) {
-    return kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN));
-  }
+
+  Wgmma &w;
+  KernelBuilder &kb;
+  const WgmmaGemmSpec &spec;
+  Value consumer, thread;
+  ValueRange accumulators;
+  Value row0, col0, rowBase, colBase, extentM, extentN;
+  bool pairColumns;
+
+  Phase phase = Phase::Discover;
+  Value row, col, guard; // the element being built, its bounds
+  SmallVector<MatrixView> read, written;
+  bool unstagedStores = false;
+  SmallVector<Value> gathered;
+  size_t next = 0;
+  SmallVector<PendingStore> *collected = nullptr;
+  std::optional<Staging> staging;
 };
+
+void Wgmma::epilogue(Value consumer, ValueRange accumulators, Value m0,
+                     Value n0) {
+  Epilogue(*this, consumer, accumulators, m0, n0).build();
+}
 
 } // namespace
 
