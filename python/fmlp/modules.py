@@ -1,0 +1,174 @@
+"""Drop-in modules for Hugging Face gated MLPs, running fmlp's kernels.
+
+Each keeps its original's constructor, attribute names and state_dict keys
+(gate_proj, up_proj, down_proj or Phi3's gate_up_proj; act_fn), so
+checkpoints load unchanged, and uses the nn.Linear weights in place (no
+transposed or contiguous copies). On a CPU tensor, or for a dtype or shape
+fmlp does not compile, forward raises an error that says why.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Optional
+
+import torch
+from torch import nn
+
+from . import ops, spec as specs
+
+_DTYPE_NAMES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
+
+
+def chip_of(device: torch.device) -> str:
+    major, minor = torch.cuda.get_device_capability(device)
+    # Hopper's WGMMA and TMA need the architecture-specific target.
+    return f"sm_{major}{minor}a" if major == 9 else f"sm_{major}{minor}"
+
+
+def _hidden_act(config) -> str:
+    # Gemma names it hidden_activation (hidden_act is the older key).
+    act = getattr(config, "hidden_activation", None) or getattr(config, "hidden_act", None)
+    if act is None:
+        raise specs.UnsupportedConfig("the config names no hidden_act")
+    return act
+
+
+def _act_fn(name: str):
+    try:
+        from transformers.activations import ACT2FN
+        return ACT2FN[name]
+    except ImportError:  # transformers is optional: act_fn holds no state
+        return {"silu": nn.SiLU(), "gelu_tanh": nn.GELU(approximate="tanh"),
+                "relu": nn.ReLU()}[specs.activation_of(name)]
+
+
+class FusedGatedMLP(nn.Module):
+    """y = down(act(m_g gate(x)) * up(x)) m_d, as one fmlp bundle.
+
+    The LlamaMLP family's constructor: (config, intermediate_size=None)
+    (Llama, Mistral, Qwen2/Qwen3 and their MoE experts, Granite, Llama4,
+    Gemma); the bias from config.mlp_bias; Falcon-H1's
+    config.mlp_multipliers = [m_g, m_d]."""
+
+    gate_multiplier: Optional[float] = None
+    down_multiplier: Optional[float] = None
+
+    def __init__(self, config, intermediate_size: Optional[int] = None):
+        super().__init__()
+        self.config = config
+        self.hidden_size = config.hidden_size
+        self.intermediate_size = intermediate_size or config.intermediate_size
+        bias = bool(getattr(config, "mlp_bias", False))
+        self.gate_proj = nn.Linear(self.hidden_size, self.intermediate_size, bias=bias)
+        self.up_proj = nn.Linear(self.hidden_size, self.intermediate_size, bias=bias)
+        self.down_proj = nn.Linear(self.intermediate_size, self.hidden_size, bias=bias)
+        self._set_activation(config)
+
+    def _set_activation(self, config):
+        name = _hidden_act(config)
+        self.activation = specs.activation_of(name)
+        self.act_fn = _act_fn(name)
+        multipliers = getattr(config, "mlp_multipliers", None)
+        if multipliers is not None:
+            self.gate_multiplier, self.down_multiplier = (float(m) for m in multipliers)
+
+    @classmethod
+    def wrap(cls, original: nn.Module, config) -> "FusedGatedMLP":
+        """A fused module over `original`'s own Linear modules (no copy)."""
+        fused = cls.__new__(cls)
+        nn.Module.__init__(fused)
+        fused.config = config
+        for name in cls._linears():
+            setattr(fused, name, getattr(original, name))
+        fused._set_activation(config)
+        fused.hidden_size, fused.intermediate_size = fused._widths()
+        return fused
+
+    @staticmethod
+    def _linears() -> List[str]:
+        return ["gate_proj", "up_proj", "down_proj"]
+
+    def _widths(self):
+        return self.gate_proj.in_features, self.gate_proj.out_features
+
+    def _params(self) -> List[torch.Tensor]:
+        """gate, up, down weights ([out, in]), then their biases."""
+        linears = [self.gate_proj, self.up_proj, self.down_proj]
+        params = [l.weight for l in linears]
+        if linears[0].bias is not None:
+            params += [l.bias for l in linears]
+        return params
+
+    def block_spec(self, x: torch.Tensor) -> specs.BlockSpec:
+        params = self._params()
+        if x.device.type != "cuda":
+            raise RuntimeError(f"fmlp: {type(self).__name__} runs on CUDA tensors; x is on {x.device}")
+        for p in params:
+            if p.dtype != x.dtype or p.device != x.device:
+                raise TypeError(f"fmlp: x is {x.dtype} on {x.device}, a parameter is "
+                                f"{p.dtype} on {p.device}: they must match")
+        if x.dtype not in _DTYPE_NAMES:
+            raise TypeError(f"fmlp: dtype {x.dtype} is not one of {list(_DTYPE_NAMES)}")
+        if x.shape[-1] != self.hidden_size:
+            raise ValueError(f"fmlp: x has {x.shape[-1]} features, the block takes {self.hidden_size}")
+        return specs.BlockSpec(self.hidden_size, self.intermediate_size, _DTYPE_NAMES[x.dtype],
+                               self.activation, bias=len(params) > 3,
+                               gate_multiplier=self.gate_multiplier,
+                               down_multiplier=self.down_multiplier, chip=chip_of(x.device))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        bundle = str(_bundle_for(self.block_spec(x)))
+        params = self._params()
+        rows = x.reshape(-1, self.hidden_size)
+        if not rows.is_contiguous():
+            rows = rows.contiguous()
+        # The no-grad path keeps nothing for a backward: taken whenever
+        # autograd will not ask for one.
+        if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in params)):
+            y, _ = torch.ops.fmlp.forward(bundle, rows, params)
+        else:
+            y = torch.ops.fmlp.forward_nograd(bundle, rows, params)
+        return y.view(*x.shape[:-1], self.hidden_size)
+
+
+_paths = {}
+
+
+def _bundle_for(spec: specs.BlockSpec):
+    if spec not in _paths:
+        _paths[spec] = specs.find_or_compile(spec)
+    return _paths[spec]
+
+
+class FusedPhi3MLP(FusedGatedMLP):
+    """Phi3MLP: one gate_up_proj ([2H, D], gate rows first) and down_proj.
+    The gate and up weights are its two row halves (views, no copy)."""
+
+    def __init__(self, config):
+        nn.Module.__init__(self)
+        self.config = config
+        self.hidden_size, self.intermediate_size = config.hidden_size, config.intermediate_size
+        self.gate_up_proj = nn.Linear(self.hidden_size, 2 * self.intermediate_size, bias=False)
+        self.down_proj = nn.Linear(self.intermediate_size, self.hidden_size, bias=False)
+        self._set_activation(config)
+
+    @staticmethod
+    def _linears():
+        return ["gate_up_proj", "down_proj"]
+
+    def _widths(self):
+        return self.gate_up_proj.in_features, self.gate_up_proj.out_features // 2
+
+    def _params(self):
+        w = self.gate_up_proj.weight
+        if self.gate_up_proj.bias is not None or self.down_proj.bias is not None:
+            raise specs.UnsupportedConfig("Phi3's MLP has no biases in fmlp")
+        h = self.intermediate_size
+        return [w[:h], w[h:], self.down_proj.weight]
+
+
+# Hugging Face class name -> fmlp module.
+SUPPORTED = {name: FusedGatedMLP for name in (
+    "LlamaMLP", "MistralMLP", "Qwen2MLP", "Qwen3MLP", "Qwen2MoeMLP", "Qwen3MoeMLP",
+    "GraniteMLP", "Llama4TextMLP", "GemmaMLP", "Gemma2MLP", "Gemma3MLP", "FalconH1MLP")}
+SUPPORTED["Phi3MLP"] = FusedPhi3MLP

@@ -1,0 +1,148 @@
+"""fmlp's entry points as torch.library custom ops (fmlp::forward,
+fmlp::forward_nograd, fmlp::backward), with fake (meta) implementations for
+torch.compile and autograd through fmlp::backward.
+
+Each op takes the bundle's directory, x as [T, D] and the parameters in the
+bundle's order (gate, up, down, then gate_bias, up_bias, down_bias when the
+block has them). Launches go on torch's current stream with torch-allocated
+buffers: no allocation inside fmlp, no synchronization, CUDA-graph safe.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Sequence, Tuple
+
+import torch
+
+from . import runtime
+
+_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
+_bundles: Dict[Tuple[str, int], runtime.Bundle] = {}
+_manifests: Dict[str, runtime.Bundle] = {}
+
+
+def _manifest(path: str) -> runtime.Bundle:
+    """The bundle opened (manifest only: shapes for fake tensors)."""
+    if path not in _manifests:
+        _manifests[path] = runtime.Bundle(path)
+    return _manifests[path]
+
+
+def _loaded(path: str, device: torch.device) -> runtime.Bundle:
+    key = (path, device.index if device.index is not None else torch.cuda.current_device())
+    if key not in _bundles:
+        with torch.cuda.device(key[1]):
+            bundle = runtime.Bundle(path)
+            bundle.load()
+        _bundles[key] = bundle
+    return _bundles[key]
+
+
+def _describe(t: torch.Tensor) -> runtime.Tensor:
+    if t.dtype not in _DTYPES:
+        raise TypeError(f"fmlp: dtype {t.dtype} is not one of {list(_DTYPES)}")
+    return runtime.describe(t.data_ptr(), _DTYPES[t.dtype], t.shape, t.stride())
+
+
+def _allocate(bundle: runtime.Bundle, kind: str, x: torch.Tensor,
+              given: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+    """Every argument of entry `kind`: the given ones, and empty buffers
+    for the rest (outputs, saved, workspace) shaped as the manifest says
+    (-1 = T)."""
+    tokens = x.shape[0]
+    out = {}
+    for a in bundle.entry(kind).arguments:
+        if a["name"] in given:
+            out[a["name"]] = given[a["name"]]
+        else:
+            shape = [tokens if s == -1 else s for s in a["shape"]]
+            out[a["name"]] = torch.empty(shape, dtype=x.dtype, device=x.device)
+    return out
+
+
+_PARAMS = ("gate", "up", "down", "gate_bias", "up_bias", "down_bias")
+
+
+def _named(x: torch.Tensor, params: Sequence[torch.Tensor]) -> Dict[str, torch.Tensor]:
+    named = {"x": x}
+    named.update(zip(_PARAMS, params))
+    return named
+
+
+def _launch(path: str, kind: str, args: Dict[str, torch.Tensor]) -> None:
+    bundle = _loaded(path, args["x"].device)
+    entry = bundle.entry(kind)
+    tensors = [_describe(args[name]) for name in entry.names]
+    try:
+        entry.launch(tensors, torch.cuda.current_stream(args["x"].device).cuda_stream)
+    except runtime.RuntimeError_ as error:
+        if "SAVED_CONSUMED" in str(error):
+            raise RuntimeError(
+                "fmlp: a second backward through the same forward (retain_graph=True, "
+                "or double backward) is not supported: the first backward overwrote "
+                f"the saved activations with dG and dU. ({error})") from None
+        raise
+
+
+@torch.library.custom_op("fmlp::forward", mutates_args=())
+def forward(bundle: str, x: torch.Tensor, params: List[torch.Tensor]) -> Tuple[torch.Tensor, torch.Tensor]:
+    """y and the saved activations for backward."""
+    args = _allocate(_manifest(bundle), "forward", x, _named(x, params))
+    _launch(bundle, "forward", args)
+    return args["y"], args["saved"]
+
+
+@forward.register_fake
+def _(bundle, x, params):
+    args = _allocate(_manifest(bundle), "forward", x, _named(x, params))
+    return args["y"], args["saved"]
+
+
+@torch.library.custom_op("fmlp::forward_nograd", mutates_args=())
+def forward_nograd(bundle: str, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
+    """y alone: nothing is kept for a backward."""
+    args = _allocate(_manifest(bundle), "forward_nograd", x, _named(x, params))
+    _launch(bundle, "forward_nograd", args)
+    return args["y"]
+
+
+@forward_nograd.register_fake
+def _(bundle, x, params):
+    return _allocate(_manifest(bundle), "forward_nograd", x, _named(x, params))["y"]
+
+
+_GRADS = ("dx", "d_gate", "d_up", "d_down", "d_gate_bias", "d_up_bias", "d_down_bias")
+
+
+@torch.library.custom_op("fmlp::backward", mutates_args=("saved",))
+def backward(bundle: str, x: torch.Tensor, params: List[torch.Tensor], dy: torch.Tensor,
+             saved: torch.Tensor) -> List[torch.Tensor]:
+    """dx and the parameters' gradients, in the order of `params`. Writes
+    dG and dU over the saved G and U."""
+    given = _named(x, params)
+    given.update(dy=dy, saved=saved)
+    args = _allocate(_manifest(bundle), "backward", x, given)
+    _launch(bundle, "backward", args)
+    return [args[name] for name in _GRADS[:1 + len(params)]]
+
+
+@backward.register_fake
+def _(bundle, x, params, dy, saved):
+    return [torch.empty_like(x)] + [torch.empty_like(p) for p in params]
+
+
+def _setup_context(ctx, inputs, output):
+    bundle, x, params = inputs
+    _, saved = output
+    ctx.bundle = bundle
+    ctx.num_params = len(params)
+    ctx.save_for_backward(x, saved, *params)
+    ctx.mark_non_differentiable(saved)
+
+
+def _backward(ctx, dy, _dsaved):
+    x, saved, *params = ctx.saved_tensors
+    grads = torch.ops.fmlp.backward(ctx.bundle, x, params, dy.contiguous(), saved)
+    return None, grads[0], list(grads[1:])
+
+
+forward.register_autograd(_backward, setup_context=_setup_context)

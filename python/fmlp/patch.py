@@ -1,0 +1,74 @@
+"""Swapping Hugging Face MLPs for fmlp's: patch_model() on a loaded model
+(in place, sharing its Linear modules), patch_classes() before one is
+built. A module fmlp cannot run is left alone with a warning that says
+why."""
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Dict
+
+import torch
+from torch import nn
+
+from . import spec as specs
+from .modules import SUPPORTED
+
+
+def _why_not(module: nn.Module, config) -> str:
+    """'' when fmlp can run `module`, else the reason."""
+    try:
+        specs.activation_of(getattr(config, "hidden_activation", None)
+                            or getattr(config, "hidden_act", "?"))
+    except specs.UnsupportedConfig as error:
+        return str(error)
+    if type(module).__name__ == "Phi3MLP" and getattr(module.gate_up_proj, "bias", None) is not None:
+        return "Phi3's fused gate_up_proj with a bias is not supported"
+    return ""
+
+
+def patch_model(model: nn.Module, config=None) -> int:
+    """Replaces every supported MLP of `model` in place; returns how many."""
+    config = config or getattr(model, "config", None)
+    replaced = 0
+    for parent in list(model.modules()):
+        for name, child in list(parent.named_children()):
+            fused = SUPPORTED.get(type(child).__name__)
+            if fused is None:
+                continue
+            child_config = getattr(child, "config", None) or config
+            reason = _why_not(child, child_config) if child_config is not None else "no config"
+            if reason:
+                warnings.warn(f"fmlp: {type(child).__name__} at {name} left alone: {reason}")
+                continue
+            setattr(parent, name, fused.wrap(child, child_config))
+            replaced += 1
+    return replaced
+
+
+_MODULES = {"LlamaMLP": "llama", "MistralMLP": "mistral", "Qwen2MLP": "qwen2",
+            "Qwen3MLP": "qwen3", "Qwen2MoeMLP": "qwen2_moe", "Qwen3MoeMLP": "qwen3_moe",
+            "GraniteMLP": "granite", "Llama4TextMLP": "llama4", "GemmaMLP": "gemma",
+            "Gemma2MLP": "gemma2", "Gemma3MLP": "gemma3", "FalconH1MLP": "falcon_h1",
+            "Phi3MLP": "phi3"}
+
+
+def patch_classes() -> Dict[str, type]:
+    """Makes transformers build fmlp's modules: replaces each supported MLP
+    class in its modeling module. Returns the originals (for restore)."""
+    originals = {}
+    for name, short in _MODULES.items():
+        try:
+            module = importlib.import_module(f"transformers.models.{short}.modeling_{short}")
+        except ImportError:
+            continue
+        if hasattr(module, name):
+            originals[f"{module.__name__}.{name}"] = getattr(module, name)
+            setattr(module, name, SUPPORTED[name])
+    return originals
+
+
+def restore_classes(originals: Dict[str, type]) -> None:
+    for qualified, cls in originals.items():
+        module_name, name = qualified.rsplit(".", 1)
+        setattr(importlib.import_module(module_name), name, cls)

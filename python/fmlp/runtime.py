@@ -1,0 +1,168 @@
+"""ctypes binding of fmlp's runtime C API (include/fmlp/Runtime.h). No
+torch needed: tensors are described by address, dtype, sizes and strides.
+
+The library is the one CMake builds (libfmlp_runtime.so): FMLP_RUNTIME_LIB
+names it, else it is looked for in the repository's build directories.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+MAX_RANK = 8
+DTYPE_CODES = {"f32": 0, "bf16": 1, "f16": 2}
+ROLES = {0: "input", 1: "output", 2: "saved", 3: "workspace"}
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int),
+                ("rank", ctypes.c_int32), ("sizes", ctypes.c_int64 * MAX_RANK),
+                ("strides", ctypes.c_int64 * MAX_RANK)]
+
+
+class ArgumentInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("role", ctypes.c_int),
+                ("dtype", ctypes.c_int), ("rank", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * 2), ("alignment", ctypes.c_int32),
+                ("consumed", ctypes.c_int32)]
+
+
+class RuntimeError_(RuntimeError):
+    """A failing runtime call: the status name and the runtime's message."""
+
+
+def describe(data: int, dtype: str, sizes: Sequence[int], strides: Sequence[int]) -> Tensor:
+    if len(sizes) > MAX_RANK:
+        raise ValueError(f"rank {len(sizes)} exceeds fmlp's {MAX_RANK}")
+    t = Tensor()
+    t.data, t.dtype, t.rank = data, DTYPE_CODES[dtype], len(sizes)
+    for i, (size, stride) in enumerate(zip(sizes, strides)):
+        t.sizes[i], t.strides[i] = size, stride
+    return t
+
+
+def _candidates() -> List[Path]:
+    if "FMLP_RUNTIME_LIB" in os.environ:
+        return [Path(os.environ["FMLP_RUNTIME_LIB"])]
+    root = Path(__file__).resolve().parents[2]
+    build = Path(os.environ.get("FMLP_BUILD_DIR", root / "build"))
+    return [build / "lib" / "libfmlp_runtime.so",
+            root / "build-gpu" / "lib" / "libfmlp_runtime.so"]
+
+
+_library = None
+_lock = threading.Lock()
+
+
+def library() -> ctypes.CDLL:
+    """The runtime, loaded once."""
+    global _library
+    with _lock:
+        if _library is None:
+            tried = _candidates()
+            found = next((p for p in tried if p.is_file()), None)
+            if found is None:
+                raise FileNotFoundError(
+                    "fmlp's runtime library was not found (tried "
+                    + ", ".join(map(str, tried))
+                    + "); build it (scripts/build.sh) or set FMLP_RUNTIME_LIB")
+            _library = _declare(ctypes.CDLL(str(found)))
+    return _library
+
+
+def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
+    vp, i, cp = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
+    lib.fmlp_last_error.restype = cp
+    lib.fmlp_status_name.restype = cp
+    lib.fmlp_status_name.argtypes = [i]
+    lib.fmlp_bundle_open.argtypes = [cp, ctypes.POINTER(vp)]
+    lib.fmlp_bundle_load.argtypes = [vp]
+    lib.fmlp_bundle_close.argtypes = [vp]
+    lib.fmlp_bundle_chip.argtypes = [vp]
+    lib.fmlp_bundle_chip.restype = cp
+    lib.fmlp_entry_find.argtypes = [vp, cp, ctypes.POINTER(i)]
+    lib.fmlp_argument_count.argtypes = [vp, i]
+    lib.fmlp_argument_info_get.argtypes = [vp, i, i, ctypes.POINTER(ArgumentInfo)]
+    lib.fmlp_workspace_bytes.argtypes = [vp, i, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+    lib.fmlp_launch.argtypes = [vp, i, vp, i, vp]
+    lib.fmlp_kernel_count.argtypes = [vp, i]
+    lib.fmlp_kernel_name.argtypes = [vp, i, i]
+    lib.fmlp_kernel_name.restype = cp
+    lib.fmlp_launch_kernel.argtypes = [vp, i, i, vp, i, vp]
+    return lib
+
+
+class Entry:
+    """One entry point (forward, backward, forward_nograd) of a bundle."""
+
+    def __init__(self, bundle: "Bundle", kind: str):
+        self.bundle, self.kind = bundle, kind
+        index = ctypes.c_int()
+        bundle._check(bundle.lib.fmlp_entry_find(bundle.handle, kind.encode(), ctypes.byref(index)))
+        self.index = index.value
+        self.arguments: List[Dict] = []
+        for a in range(bundle.lib.fmlp_argument_count(bundle.handle, self.index)):
+            info = ArgumentInfo()
+            bundle._check(bundle.lib.fmlp_argument_info_get(
+                bundle.handle, self.index, a, ctypes.byref(info)))
+            self.arguments.append({
+                "name": info.name.decode(), "role": ROLES[info.role],
+                "shape": tuple(info.shape[:info.rank]), "alignment": info.alignment})
+        self.names = [a["name"] for a in self.arguments]
+
+    def workspace_bytes(self, tokens: int) -> int:
+        out = ctypes.c_int64()
+        self.bundle._check(self.bundle.lib.fmlp_workspace_bytes(
+            self.bundle.handle, self.index, tokens, ctypes.byref(out)))
+        return out.value
+
+    def launch(self, tensors: Sequence[Tensor], stream: int) -> None:
+        array = (Tensor * len(tensors))(*tensors)
+        self.bundle._check(self.bundle.lib.fmlp_launch(
+            self.bundle.handle, self.index, array, len(tensors), ctypes.c_void_p(stream)))
+
+    def kernels(self) -> List[str]:
+        lib, h = self.bundle.lib, self.bundle.handle
+        return [lib.fmlp_kernel_name(h, self.index, k).decode()
+                for k in range(lib.fmlp_kernel_count(h, self.index))]
+
+    def launch_kernel(self, kernel: int, tensors: Sequence[Tensor], stream: int) -> None:
+        array = (Tensor * len(tensors))(*tensors)
+        self.bundle._check(self.bundle.lib.fmlp_launch_kernel(
+            self.bundle.handle, self.index, kernel, array, len(tensors), ctypes.c_void_p(stream)))
+
+
+class Bundle:
+    """An opened bundle (manifest parsed; no driver needed). load() puts
+    its kernels into the current CUDA context."""
+
+    def __init__(self, directory, lib: ctypes.CDLL = None):
+        self.lib = lib or library()
+        self.handle = ctypes.c_void_p()
+        self.directory = str(directory)
+        self._check(self.lib.fmlp_bundle_open(self.directory.encode(), ctypes.byref(self.handle)))
+        self.entries: Dict[str, Entry] = {}
+
+    def _check(self, status: int) -> None:
+        if status != 0:
+            raise RuntimeError_(f"{self.lib.fmlp_status_name(status).decode()}: "
+                                f"{self.lib.fmlp_last_error().decode()}")
+
+    @property
+    def chip(self) -> str:
+        return self.lib.fmlp_bundle_chip(self.handle).decode()
+
+    def load(self) -> None:
+        self._check(self.lib.fmlp_bundle_load(self.handle))
+
+    def entry(self, kind: str) -> Entry:
+        if kind not in self.entries:
+            self.entries[kind] = Entry(self, kind)
+        return self.entries[kind]
+
+    def __del__(self):
+        if getattr(self, "handle", None) and self.handle.value:
+            self.lib.fmlp_bundle_close(self.handle)

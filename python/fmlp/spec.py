@@ -1,0 +1,156 @@
+"""What a bundle is compiled for, its cache key, its MLIR and the
+fmlp-compile command that makes it. No torch needed.
+
+A bundle (see docs/Bundle.md) holds one gated MLP block's forward, backward
+and no-grad forward for one (D, H, dtype, activation, biases, multipliers,
+chip). Bundles live in a cache directory (FMLP_CACHE_DIR, else
+~/.cache/fmlp), one directory per key.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+DTYPES = ("bf16", "f16", "f32")
+ACTIVATIONS = ("silu", "gelu_tanh", "relu")
+
+# Hugging Face's hidden_act names for the activations fmlp fuses.
+HF_ACTIVATIONS = {
+    "silu": "silu",
+    "swish": "silu",
+    "gelu_pytorch_tanh": "gelu_tanh",
+    "gelu_new": "gelu_tanh",
+    "gelu_fast": "gelu_tanh",
+    "relu": "relu",
+}
+
+
+class UnsupportedConfig(ValueError):
+    """The block cannot be compiled by fmlp; the message says why."""
+
+
+def activation_of(hidden_act: str) -> str:
+    """fmlp's activation for a Hugging Face hidden_act name."""
+    try:
+        return HF_ACTIVATIONS[hidden_act]
+    except KeyError:
+        raise UnsupportedConfig(
+            f"activation {hidden_act!r} is not fused by fmlp (supported: "
+            + ", ".join(sorted(HF_ACTIVATIONS)) + ")") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockSpec:
+    """y = down(act(gate_multiplier * gate(x)) * up(x)) * down_multiplier,
+    weights in nn.Linear's [out, in] layout, optional biases on all three."""
+
+    hidden: int  # D
+    intermediate: int  # H
+    dtype: str  # bf16, f16, f32
+    activation: str = "silu"
+    bias: bool = False
+    gate_multiplier: Optional[float] = None
+    down_multiplier: Optional[float] = None
+    chip: str = "sm_90a"
+
+    def __post_init__(self):
+        if self.dtype not in DTYPES:
+            raise UnsupportedConfig(f"dtype {self.dtype!r} is not one of {DTYPES}")
+        if self.activation not in ACTIVATIONS:
+            raise UnsupportedConfig(
+                f"activation {self.activation!r} is not one of {ACTIVATIONS}")
+        if self.hidden <= 0 or self.intermediate <= 0:
+            raise UnsupportedConfig(
+                f"widths must be positive (D = {self.hidden}, H = {self.intermediate})")
+
+    @property
+    def key(self) -> str:
+        """The cache directory's name: every field that changes the kernels."""
+        parts = [f"d{self.hidden}", f"h{self.intermediate}", self.dtype,
+                 self.activation, self.chip]
+        if self.bias:
+            parts.append("bias")
+        if self.gate_multiplier is not None:
+            parts.append(f"gm{self.gate_multiplier!r}")
+        if self.down_multiplier is not None:
+            parts.append(f"dm{self.down_multiplier!r}")
+        return "-".join(parts)
+
+    def mlir(self) -> str:
+        """The block as fmlp.gated_mlp, T dynamic."""
+        d, h, t = self.hidden, self.intermediate, self.dtype
+        x = f"tensor<?x{d}x{t}>"
+        args = [("x", x), ("gate", f"tensor<{h}x{d}x{t}>"),
+                ("up", f"tensor<{h}x{d}x{t}>"), ("down", f"tensor<{d}x{h}x{t}>")]
+        if self.bias:
+            args += [("gate_bias", f"tensor<{h}x{t}>"), ("up_bias", f"tensor<{h}x{t}>"),
+                     ("down_bias", f"tensor<{d}x{t}>")]
+        operands = "%x, gate %gate, up %up, down %down"
+        if self.bias:
+            operands += " gate_bias %gate_bias up_bias %up_bias down_bias %down_bias"
+        attributes = [f"{name} = {value!r} : f64" for name, value in
+                      (("gate_multiplier", self.gate_multiplier),
+                       ("down_multiplier", self.down_multiplier)) if value is not None]
+        attr = (" {" + ", ".join(attributes) + "}") if attributes else ""
+        signature = ", ".join(f"%{n}: {ty}" for n, ty in args)
+        types = ", ".join(ty for _, ty in args)
+        return (f"func.func @mlp({signature}) -> {x} {{\n"
+                f"  %y = fmlp.gated_mlp {self.activation} {operands}{attr}\n"
+                f"      : ({types}) -> {x}\n"
+                f"  return %y : {x}\n}}\n")
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("FMLP_CACHE_DIR", Path.home() / ".cache" / "fmlp"))
+
+
+def bundle_path(spec: BlockSpec) -> Path:
+    return cache_dir() / (spec.key + ".bundle")
+
+
+def compile_command(spec: BlockSpec, source: Path, bundle: Path) -> list:
+    return ["fmlp-compile", str(source), f"--chip={spec.chip}", "--report=false",
+            "-o", str(bundle)]
+
+
+class BundleMissing(FileNotFoundError):
+    """No bundle in the cache and no fmlp-compile to make one."""
+
+
+def find_or_compile(spec: BlockSpec) -> Path:
+    """The bundle for `spec`: from the cache, else compiled into it by
+    fmlp-compile when it is on PATH; else an error naming the command."""
+    bundle = bundle_path(spec)
+    if (bundle / "manifest.json").is_file():
+        return bundle
+    source = bundle.with_suffix(".mlir")
+    command = compile_command(spec, source, bundle)
+    if shutil.which("fmlp-compile") is None:
+        raise BundleMissing(
+            f"no fmlp bundle for {spec.key} in {cache_dir()} and fmlp-compile is "
+            f"not on PATH. Make it where fmlp is built:\n"
+            f"  cat > {source} <<'EOF'\n{spec.mlir()}EOF\n"
+            f"  {' '.join(command)}")
+    bundle.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(spec.mlir())
+    # Compiled beside the cache entry and renamed into place, so that a
+    # concurrent or interrupted compile never leaves half a bundle.
+    staging = Path(tempfile.mkdtemp(dir=bundle.parent, prefix=spec.key + "."))
+    try:
+        result = subprocess.run(compile_command(spec, source, staging / "b.bundle"),
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
+        try:
+            os.rename(staging / "b.bundle", bundle)
+        except OSError:
+            if not (bundle / "manifest.json").is_file():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return bundle

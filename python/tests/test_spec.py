@@ -1,0 +1,97 @@
+"""The torch-free half of the Python package, on a machine without a GPU:
+bundle specs and their MLIR, compile on first use through fmlp-compile,
+the error that names the command when it is missing, and the ctypes
+binding (manifest, arguments, the no-driver error)."""
+import os
+import tempfile
+import unittest
+from pathlib import Path
+
+from fmlp import runtime, spec
+
+
+def with_path(path):
+    env = dict(os.environ)
+    env["PATH"] = path
+    return env
+
+
+class SpecTest(unittest.TestCase):
+    def setUp(self):
+        self.cache = tempfile.TemporaryDirectory()
+        self.addCleanup(self.cache.cleanup)
+        self.saved_env = dict(os.environ)
+        os.environ["FMLP_CACHE_DIR"] = self.cache.name
+        os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(self.saved_env)))
+
+    def test_key_separates_every_field(self):
+        base = spec.BlockSpec(96, 200, "bf16")
+        variants = [base, spec.BlockSpec(96, 200, "f16"), spec.BlockSpec(96, 208, "bf16"),
+                    spec.BlockSpec(96, 200, "bf16", "gelu_tanh"),
+                    spec.BlockSpec(96, 200, "bf16", bias=True),
+                    spec.BlockSpec(96, 200, "bf16", gate_multiplier=0.5),
+                    spec.BlockSpec(96, 200, "bf16", down_multiplier=0.5),
+                    spec.BlockSpec(96, 200, "bf16", chip="sm_80")]
+        self.assertEqual(len({v.key for v in variants}), len(variants))
+
+    def test_hf_activations(self):
+        self.assertEqual(spec.activation_of("silu"), "silu")
+        self.assertEqual(spec.activation_of("gelu_pytorch_tanh"), "gelu_tanh")
+        with self.assertRaisesRegex(spec.UnsupportedConfig, "'gelu' is not fused"):
+            spec.activation_of("gelu")
+        with self.assertRaisesRegex(spec.UnsupportedConfig, "dtype 'f64'"):
+            spec.BlockSpec(96, 200, "f64")
+
+    def test_compiles_on_first_use_then_reuses(self):
+        s = spec.BlockSpec(96, 200, "bf16", bias=True, gate_multiplier=0.5, down_multiplier=0.25)
+        path = spec.find_or_compile(s)
+        self.assertEqual(path, Path(self.cache.name) / (s.key + ".bundle"))
+        manifest = path / "manifest.json"
+        self.assertTrue(manifest.is_file())
+        stamp = manifest.stat().st_mtime_ns
+        self.assertEqual(spec.find_or_compile(s), path)  # from the cache
+        self.assertEqual(manifest.stat().st_mtime_ns, stamp)
+        bundle = runtime.Bundle(path)
+        self.assertEqual(bundle.chip, "sm_90a")
+        self.assertEqual(bundle.entry("forward").names,
+                         ["x", "gate", "up", "down", "gate_bias", "up_bias", "down_bias", "y", "saved"])
+        backward = bundle.entry("backward")
+        self.assertEqual(backward.names[:8], ["x", "gate", "up", "down", "gate_bias", "up_bias",
+                                              "down_bias", "dy"])
+        self.assertIn("d_gate_bias", backward.names)
+        self.assertEqual(bundle.entry("forward").arguments[0]["shape"], (-1, 96))
+        # saved A, G, U: 3 H columns of T rows.
+        self.assertEqual(bundle.entry("forward").workspace_bytes(10), 10 * 3 * 200 * 2)
+
+    def test_missing_compiler_names_the_command(self):
+        os.environ["PATH"] = "/nonexistent"
+        s = spec.BlockSpec(96, 200, "f16")
+        with self.assertRaises(spec.BundleMissing) as caught:
+            spec.find_or_compile(s)
+        message = str(caught.exception)
+        self.assertIn("fmlp-compile is not on PATH", message)
+        self.assertIn(f"-o {Path(self.cache.name) / (s.key + '.bundle')}", message)
+        self.assertIn("fmlp.gated_mlp silu", message)
+
+    def test_compile_errors_are_reported(self):
+        s = spec.BlockSpec(96, 200, "bf16", chip="sm_1")  # no such chip
+        with self.assertRaisesRegex(RuntimeError, "fmlp-compile .* failed"):
+            spec.find_or_compile(s)
+        self.assertFalse((Path(self.cache.name) / (s.key + ".bundle")).exists())
+
+    def test_no_driver_error(self):
+        path = spec.find_or_compile(spec.BlockSpec(96, 200, "bf16"))
+        os.environ["FMLP_LIBCUDA"] = "libcuda-absent-for-fmlp-tests.so.1"
+        bundle = runtime.Bundle(path)
+        with self.assertRaisesRegex(runtime.RuntimeError_, "FMLP_ERROR_NO_DRIVER"):
+            bundle.load()
+
+    def test_bad_bundle_is_a_clear_error(self):
+        with tempfile.TemporaryDirectory() as empty:
+            with self.assertRaisesRegex(runtime.RuntimeError_, "manifest"):
+                runtime.Bundle(empty)
+
+
+if __name__ == "__main__":
+    unittest.main()
