@@ -6,84 +6,35 @@ eager and torch.compile of the same SwiGLU MLP, all in one run
   python3 bench/bench_mlp.py BUNDLES RUNTIME_LIB [--out FILE]
 
 BUNDLES holds mlp-bf16-D-H.bundle from test/GPU/make-bundles.sh; RUNTIME_LIB
-is libfmlp_runtime.so. fmlp is called through its C API (ctypes) on torch's
-current stream with torch-allocated buffers.
+is libfmlp_runtime.so. fmlp is called through its C API (python/fmlp's
+ctypes binding) on torch's current stream with torch-allocated buffers.
 """
 import argparse
-import ctypes
 import json
+import os
 import re
 import statistics
+import sys
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-MAX_RANK = 8
-DTYPES = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from fmlp import runtime  # noqa: E402  (the package's binding of the C API)
+from fmlp.ops import describe  # noqa: E402
 
 
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_int32), ("sizes", ctypes.c_int64 * MAX_RANK),
-                ("strides", ctypes.c_int64 * MAX_RANK)]
-
-
-def describe(t):
-    d = Tensor()
-    d.data = t.data_ptr()
-    d.dtype = DTYPES[t.dtype]
-    d.rank = t.dim()
-    for i, (s, st) in enumerate(zip(t.shape, t.stride())):
-        d.sizes[i], d.strides[i] = s, st
-    return d
-
-
-class Bundle:
-    def __init__(self, lib, path):
-        self.lib = lib
-        self.handle = ctypes.c_void_p()
-        self.check(lib.fmlp_bundle_open(path.encode(), ctypes.byref(self.handle)))
-        self.check(lib.fmlp_bundle_load(self.handle))
-
-    def check(self, status):
-        if status != 0:
-            raise RuntimeError(self.lib.fmlp_last_error().decode())
-
-    def entry(self, name):
-        index = ctypes.c_int()
-        self.check(self.lib.fmlp_entry_find(self.handle, name.encode(), ctypes.byref(index)))
-        return index.value
-
-    def launch(self, entry, tensors):
-        array = (Tensor * len(tensors))(*[describe(t) for t in tensors])
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        self.check(self.lib.fmlp_launch(self.handle, entry, array, len(tensors), stream))
-
-    def kernels(self, entry):
-        return [self.lib.fmlp_kernel_name(self.handle, entry, k).decode()
-                for k in range(self.lib.fmlp_kernel_count(self.handle, entry))]
-
-    def launch_kernel(self, entry, kernel, tensors):
-        """One kernel of an entry point alone (for its time only)."""
-        array = (Tensor * len(tensors))(*[describe(t) for t in tensors])
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        self.check(self.lib.fmlp_launch_kernel(self.handle, entry, kernel, array,
-                                               len(tensors), stream))
-
-
-def load_runtime(path):
-    lib = ctypes.CDLL(path)
-    lib.fmlp_last_error.restype = ctypes.c_char_p
-    lib.fmlp_bundle_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
-    lib.fmlp_bundle_load.argtypes = [ctypes.c_void_p]
-    lib.fmlp_entry_find.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
-    lib.fmlp_launch.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
-    lib.fmlp_kernel_count.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    lib.fmlp_kernel_name.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
-    lib.fmlp_kernel_name.restype = ctypes.c_char_p
-    lib.fmlp_launch_kernel.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
-                                       ctypes.c_int, ctypes.c_void_p]
-    return lib
+def launcher(entry):
+    """Launches `entry` (or one of its kernels) on torch's current stream."""
+    def launch(tensors, kernel=None):
+        described = [describe(t) for t in tensors]
+        stream = torch.cuda.current_stream().cuda_stream
+        if kernel is None:
+            entry.launch(described, stream)
+        else:
+            entry.launch_kernel(kernel, described, stream)
+    return launch
 
 
 # Which cuBLAS GEMM each kernel replaces, by the kernel op in its name.
@@ -122,29 +73,30 @@ class SwiGLU(torch.nn.Module):
         return F.linear(F.silu(F.linear(x, self.wg)) * F.linear(x, self.wu), self.wd)
 
 
-def bench_shape(lib, bundles, d, h, t, dtype=torch.bfloat16):
+def bench_shape(bundles, d, h, t, dtype=torch.bfloat16):
     dev = "cuda"
     g = torch.Generator(device=dev).manual_seed(0)
     x = torch.randn(t, d, device=dev, dtype=dtype, generator=g)
     dy = torch.randn(t, d, device=dev, dtype=dtype, generator=g)
     wg, wu = (torch.randn(h, d, device=dev, dtype=dtype, generator=g) * 0.02 for _ in range(2))
     wd = torch.randn(d, h, device=dev, dtype=dtype, generator=g) * 0.02
-    bundle = Bundle(lib, f"{bundles}/mlp-bf16-{d}-{h}.bundle")
-    fwd, bwd, nograd = bundle.entry("forward"), bundle.entry("backward"), bundle.entry("forward_nograd")
+    bundle = runtime.Bundle(f"{bundles}/mlp-bf16-{d}-{h}.bundle")
+    bundle.load()
+    fwd, bwd, nograd = (bundle.entry(kind) for kind in ("forward", "backward", "forward_nograd"))
     y, dx = torch.empty_like(x), torch.empty_like(x)
     saved = torch.empty(t, 3 * h, device=dev, dtype=dtype)
     workspace = torch.empty(t, h, device=dev, dtype=dtype)
     dwg, dwu, dwd = torch.empty_like(wg), torch.empty_like(wu), torch.empty_like(wd)
 
     def f_forward():
-        bundle.launch(fwd, [x, wg, wu, wd, y, saved])
+        launcher(fwd)([x, wg, wu, wd, y, saved])
 
     def f_nograd():
-        bundle.launch(nograd, [x, wg, wu, wd, y, workspace])
+        launcher(nograd)([x, wg, wu, wd, y, workspace])
 
     def f_step():
         f_forward()
-        bundle.launch(bwd, [x, wg, wu, wd, dy, dx, dwg, dwu, dwd, saved])
+        launcher(bwd)([x, wg, wu, wd, dy, dx, dwg, dwu, dwd, saved])
 
     r = {"D": d, "H": h, "T": t}
     forward_args = [x, wg, wu, wd, y, saved]
@@ -152,9 +104,8 @@ def bench_shape(lib, bundles, d, h, t, dtype=torch.bfloat16):
     f_forward()  # saved holds activations for the backward's kernels
     r["fmlp_kernel_ms"] = {}
     for entry, args in ((fwd, forward_args), (bwd, backward_args)):
-        for k, name in enumerate(bundle.kernels(entry)):
-            r["fmlp_kernel_ms"][name] = median_ms(
-                lambda: bundle.launch_kernel(entry, k, args))
+        for k, name in enumerate(entry.kernels()):
+            r["fmlp_kernel_ms"][name] = median_ms(lambda: launcher(entry)(args, kernel=k))
     r["fmlp_forward_ms"] = median_ms(f_forward)
     r["fmlp_nograd_ms"] = median_ms(f_nograd)
     r["fmlp_step_ms"] = median_ms(f_step)
@@ -217,12 +168,12 @@ def main():
     p.add_argument("--out", default=None)
     p.add_argument("--tokens", default="8192,32768")
     args = p.parse_args()
-    lib = load_runtime(args.runtime)
+    os.environ["FMLP_RUNTIME_LIB"] = args.runtime
     torch.cuda.init()
     rows = []
     for d, h in ((1024, 2816), (4096, 11008)):
         for t in (int(v) for v in args.tokens.split(",")):
-            r = bench_shape(lib, args.bundles, d, h, t)
+            r = bench_shape(args.bundles, d, h, t)
             rows.append(r)
             c = r["cublas_ms"]
             print(f"D={d} H={h} T={t} bf16 (medians, ms; ratio > 1: fmlp slower)")

@@ -8,15 +8,12 @@ fmlp does not compile, forward raises an error that says why.
 """
 from __future__ import annotations
 
-import math
 from typing import List, Optional
 
 import torch
 from torch import nn
 
 from . import ops, spec as specs
-
-_DTYPE_NAMES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
 
 
 def chip_of(device: torch.device) -> str:
@@ -25,7 +22,7 @@ def chip_of(device: torch.device) -> str:
     return f"sm_{major}{minor}a" if major == 9 else f"sm_{major}{minor}"
 
 
-def _hidden_act(config) -> str:
+def hidden_act(config) -> str:
     # Gemma names it hidden_activation (hidden_act is the older key).
     act = getattr(config, "hidden_activation", None) or getattr(config, "hidden_act", None)
     if act is None:
@@ -65,7 +62,7 @@ class FusedGatedMLP(nn.Module):
         self._set_activation(config)
 
     def _set_activation(self, config):
-        name = _hidden_act(config)
+        name = hidden_act(config)
         self.activation = specs.activation_of(name)
         self.act_fn = _act_fn(name)
         multipliers = getattr(config, "mlp_multipliers", None)
@@ -107,11 +104,11 @@ class FusedGatedMLP(nn.Module):
             if p.dtype != x.dtype or p.device != x.device:
                 raise TypeError(f"fmlp: x is {x.dtype} on {x.device}, a parameter is "
                                 f"{p.dtype} on {p.device}: they must match")
-        if x.dtype not in _DTYPE_NAMES:
-            raise TypeError(f"fmlp: dtype {x.dtype} is not one of {list(_DTYPE_NAMES)}")
+        if x.dtype not in ops.DTYPES:
+            raise TypeError(f"fmlp: dtype {x.dtype} is not one of {list(ops.DTYPES)}")
         if x.shape[-1] != self.hidden_size:
             raise ValueError(f"fmlp: x has {x.shape[-1]} features, the block takes {self.hidden_size}")
-        return specs.BlockSpec(self.hidden_size, self.intermediate_size, _DTYPE_NAMES[x.dtype],
+        return specs.BlockSpec(self.hidden_size, self.intermediate_size, ops.DTYPES[x.dtype],
                                self.activation, bias=len(params) > 3,
                                gate_multiplier=self.gate_multiplier,
                                down_multiplier=self.down_multiplier, chip=chip_of(x.device))
@@ -167,8 +164,13 @@ class FusedPhi3MLP(FusedGatedMLP):
         return [w[:h], w[h:], self.down_proj.weight]
 
 
-# Hugging Face class name -> fmlp module.
-SUPPORTED = {name: FusedGatedMLP for name in (
-    "LlamaMLP", "MistralMLP", "Qwen2MLP", "Qwen3MLP", "Qwen2MoeMLP", "Qwen3MoeMLP",
-    "GraniteMLP", "Llama4TextMLP", "GemmaMLP", "Gemma2MLP", "Gemma3MLP", "FalconH1MLP")}
-SUPPORTED["Phi3MLP"] = FusedPhi3MLP
+# Hugging Face class name -> (its transformers.models package, fmlp module).
+SUPPORTED = {
+    "LlamaMLP": ("llama", FusedGatedMLP), "MistralMLP": ("mistral", FusedGatedMLP),
+    "Qwen2MLP": ("qwen2", FusedGatedMLP), "Qwen3MLP": ("qwen3", FusedGatedMLP),
+    "Qwen2MoeMLP": ("qwen2_moe", FusedGatedMLP), "Qwen3MoeMLP": ("qwen3_moe", FusedGatedMLP),
+    "GraniteMLP": ("granite", FusedGatedMLP), "Llama4TextMLP": ("llama4", FusedGatedMLP),
+    "GemmaMLP": ("gemma", FusedGatedMLP), "Gemma2MLP": ("gemma2", FusedGatedMLP),
+    "Gemma3MLP": ("gemma3", FusedGatedMLP), "FalconH1MLP": ("falcon_h1", FusedGatedMLP),
+    "Phi3MLP": ("phi3", FusedPhi3MLP),
+}

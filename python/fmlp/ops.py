@@ -15,7 +15,7 @@ import torch
 
 from . import runtime
 
-_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
+DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
 _bundles: Dict[Tuple[str, int], runtime.Bundle] = {}
 _manifests: Dict[str, runtime.Bundle] = {}
 
@@ -37,10 +37,11 @@ def _loaded(path: str, device: torch.device) -> runtime.Bundle:
     return _bundles[key]
 
 
-def _describe(t: torch.Tensor) -> runtime.Tensor:
-    if t.dtype not in _DTYPES:
-        raise TypeError(f"fmlp: dtype {t.dtype} is not one of {list(_DTYPES)}")
-    return runtime.describe(t.data_ptr(), _DTYPES[t.dtype], t.shape, t.stride())
+def describe(t: torch.Tensor) -> runtime.Tensor:
+    """The runtime's description of `t` (address, dtype, sizes, strides)."""
+    if t.dtype not in DTYPES:
+        raise TypeError(f"fmlp: dtype {t.dtype} is not one of {list(DTYPES)}")
+    return runtime.describe(t.data_ptr(), DTYPES[t.dtype], t.shape, t.stride())
 
 
 def _allocate(bundle: runtime.Bundle, kind: str, x: torch.Tensor,
@@ -71,7 +72,7 @@ def _named(x: torch.Tensor, params: Sequence[torch.Tensor]) -> Dict[str, torch.T
 def _launch(path: str, kind: str, args: Dict[str, torch.Tensor]) -> None:
     bundle = _loaded(path, args["x"].device)
     entry = bundle.entry(kind)
-    tensors = [_describe(args[name]) for name in entry.names]
+    tensors = [describe(args[name]) for name in entry.names]
     try:
         entry.launch(tensors, torch.cuda.current_stream(args["x"].device).cuda_stream)
     except runtime.RuntimeError_ as error:

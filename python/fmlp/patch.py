@@ -8,18 +8,16 @@ import importlib
 import warnings
 from typing import Dict
 
-import torch
 from torch import nn
 
 from . import spec as specs
-from .modules import SUPPORTED
+from .modules import SUPPORTED, hidden_act
 
 
 def _why_not(module: nn.Module, config) -> str:
     """'' when fmlp can run `module`, else the reason."""
     try:
-        specs.activation_of(getattr(config, "hidden_activation", None)
-                            or getattr(config, "hidden_act", "?"))
+        specs.activation_of(hidden_act(config))
     except specs.UnsupportedConfig as error:
         return str(error)
     if type(module).__name__ == "Phi3MLP" and getattr(module.gate_up_proj, "bias", None) is not None:
@@ -33,9 +31,9 @@ def patch_model(model: nn.Module, config=None) -> int:
     replaced = 0
     for parent in list(model.modules()):
         for name, child in list(parent.named_children()):
-            fused = SUPPORTED.get(type(child).__name__)
-            if fused is None:
+            if type(child).__name__ not in SUPPORTED:
                 continue
+            _, fused = SUPPORTED[type(child).__name__]
             child_config = getattr(child, "config", None) or config
             reason = _why_not(child, child_config) if child_config is not None else "no config"
             if reason:
@@ -46,25 +44,18 @@ def patch_model(model: nn.Module, config=None) -> int:
     return replaced
 
 
-_MODULES = {"LlamaMLP": "llama", "MistralMLP": "mistral", "Qwen2MLP": "qwen2",
-            "Qwen3MLP": "qwen3", "Qwen2MoeMLP": "qwen2_moe", "Qwen3MoeMLP": "qwen3_moe",
-            "GraniteMLP": "granite", "Llama4TextMLP": "llama4", "GemmaMLP": "gemma",
-            "Gemma2MLP": "gemma2", "Gemma3MLP": "gemma3", "FalconH1MLP": "falcon_h1",
-            "Phi3MLP": "phi3"}
-
-
 def patch_classes() -> Dict[str, type]:
     """Makes transformers build fmlp's modules: replaces each supported MLP
     class in its modeling module. Returns the originals (for restore)."""
     originals = {}
-    for name, short in _MODULES.items():
+    for name, (short, fused) in SUPPORTED.items():
         try:
             module = importlib.import_module(f"transformers.models.{short}.modeling_{short}")
         except ImportError:
             continue
         if hasattr(module, name):
             originals[f"{module.__name__}.{name}"] = getattr(module, name)
-            setattr(module, name, SUPPORTED[name])
+            setattr(module, name, fused)
     return originals
 
 

@@ -15,7 +15,6 @@ import copy
 import sys
 
 import torch
-import transformers
 from transformers import AutoConfig
 
 import fmlp
@@ -52,7 +51,7 @@ def run(module, x, dy):
     return [y.detach(), x.grad] + [p.grad for p in module.parameters()]
 
 
-def compare(label, original, dtype, tokens=(2, 37)):
+def compare(label, original, config, dtype, tokens=(2, 37)):
     torch.manual_seed(0)
     original = original.to("cuda", dtype)
     with torch.no_grad():
@@ -61,7 +60,7 @@ def compare(label, original, dtype, tokens=(2, 37)):
     fused = copy.deepcopy(original)
     wrapper = torch.nn.Module()
     wrapper.mlp = fused
-    replaced = fmlp.patch_model(wrapper, fused_config[label])
+    replaced = fmlp.patch_model(wrapper, config)
     report(f"{label} {dtype}: patched", replaced == 1, f"{replaced} module(s) replaced")
     fused = wrapper.mlp
     x = torch.randn(*tokens, D, device="cuda", dtype=dtype)
@@ -85,8 +84,6 @@ def compare(label, original, dtype, tokens=(2, 37)):
     return fused, x, dy
 
 
-fused_config = {}
-
 
 def main():
     if sys.argv[1:] == ["train"]:
@@ -106,12 +103,11 @@ def main():
     for label, config in cases:
         model_type = label.split("+")[0]
         name, module = mlp_class(model_type)
-        fused_config[label] = config
         for dtype in (torch.bfloat16, torch.float32):
             try:
                 original = getattr(module, name)(config)
                 original.config = config
-                f, xx, dy = compare(label, original, dtype)
+                f, xx, dy = compare(label, original, config, dtype)
                 if label == "llama" and dtype == torch.bfloat16:
                     fused, x, dy_llama = f, xx, dy
             except Exception as error:  # reported, then the next case
