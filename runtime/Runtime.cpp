@@ -69,6 +69,7 @@ struct fmlp_bundle {
   std::mutex savedMutex;
   std::mutex loadMutex; // fmlp_bundle_load from several threads
   std::map<const void *, Saved> saved;
+  bool checkSaved = true; // fmlp_bundle_check_saved
 };
 
 extern "C" {
@@ -154,6 +155,14 @@ void fmlp_bundle_close(fmlp_bundle *bundle) {
 
 const char *fmlp_bundle_chip(const fmlp_bundle *bundle) {
   return bundle ? bundle->manifest.chip.c_str() : "";
+}
+
+void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled) {
+  if (!bundle)
+    return;
+  std::lock_guard<std::mutex> lock(bundle->savedMutex);
+  bundle->checkSaved = enabled != 0;
+  bundle->saved.clear();
 }
 
 fmlp_status fmlp_bundle_load(fmlp_bundle *bundle) {
@@ -537,7 +546,7 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   std::lock_guard<std::mutex> lock(bundle->savedMutex);
   for (int i = 0; i < count; ++i) {
     const Argument &a = entry.arguments[i];
-    if (a.role != FMLP_ROLE_SAVED || !a.consumed)
+    if (!bundle->checkSaved || a.role != FMLP_ROLE_SAVED || !a.consumed)
       continue;
     auto it = bundle->saved.find(tensors[i].data);
     if (it == bundle->saved.end() || it->second != Saved::Fresh)
@@ -557,7 +566,7 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
     if (fmlp_status status =
             launchKernel(bundle, entry, launch, tensors, tokens, stream))
       return status;
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < count && bundle->checkSaved; ++i) {
     const Argument &a = entry.arguments[i];
     if (a.role == FMLP_ROLE_SAVED)
       bundle->saved[tensors[i].data] =

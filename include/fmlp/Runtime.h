@@ -17,10 +17,11 @@
 |* tensor against the entry point (count, null pointers, dtype, shape,        *|
 |* dense row-major strides, alignment) and that the saved activations a       *|
 |* backward consumes were written by a forward and not consumed since (a      *|
-|* backward writes dG, dU over G, U). Every function returns a status;        *|
-|* fmlp_last_error() says what was wrong, naming the entry point, argument,   *|
-|* kernel, CUDA call and shapes involved. Thread safety: one bundle may be   *|
-|* used from several threads; fmlp_last_error is per thread.                  *|
+|* backward writes dG, dU over G, U; fmlp_bundle_check_saved turns this      *|
+|* off for callers that track it themselves). Every function returns a       *|
+|* status; fmlp_last_error() says what was wrong, naming the entry point,     *|
+|* argument, kernel, CUDA call and shapes involved. Thread safety: one       *|
+|* bundle may be used from several threads; fmlp_last_error is per thread.   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -114,6 +115,12 @@ FMLP_API fmlp_status fmlp_bundle_open(const char *directory,
 FMLP_API fmlp_status fmlp_bundle_load(fmlp_bundle *bundle);
 FMLP_API void fmlp_bundle_close(fmlp_bundle *bundle);
 FMLP_API const char *fmlp_bundle_chip(const fmlp_bundle *bundle);
+/* Whether fmlp_launch refuses a backward over saved activations that no
+ * forward of this bundle wrote, or that an earlier backward consumed (on
+ * by default). The check goes by address. A caller that tracks the saved
+ * activations itself turns it off: PyTorch's autograd does (version
+ * counters), and torch.compile may hand a backward a copy of them. */
+FMLP_API void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled);
 
 FMLP_API int fmlp_entry_count(const fmlp_bundle *bundle);
 /* By kind ("forward", "backward", "forward_nograd") when one entry point

@@ -52,6 +52,8 @@ public:
 
   /// Loads the kernels into the current CUDA context.
   void load() { check(fmlp_bundle_load(handle_)); }
+  /// See fmlp_bundle_check_saved.
+  void checkSaved(bool enabled) { fmlp_bundle_check_saved(handle_, enabled); }
 
   int entry(const std::string &name) const {
     int index = -1;

@@ -133,6 +133,28 @@ TEST_F(RuntimeLaunch, BackwardConsumesWhatTheForwardSaved) {
   EXPECT_EQ(fake_cuda_launch_count(), 4);
 }
 
+TEST_F(RuntimeLaunch, SavedCheckOffForCallersThatTrackThemselves) {
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  int backward = bundle.entry("backward");
+  fmlp_tensor copy = fmlp::denseTensor(address(0x80000), FMLP_BF16, {70, 48});
+  // No forward wrote these (a copy of saved activations): refused...
+  EXPECT_EQ(fmlp_launch(bundle.get(), backward, &copy, 1, nullptr),
+            FMLP_ERROR_SAVED_CONSUMED);
+  EXPECT_NE(std::string(fmlp_last_error()).find("not written by a forward"),
+            std::string::npos)
+      << fmlp_last_error();
+  // ...unless the caller tracks them itself; then twice is its business.
+  bundle.checkSaved(false);
+  bundle.launch(backward, {copy});
+  bundle.launch(backward, {copy});
+  EXPECT_EQ(fake_cuda_launch_count(), 2);
+  bundle.checkSaved(true);
+  EXPECT_EQ(fmlp_launch(bundle.get(), backward, &copy, 1, nullptr),
+            FMLP_ERROR_SAVED_CONSUMED);
+  EXPECT_EQ(fake_cuda_launch_count(), 2);
+}
+
 TEST_F(RuntimeLaunch, OneKernelAloneForProfiling) {
   fmlp::Bundle bundle(dir.path());
   bundle.load();
