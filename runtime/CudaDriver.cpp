@@ -41,6 +41,7 @@ LoadedDriver load() {
       resolve(library, "cuInit", d.cuInit, e) &&
       resolve(library, "cuGetErrorName", d.cuGetErrorName, e) &&
       resolve(library, "cuCtxGetCurrent", d.cuCtxGetCurrent, e) &&
+      resolve(library, "cuCtxSetCurrent", d.cuCtxSetCurrent, e) &&
       resolve(library, "cuCtxGetDevice", d.cuCtxGetDevice, e) &&
       resolve(library, "cuDeviceGetAttribute", d.cuDeviceGetAttribute, e) &&
       resolve(library, "cuModuleLoadData", d.cuModuleLoadData, e) &&

@@ -43,6 +43,7 @@ struct CudaDriver {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuCtxGetDevice)(CUdevice *);
   CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuModuleLoadData)(CUmodule *, const void *);

@@ -62,6 +62,7 @@ struct fmlp_bundle {
   std::string ptx, cubin;
   // After fmlp_bundle_load:
   const CudaDriver *driver = nullptr;
+  CUcontext context = nullptr; // the one the module was loaded into
   CUmodule module = nullptr;
   std::map<std::string, CUfunction> functions;
   // Saved activations written by a forward, and whether a backward has
@@ -243,6 +244,7 @@ fmlp_status fmlp_bundle_load(fmlp_bundle *bundle) {
       functions[launch.kernel] = function;
     }
   bundle->driver = driver;
+  bundle->context = context;
   bundle->module = module;
   bundle->functions = std::move(functions);
   return FMLP_OK;
@@ -465,13 +467,32 @@ fmlp_status validateTensors(const Entry &entry, const fmlp_tensor *tensors,
   return FMLP_OK;
 }
 
+/// The bundle is loaded, and its context is current on this thread. A
+/// thread with no current context (a framework's worker thread that has
+/// made no CUDA call yet) gets the bundle's made current, as the CUDA
+/// runtime binds its primary context; another current context is refused:
+/// the kernels are not loaded there.
 fmlp_status checkLoaded(const fmlp_bundle *bundle, const Entry &entry) {
-  if (bundle->module)
-    return FMLP_OK;
-  return fail(FMLP_ERROR_NOT_LOADED,
-              "fmlp_launch(" + entry.symbol +
-                  "): call fmlp_bundle_load first (in the CUDA context "
-                  "the launches go to)");
+  if (!bundle->module)
+    return fail(FMLP_ERROR_NOT_LOADED,
+                "fmlp_launch(" + entry.symbol +
+                    "): call fmlp_bundle_load first (in the CUDA context "
+                    "the launches go to)");
+  const CudaDriver &driver = *bundle->driver;
+  CUcontext current = nullptr;
+  CUresult result = driver.cuCtxGetCurrent(&current);
+  if (result == kCudaSuccess && !current)
+    result = driver.cuCtxSetCurrent(current = bundle->context);
+  if (result != kCudaSuccess)
+    return fail(FMLP_ERROR_CUDA,
+                driver.describe("cuCtxGetCurrent/cuCtxSetCurrent", result) +
+                    " before launching " + entry.symbol);
+  if (current != bundle->context)
+    return fail(FMLP_ERROR_CUDA,
+                "fmlp_launch(" + entry.symbol +
+                    "): the current CUDA context is not the one the bundle "
+                    "was loaded into (load one bundle per context)");
+  return FMLP_OK;
 }
 
 /// One kernel launch of `entry` at T = `tokens` on `stream`.

@@ -13,13 +13,19 @@ from typing import List, Optional
 import torch
 from torch import nn
 
-from . import ops, spec as specs
+from . import ops, parallel, spec as specs
+
+
+_chips = {}
 
 
 def chip_of(device: torch.device) -> str:
-    major, minor = torch.cuda.get_device_capability(device)
-    # Hopper's WGMMA and TMA need the architecture-specific target.
-    return f"sm_{major}{minor}a" if major == 9 else f"sm_{major}{minor}"
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _chips:
+        major, minor = torch.cuda.get_device_capability(index)
+        # Hopper's WGMMA and TMA need the architecture-specific target.
+        _chips[index] = f"sm_{major}{minor}a" if major == 9 else f"sm_{major}{minor}"
+    return _chips[index]
 
 
 def hidden_act(config) -> str:
@@ -96,8 +102,12 @@ class FusedGatedMLP(nn.Module):
             params += [l.bias for l in linears]
         return params
 
-    def block_spec(self, x: torch.Tensor) -> specs.BlockSpec:
-        params = self._params()
+    def block_spec(self, x: torch.Tensor, params: Optional[List[torch.Tensor]] = None
+                   ) -> specs.BlockSpec:
+        """The bundle's spec for input `x` and weights `params` (default:
+        this module's own; a tensor-parallel shard passes its local ones:
+        H is the gate weight's row count)."""
+        params = self._params() if params is None else params
         if x.device.type != "cuda":
             raise RuntimeError(f"fmlp: {type(self).__name__} runs on CUDA tensors; x is on {x.device}")
         for p in params:
@@ -108,14 +118,21 @@ class FusedGatedMLP(nn.Module):
             raise TypeError(f"fmlp: dtype {x.dtype} is not one of {list(ops.DTYPES)}")
         if x.shape[-1] != self.hidden_size:
             raise ValueError(f"fmlp: x has {x.shape[-1]} features, the block takes {self.hidden_size}")
-        return specs.BlockSpec(self.hidden_size, self.intermediate_size, ops.DTYPES[x.dtype],
+        return specs.BlockSpec(self.hidden_size, params[0].shape[0], ops.DTYPES[x.dtype],
                                self.activation, bias=len(params) > 3,
                                gate_multiplier=self.gate_multiplier,
                                down_multiplier=self.down_multiplier, chip=chip_of(x.device))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        bundle = str(_bundle_for(self.block_spec(x)))
         params = self._params()
+        if parallel.is_sharded(params):
+            return parallel.forward(self, x, params)
+        return self.fused(x, params)
+
+    def fused(self, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
+        """The block over `params` (plain tensors: this module's weights, or
+        one tensor-parallel shard of them)."""
+        bundle = str(_bundle_for(self.block_spec(x, params)))
         rows = x.reshape(-1, self.hidden_size)
         if not rows.is_contiguous():
             rows = rows.contiguous()
@@ -158,6 +175,10 @@ class FusedPhi3MLP(FusedGatedMLP):
 
     def _params(self):
         w = self.gate_up_proj.weight
+        if parallel.is_sharded([w]):
+            raise specs.UnsupportedConfig(
+                "Phi3's gate_up_proj cannot be tensor-parallel in fmlp: ColwiseParallel shards "
+                "its rows in p contiguous pieces, so gate and up rows would not pair on a rank")
         if self.gate_up_proj.bias is not None or self.down_proj.bias is not None:
             raise specs.UnsupportedConfig("Phi3's MLP has no biases in fmlp")
         h = self.intermediate_size

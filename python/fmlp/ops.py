@@ -6,6 +6,12 @@ Each op takes the bundle's directory, x as [T, D] and the parameters in the
 bundle's order (gate, up, down, then gate_bias, up_bias, down_bias when the
 block has them). Launches go on torch's current stream with torch-allocated
 buffers: no allocation inside fmlp, no synchronization, CUDA-graph safe.
+
+fmlp::backward writes dG and dU over the saved G and U; its schema says so
+(mutates `saved`), so autograd's version counter on `saved` and
+functionalization under torch.compile see it. That is also why the
+runtime's own address-based check of saved activations is turned off
+here: autograd tracks them, and torch.compile may pass a backward a copy.
 """
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ def _loaded(path: str, device: torch.device) -> runtime.Bundle:
         with torch.cuda.device(key[1]):
             bundle = runtime.Bundle(path)
             bundle.load()
+            bundle.check_saved(False)
         _bundles[key] = bundle
     return _bundles[key]
 
@@ -73,15 +80,7 @@ def _launch(path: str, kind: str, args: Dict[str, torch.Tensor]) -> None:
     bundle = _loaded(path, args["x"].device)
     entry = bundle.entry(kind)
     tensors = [describe(args[name]) for name in entry.names]
-    try:
-        entry.launch(tensors, torch.cuda.current_stream(args["x"].device).cuda_stream)
-    except runtime.RuntimeError_ as error:
-        if "SAVED_CONSUMED" in str(error):
-            raise RuntimeError(
-                "fmlp: a second backward through the same forward (retain_graph=True, "
-                "or double backward) is not supported: the first backward overwrote "
-                f"the saved activations with dG and dU. ({error})") from None
-        raise
+    entry.launch(tensors, torch.cuda.current_stream(args["x"].device).cuda_stream)
 
 
 @torch.library.custom_op("fmlp::forward", mutates_args=())
@@ -114,21 +113,34 @@ def _(bundle, x, params):
 _GRADS = ("dx", "d_gate", "d_up", "d_down", "d_gate_bias", "d_up_bias", "d_down_bias")
 
 
+# Seven fixed results, not a list: torch.compile functionalizes a mutating
+# custom op only when each result is a plain Tensor.
+Gradients = Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor,
+                  torch.Tensor, torch.Tensor, torch.Tensor]
+
+
+def _no_bias(x: torch.Tensor) -> torch.Tensor:
+    """The gradient of a bias the block does not have: an empty tensor."""
+    return x.new_empty(0)
+
+
 @torch.library.custom_op("fmlp::backward", mutates_args=("saved",))
 def backward(bundle: str, x: torch.Tensor, params: List[torch.Tensor], dy: torch.Tensor,
-             saved: torch.Tensor) -> List[torch.Tensor]:
-    """dx and the parameters' gradients, in the order of `params`. Writes
-    dG and dU over the saved G and U."""
+             saved: torch.Tensor) -> Gradients:
+    """dx, d_gate, d_up, d_down, d_gate_bias, d_up_bias, d_down_bias (the
+    bias gradients empty when the block has no biases). Writes dG and dU
+    over the saved G and U."""
     given = _named(x, params)
     given.update(dy=dy, saved=saved)
     args = _allocate(_manifest(bundle), "backward", x, given)
     _launch(bundle, "backward", args)
-    return [args[name] for name in _GRADS[:1 + len(params)]]
+    return tuple(args[name] if name in args else _no_bias(x) for name in _GRADS)
 
 
 @backward.register_fake
 def _(bundle, x, params, dy, saved):
-    return [torch.empty_like(x)] + [torch.empty_like(p) for p in params]
+    grads = [torch.empty_like(x)] + [torch.empty_like(p) for p in params]
+    return tuple(grads + [_no_bias(x) for _ in range(len(_GRADS) - len(grads))])
 
 
 def _setup_context(ctx, inputs, output):
@@ -138,12 +150,27 @@ def _setup_context(ctx, inputs, output):
     ctx.num_params = len(params)
     ctx.save_for_backward(x, saved, *params)
     ctx.mark_non_differentiable(saved)
+    # saved has no gradient: without this, autograd would hand _backward a
+    # zero tensor of its size ([T, 3H]) as one.
+    ctx.set_materialize_grads(False)
 
 
 def _backward(ctx, dy, _dsaved):
+    # Never silently wrong: the saved G and U hold dG and dU after one
+    # backward, and fmlp::backward has no derivative of its own.
+    if getattr(ctx, "consumed", False):
+        raise RuntimeError(
+            "fmlp: a second backward through the same forward (retain_graph=True) is "
+            "not supported: the first backward wrote dG and dU over the saved "
+            "activations. Run the forward again.")
+    ctx.consumed = True
     x, saved, *params = ctx.saved_tensors
+    if dy is None:  # y's gradient is zero (not materialized)
+        dy = torch.zeros_like(x)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in [dy, x, *params]):
+        raise RuntimeError("fmlp: double backward (create_graph=True) is not supported")
     grads = torch.ops.fmlp.backward(ctx.bundle, x, params, dy.contiguous(), saved)
-    return None, grads[0], list(grads[1:])
+    return None, grads[0], list(grads[1:1 + ctx.num_params])
 
 
 forward.register_autograd(_backward, setup_context=_setup_context)

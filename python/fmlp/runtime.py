@@ -83,6 +83,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.fmlp_bundle_close.argtypes = [vp]
     lib.fmlp_bundle_chip.argtypes = [vp]
     lib.fmlp_bundle_chip.restype = cp
+    lib.fmlp_bundle_check_saved.argtypes = [vp, i]
     lib.fmlp_entry_find.argtypes = [vp, cp, ctypes.POINTER(i)]
     lib.fmlp_argument_count.argtypes = [vp, i]
     lib.fmlp_argument_info_get.argtypes = [vp, i, i, ctypes.POINTER(ArgumentInfo)]
@@ -157,6 +158,11 @@ class Bundle:
 
     def load(self) -> None:
         self._check(self.lib.fmlp_bundle_load(self.handle))
+
+    def check_saved(self, enabled: bool) -> None:
+        """Whether launches refuse saved activations no forward wrote or a
+        backward consumed (fmlp_bundle_check_saved; on by default)."""
+        self.lib.fmlp_bundle_check_saved(self.handle, int(enabled))
 
     def entry(self, kind: str) -> Entry:
         if kind not in self.entries:

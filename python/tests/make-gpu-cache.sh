@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
-# Compiles the bundles python/tests/gpu_modules.py uses into a cache
-# directory (the GPU machine has no fmlp-compile). Usage: make-gpu-cache.sh DIR
+# Compiles the bundles the GPU-side Python tests and benchmarks use
+# (python/tests/gpu_modules.py, gpu_tensor_parallel.py, bench/bench_torch.py)
+# into a cache directory: the GPU machine has no fmlp-compile.
+#   make-gpu-cache.sh DIR
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 export FMLP_CACHE_DIR=${1:?usage: make-gpu-cache.sh DIR}
 export PATH="${FMLP_BUILD_DIR:-$root/build}/bin:$PATH" PYTHONPATH="$root/python"
 python3 - <<'PY'
 from fmlp.spec import BlockSpec, find_or_compile
+specs = []
 for dtype in ("bf16", "f32"):
     for extra in ({}, {"bias": True}, {"activation": "gelu_tanh"},
                   {"gate_multiplier": 0.5, "down_multiplier": 0.25}):
-        print(find_or_compile(BlockSpec(1024, 2816, dtype, **extra)), flush=True)
+        specs.append(BlockSpec(1024, 2816, dtype, **extra))
+# The benchmark's large block, and the shards of tensor parallelism
+# (H / p for p = 2, 4, 8).
+specs.append(BlockSpec(4096, 11008, "bf16"))
+for p in (2, 4, 8):
+    specs.append(BlockSpec(4096, 11008 // p, "bf16"))
+for p in (2, 4):
+    for dtype in ("bf16", "f32"):
+        specs.append(BlockSpec(1024, 2816 // p, dtype))
+for spec in specs:
+    print(find_or_compile(spec), flush=True)
 PY

@@ -65,11 +65,19 @@ int cuGetErrorName(int result, const char **name) {
   *name = result == 1 ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_UNKNOWN";
   return 0;
 }
+// One context, current on the threads that made it so: a new thread has
+// none until cuCtxSetCurrent (fake_cuda_unbind_context clears it).
+static int fakeContext;
+static thread_local void *currentContext = &fakeContext;
 int cuCtxGetCurrent(void **context) {
-  static int fakeContext;
-  *context = &fakeContext;
+  *context = currentContext;
   return 0;
 }
+int cuCtxSetCurrent(void *context) {
+  currentContext = context;
+  return 0;
+}
+void fake_cuda_unbind_context() { currentContext = nullptr; }
 int cuCtxGetDevice(int *device) {
   *device = 0;
   return 0;

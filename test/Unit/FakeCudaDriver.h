@@ -32,6 +32,9 @@ const fake_cuda_launch *fake_cuda_launch_at(int i);
 int fake_cuda_tensor_map_count();
 const fake_cuda_tensor_map *fake_cuda_tensor_map_at(int i);
 int fake_cuda_modules_loaded();
+/* This thread has no current context (as a new thread has none). */
+void fake_cuda_unbind_context();
+int cuCtxGetCurrent(void **context);
 }
 
 #endif // FMLP_TEST_UNIT_FAKECUDADRIVER_H

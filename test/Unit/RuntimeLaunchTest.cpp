@@ -16,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <cstring>
 
 namespace {
@@ -131,6 +133,27 @@ TEST_F(RuntimeLaunch, BackwardConsumesWhatTheForwardSaved) {
   bundle.launch(forward, {x, saved});
   bundle.launch(backward, {saved});
   EXPECT_EQ(fake_cuda_launch_count(), 4);
+}
+
+TEST_F(RuntimeLaunch, AThreadWithNoContextLaunchesInTheBundles) {
+  // PyTorch's autograd worker thread may launch a backward before making
+  // any CUDA call: no current context. The launch binds the bundle's.
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  int forward = bundle.entry("forward");
+  fmlp_tensor x = fmlp::denseTensor(address(0x10000), FMLP_BF16, {70, 8});
+  fmlp_tensor saved = fmlp::denseTensor(address(0x40000), FMLP_BF16, {70, 48});
+  fmlp_tensor tensors[] = {x, saved};
+  std::thread worker([&] {
+    fake_cuda_unbind_context();
+    EXPECT_EQ(fmlp_launch(bundle.get(), forward, tensors, 2, nullptr), FMLP_OK)
+        << fmlp_last_error();
+    void *context = nullptr;
+    cuCtxGetCurrent(&context);
+    EXPECT_NE(context, nullptr);
+  });
+  worker.join();
+  EXPECT_EQ(fake_cuda_launch_count(), 1);
 }
 
 TEST_F(RuntimeLaunch, SavedCheckOffForCallersThatTrackThemselves) {
