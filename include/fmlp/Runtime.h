@@ -139,7 +139,10 @@ FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
                                           int64_t tokens, int64_t *bytes);
 
 /* Launches `entry` on `stream` (a CUstream; NULL: the default stream) with
- * one tensor per argument, in the bundle's order. */
+ * one tensor per argument, in the bundle's order, in the context the bundle
+ * was loaded into: made current on a thread that has none (as the CUDA
+ * runtime does with its primary context); another current context is
+ * refused. */
 FMLP_API fmlp_status fmlp_launch(fmlp_bundle *bundle, int entry,
                                  const fmlp_tensor *tensors, int count,
                                  void *stream);
