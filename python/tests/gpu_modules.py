@@ -51,15 +51,25 @@ CASES = [
     ("gemma", "GemmaMLP", dict(hidden_act="gelu_pytorch_tanh",
                                hidden_activation="gelu_pytorch_tanh", head_dim=128)),
     ("falcon_h1", "FalconH1MLP", dict(hidden_act="silu", mlp_multipliers=[0.5, 0.25])),
+    # The (config, intermediate_size) constructors: an MoE expert and
+    # Llama4's text MLP, built with H while the config says otherwise.
+    ("qwen2_moe+expert", "Qwen2MoeMLP", dict(hidden_act="silu")),
+    ("llama4_text+expert", "Llama4TextMLP", dict(hidden_act="silu")),
 ]
+PACKAGES = {"llama4_text": "llama4"}  # model type -> transformers.models package
 
 
 def original_mlp(label, class_name, extra):
     model_type = label.split("+")[0]
-    config = config_of(model_type, **extra)
-    module = __import__(f"transformers.models.{model_type}.modeling_{model_type}",
-                        fromlist=["x"])
-    mlp = getattr(module, class_name)(config)
+    package = PACKAGES.get(model_type, model_type)
+    module = __import__(f"transformers.models.{package}.modeling_{package}", fromlist=["x"])
+    if label.endswith("+expert"):
+        config = config_of(model_type, **extra)
+        config.intermediate_size = 4 * H  # the constructor's argument must win
+        mlp = getattr(module, class_name)(config, intermediate_size=H)
+    else:
+        config = config_of(model_type, **extra)
+        mlp = getattr(module, class_name)(config)
     mlp.config = config
     return mlp, config
 
@@ -168,6 +178,28 @@ def modules():
     report("state_dict keys unchanged", list(fused.state_dict()) ==
            ["gate_proj.weight", "up_proj.weight", "down_proj.weight"], str(list(fused.state_dict())))
     checks(fused, x, dy)
+    classes()
+
+
+def classes():
+    """patch_classes before construction: a Llama built afterwards has
+    fmlp's MLPs and trains; restore_classes brings the originals back."""
+    from transformers.models.llama import modeling_llama
+    original = modeling_llama.LlamaMLP
+    originals = fmlp.patch_classes()
+    try:
+        model = small_llama(torch.bfloat16)
+        kinds = {type(layer.mlp).__name__ for layer in model.model.layers}
+        tokens = torch.randint(0, 1000, (2, 64), device="cuda")
+        loss = model(input_ids=tokens, labels=tokens, use_cache=False).loss
+        loss.backward()
+        grads_finite = all(torch.isfinite(p.grad).all().item() for p in model.parameters()
+                           if p.grad is not None)
+        report("patch_classes: a Llama built afterwards runs fmlp's MLPs",
+               kinds == {"FusedGatedMLP"} and grads_finite, f"{kinds}, loss {loss.item():.3f}")
+    finally:
+        fmlp.restore_classes(originals)
+    report("restore_classes brings LlamaMLP back", modeling_llama.LlamaMLP is original)
 
 
 def checks(fused, x, dy):
