@@ -119,7 +119,8 @@ FMLP_API const char *fmlp_bundle_chip(const fmlp_bundle *bundle);
  * forward of this bundle wrote, or that an earlier backward consumed (on
  * by default). The check goes by address. A caller that tracks the saved
  * activations itself turns it off: PyTorch's autograd does (version
- * counters), and torch.compile may hand a backward a copy of them. */
+ * counters), and torch.compile may hand a backward a copy of them. Either
+ * call forgets the activations seen so far. */
 FMLP_API void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled);
 
 FMLP_API int fmlp_entry_count(const fmlp_bundle *bundle);

@@ -31,8 +31,13 @@ struct Expr {
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
   Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
 
+  /// 1 / (1 + e^-g). The reciprocal may be approximate (afn: rcp.approx
+  /// on NVPTX, within 1 ulp): the bound allows the activation a few fp32
+  /// roundings (lib/Numerics: 6u for silu, 10u (1 + |g|) for its slope).
   Value sigmoid(Value g) {
-    return div(constant(1.0), add(constant(1.0), exp(neg(g))));
+    return arith::DivFOp::create(b, loc, constant(1.0),
+                                 add(constant(1.0), exp(neg(g))),
+                                 arith::FastMathFlags::afn);
   }
   /// tanh(k (g + c g^3)), the inner part of the tanh GELU.
   Value geluTanh(Value g) {

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""A/B of two compilers' bundles in one run: per-kernel and forward +
+backward times of the bf16 SwiGLU bundles in two directories (from
+test/GPU/make-bundles.sh), measured alternately (A, B, A, B, ...) so that
+clock and thermal drift fall on both alike; medians of the rounds.
+
+  python3 bench/compare_bundles.py BUNDLES_A BUNDLES_B RUNTIME_LIB [--tokens 8192]
+"""
+import argparse
+import os
+import statistics
+
+import torch
+
+from bench_mlp import launcher, median_ms  # noqa: E402  (same directory)
+
+
+def kernels_of(directory, d, h, t):
+    """name -> a function launching it, for one bundle at T = t."""
+    from fmlp import runtime
+    g = torch.Generator(device="cuda").manual_seed(0)
+    dtype = torch.bfloat16
+    x, dy = (torch.randn(t, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
+    wg, wu = (torch.randn(h, d, device="cuda", dtype=dtype, generator=g) * 0.02 for _ in range(2))
+    wd = torch.randn(d, h, device="cuda", dtype=dtype, generator=g) * 0.02
+    bundle = runtime.Bundle(f"{directory}/mlp-bf16-{d}-{h}.bundle")
+    bundle.load()
+    fwd, bwd = bundle.entry("forward"), bundle.entry("backward")
+    y, dx, saved = torch.empty_like(x), torch.empty_like(x), torch.empty(t, 3 * h, device="cuda", dtype=dtype)
+    dw = [torch.empty_like(wg), torch.empty_like(wu), torch.empty_like(wd)]
+    forward_args = [x, wg, wu, wd, y, saved]
+    backward_args = [x, wg, wu, wd, dy, dx, *dw, saved]
+    launcher(fwd)(forward_args)
+    out = {}
+    for entry, args in ((fwd, forward_args), (bwd, backward_args)):
+        for k, name in enumerate(entry.kernels()):
+            out[name] = (lambda e=entry, a=args, k=k: launcher(e)(a, kernel=k))
+    out["step (forward + backward)"] = lambda: (launcher(fwd)(forward_args),
+                                                launcher(bwd)(backward_args))
+    return bundle, out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("runtime")
+    p.add_argument("--tokens", type=int, default=8192)
+    p.add_argument("--rounds", type=int, default=5)
+    args = p.parse_args()
+    os.environ["FMLP_RUNTIME_LIB"] = args.runtime
+    for d, h in ((1024, 2816), (4096, 11008)):
+        keep_a, a = kernels_of(args.a, d, h, args.tokens)
+        keep_b, b = kernels_of(args.b, d, h, args.tokens)
+        print(f"D={d} H={h} T={args.tokens} bf16: median ms, A = {args.a}, B = {args.b}")
+        for name in a:
+            ta, tb = [], []
+            for _ in range(args.rounds):
+                ta.append(median_ms(a[name]))
+                tb.append(median_ms(b[name]))
+            ma, mb = statistics.median(ta), statistics.median(tb)
+            print(f"  {name:40s} A {ma:8.3f}  B {mb:8.3f}  B/A {mb / ma:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
