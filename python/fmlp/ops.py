@@ -163,12 +163,12 @@ def _backward(ctx, dy, _dsaved):
             "fmlp: a second backward through the same forward (retain_graph=True) is "
             "not supported: the first backward wrote dG and dU over the saved "
             "activations. Run the forward again.")
-    ctx.consumed = True
     x, saved, *params = ctx.saved_tensors
     if dy is None:  # y's gradient is zero (not materialized)
         dy = torch.zeros_like(x)
     if torch.is_grad_enabled() and any(t.requires_grad for t in [dy, x, *params]):
         raise RuntimeError("fmlp: double backward (create_graph=True) is not supported")
+    ctx.consumed = True  # from here on, saved holds dG and dU
     grads = torch.ops.fmlp.backward(ctx.bundle, x, params, dy.contiguous(), saved)
     return None, grads[0], list(grads[1:1 + ctx.num_params])
 
