@@ -27,6 +27,10 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// The epilogue's sigmoid, 1 / (1 + e^-g): an approximate reciprocal
+// (rcp.approx on NVPTX; bench/NOTES.md item 7), not the IEEE division.
+// CHECK: math.exp
+// CHECK: arith.divf {{.*}} fastmath<afn> : f32
 // CHECK: llvm.func @mlp_forward_k1_down(
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 16>
 // K3 reads Wd [D, H] with rows indexing its K (d): MN-major B.
