@@ -16,27 +16,13 @@ to None before each step, as zero_grad(set_to_none=True) does.
 import argparse
 import copy
 import json
-import statistics
 
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.models.llama.modeling_llama import LlamaMLP
 
 import fmlp
-
-
-def median_ms(fn, warmup=3, reps=10):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+from bench_mlp import median_ms  # noqa: E402  (same directory: one timing method)
 
 
 def peak_extra_bytes(fn):

@@ -117,15 +117,6 @@ def worst_ratio(computed: torch.Tensor, exact: torch.Tensor, bound: torch.Tensor
     return (ratio.max().item() if ratio.numel() else 0.0), int((~finite).sum().item())
 
 
-def judge(activation: str, dtype: torch.dtype, inputs: Dict[str, torch.Tensor],
-          computed: Dict[str, torch.Tensor], gate_multiplier: float = 1.0,
-          down_multiplier: float = 1.0) -> Dict[str, Tuple[float, int]]:
-    """worst error/bound and the count of non-finite values per output
-    (`computed` keyed by OUTPUTS, laid out as in reference())."""
-    ref = reference(activation, dtype, inputs, gate_multiplier, down_multiplier)
-    return {n: worst_ratio(computed[n], *ref[n]) for n in ref}
-
-
 def poison_free_memory():
     """Fills the caching allocator's free blocks (small and large pools)
     with 0xFF bytes (NaN in f32, bf16 and f16), so that an output a kernel

@@ -63,12 +63,11 @@ def original_mlp(label, class_name, extra):
     model_type = label.split("+")[0]
     package = PACKAGES.get(model_type, model_type)
     module = __import__(f"transformers.models.{package}.modeling_{package}", fromlist=["x"])
+    config = config_of(model_type, **extra)
     if label.endswith("+expert"):
-        config = config_of(model_type, **extra)
         config.intermediate_size = 4 * H  # the constructor's argument must win
         mlp = getattr(module, class_name)(config, intermediate_size=H)
     else:
-        config = config_of(model_type, **extra)
         mlp = getattr(module, class_name)(config)
     mlp.config = config
     return mlp, config
@@ -212,13 +211,15 @@ def checks(fused, x, dy):
            [p.data_ptr() for p in params] ==
            [fused.gate_proj.weight.data_ptr(), fused.up_proj.weight.data_ptr(),
             fused.down_proj.weight.data_ptr()])
-    saved_bytes = math.prod(fmlp.ops._manifest(bundle).entry("forward").arguments[-1]["shape"][1:])
+    saved_arg = next(a for a in fmlp.ops._manifest(bundle).entry("forward").arguments
+                     if a["name"] == "saved")
+    saved_columns = math.prod(saved_arg["shape"][1:])
     torch.cuda.synchronize()
     before = torch.cuda.memory_allocated()
     xx = x.detach().clone().requires_grad_(True)
     y = fused(xx)
     grown = torch.cuda.memory_allocated() - before - xx.numel() * xx.element_size()
-    expected = y.numel() * y.element_size() + rows.shape[0] * saved_bytes * y.element_size()
+    expected = y.numel() * y.element_size() + rows.shape[0] * saved_columns * y.element_size()
     report("forward allocates y and saved only (no weight copies)",
            grown <= expected + 4096, f"{grown} bytes, y + saved = {expected}")
     del y
