@@ -86,7 +86,8 @@ bool adjacent(Value dg, Value du) {
          uo == go + g.getDimSize(1);
 }
 
-int64_t hiddenOf(Value view) {
+/// Extent 1 of a 2-D memref (H of dG, D of x and dy).
+int64_t columnsOf(Value view) {
   return cast<MemRefType>(view.getType()).getDimSize(1);
 }
 
@@ -96,6 +97,14 @@ GemmShape describe(Operation *op) {
   shape.accumulators = isa<GateUpOp>(op) ? 2 : 1;
   (void)planTma(op, 256 / shape.accumulators, shape.notTmaReady);
   shape.tmaReady = shape.notTmaReady.empty();
+  // The weight gradients' M and N are static (K is T): as in planTma.
+  if (auto k5 = dyn_cast<GateUpWeightGradOp>(op)) {
+    shape.rows = 2 * columnsOf(k5.getDg());
+    shape.cols = columnsOf(k5.getX());
+  } else if (auto k6 = dyn_cast<DownWeightGradOp>(op)) {
+    shape.rows = columnsOf(k6.getDy());
+    shape.cols = columnsOf(k6.getActivationInputs()[0]);
+  }
   return shape;
 }
 
@@ -147,7 +156,7 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, int64_t tileN,
             p.operandB(k3.getDown(), !rowsAreOut(k3.getDownLayout()), "down"));
       })
       .Case([&](InputGradOp k4) { // m = t, n = d, k = h' over [dG dU]
-        int64_t hidden = hiddenOf(k4.getDg());
+        int64_t hidden = columnsOf(k4.getDg());
         if (!adjacent(k4.getDg(), k4.getDu()))
           p.fail("dG and dU are not adjacent columns of one buffer");
         if (hidden % kWgmmaTileK)
@@ -162,7 +171,7 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, int64_t tileN,
         p.plan.b.push_back(b);
       })
       .Case([&](GateUpWeightGradOp k5) { // m = h' over [dG dU], n = d, k = t
-        int64_t hidden = hiddenOf(k5.getDg());
+        int64_t hidden = columnsOf(k5.getDg());
         if (!adjacent(k5.getDg(), k5.getDu()))
           p.fail("dG and dU are not adjacent columns of one buffer");
         p.plan.a = p.operandA(k5.getDg(), false, "[dG dU]", 2 * hidden);

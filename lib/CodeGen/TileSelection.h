@@ -6,7 +6,10 @@
 //
 //   WGMMA (sm_90a only): 16-bit operands, both K-major and TMA-addressable
 //     (16-byte aligned rows and views); tile 128 x (256 / accumulators) x
-//     64, as many stages (at most 6) as the shared memory takes.
+//     64, as many stages (at most 6) as the shared memory takes. When M and
+//     N are static (the weight gradients, whose K is T) the grid is known:
+//     a narrower tile (192 or 128) is taken when it cuts waves x width, the
+//     time of the busiest multiprocessor, by at least 10 %.
 //   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides.
 //
 // fmlp-select-tiles records the choice on each kernel op; convert-fmlp-to-
@@ -31,6 +34,10 @@ namespace mlir::fmlp {
 int64_t sharedMemoryPerBlock(StringRef chip);
 /// Whether `chip` has WGMMA (sm_90a: the architecture-specific target).
 bool hasWgmma(StringRef chip);
+/// Multiprocessors of the largest part of `chip` (sm_90a: H100 SXM and
+/// H200, 132), which the tile choice fills in waves; 0 where fmlp does not
+/// choose tiles by waves.
+int64_t multiprocessorCount(StringRef chip);
 
 enum class KernelPath { Simt, Wgmma };
 
@@ -52,6 +59,8 @@ struct GemmShape {
   /// Both operands K-major with 16-byte aligned rows and views (TMA boxes).
   bool tmaReady = false;
   std::string notTmaReady; // why not, when !tmaReady
+  /// M and N when both are static (0 when either is T).
+  int64_t rows = 0, cols = 0;
 };
 
 KernelConfig selectGemmConfig(StringRef chip, const GemmShape &shape);

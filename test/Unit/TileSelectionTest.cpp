@@ -47,7 +47,7 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
           EXPECT_FALSE(c.reason.empty());
           if (c.path == KernelPath::Wgmma) {
             ++wgmmaCount;
-            EXPECT_EQ(c.tileN * accumulators, 256);
+            EXPECT_EQ(c.tileN * accumulators, 256); // T-dependent grid
             EXPECT_EQ(c.tileM, 128);
             EXPECT_GE(c.stages, 2);
             // Maximal: one more stage would not fit (or the cap of 6).
@@ -85,6 +85,34 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   EXPECT_EQ(selectGemmConfig("sm_90a", {b.getBF16Type(), 1, false, "dy is odd"})
                 .reason,
             "dy is odd");
+}
+
+// With M and N static the tile width follows the waves on 132
+// multiprocessors: waves x width is the busiest multiprocessor's work.
+TEST(TileSelection, StaticGridsChooseTheWidthByWaves) {
+  MLIRContext context;
+  Builder b(&context);
+  auto tileN = [&](unsigned accumulators, int64_t rows, int64_t cols) {
+    GemmShape shape{b.getBF16Type(), accumulators, true, "", rows, cols};
+    KernelConfig c = selectGemmConfig("sm_90a", shape);
+    EXPECT_EQ(c.path, KernelPath::Wgmma);
+    EXPECT_LE(c.sharedBytes, sharedMemoryPerBlock("sm_90a"));
+    return c.tileN;
+  };
+  // K6 at D = 1024, H = 2816: 8 x 11 tiles of 256 (1 wave of 256) or 8 x 15
+  // of 192 (1 wave of 192); 8 x 22 of 128 are 2 waves (256).
+  EXPECT_EQ(tileN(1, 1024, 2816), 192);
+  // K5 at the same shape: 44 x 4 of 256 (2 waves: 512), 44 x 6 of 192 (2
+  // waves: 384), 44 x 8 of 128 (3 waves: 384): the wider of the two.
+  EXPECT_EQ(tileN(1, 2 * 2816, 1024), 192);
+  // D = 4096, H = 11008: 256 is within 10 % of the best (K6: 11 waves of
+  // 256 = 2816 against 21 of 128 = 2688).
+  EXPECT_EQ(tileN(1, 4096, 11008), 256);
+  EXPECT_EQ(tileN(1, 2 * 11008, 4096), 256);
+  // T-dependent grids and two accumulators keep the fixed widths.
+  EXPECT_EQ(tileN(1, 0, 2816), 256);
+  EXPECT_EQ(tileN(2, 0, 2816), 128);
+  EXPECT_EQ(multiprocessorCount("sm_90a"), 132);
 }
 
 TEST(TileSelection, SharedMemoryLimits) {
