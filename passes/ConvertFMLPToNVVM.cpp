@@ -7,16 +7,16 @@
 // plugged in; the math of each epilogue is the CPU lowering's
 // (ConvertFMLPToLinalg.cpp), so both paths round the same values:
 //
-//   K1  m=T  n=H   k=D   A=x        B=Wg, Wu (2 accumulators)  -> A [,G,U]
-//   K2  m=T  n=D   k=H   A=A        B=Wd                       -> y
-//   K3  m=T  n=H   k=D   A=dy       B=Wd read transposed       -> dG,dU over
-//   G,U K4  m=T  n=D   k=2H  A=dG | dU  B=Wg | Wu read transposed  -> dx K5
-//   m=2H n=D   k=T   A=(dG | dU)^T  B=x                    -> dWg | dWu K6  m=D
-//   n=H   k=T   A=dy^T     B=A, or act(G) U           -> dWd
+//   K1 m=T  n=H  k=D   A=x            B=Wg, Wu (2 accumulators) -> A[,G,U]
+//   K2 m=T  n=D  k=H   A=A            B=Wd                      -> y
+//   K3 m=T  n=H  k=D   A=dy           B=Wd read transposed  -> dG,dU on G,U
+//   K4 m=T  n=D  k=2H  A=dG | dU      B=Wg | Wu read transposed -> dx
+//   K5 m=2H n=D  k=T   A=(dG | dU)^T  B=x                   -> dWg | dWu
+//   K6 m=D  n=H  k=T   A=dy^T         B=A, or act(G) U          -> dWd
 //
-// ("|" : two sources concatenated along that index, read through one
-// selected address.) Kernel parameters are one pointer per distinct buffer
-// (already offset to the view's first element by the caller) and T.
+// ("|": two buffers concatenated along that index, one MatrixView.) Kernel
+// parameters are one pointer per distinct buffer (already offset to the
+// view's first element by the caller) and T.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,27 +105,6 @@ Value fadd(KernelBuilder &kb, Value x, Value y) {
 Value fmul(KernelBuilder &kb, Value x, Value y) {
   return arith::MulFOp::create(kb.b, kb.loc, x, y);
 }
-
-/// Two views concatenated along their rows (`alongRows`) or columns at
-/// `split`: the address of element (row, col), in `first` below the split,
-/// in `second` at index - split from it (one address selected, one access).
-struct Concatenated {
-  MatrixView first, second;
-  int64_t split;
-  bool alongRows;
-
-  Value address(KernelBuilder &kb, Value row, Value col) const {
-    Value index = alongRows ? row : col;
-    Value inFirst = kb.lessThan(index, kb.i64(split));
-    Value shifted = kb.add(index, kb.i64(-split));
-    return kb.select(inFirst, kb.address(first, row, col),
-                     alongRows ? kb.address(second, shifted, col)
-                               : kb.address(second, row, shifted));
-  }
-  Value load(KernelBuilder &kb, Value row, Value col) const {
-    return kb.loadFrom(address(kb, row, col), first.element);
-  }
-};
 
 /// What a kernel op becomes: its GEMM (or column sum) and the operand whose
 /// first dimension is T.
@@ -285,13 +264,13 @@ KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   spec.n = Extent::of(staticSize(out, 1));
   spec.k = Extent::of(2 * hidden);
   // K = 2H: k < H reads the gate's half, k >= H the up half.
-  Concatenated a{dg, du, hidden, /*alongRows=*/false};
-  Concatenated w{wgT, wuT, hidden, /*alongRows=*/true};
+  MatrixView a = MatrixView::concatenate(dg, du, hidden, /*alongRows=*/false);
+  MatrixView w = MatrixView::concatenate(wgT, wuT, hidden, /*alongRows=*/true);
   spec.loadA = [=](KernelBuilder &kb, Value m, Value k) {
-    return a.load(kb, m, k);
+    return kb.load(a, m, k);
   };
   spec.loadB.push_back(
-      [=](KernelBuilder &kb, Value k, Value n) { return w.load(kb, k, n); });
+      [=](KernelBuilder &kb, Value k, Value n) { return kb.load(w, k, n); });
   spec.aAdjacentAlongK = adjacentAlongCols(dg);
   spec.bAdjacentAlongN = adjacentAlongCols(wgT);
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
@@ -300,15 +279,8 @@ KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   return {op.getDg()};
 }
 
-/// out = acc, or out + acc when accumulating, at `pointer`.
-void storeGradient(KernelBuilder &kb, Value pointer, Type element, Value acc,
-                   bool accumulate) {
-  if (accumulate)
-    acc = fadd(kb, kb.loadFrom(pointer, element), acc);
-  kb.storeTo(pointer, element, acc);
-}
-/// The same at element (m, n) of `out`, through KernelBuilder::store (which
-/// the WGMMA epilogue pairs and stages).
+/// out(m, n) = acc, or out(m, n) + acc when accumulating, through
+/// KernelBuilder::load and store (which the WGMMA epilogue pairs and stages).
 void storeGradient(KernelBuilder &kb, const MatrixView &out, Value m, Value n,
                    Value acc, bool accumulate) {
   if (accumulate)
@@ -335,10 +307,12 @@ KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
   spec.n = Extent::of(staticSize(op.getX(), 1));
   spec.k = Extent::ofTokens();
   // M = 2H: m < H is the gate's half, m >= H the up half.
-  Concatenated grads{dgT, duT, hidden, /*alongRows=*/true};
-  Concatenated weights{dwgT, dwuT, hidden, /*alongRows=*/true};
+  MatrixView grads =
+      MatrixView::concatenate(dgT, duT, hidden, /*alongRows=*/true);
+  MatrixView weights =
+      MatrixView::concatenate(dwgT, dwuT, hidden, /*alongRows=*/true);
   spec.loadA = [=](KernelBuilder &kb, Value m, Value k) {
-    return grads.load(kb, m, k);
+    return kb.load(grads, m, k);
   };
   spec.loadB.push_back(
       [x](KernelBuilder &kb, Value k, Value n) { return kb.load(x, k, n); });
@@ -346,8 +320,7 @@ KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
   spec.bAdjacentAlongN = adjacentAlongCols(x);
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
                       ArrayRef<Value> acc) {
-    storeGradient(kb, weights.address(kb, m, n), dwgT.element, acc[0],
-                  accumulate);
+    storeGradient(kb, weights, m, n, acc[0], accumulate);
   };
   buildGemm(kb, config, tma, spec);
   return {op.getX()};
@@ -406,8 +379,8 @@ KernelPlan build(BiasGradOp op, KernelBuilder &kb, const KernelOperands &ops,
         return kb.load(grad, t, n);
       },
       [=](KernelBuilder &kb, Value n, Value sum) {
-        storeGradient(kb, kb.address(out, kb.i64(0), n), out.element,
-                      scale(kb, sum, factor), accumulate);
+        storeGradient(kb, out, kb.i64(0), n, scale(kb, sum, factor),
+                      accumulate);
       });
   return {op.getGrad()};
 }

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::fmlp;
 
@@ -125,11 +127,37 @@ Value KernelBuilder::blockId(unsigned dim) {
 }
 void KernelBuilder::barrier() { NVVM::Barrier0Op::create(b, loc); }
 
+MatrixView MatrixView::concatenate(const MatrixView &first,
+                                   const MatrixView &second, int64_t split,
+                                   bool alongRows) {
+  assert(!first.second && !second.second && first.element == second.element &&
+         first.rowStride == second.rowStride &&
+         first.colStride == second.colStride &&
+         "views that do not concatenate");
+  MatrixView view = first;
+  view.second = second.base;
+  view.split = split;
+  view.splitCols = !alongRows;
+  view.baseAlignment = std::gcd(first.baseAlignment, second.baseAlignment);
+  return view;
+}
+
 Value KernelBuilder::address(const MatrixView &view, Value row, Value col) {
+  Value base = view.base;
+  if (view.second) {
+    // Index i >= split of the second buffer is base2[(i - split) stride]:
+    // base2 moved back by split strides, then the common offset.
+    Value index = view.splitCols ? col : row;
+    int64_t stride = view.splitCols ? view.colStride : view.rowStride;
+    Value secondShifted =
+        LLVM::GEPOp::create(b, loc, base.getType(), view.element, view.second,
+                            ValueRange{i64(-view.split * stride)});
+    base = select(lessThan(index, i64(view.split)), base, secondShifted);
+  }
   Value offset =
       add(mul(row, i64(view.rowStride)), mul(col, i64(view.colStride)));
-  return LLVM::GEPOp::create(b, loc, view.base.getType(), view.element,
-                             view.base, ValueRange{offset});
+  return LLVM::GEPOp::create(b, loc, base.getType(), view.element, base,
+                             ValueRange{offset});
 }
 
 Value KernelBuilder::emitLoad(Value pointer, Type element) {

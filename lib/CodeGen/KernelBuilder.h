@@ -28,6 +28,10 @@ namespace mlir::fmlp {
 
 /// A matrix in global memory: element (row, col) at
 /// base[row * rowStride + col * colStride] (offsets in elements, 64-bit).
+/// It may be two buffers with the same strides concatenated along one
+/// index (K4's and K5's [dG dU] and [Wg Wu], K5's [dWg; dWu]): rows (or,
+/// with `splitCols`, columns) at or past `split` are those of `second`
+/// (its index 0 at split), read and written through one selected address.
 struct MatrixView {
   Value base; // !llvm.ptr<1>
   Type element;
@@ -35,26 +39,39 @@ struct MatrixView {
   /// What the base's alignment is known to be, in elements (the bundle
   /// asks 16 bytes of the WGMMA kernels' arguments; 1 when unknown).
   int64_t baseAlignment = 1;
+  Value second; // null: one buffer
+  int64_t split = 0;
+  bool splitCols = false;
+
+  /// `first` then `second` along the rows (`alongRows`) or the columns.
+  static MatrixView concatenate(const MatrixView &first,
+                                const MatrixView &second, int64_t split,
+                                bool alongRows);
 
   /// Element (row, 2c) starts 4-byte aligned: two columns of 16-bit
   /// elements can be stored as one 32-bit word.
   bool pairs() const {
     return element.getIntOrFloatBitWidth() == 16 && colStride == 1 &&
-           rowStride % 2 == 0 && baseAlignment % 2 == 0;
+           rowStride % 2 == 0 && baseAlignment % 2 == 0 &&
+           (!splitCols || split % 2 == 0);
   }
   /// Element (row, 8c) starts 16-byte aligned: eight columns can be moved
   /// as one 16-byte piece.
   bool vectors() const {
-    return pairs() && rowStride % 8 == 0 && baseAlignment % 8 == 0;
+    return pairs() && rowStride % 8 == 0 && baseAlignment % 8 == 0 &&
+           (!splitCols || split % 8 == 0);
   }
 
   /// The same memory read with rows and columns swapped.
   MatrixView transposed() const {
-    return {base, element, colStride, rowStride, baseAlignment};
+    return {base,          element, colStride, rowStride,
+            baseAlignment, second,  split,     !splitCols};
   }
   bool sameMemory(const MatrixView &other) const {
     return base == other.base && element == other.element &&
-           rowStride == other.rowStride && colStride == other.colStride;
+           rowStride == other.rowStride && colStride == other.colStride &&
+           second == other.second && split == other.split &&
+           splitCols == other.splitCols;
   }
 };
 
@@ -133,8 +150,8 @@ public:
   Value load(const MatrixView &view, Value row, Value col);
   /// Rounds `value` (f32) to the view's element type and stores it.
   void store(const MatrixView &view, Value row, Value col, Value value);
-  /// The address of element (row, col) of `view`: two sources
-  /// concatenated along an index are read by selecting between addresses.
+  /// The address of element (row, col) of `view` (of two concatenated
+  /// buffers, in the one the split index selects).
   Value address(const MatrixView &view, Value row, Value col);
   /// The element at `pointer`, extended to f32.
   Value loadFrom(Value pointer, Type element);
