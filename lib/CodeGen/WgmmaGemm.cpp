@@ -6,9 +6,11 @@
 //                    stage (empty[s]), arms full[s] with the stage's byte
 //                    count and issues the TMA loads of A and every B_j.
 //   warpgroups 1, 2  consumers, 64 rows of the 128-row tile each: wait for
-//                    full[s], issue 4 WGMMAs (k16 each) per accumulator,
-//                    wait for them, release the stage (one arrival per
-//                    warpgroup on empty[s]).
+//                    full[s], issue 4 WGMMAs (k16 each) per accumulator as
+//                    one group, wait until only that group is pending and
+//                    release the previous step's stage (one arrival per
+//                    warpgroup on empty[s - 1]); the last stage once all
+//                    are done.
 //
 // Dynamic shared memory: [0, 1024) the mbarriers (full[s] at 8 s, empty[s]
 // at 8 (stages + s)), then `stages` stages of A (128 x 64) and B_j (tileN x
@@ -197,65 +199,88 @@ struct Wgmma {
     return LLVM::LLVMStructType::getLiteral(b().getContext(), fields);
   }
 
+  /// k-step `step` of this consumer: wait for its stage, add its 64 k to
+  /// `acc` (the first step overwrites it: scale-out zero), and release the
+  /// previous step's stage once only this step's group is pending (it
+  /// stays in flight while the next step is issued).
+  SmallVector<Value> mmaStep(Value step, Value consumer, ValueRange acc,
+                             bool first) {
+    Value stage = urem(step, spec.stages);
+    Value parity =
+        arith::AndIOp::create(b(), kb.loc, udiv(step, spec.stages), c32(1));
+    waitParity(full(stage), parity);
+    Value base = stageOffset(stage);
+    // Each consumer's 64 rows of A: 64 rows on (K-major) or the next
+    // 64-wide block (MN-major), 8 KiB on either way.
+    Value aBase =
+        kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
+    NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
+    SmallVector<Value> sums(acc);
+    NVVM::WGMMATypes type =
+        spec.element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
+                                         static_cast<int>(spec.tileN), 16);
+    for (int64_t kk = 0; kk < kWgmmaTileK / 16; ++kk) {
+      bool aK = spec.a.kMajor;
+      Value dA = descriptor(at(kb.add(aBase, c32(kStepBytes(aK) * kk))), aK);
+      for (unsigned j = 0; j < spec.b.size(); ++j) {
+        bool bK = spec.b[j].kMajor;
+        Value dB = descriptor(
+            at(kb.add(kb.add(base, bOffset(j)), c32(kStepBytes(bK) * kk))), bK);
+        sums[j] = NVVM::WgmmaMmaAsyncOp::create(
+            b(), kb.loc, sums[j].getType(), sums[j], dA, dB, shape, type, type,
+            NVVM::WGMMATypes::f32,
+            first && kk == 0 ? NVVM::WGMMAScaleOut::zero
+                             : NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            // A: row = K-major; B: col = K-major.
+            aK ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+            bK ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+            NVVM::MMAIntOverflowAttr());
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 1);
+    releaseBefore(step);
+    return sums;
+  }
+
+  /// The main loop, k-step 0 peeled: its WGMMAs start the sums from
+  /// nothing (undefined registers, no zeroing moves: ptxas serializes the
+  /// WGMMAs of a loop whose accumulators other instructions define).
   void consumer(Value kSteps, Value m0Index, Value n0Index) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, 232,
                                    NVVM::SetMaxRegisterAction::increase);
-    Value tid = kb.threadIdX();
-    Value consumer = kb.add(udiv(tid, 128), c32(-1)); // 0 or 1
-    LLVM::LLVMStructType accType = accumulatorType();
-    Value zeroAcc = LLVM::UndefOp::create(b(), kb.loc, accType);
-    Value zero = kb.f32(0.0);
-    for (unsigned i = 0; i < accType.getBody().size(); ++i)
-      zeroAcc = LLVM::InsertValueOp::create(b(), kb.loc, zeroAcc, zero, i);
-    SmallVector<Value> inits(spec.b.size(), zeroAcc);
-    auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1), inits);
+    Value consumer = kb.add(udiv(kb.threadIdX(), 128), c32(-1)); // 0 or 1
+    Value undefined = LLVM::UndefOp::create(b(), kb.loc, accumulatorType());
+    SmallVector<Value> acc =
+        mmaStep(c32(0), consumer, SmallVector<Value>(spec.b.size(), undefined),
+                /*first=*/true);
+    auto loop = scf::ForOp::create(b(), kb.loc, c32(1), kSteps, c32(1), acc);
     {
       OpBuilder::InsertionGuard guard(b());
       b().setInsertionPointToStart(loop.getBody());
-      Value step = loop.getInductionVar();
-      Value stage = urem(step, spec.stages);
-      Value parity =
-          arith::AndIOp::create(b(), kb.loc, udiv(step, spec.stages), c32(1));
-      waitParity(full(stage), parity);
-      Value base = stageOffset(stage);
-      // Each consumer's 64 rows of A: 64 rows on (K-major) or the next
-      // 64-wide block (MN-major), 8 KiB on either way.
-      Value aBase =
-          kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
-      NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
-      SmallVector<Value> acc(loop.getRegionIterArgs());
-      NVVM::WGMMATypes type = spec.element.isBF16() ? NVVM::WGMMATypes::bf16
-                                                    : NVVM::WGMMATypes::f16;
-      auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
-                                           static_cast<int>(spec.tileN), 16);
-      for (int64_t kk = 0; kk < kWgmmaTileK / 16; ++kk) {
-        bool aK = spec.a.kMajor;
-        Value dA = descriptor(at(kb.add(aBase, c32(kStepBytes(aK) * kk))), aK);
-        for (unsigned j = 0; j < spec.b.size(); ++j) {
-          bool bK = spec.b[j].kMajor;
-          Value dB = descriptor(
-              at(kb.add(kb.add(base, bOffset(j)), c32(kStepBytes(bK) * kk))),
-              bK);
-          acc[j] = NVVM::WgmmaMmaAsyncOp::create(
-              b(), kb.loc, accType, acc[j], dA, dB, shape, type, type,
-              NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-              // A: row = K-major; B: col = K-major.
-              aK ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-              bK ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-              NVVM::MMAIntOverflowAttr());
-        }
-      }
-      NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
-      NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
-      kb.ifThen(eq(urem(tid, 128), 0), [&] {
-        NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(),
-                                       empty(stage), /*count=*/Value());
-      });
-      scf::YieldOp::create(b(), kb.loc, acc);
+      scf::YieldOp::create(b(), kb.loc,
+                           mmaStep(loop.getInductionVar(), consumer,
+                                   loop.getRegionIterArgs(), /*first=*/false));
     }
+    NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
+    releaseBefore(kSteps);
 
     epilogue(consumer, loop.getResults(), m0Index, n0Index);
+  }
+
+  /// One consumer's arrival on the empty barrier of k-step `step` - 1, if
+  /// any (its WGMMAs on that stage are done).
+  void releaseBefore(Value step) {
+    Value leader = eq(urem(kb.threadIdX(), 128), 0);
+    Value after = arith::CmpIOp::create(b(), kb.loc, arith::CmpIPredicate::ugt,
+                                        step, c32(0));
+    kb.ifThen(kb.both(leader, after), [&] {
+      NVVM::MBarrierArriveOp::create(
+          b(), kb.loc, /*res=*/Type(),
+          empty(urem(kb.add(step, c32(-1)), spec.stages)), /*count=*/Value());
+    });
   }
 
   void epilogue(Value consumer, ValueRange accumulators, Value m0, Value n0);
@@ -622,8 +647,10 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   Value n0 = kb.mul(kb.blockId(1), w.c32(spec.tileN));
   // ceil(K / 64) k-steps; the tensor maps zero-fill past K.
   Value kExtent = arith::TruncIOp::create(b, loc, w.i32, kb.extent(spec.k));
-  Value kSteps =
-      arith::CeilDivUIOp::create(b, loc, kExtent, w.c32(kWgmmaTileK));
+  // At least one (k-step 0 is peeled; T >= 1 reaches a kernel anyway).
+  Value kSteps = arith::MaxUIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, kExtent, w.c32(kWgmmaTileK)),
+      w.c32(1));
 
   kb.ifThen(w.eq(tid, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
