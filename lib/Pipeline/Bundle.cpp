@@ -26,10 +26,19 @@ std::vector<KernelResources> mlir::fmlp::parsePtxasReport(StringRef report) {
                     "([0-9]+) bytes spill loads");
   llvm::Regex used("Used ([0-9]+) registers");
   llvm::Regex shared("([0-9]+) bytes smem");
+  // ptxas's performance notes on WGMMA (C75xx: WGMMAs serialized, fences
+  // injected), each naming its kernel.
+  llvm::Regex wgmmaNote("\\((C75[0-9]+)\\) (.*) in (the )?function '([^']+)'");
   SmallVector<StringRef> lines;
   report.split(lines, '\n');
   SmallVector<StringRef> match;
+  llvm::StringMap<std::string> notes;
   for (StringRef line : lines) {
+    // Printed apart from the kernel's own lines: matched by name below.
+    if (wgmmaNote.match(line, &match)) {
+      notes[match[4]] = (match[1] + ": " + match[2]).str();
+      continue;
+    }
     if (entry.match(line, &match)) {
       kernels.push_back({match[1].str()});
       continue;
@@ -47,6 +56,8 @@ std::vector<KernelResources> mlir::fmlp::parsePtxasReport(StringRef report) {
     if (shared.match(line, &match))
       match[1].getAsInteger(10, k.sharedBytes);
   }
+  for (KernelResources &k : kernels)
+    k.wgmmaNote = notes.lookup(k.name);
   return kernels;
 }
 
@@ -369,6 +380,11 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
         error = "kernel " + k.name + " spills or uses a stack frame (" +
                 std::to_string(k.stackBytes) + " B stack, " +
                 std::to_string(k.spillStoreBytes) + " B spill stores)";
+        return failure();
+      }
+      if (!k.wgmmaNote.empty()) {
+        error = "kernel " + k.name + ": ptxas changed its WGMMA pipeline (" +
+                k.wgmmaNote + ")";
         return failure();
       }
       int64_t dynamicBytes = dynamicShared.lookup(k.name);

@@ -36,14 +36,18 @@ struct KernelResources {
   std::string name;
   int64_t registers = 0, stackBytes = 0, spillStoreBytes = 0,
           spillLoadBytes = 0, sharedBytes = 0;
+  /// ptxas's note that it had to change the kernel's WGMMA pipeline
+  /// (C7515: WGMMAs serialized, C7519: a fence injected), or "".
+  std::string wgmmaNote;
 };
 std::vector<KernelResources> parsePtxasReport(StringRef report);
 
 struct BundleOptions {
   std::string chip = "sm_90a";
   std::string cudaPath = "/usr/local/cuda";
-  /// Fail when a kernel spills, has a stack frame, or exceeds the chip's
-  /// shared memory (the ptxas check).
+  /// Fail when a kernel spills, has a stack frame, exceeds the chip's
+  /// shared memory or has its WGMMA pipeline changed by ptxas (the ptxas
+  /// check).
   bool checkResources = true;
 };
 

@@ -65,8 +65,9 @@ llvm::cl::opt<bool>
            llvm::cl::init(true));
 llvm::cl::opt<bool> checkResources(
     "check-resources",
-    llvm::cl::desc("Fail when ptxas reports a spill, a stack frame or shared "
-                   "memory over the chip's limit"),
+    llvm::cl::desc(
+        "Fail when ptxas reports a spill, a stack frame, shared "
+        "memory over the chip's limit or a WGMMA pipeline changed by ptxas"),
     llvm::cl::init(true));
 llvm::cl::opt<int64_t> tokens("tokens",
                               llvm::cl::desc("Tokens T of the memory report"),
