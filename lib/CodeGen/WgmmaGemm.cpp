@@ -63,6 +63,68 @@ Value dynamicShared(KernelBuilder &kb) {
       kDynamicShared);
 }
 
+/// What spec.epilogue accesses at its own element (row m, column n of the
+/// output): the views it reads and writes there, and whether it stores
+/// anywhere else. Learnt by building it once in a scratch block, then
+/// throwing that away.
+struct EpilogueViews {
+  SmallVector<MatrixView> read, written;
+  bool storesElsewhere = false;
+
+  static void add(SmallVector<MatrixView> &views, const MatrixView &view) {
+    if (llvm::none_of(views,
+                      [&](const MatrixView &v) { return v.sameMemory(view); }))
+      views.push_back(view);
+  }
+  static bool contains(ArrayRef<MatrixView> views, const MatrixView &view) {
+    return llvm::any_of(
+        views, [&](const MatrixView &v) { return v.sameMemory(view); });
+  }
+};
+
+class Discovery : public EpilogueAccess {
+public:
+  static EpilogueViews run(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
+    Discovery discovery(kb);
+    auto scratch = std::make_unique<Block>();
+    {
+      OpBuilder::InsertionGuard insertion(kb.b);
+      kb.b.setInsertionPointToStart(scratch.get());
+      discovery.row = kb.i64(0);
+      discovery.col = kb.i64(0);
+      SmallVector<Value> acc(spec.b.size(), kb.f32(0.0));
+      EpilogueAccess *outer = kb.epilogueAccess;
+      kb.epilogueAccess = &discovery;
+      spec.epilogue(kb, discovery.row, discovery.col, acc);
+      kb.epilogueAccess = outer;
+    }
+    for (Operation &op : *scratch)
+      op.dropAllReferences();
+    return discovery.views;
+  }
+
+  Value load(const MatrixView *view, Value row, Value col, Value pointer,
+             Type element) override {
+    if (view && row == this->row && col == this->col)
+      EpilogueViews::add(views.read, *view);
+    return kb.emitLoad(pointer, element);
+  }
+  void store(const MatrixView *view, Value row, Value col, Value pointer,
+             Type element, Value value) override {
+    if (view && row == this->row && col == this->col)
+      EpilogueViews::add(views.written, *view);
+    else
+      views.storesElsewhere = true;
+  }
+
+private:
+  explicit Discovery(KernelBuilder &kb) : kb(kb) {}
+
+  KernelBuilder &kb;
+  Value row, col; // the element's
+  EpilogueViews views;
+};
+
 struct Wgmma {
   KernelBuilder &kb;
   const WgmmaGemmSpec &spec;
@@ -131,9 +193,42 @@ struct Wgmma {
                                           c32(10000000));
   }
 
-  void producer(Value kSteps, Value m0, Value n0) {
+  /// Asks L2 for this block's tile of every view the epilogue reads at its
+  /// element (K3's G and U), one bulk prefetch per row from warp 1 of the
+  /// producer: HBM brings them in while the main loop runs, and the
+  /// epilogue's reads hit L2 (when every block's epilogue reads at once,
+  /// they would otherwise wait on HBM bandwidth with the tensor cores idle).
+  void prefetchEpilogueReads(const EpilogueViews &views, Value m0, Value n0) {
+    SmallVector<MatrixView> prefetched;
+    for (const MatrixView &view : views.read)
+      if (view.vectors())
+        prefetched.push_back(view);
+    if (prefetched.empty() || spec.n.tokens || spec.n.value % 8)
+      return;
+    Value tid = kb.threadIdX();
+    kb.ifThen(eq(udiv(tid, 32), 1), [&] {
+      // min(tileN, N - n0) columns of 16-bit elements: a multiple of 16 B.
+      Value columns = arith::MinSIOp::create(
+          b(), kb.loc, c32(spec.tileN),
+          kb.add(c32(spec.n.value), kb.mul(n0, c32(-1))));
+      Value bytes = kb.mul(columns, c32(2));
+      Value col = kb.toI64(n0);
+      Value extentM = kb.extent(spec.m);
+      for (int64_t r = 0; r < kWgmmaTileM; r += 32) {
+        Value row = kb.toI64(kb.add(m0, kb.add(urem(tid, 32), c32(r))));
+        kb.ifThen(kb.lessThan(row, extentM), [&] {
+          for (const MatrixView &view : prefetched)
+            NVVM::CpAsyncBulkPrefetchOp::create(
+                b(), kb.loc, kb.address(view, row, col), bytes, Value());
+        });
+      }
+    });
+  }
+
+  void producer(Value kSteps, Value m0, Value n0, const EpilogueViews &views) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, 40,
                                    NVVM::SetMaxRegisterAction::decrease);
+    prefetchEpilogueReads(views, m0, n0);
     Value tid = kb.threadIdX();
     kb.ifThen(eq(udiv(tid, 32), 0), [&] {
       Value elected =
@@ -248,7 +343,8 @@ struct Wgmma {
   /// The main loop, k-step 0 peeled: its WGMMAs start the sums from
   /// nothing (undefined registers, no zeroing moves: ptxas serializes the
   /// WGMMAs of a loop whose accumulators other instructions define).
-  void consumer(Value kSteps, Value m0Index, Value n0Index) {
+  void consumer(Value kSteps, Value m0Index, Value n0Index,
+                const EpilogueViews &views) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, 232,
                                    NVVM::SetMaxRegisterAction::increase);
     Value consumer = kb.add(udiv(kb.threadIdX(), 128), c32(-1)); // 0 or 1
@@ -267,7 +363,7 @@ struct Wgmma {
     NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
     releaseBefore(kSteps);
 
-    epilogue(consumer, loop.getResults(), m0Index, n0Index);
+    epilogue(views, consumer, loop.getResults(), m0Index, n0Index);
   }
 
   /// One consumer's arrival on the empty barrier of k-step `step` - 1, if
@@ -283,7 +379,8 @@ struct Wgmma {
     });
   }
 
-  void epilogue(Value consumer, ValueRange accumulators, Value m0, Value n0);
+  void epilogue(const EpilogueViews &views, Value consumer,
+                ValueRange accumulators, Value m0, Value n0);
   void namedBarrier(Value id, int64_t threads) {
     NVVM::BarrierOp::create(b(), kb.loc, TypeRange{}, id, c32(threads),
                             NVVM::BarrierReductionAttr(), Value());
@@ -297,9 +394,8 @@ struct Wgmma {
 /// columns n and n + 1 of a row, so with N even their stores pair up into
 /// one 32-bit word.
 ///
-/// spec.epilogue is built through EpilogueAccess, in phases:
-///  - discover: built once in a scratch block, then thrown away, to learn
-///    which views it reads and writes at its own element;
+/// spec.epilogue is built through EpilogueAccess (after Discovery has
+/// learnt the views it accesses at its element), in phases:
 ///  - per batch of 8 elements (or pairs), gather: every load from global
 ///    memory issued (under the element's bounds guard, 0 outside), stores
 ///    dropped, the arithmetic left dead; then replay: the same loads, in
@@ -318,9 +414,9 @@ struct Wgmma {
 /// the main loop (every TMA load was consumed, every WGMMA waited for).
 class Epilogue : public EpilogueAccess {
 public:
-  Epilogue(Wgmma &w, Value consumer, ValueRange accumulators, Value m0,
-           Value n0)
-      : w(w), kb(w.kb), spec(w.spec), consumer(consumer),
+  Epilogue(Wgmma &w, const EpilogueViews &views, Value consumer,
+           ValueRange accumulators, Value m0, Value n0)
+      : w(w), kb(w.kb), spec(w.spec), views(views), consumer(consumer),
         accumulators(accumulators), col0(n0) {
     row0 = kb.add(m0, kb.toI64(kb.mul(consumer, w.c32(kConsumerRows))));
     Value tid = kb.threadIdX();
@@ -336,7 +432,6 @@ public:
 
   void build() {
     kb.epilogueAccess = this;
-    discover();
     planStaging();
     if (staging) {
       // Both consumers (256 threads) past the main loop: the ring is free.
@@ -372,45 +467,29 @@ public:
     bool atElement = view && row == this->row && col == this->col;
     // A staged element is read where it is used (shared memory is near).
     std::optional<unsigned> slot = atElement ? slotOf(*view) : std::nullopt;
-    switch (phase) {
-    case Phase::Discover:
-      if (atElement)
-        addView(read, *view);
-      return kb.emitLoad(pointer, element);
-    case Phase::Gather:
+    if (phase == Phase::Gather) {
       if (slot)
         return kb.f32(0.0);
       gathered.push_back(
           kb.ifElseZero(guard, [&] { return kb.emitLoad(pointer, element); }));
       return gathered.back();
-    case Phase::Replay:
-      if (slot)
-        return kb.emitLoad(w.at(staged(*slot, row, col)), element);
-      return gathered[next++];
     }
-    llvm_unreachable("phase");
+    if (slot)
+      return kb.emitLoad(w.at(staged(*slot, row, col)), element);
+    return gathered[next++];
   }
 
   void store(const MatrixView *view, Value row, Value col, Value pointer,
              Type element, Value value) override {
-    switch (phase) {
-    case Phase::Discover:
-      if (view && row == this->row && col == this->col)
-        addView(written, *view);
-      else
-        unstagedStores = true;
+    if (phase == Phase::Gather)
       return;
-    case Phase::Gather:
-      return;
-    case Phase::Replay:
-      if (view && collected)
-        return collected->push_back({*view, row, col, value});
-      return kb.emitStore(pointer, element, value);
-    }
+    if (view && collected)
+      return collected->push_back({*view, row, col, value});
+    kb.emitStore(pointer, element, value);
   }
 
 private:
-  enum class Phase { Discover, Gather, Replay };
+  enum class Phase { Gather, Replay };
   /// A store held back to pair with its neighbour column.
   struct PendingStore {
     MatrixView view;
@@ -452,23 +531,6 @@ private:
         storePair(a, b.value);
   }
 
-  void discover() {
-    auto scratch = std::make_unique<Block>();
-    {
-      OpBuilder::InsertionGuard insertion(kb.b);
-      kb.b.setInsertionPointToStart(scratch.get());
-      phase = Phase::Discover;
-      buildElement(0, rowOf(0), colOf(0));
-    }
-    for (Operation &op : *scratch)
-      op.dropAllReferences();
-  }
-  static void addView(SmallVector<MatrixView> &views, const MatrixView &view) {
-    if (llvm::none_of(views,
-                      [&](const MatrixView &v) { return v.sameMemory(view); }))
-      views.push_back(view);
-  }
-
   struct Staging {
     SmallVector<MatrixView> views; // read or written at the element
     int64_t rowBytes, slotBytes;
@@ -478,15 +540,15 @@ private:
   void planStaging() {
     bool wholeGroups =
         kConsumerRows * spec.tileN / 8 % (128 * kPiecesAtOnce) == 0;
-    if (!pairColumns || unstagedStores || written.empty() || !wholeGroups ||
-        spec.n.tokens || spec.n.value % 8 != 0)
+    if (!pairColumns || views.storesElsewhere || views.written.empty() ||
+        !wholeGroups || spec.n.tokens || spec.n.value % 8 != 0)
       return;
     Staging plan;
     for (const MatrixView &view :
-         llvm::concat<const MatrixView>(read, written)) {
+         llvm::concat<const MatrixView>(views.read, views.written)) {
       if (!view.vectors())
         return;
-      addView(plan.views, view);
+      EpilogueViews::add(plan.views, view);
     }
     plan.rowBytes = spec.tileN * 2 + 16;
     plan.slotBytes = kConsumerRows * plan.rowBytes;
@@ -530,8 +592,7 @@ private:
   void copy(bool in) {
     SmallVector<std::pair<unsigned, MatrixView>> moved;
     for (auto [j, view] : llvm::enumerate(staging->views))
-      if (llvm::any_of(in ? read : written,
-                       [&](const MatrixView &v) { return v.sameMemory(view); }))
+      if (EpilogueViews::contains(in ? views.read : views.written, view))
         moved.push_back({unsigned(j), view});
     int64_t piecesPerRow = spec.tileN / 8;
     int64_t groups = kConsumerRows * piecesPerRow / (128 * kPiecesAtOnce);
@@ -612,24 +673,23 @@ private:
   Wgmma &w;
   KernelBuilder &kb;
   const WgmmaGemmSpec &spec;
+  const EpilogueViews &views;
   Value consumer, thread;
   ValueRange accumulators;
   Value row0, col0, rowBase, colBase, extentM, extentN;
   bool pairColumns;
 
-  Phase phase = Phase::Discover;
+  Phase phase = Phase::Gather;
   Value row, col, guard; // the element being built, its bounds
-  SmallVector<MatrixView> read, written;
-  bool unstagedStores = false;
   SmallVector<Value> gathered;
   size_t next = 0;
   SmallVector<PendingStore> *collected = nullptr;
   std::optional<Staging> staging;
 };
 
-void Wgmma::epilogue(Value consumer, ValueRange accumulators, Value m0,
-                     Value n0) {
-  Epilogue(*this, consumer, accumulators, m0, n0).build();
+void Wgmma::epilogue(const EpilogueViews &views, Value consumer,
+                     ValueRange accumulators, Value m0, Value n0) {
+  Epilogue(*this, views, consumer, accumulators, m0, n0).build();
 }
 
 } // namespace
@@ -642,6 +702,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Wgmma w(kb, spec);
+  EpilogueViews views = Discovery::run(kb, spec);
   Value tid = kb.threadIdX();
   Value m0 = kb.mul(kb.blockId(0), w.c32(kWgmmaTileM));
   Value n0 = kb.mul(kb.blockId(1), w.c32(spec.tileN));
@@ -666,9 +727,9 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    w.producer(kSteps, m0, n0);
+    w.producer(kSteps, m0, n0, views);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0));
+    w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0), views);
   }
 
   LaunchGeometry geometry;
