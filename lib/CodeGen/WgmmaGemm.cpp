@@ -193,42 +193,9 @@ struct Wgmma {
                                           c32(10000000));
   }
 
-  /// Asks L2 for this block's tile of every view the epilogue reads at its
-  /// element (K3's G and U), one bulk prefetch per row from warp 1 of the
-  /// producer: HBM brings them in while the main loop runs, and the
-  /// epilogue's reads hit L2 (when every block's epilogue reads at once,
-  /// they would otherwise wait on HBM bandwidth with the tensor cores idle).
-  void prefetchEpilogueReads(const EpilogueViews &views, Value m0, Value n0) {
-    SmallVector<MatrixView> prefetched;
-    for (const MatrixView &view : views.read)
-      if (view.vectors())
-        prefetched.push_back(view);
-    if (prefetched.empty() || spec.n.tokens || spec.n.value % 8)
-      return;
-    Value tid = kb.threadIdX();
-    kb.ifThen(eq(udiv(tid, 32), 1), [&] {
-      // min(tileN, N - n0) columns of 16-bit elements: a multiple of 16 B.
-      Value columns = arith::MinSIOp::create(
-          b(), kb.loc, c32(spec.tileN),
-          kb.add(c32(spec.n.value), kb.mul(n0, c32(-1))));
-      Value bytes = kb.mul(columns, c32(2));
-      Value col = kb.toI64(n0);
-      Value extentM = kb.extent(spec.m);
-      for (int64_t r = 0; r < kWgmmaTileM; r += 32) {
-        Value row = kb.toI64(kb.add(m0, kb.add(urem(tid, 32), c32(r))));
-        kb.ifThen(kb.lessThan(row, extentM), [&] {
-          for (const MatrixView &view : prefetched)
-            NVVM::CpAsyncBulkPrefetchOp::create(
-                b(), kb.loc, kb.address(view, row, col), bytes, Value());
-        });
-      }
-    });
-  }
-
-  void producer(Value kSteps, Value m0, Value n0, const EpilogueViews &views) {
+  void producer(Value kSteps, Value m0, Value n0) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, 40,
                                    NVVM::SetMaxRegisterAction::decrease);
-    prefetchEpilogueReads(views, m0, n0);
     Value tid = kb.threadIdX();
     kb.ifThen(eq(udiv(tid, 32), 0), [&] {
       Value elected =
@@ -727,7 +694,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    w.producer(kSteps, m0, n0, views);
+    w.producer(kSteps, m0, n0);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0), views);
   }

@@ -33,13 +33,10 @@
 // CHECK: arith.divf {{.*}} fastmath<afn> : f32
 // CHECK: llvm.func @mlp_forward_k1_down(
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 16>
-// K3 reads Wd [D, H] with rows indexing its K (d): MN-major B. Its
-// producer asks L2 for the block's rows of G and U (which the epilogue
-// reads) before the main loop; k-step 0 starts the sums (scale-out zero),
-// and each step's group stays in flight while the next is issued.
+// K3 reads Wd [D, H] with rows indexing its K (d): MN-major B. K-step 0
+// starts the sums (scale-out zero), and each step's group stays in flight
+// while the next is issued.
 // CHECK: llvm.func @mlp_backward_k1_down_grad(
-// CHECK: nvvm.cp.async.bulk.prefetch
-// CHECK: nvvm.cp.async.bulk.prefetch
 // CHECK: nvvm.wgmma.mma_async {{.*}}D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.wgmma.mma_async {{.*}}D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
