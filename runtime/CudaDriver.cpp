@@ -49,6 +49,7 @@ LoadedDriver load() {
       resolve(library, "cuModuleGetFunction", d.cuModuleGetFunction, e) &&
       resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, e) &&
       resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e) &&
+      resolve(library, "cuMemsetD8Async", d.cuMemsetD8Async, e) &&
       resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, e);
   if (!ok)
     return loaded;

@@ -24,6 +24,7 @@ using CUcontext = struct CUctx_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
+using CUdeviceptr = unsigned long long;
 
 constexpr CUresult kCudaSuccess = 0;
 constexpr int kAttributeComputeCapabilityMajor = 75;
@@ -56,6 +57,7 @@ struct CudaDriver {
   // CUtensorMap *, CUtensorMapDataType, rank, address, dims, strides (bytes,
   // rank - 1), box, element strides, interleave, swizzle, L2 promotion,
   // out-of-bounds fill.
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
                                      const uint64_t *, const uint64_t *,
                                      const unsigned *, const unsigned *, int,

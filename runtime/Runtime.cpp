@@ -451,10 +451,10 @@ fmlp_status validateTensors(const Entry &entry, const fmlp_tensor *tensors,
       return status;
   if (tokens < 0)
     tokens = entry.staticTokens; // every argument has static rows
-  if (tokens == 0)
-    return FMLP_OK; // no token: nothing to check or compute
   for (int i = 0; i < count; ++i) {
     const Argument &a = entry.arguments[i];
+    if (tokens == 0 && a.hasTokenRows())
+      continue; // no memory to point to
     auto address = reinterpret_cast<uintptr_t>(tensors[i].data);
     if (!address)
       return fail(FMLP_ERROR_NULL_POINTER,
@@ -548,6 +548,32 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
   return FMLP_OK;
 }
 
+/// A launch over no token: each output without token rows (the weight and
+/// bias gradients, sums over the tokens) is zero; nothing else is written
+/// (and the driver is not needed when there is no such output).
+fmlp_status zeroTokenFreeOutputs(const fmlp_bundle *bundle, const Entry &entry,
+                                 const fmlp_tensor *tensors, void *stream) {
+  for (size_t i = 0; i < entry.arguments.size(); ++i) {
+    const Argument &a = entry.arguments[i];
+    if (a.role != FMLP_ROLE_OUTPUT || a.hasTokenRows())
+      continue;
+    if (fmlp_status status = checkLoaded(bundle, entry))
+      return status;
+    size_t bytes =
+        static_cast<size_t>(a.staticElements()) * dtypeBytes(a.dtype);
+    const CudaDriver &driver = *bundle->driver;
+    CUresult result =
+        driver.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(tensors[i].data),
+                               0, bytes, static_cast<CUstream>(stream));
+    if (result != kCudaSuccess)
+      return fail(FMLP_ERROR_CUDA,
+                  driver.describe("cuMemsetD8Async", result) + " zeroing " +
+                      describeArgument(entry, static_cast<int>(i)) +
+                      " at T = 0");
+  }
+  return FMLP_OK;
+}
+
 } // namespace
 
 extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
@@ -561,7 +587,7 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   if (fmlp_status status = validateTensors(entry, tensors, count, tokens))
     return status;
   if (tokens == 0)
-    return FMLP_OK;
+    return zeroTokenFreeOutputs(bundle, entry, tensors, stream);
 
   // A backward consumes saved activations: only once per forward.
   std::lock_guard<std::mutex> lock(bundle->savedMutex);

@@ -143,15 +143,18 @@ FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
  * one tensor per argument, in the bundle's order, in the context the bundle
  * was loaded into: made current on a thread that has none (as the CUDA
  * runtime does with its primary context); another current context is
- * refused. */
+ * refused. At T = 0 (an empty batch, an expert no token was routed to) the
+ * outputs without token rows, sums over the tokens (weight and bias
+ * gradients), are zeroed and nothing else runs; token arguments may then be
+ * null. */
 FMLP_API fmlp_status fmlp_launch(fmlp_bundle *bundle, int entry,
                                  const fmlp_tensor *tensors, int count,
                                  void *stream);
 
 /* For profiling: the kernels of an entry point, in launch order, and one
  * of them launched alone (tensors checked as by fmlp_launch; the saved
- * activations are neither checked nor marked, and an entry point run in
- * part leaves its outputs meaningless). */
+ * activations are neither checked nor marked, an entry point run in part
+ * leaves its outputs meaningless, and T = 0 launches nothing). */
 FMLP_API int fmlp_kernel_count(const fmlp_bundle *bundle, int entry);
 FMLP_API const char *fmlp_kernel_name(const fmlp_bundle *bundle, int entry,
                                       int kernel);

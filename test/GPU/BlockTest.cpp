@@ -402,6 +402,56 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
               refused ? "refused as it must" : "NOT REFUSED");
 }
 
+/// T = 0 (an expert no token was routed to): the backward's weight
+/// gradients, sums over no token, must be exactly 0 (the bound is 0); they
+/// are poisoned (NaN) before, so a launch that leaves them fails.
+void runEmptyBatch(fmlp::Bundle &bundle, const Format &format, int64_t D,
+                   int64_t H) {
+  size_t e = format.bytes;
+  DeviceBuffer wg(H * D * e), wu(H * D * e), wd(D * H * e);
+  DeviceBuffer dWg(H * D * e), dWu(H * D * e), dWd(D * H * e);
+  for (DeviceBuffer *b : {&wg, &wu, &wd})
+    CHECK_CUDA(cudaMemset(b->data, 0, b->bytes));
+  fmlp_dtype dt = format.dtype;
+  auto empty = [&](int64_t cols) {
+    return fmlp::denseTensor(nullptr, dt, {0, cols});
+  };
+  auto tensor = [&](DeviceBuffer &b, std::vector<int64_t> sizes) {
+    return fmlp::denseTensor(b.data, dt, sizes);
+  };
+  int backward = bundle.entry("backward");
+  int64_t savedCols = bundle.workspaceBytes(bundle.entry("forward"), 1) / e;
+  const char *names[] = {"d_gate (T = 0)", "d_up (T = 0)", "d_down (T = 0)"};
+  DeviceBuffer *grads[] = {&dWg, &dWu, &dWd};
+  auto nonZero = [&](DeviceBuffer &b) {
+    std::vector<double> v = decode(b.data, 1, b.bytes / e, false, format);
+    return std::count_if(v.begin(), v.end(), [](double x) { return x != 0; });
+  };
+  for (DeviceBuffer *b : grads)
+    b->poison();
+  // Control: as poisoned, every element fails.
+  bool controlFails = nonZero(dWd) == static_cast<long>(dWd.bytes / e);
+  bundle.launch(backward,
+                {empty(D), tensor(wg, {H, D}), tensor(wu, {H, D}),
+                 tensor(wd, {D, H}), empty(D), empty(D), tensor(dWg, {H, D}),
+                 tensor(dWu, {H, D}), tensor(dWd, {D, H}), empty(savedCols)});
+  CHECK_CUDA(cudaDeviceSynchronize());
+  for (int i = 0; i < 3; ++i) {
+    long bad = nonZero(*grads[i]);
+    if (bad)
+      ++failures;
+    std::printf("%-5s D=%-5lld H=%-6lld T=0      %-22s %ld element(s) not 0 "
+                "%s\n",
+                format.name, (long long)D, (long long)H, names[i], bad,
+                bad ? "FAIL" : "pass");
+  }
+  if (!controlFails)
+    ++failures;
+  std::printf("%-5s D=%-5lld H=%-6lld T=0      %-22s %s\n", format.name,
+              (long long)D, (long long)H, "control: poisoned",
+              controlFails ? "failed as it must" : "DID NOT FAIL");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -427,7 +477,10 @@ int main(int argc, char **argv) {
     fmlp::Bundle bundle(bundlePath);
     bundle.load();
     for (int64_t t : tokens)
-      runTokens(bundle, format, D, H, t, seed + t);
+      if (t == 0)
+        runEmptyBatch(bundle, format, D, H);
+      else
+        runTokens(bundle, format, D, H, t, seed + t);
   } catch (const fmlp::RuntimeError &error) {
     std::fprintf(stderr, "fmlp runtime error: %s\n", error.what());
     return 2;

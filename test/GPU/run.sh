@@ -3,7 +3,8 @@
 # judges every bundle of make-bundles.sh on the GPU (fmlp-gpu-block-test)
 # and runs compute-sanitizer's memcheck and racecheck once at a small shape.
 #   test/GPU/run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]
-# quick: T in {1, 37, 4096}; full adds T = 65536 (judged at sampled tokens
+# quick: T in {0, 1, 37, 4096} (0: the weight gradients of an empty batch
+# are zero); full adds T = 65536 (judged at sampled tokens
 # and hidden units where the full float64 reference would not fit). DTYPES (default "bf16 f16 f32") narrows the run.
 # Exit status: non-zero if anything failed.
 set -uo pipefail
@@ -19,7 +20,7 @@ status=0
 for dtype in ${DTYPES:-bf16 f16 f32}; do
   for shape in 1024x2816 4096x11008; do
     d=${shape%x*} h=${shape#*x}
-    tokens="1 37 4096"
+    tokens="0 1 37 4096"
     if [[ $set_ == full ]]; then tokens="$tokens 65536"; fi
     timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
   done

@@ -4,9 +4,9 @@
 // driver's ABI, and records what they are called with instead of touching
 // a GPU: the modules loaded, the kernels looked up, each launch's grid,
 // block, shared memory and parameters (copied at the call, by the sizes the
-// test announces), and each tensor map's encoding. Loaded by the runtime
-// through FMLP_LIBCUDA (RuntimeLaunchTest.cpp), so the whole launch path
-// runs on machines without a GPU.
+// test announces), each tensor map's encoding and each memset. Loaded by the
+// runtime through FMLP_LIBCUDA (RuntimeLaunchTest.cpp), so the whole launch
+// path runs on machines without a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +24,7 @@ struct State {
   std::vector<fake_cuda_launch> launches;
   std::vector<fake_cuda_tensor_map> maps;
   std::vector<std::string> functionNames;
+  std::vector<fake_cuda_memset> memsets;
   int modulesLoaded = 0;
 };
 
@@ -58,6 +59,12 @@ const fake_cuda_tensor_map *fake_cuda_tensor_map_at(int i) {
   return &state().maps.at(static_cast<size_t>(i));
 }
 int fake_cuda_modules_loaded() { return state().modulesLoaded; }
+int fake_cuda_memset_count() {
+  return static_cast<int>(state().memsets.size());
+}
+const fake_cuda_memset *fake_cuda_memset_at(int i) {
+  return &state().memsets.at(static_cast<size_t>(i));
+}
 
 // The driver's entry points (ABI of cuda.h: handles are pointers).
 int cuInit(unsigned) { return 0; }
@@ -120,6 +127,11 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     at += s.paramSizes[i];
   }
   s.launches.push_back(launch);
+  return 0;
+}
+int cuMemsetD8Async(unsigned long long address, unsigned char value,
+                    size_t bytes, void *stream) {
+  state().memsets.push_back({address, value, bytes, stream});
   return 0;
 }
 int cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *address,

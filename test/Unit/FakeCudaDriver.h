@@ -24,6 +24,13 @@ struct fake_cuda_tensor_map {
   int swizzle;
 };
 
+struct fake_cuda_memset {
+  unsigned long long address;
+  unsigned char value;
+  size_t bytes;
+  void *stream;
+};
+
 /// Forgets everything; the device reports compute capability major.minor;
 /// launches copy parameters of the given sizes.
 void fake_cuda_reset(int major, int minor, const size_t *paramSizes, int count);
@@ -32,6 +39,8 @@ const fake_cuda_launch *fake_cuda_launch_at(int i);
 int fake_cuda_tensor_map_count();
 const fake_cuda_tensor_map *fake_cuda_tensor_map_at(int i);
 int fake_cuda_modules_loaded();
+int fake_cuda_memset_count();
+const fake_cuda_memset *fake_cuda_memset_at(int i);
 /* This thread has no current context (as a new thread has none). */
 void fake_cuda_unbind_context();
 int cuCtxGetCurrent(void **context);

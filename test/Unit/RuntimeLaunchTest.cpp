@@ -5,7 +5,8 @@
 // T, block, shared memory, stream, each parameter: a view's address with
 // its offset, T, a tensor map) and cuTensorMapEncodeTiled (data type, the
 // view's extents and row stride in bytes, box, swizzle), the chip check,
-// and the rule that a backward consumes its saved activations.
+// the rule that a backward consumes its saved activations, and the zeroed
+// weight gradients of an empty batch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -197,6 +198,51 @@ TEST_F(RuntimeLaunch, OneKernelAloneForProfiling) {
   saved.dtype = FMLP_F16;
   EXPECT_EQ(fmlp_launch_kernel(bundle.get(), backward, 0, &saved, 1, nullptr),
             FMLP_ERROR_DTYPE);
+}
+
+// A backward over no token (an expert no token was routed to): its weight
+// gradient, a sum over the tokens, is zero; nothing is launched, and the
+// token arguments may be null.
+TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
+  fmlp::test::BundleDir weights{R"({
+  "format": "fmlp-bundle", "version": 1, "chip": "sm_90a",
+  "images": {"ptx": "kernels.ptx"},
+  "entry_points": [
+    {"symbol": "w.backward", "kind": "backward", "static_tokens": 0,
+     "arguments": [
+       {"name": "dy", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "d_down", "role": "output", "dtype": "bf16", "shape": [16, 8], "alignment": 16, "consumed": false}],
+     "launches": [
+       {"kernel": "k1", "grid_tokens_per_block": [0, 64, 0], "grid_fixed": [2, 0, 1],
+        "block": [256, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 1, "offset": 0}, {"tokens": true}]}]}]
+})"};
+  fmlp::Bundle bundle(weights.path());
+  bundle.load();
+  int backward = bundle.entry("backward");
+  fmlp_tensor dy = fmlp::denseTensor(nullptr, FMLP_BF16, {0, 8});
+  fmlp_tensor dw = fmlp::denseTensor(address(0x80000), FMLP_BF16, {16, 8});
+  void *stream = address(0x5700);
+  bundle.launch(backward, {dy, dw}, stream);
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+  ASSERT_EQ(fake_cuda_memset_count(), 1);
+  const fake_cuda_memset *m = fake_cuda_memset_at(0);
+  EXPECT_EQ(m->address, 0x80000u);
+  EXPECT_EQ(m->value, 0);
+  EXPECT_EQ(m->bytes, 16u * 8 * 2);
+  EXPECT_EQ(m->stream, stream);
+  // The gradient's own pointer is still checked.
+  dw.data = nullptr;
+  fmlp_tensor both[] = {dy, dw};
+  EXPECT_EQ(fmlp_launch(bundle.get(), backward, both, 2, stream),
+            FMLP_ERROR_NULL_POINTER);
+  EXPECT_EQ(fake_cuda_memset_count(), 1);
+  // With tokens, the kernels write it: no memset.
+  dy = fmlp::denseTensor(address(0x10000), FMLP_BF16, {70, 8});
+  dw.data = address(0x80000);
+  bundle.launch(backward, {dy, dw}, stream);
+  EXPECT_EQ(fake_cuda_launch_count(), 1);
+  EXPECT_EQ(fake_cuda_memset_count(), 1);
 }
 
 TEST_F(RuntimeLaunch, AnotherChipIsRefusedWithTheCommandToRecompile) {

@@ -304,6 +304,8 @@ TEST_F(LaunchValidation, BackwardNeedsActivationsFromAForward) {
       << fmlp_last_error();
 }
 
+// A forward has no output without token rows: nothing to do, no driver
+// needed (the zeroed weight gradients of a backward: RuntimeLaunchTest).
 TEST_F(LaunchValidation, NoTokensLaunchesNothing) {
   tensors[0] = fmlp::denseTensor(nullptr, FMLP_BF16, {0, 8});
   tensors[2] = fmlp::denseTensor(nullptr, FMLP_BF16, {0, 4});
