@@ -276,6 +276,18 @@ def checks(fused, x, dy):
         report("double backward refused", False, "no error")
     except RuntimeError as error:
         report("double backward refused", "double backward" in str(error), str(error)[:110])
+    # An empty batch (an MoE expert no token was routed to): y is [0, D] and
+    # every weight gradient exactly zero (the runtime zeroes them; the
+    # allocator's free memory is NaN first, so a gradient left unwritten
+    # fails).
+    judge.poison_free_memory()
+    x0 = rows[:0].detach().clone().requires_grad_(True)
+    y0 = fused(x0)
+    grads0 = torch.autograd.grad(y0, [x0, *params], torch.zeros_like(y0))
+    nonzero = [torch.count_nonzero(g).item() for g in grads0[1:]]
+    report("empty batch: y [0, D], weight gradients exactly zero",
+           tuple(y0.shape) == (0, D) and tuple(grads0[0].shape) == (0, D) and nonzero == [0, 0, 0],
+           f"y {tuple(y0.shape)}, non-zero gradient elements {nonzero}")
     # Non-contiguous x and leading batch dimensions.
     xt = x.reshape(-1, D).t().contiguous().t()  # same values, column-major
     with torch.no_grad():
