@@ -280,7 +280,9 @@ def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
 
     - `wgmma` on sm_90a for 16-bit operands that are K-major and 16-byte
       aligned (TMA): tiles 128 x (256 / accumulators) x 64 and as many
-      stages as fit (at most 6);
+      stages as fit (at most 6); where M and N are static (the weight
+      gradients, K = T) a width of 192 or 128 when it cuts waves x width on
+      132 multiprocessors by 10 % (D = 1024: K5 and K6 take 192);
     - `simt` otherwise (fp32 as IEEE fp32, other chips, other strides,
       transposed operands): 64 x 64 x 16.
 
