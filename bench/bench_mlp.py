@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Times fmlp's bundles on the GPU against cuBLAS (torch.matmul), PyTorch
 eager and torch.compile of the same SwiGLU MLP, all in one run
-(../shared/PERFORMANCE.md's method: CUDA events, warm-up, median).
+(../shared/PERFORMANCE.md's method: CUDA events, warm-up, median), in
+rounds that take every candidate in turn (the GPU's clock drifts by 10-15 %
+between measurements minutes apart; each figure is the median of its
+per-round medians).
 
   python3 bench/bench_mlp.py BUNDLES RUNTIME_LIB [--out FILE]
 
@@ -73,7 +76,7 @@ class SwiGLU(torch.nn.Module):
         return F.linear(F.silu(F.linear(x, self.wg)) * F.linear(x, self.wu), self.wd)
 
 
-def bench_shape(bundles, d, h, t, dtype=torch.bfloat16):
+def bench_shape(bundles, d, h, t, dtype=torch.bfloat16, rounds=5):
     dev = "cuda"
     g = torch.Generator(device=dev).manual_seed(0)
     x = torch.randn(t, d, device=dev, dtype=dtype, generator=g)
@@ -102,16 +105,13 @@ def bench_shape(bundles, d, h, t, dtype=torch.bfloat16):
     forward_args = [x, wg, wu, wd, y, saved]
     backward_args = [x, wg, wu, wd, dy, dx, dwg, dwu, dwd, saved]
     f_forward()  # saved holds activations for the backward's kernels
-    r["fmlp_kernel_ms"] = {}
+    # Everything timed, by name: fmlp's kernels and entry points, cuBLAS on
+    # each GEMM of an unfused implementation, eager and torch.compile.
+    timed = {}
     for entry, args in ((fwd, forward_args), (bwd, backward_args)):
         for k, name in enumerate(entry.kernels()):
-            r["fmlp_kernel_ms"][name] = median_ms(lambda: launcher(entry)(args, kernel=k))
-    r["fmlp_forward_ms"] = median_ms(f_forward)
-    r["fmlp_nograd_ms"] = median_ms(f_nograd)
-    r["fmlp_step_ms"] = median_ms(f_step)
-    r["fmlp_backward_ms"] = r["fmlp_step_ms"] - r["fmlp_forward_ms"]
-
-    # cuBLAS on each GEMM of an unfused implementation.
+            timed["kernel " + name] = (lambda e=entry, a=args, k=k: launcher(e)(a, kernel=k))
+    timed.update({"fmlp_forward": f_forward, "fmlp_nograd": f_nograd, "fmlp_step": f_step})
     wgu = torch.cat([wg, wu])
     a = torch.randn(t, h, device=dev, dtype=dtype, generator=g)
     dgu = torch.randn(t, 2 * h, device=dev, dtype=dtype, generator=g)
@@ -123,36 +123,43 @@ def bench_shape(bundles, d, h, t, dtype=torch.bfloat16):
         "K5 dGU^T@x": lambda: dgu.t() @ x,
         "K6 dY^T@A": lambda: dy.t() @ a,
     }
-    r["cublas_ms"] = {name: median_ms(fn) for name, fn in gemms.items()}
-    r["gemm_floor_ms"] = sum(r["cublas_ms"].values())
-    r["cublas_forward_ms"] = r["cublas_ms"]["K1 x@Wgu^T"] + r["cublas_ms"]["K2 A@Wd^T"]
-
+    timed.update({"cublas " + name: fn for name, fn in gemms.items()})
     module = SwiGLU(wg.clone(), wu.clone(), wd.clone())
     xg = x.clone().requires_grad_(True)
-
-    def eager_step():
-        module(xg).backward(dy)
-
-    def eager_nograd():
-        with torch.no_grad():
-            module(x)
-
     compiled = torch.compile(module)
 
-    def compiled_step():
-        compiled(xg).backward(dy)
-
-    def compiled_nograd():
-        with torch.no_grad():
-            compiled(x)
-
-    for name, fn in (("eager_step", eager_step), ("eager_nograd", eager_nograd),
-                     ("compile_step", compiled_step), ("compile_nograd", compiled_nograd)):
+    def no_grad(m):
+        def run():
+            with torch.no_grad():
+                m(x)
+        return run
+    baselines = {"eager_step": lambda: module(xg).backward(dy), "eager_nograd": no_grad(module),
+                 "compile_step": lambda: compiled(xg).backward(dy), "compile_nograd": no_grad(compiled)}
+    # Peak memory, one call each (after a warm-up that compiles).
+    for name, fn in baselines.items():
+        fn()
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()
-        r[name + "_ms"] = median_ms(fn)
+        fn()
+        torch.cuda.synchronize()
         r[name + "_peak_extra_bytes"] = torch.cuda.max_memory_allocated() - base
+    timed.update(baselines)
+    # Rounds over everything in turn, so that clock and thermal drift (10-15 %
+    # between calls on the H200) fall on fmlp and its baselines alike; the
+    # median of each one's per-round medians.
+    samples = {name: [] for name in timed}
+    for _ in range(rounds):
+        for name, fn in timed.items():
+            samples[name].append(median_ms(fn, warmup=1, reps=5))
+    ms = {name: statistics.median(v) for name, v in samples.items()}
+    r["fmlp_kernel_ms"] = {n[7:]: v for n, v in ms.items() if n.startswith("kernel ")}
+    r["cublas_ms"] = {n[7:]: v for n, v in ms.items() if n.startswith("cublas ")}
+    for name in ("fmlp_forward", "fmlp_nograd", "fmlp_step", *baselines):
+        r[name + "_ms"] = ms[name]
+    r["fmlp_backward_ms"] = r["fmlp_step_ms"] - r["fmlp_forward_ms"]
+    r["gemm_floor_ms"] = sum(r["cublas_ms"].values())
+    r["cublas_forward_ms"] = r["cublas_ms"]["K1 x@Wgu^T"] + r["cublas_ms"]["K2 A@Wd^T"]
     r["fmlp_saved_bytes"] = saved.numel() * saved.element_size()
     r["fmlp_nograd_workspace_bytes"] = workspace.numel() * workspace.element_size()
     flop_step, flop_fwd = 18 * t * d * h, 6 * t * d * h
