@@ -5,6 +5,7 @@
 #include "CudaDriver.h"
 #include "Manifest.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <fstream>
@@ -553,15 +554,21 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
 /// (and the driver is not needed when there is no such output).
 fmlp_status zeroTokenFreeOutputs(const fmlp_bundle *bundle, const Entry &entry,
                                  const fmlp_tensor *tensors, void *stream) {
-  for (size_t i = 0; i < entry.arguments.size(); ++i) {
-    const Argument &a = entry.arguments[i];
-    if (a.role != FMLP_ROLE_OUTPUT || a.hasTokenRows())
+  auto tokenFreeOutput = [](const Argument &a) {
+    return a.role == FMLP_ROLE_OUTPUT && !a.hasTokenRows();
+  };
+  const std::vector<Argument> &arguments = entry.arguments;
+  if (std::none_of(arguments.begin(), arguments.end(), tokenFreeOutput))
+    return FMLP_OK;
+  if (fmlp_status status = checkLoaded(bundle, entry))
+    return status;
+  const CudaDriver &driver = *bundle->driver;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Argument &a = arguments[i];
+    if (!tokenFreeOutput(a))
       continue;
-    if (fmlp_status status = checkLoaded(bundle, entry))
-      return status;
     size_t bytes =
         static_cast<size_t>(a.staticElements()) * dtypeBytes(a.dtype);
-    const CudaDriver &driver = *bundle->driver;
     CUresult result =
         driver.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(tensors[i].data),
                                0, bytes, static_cast<CUstream>(stream));

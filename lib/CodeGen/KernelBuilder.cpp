@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
 
@@ -22,7 +23,7 @@ void LaunchGeometry::tile(unsigned dim, Extent e, int64_t tile) {
     fixed[dim] = 0;
   } else {
     tokensPerBlock[dim] = 0;
-    fixed[dim] = (e.value + tile - 1) / tile;
+    fixed[dim] = llvm::divideCeil(e.value, tile);
   }
 }
 

@@ -6,14 +6,13 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fmlp;
 
 namespace {
 constexpr int64_t kMaxStages = 6;
-
-int64_t ceilDiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 /// The WGMMA tile width per accumulator. Two accumulators fill the widest
 /// WGMMA (256) at 128. One takes 256 unless the grid is static and a
@@ -28,9 +27,9 @@ int64_t wgmmaTileN(StringRef chip, const GemmShape &shape) {
   if (!shape.rows || !shape.cols || !multiprocessors)
     return best;
   auto cost = [&](int64_t tileN) {
-    int64_t tiles =
-        ceilDiv(shape.rows, kWgmmaTileM) * ceilDiv(shape.cols, tileN);
-    return ceilDiv(tiles, multiprocessors) * tileN;
+    int64_t tiles = llvm::divideCeil(shape.rows, kWgmmaTileM) *
+                    llvm::divideCeil(shape.cols, tileN);
+    return llvm::divideCeil(tiles, multiprocessors) * tileN;
   };
   for (int64_t narrower : {192, 128})
     if (10 * cost(narrower) <= 9 * cost(best))
