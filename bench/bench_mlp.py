@@ -153,8 +153,8 @@ def bench_shape(bundles, d, h, t, dtype=torch.bfloat16, rounds=5):
         for name, fn in timed.items():
             samples[name].append(median_ms(fn, warmup=1, reps=5))
     ms = {name: statistics.median(v) for name, v in samples.items()}
-    r["fmlp_kernel_ms"] = {n[7:]: v for n, v in ms.items() if n.startswith("kernel ")}
-    r["cublas_ms"] = {n[7:]: v for n, v in ms.items() if n.startswith("cublas ")}
+    r["fmlp_kernel_ms"] = {n.removeprefix("kernel "): v for n, v in ms.items() if n.startswith("kernel ")}
+    r["cublas_ms"] = {n.removeprefix("cublas "): v for n, v in ms.items() if n.startswith("cublas ")}
     for name in ("fmlp_forward", "fmlp_nograd", "fmlp_step", *baselines):
         r[name + "_ms"] = ms[name]
     r["fmlp_backward_ms"] = r["fmlp_step_ms"] - r["fmlp_forward_ms"]
