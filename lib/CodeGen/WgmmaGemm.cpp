@@ -418,8 +418,16 @@ public:
         buildElements(r);
       }
       phase = Phase::Replay;
-      for (int64_t r = begin; r < end; r += step)
-        kb.ifThen(inBounds(rowOf(r), colOf(r)), [&] { buildElements(r); });
+      for (int64_t r = begin; r < end; r += step) {
+        // Staged, an element touches only the consumer's slots, which span
+        // its whole block, and the copy-out skips what lies past the
+        // extents: no guard, so the batch is one basic block whose
+        // elements' dependency chains ptxas can interleave.
+        if (staging)
+          buildElements(r);
+        else
+          kb.ifThen(inBounds(rowOf(r), colOf(r)), [&] { buildElements(r); });
+      }
       assert(next == gathered.size() && "the epilogue's loads differ");
     }
     if (staging) {
