@@ -363,12 +363,14 @@ struct Wgmma {
 ///
 /// spec.epilogue is built through EpilogueAccess (after Discovery has
 /// learnt the views it accesses at its element), in phases:
-///  - per batch of 8 elements (or pairs), gather: every load from global
-///    memory issued (under the element's bounds guard, 0 outside), stores
-///    dropped, the arithmetic left dead; then replay: the same loads, in
-///    the same order, return the gathered values and the stores are made. K3
-///    reads G and U where it writes dG and dU: without batches each element's
-///    loads would wait for the previous element's stores.
+///  - per batch of 8 elements (or pairs), gather: every load issued (from
+///    global memory under the element's bounds guard, 0 outside; from the
+///    staged block unguarded), stores dropped, the arithmetic left dead;
+///    then replay: the same loads, in the same order, return the gathered
+///    values and the stores are made. K3 reads G and U where it writes dG
+///    and dU: without batches each element's loads would wait for the
+///    previous element's stores (which may alias them), and its chain of
+///    arithmetic could not overlap the next one's.
 ///
 /// Staging: when every view read or written at the element takes 16-byte
 /// pieces and their tiles fit in the stage ring, each consumer's 64 x tileN
@@ -413,17 +415,21 @@ public:
       phase = Phase::Gather;
       gathered.clear();
       next = 0;
+      globalLoads = 0;
       for (int64_t r = begin; r < end; r += step) {
         guard = inBounds(rowOf(r), colOf(r));
         buildElements(r);
       }
       phase = Phase::Replay;
+      // Staged, an element touches only the consumer's slots, which span
+      // its whole block, and the copy-out skips what lies past the extents:
+      // no guard, so the batch is one basic block whose elements' chains
+      // ptxas can interleave. Not with global loads (biases): their values
+      // live through the batch, and interleaved chains on top of them
+      // overflow the registers beside the accumulators (ptxas spills).
+      bool unguarded = staging && globalLoads == 0;
       for (int64_t r = begin; r < end; r += step) {
-        // Staged, an element touches only the consumer's slots, which span
-        // its whole block, and the copy-out skips what lies past the
-        // extents: no guard, so the batch is one basic block whose
-        // elements' dependency chains ptxas can interleave.
-        if (staging)
+        if (unguarded)
           buildElements(r);
         else
           kb.ifThen(inBounds(rowOf(r), colOf(r)), [&] { buildElements(r); });
@@ -440,17 +446,17 @@ public:
   Value load(const MatrixView *view, Value row, Value col, Value pointer,
              Type element) override {
     bool atElement = view && row == this->row && col == this->col;
-    // A staged element is read where it is used (shared memory is near).
     std::optional<unsigned> slot = atElement ? slotOf(*view) : std::nullopt;
     if (phase == Phase::Gather) {
+      // A staged element is in the consumer's slots whatever its bounds.
       if (slot)
-        return kb.f32(0.0);
-      gathered.push_back(
-          kb.ifElseZero(guard, [&] { return kb.emitLoad(pointer, element); }));
+        gathered.push_back(kb.emitLoad(w.at(staged(*slot, row, col)), element));
+      else
+        gathered.push_back(kb.ifElseZero(
+            guard, [&] { return kb.emitLoad(pointer, element); }));
+      globalLoads += !slot;
       return gathered.back();
     }
-    if (slot)
-      return kb.emitLoad(w.at(staged(*slot, row, col)), element);
     return gathered[next++];
   }
 
@@ -657,7 +663,7 @@ private:
   Phase phase = Phase::Gather;
   Value row, col, guard; // the element being built, its bounds
   SmallVector<Value> gathered;
-  size_t next = 0;
+  size_t next = 0, globalLoads = 0; // in this batch
   SmallVector<PendingStore> *collected = nullptr;
   std::optional<Staging> staging;
 };
