@@ -115,8 +115,8 @@ struct KernelPlan {
 /// The GEMM of a kernel op, as either instantiation of the skeleton: the
 /// WGMMA one reads A and B_j through tensor maps 0 and 1 + j, the SIMT one
 /// through the loaders; both share the epilogue.
-void buildGemm(KernelBuilder &kb, const KernelConfig &config,
-               const TmaPlan *tma, GemmSpec spec) {
+void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
+               const KernelConfig &config, const TmaPlan *tma, GemmSpec spec) {
   if (config.path == KernelPath::Simt || !tma)
     return buildSimtGemm(kb, spec);
   WgmmaGemmSpec wgmma;
@@ -125,6 +125,8 @@ void buildGemm(KernelBuilder &kb, const KernelConfig &config,
   wgmma.k = spec.k;
   wgmma.a = tma->a;
   wgmma.b = tma->b;
+  for (auto [memref, map] : tma->outputMaps)
+    wgmma.outputMaps.push_back({ops.view(kb, memref), map});
   wgmma.tileN = config.tileN;
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
@@ -175,7 +177,7 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
       kb.store(stored[2], m, n, u);
     }
   };
-  buildGemm(kb, config, tma, spec);
+  buildGemm(kb, ops, config, tma, spec);
   return {op.getX()};
 }
 
@@ -205,7 +207,7 @@ KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops,
     Value sum = bias ? fadd(kb, acc[0], kb.load(*bias, kb.i64(0), n)) : acc[0];
     kb.store(y, m, n, scale(kb, sum, md));
   };
-  buildGemm(kb, config, tma, spec);
+  buildGemm(kb, ops, config, tma, spec);
   return {op.getA()};
 }
 
@@ -244,7 +246,7 @@ KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
     kb.store(dg, m, n, dgv);
     kb.store(du, m, n, duv);
   };
-  buildGemm(kb, config, tma, spec);
+  buildGemm(kb, ops, config, tma, spec);
   return {op.getDy()};
 }
 
@@ -275,7 +277,7 @@ KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   spec.bAdjacentAlongN = adjacentAlongCols(wgT);
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
                       ArrayRef<Value> acc) { kb.store(dx, m, n, acc[0]); };
-  buildGemm(kb, config, tma, spec);
+  buildGemm(kb, ops, config, tma, spec);
   return {op.getDg()};
 }
 
@@ -322,7 +324,7 @@ KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
                       ArrayRef<Value> acc) {
     storeGradient(kb, weights, m, n, acc[0], accumulate);
   };
-  buildGemm(kb, config, tma, spec);
+  buildGemm(kb, ops, config, tma, spec);
   return {op.getX()};
 }
 
@@ -363,7 +365,7 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
     Value grad = scale(kb, acc[0], md);
     storeGradient(kb, dwdT, m, n, grad, accumulate);
   };
-  buildGemm(kb, config, tma, spec);
+  buildGemm(kb, ops, config, tma, spec);
   return {op.getDy()};
 }
 

@@ -32,11 +32,14 @@ struct TmaView {
 };
 
 /// How the WGMMA path reads a kernel op's operands: the tensor maps (in
-/// parameter order) and the operands A, B_j that use them.
+/// parameter order) and the operands A, B_j that use them; and the maps
+/// (boxes of 64 x 64) of the outputs TMA can address, through which the
+/// epilogue moves its staged blocks (WgmmaGemmSpec::outputMaps).
 struct TmaPlan {
   SmallVector<TmaView> maps;
   WgmmaOperand a;
   SmallVector<WgmmaOperand> b;
+  SmallVector<std::pair<Value, unsigned>> outputMaps; // memref, map
 };
 
 /// The plan for tiles of 128 x tileN, or failure with `whyNot` set.

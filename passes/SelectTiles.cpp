@@ -64,6 +64,16 @@ public:
                         int64_t cols = 0) {
     return {add(view, kMajor, tileN, role, cols), kMajor};
   }
+  /// The map of an output the epilogue stages, in boxes of its consumers'
+  /// 64 rows, if TMA can address it (else its blocks move by threads).
+  void addOutput(Value view) {
+    auto type = cast<MemRefType>(view.getType());
+    if (type.getRank() != 2 || type.getElementTypeBitWidth() != 16 ||
+        !notTmaAddressable(view, type.getDimSize(1), "").empty())
+      return;
+    plan.maps.push_back({view, type.getDimSize(1), true, kWgmmaOutputBox});
+    plan.outputMaps.push_back({view, plan.maps.size() - 1});
+  }
   void fail(std::string reason) {
     if (whyNot.empty())
       whyNot = std::move(reason);
@@ -184,6 +194,10 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, int64_t tileN,
         p.plan.b.push_back(p.operandB(k6.getActivationInputs()[0], false, "A"));
       })
       .Default([&](Operation *) { p.fail("not a GEMM"); });
+  // K5's output, [dWg; dWu], is two buffers under one view: no map.
+  if (!isa<GateUpWeightGradOp>(op))
+    for (Value out : cast<DestinationStyleOpInterface>(op).getDpsInits())
+      p.addOutput(out);
   if (!p.whyNot.empty()) {
     whyNot = p.whyNot;
     return failure();

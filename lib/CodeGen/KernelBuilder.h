@@ -225,13 +225,19 @@ struct WgmmaGemmSpec {
   Extent m, n, k;
   WgmmaOperand a;
   SmallVector<WgmmaOperand> b; // one per accumulator (1 or 2)
-  int64_t tileN = 128;         // per accumulator; tileN x b.size() <= 256
+  /// Tensor maps (boxes of kWgmmaOutputBox square, 128-byte swizzled) of
+  /// views the epilogue may stage: their blocks move by TMA.
+  SmallVector<std::pair<MatrixView, unsigned>> outputMaps;
+  int64_t tileN = 128; // per accumulator; tileN x b.size() <= 256
   int64_t stages = 4;
   Type element; // bf16 or f16
   std::function<void(KernelBuilder &, Value m, Value n, ArrayRef<Value> acc)>
       epilogue;
 };
 constexpr int64_t kWgmmaTileM = 128, kWgmmaTileK = 64, kWgmmaThreads = 384;
+/// A consumer's 64 rows by 64 16-bit columns (128 bytes, the widest box
+/// the 128-byte swizzle takes).
+constexpr int64_t kWgmmaOutputBox = 64;
 /// setmaxnreg needs a cap at entry: 65536 / 384 threads, rounded down to 8.
 constexpr int32_t kWgmmaMaxRegisters = 168;
 /// Bytes of dynamic shared memory the kernel needs.

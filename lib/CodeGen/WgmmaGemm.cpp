@@ -13,8 +13,9 @@
 //                    are done.
 //
 // Dynamic shared memory: [0, 1024) the mbarriers (full[s] at 8 s, empty[s]
-// at 8 (stages + s)), then `stages` stages of A (128 x 64) and B_j (tileN x
-// 64), each row 128 bytes, 128-byte swizzled, 1024-byte aligned.
+// at 8 (stages + s), the epilogue's of consumer c at 8 (2 stages + c)),
+// then `stages` stages of A (128 x 64) and B_j (tileN x 64), each row 128
+// bytes, 128-byte swizzled, 1024-byte aligned.
 //
 // Ring invariant: k-step i uses stage s = i mod stages in round r = i div
 // stages; full[s] completes its phase r when the stage's bytes arrive, and
@@ -186,6 +187,24 @@ struct Wgmma {
     return kMajor ? 32 : 16 * kRowBytes;
   }
 
+  /// TMA: the box of `map` at (inner, outer) into shared memory at byte
+  /// `offset`, its bytes counted on `barrier`.
+  void tmaLoad(unsigned map, Value offset, Value inner, Value outer,
+               Value barrier) {
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b(), kb.loc, LLVM::LLVMPointerType::get(b().getContext(), 7),
+        at(offset));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b(), kb.loc, dst, kb.tensorMap(map), ValueRange{inner, outer}, barrier,
+        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+  }
+  /// The epilogue's mbarrier of consumer `consumer` (its blocks loaded by
+  /// TMA), after the ring's.
+  Value epilogueBarrier(Value consumer) {
+    return at(kb.add(kb.mul(consumer, c32(8)), c32(16 * spec.stages)));
+  }
+
   /// Waits (the op retries) until `barrier` completes the phase of
   /// `parity`.
   void waitParity(Value barrier, Value parity) {
@@ -221,14 +240,7 @@ struct Wgmma {
         auto issue = [&](unsigned map, Value offset, Value row0, Value k0,
                          bool kMajor, int64_t rows) {
           auto load = [&](Value dstOffset, Value inner, Value outer) {
-            Value dst = LLVM::AddrSpaceCastOp::create(
-                b(), kb.loc, LLVM::LLVMPointerType::get(b().getContext(), 7),
-                at(kb.add(base, dstOffset)));
-            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                b(), kb.loc, dst, kb.tensorMap(map), ValueRange{inner, outer},
-                full(stage), ValueRange{}, Value(), Value(),
-                NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
-                NVVM::CTAGroupKindAttr(), Value());
+            tmaLoad(map, kb.add(base, dstOffset), inner, outer, full(stage));
           };
           if (kMajor)
             return load(offset, k0, row0);
@@ -374,13 +386,19 @@ struct Wgmma {
 ///
 /// Staging: when every view read or written at the element takes 16-byte
 /// pieces and their tiles fit in the stage ring, each consumer's 64 x tileN
-/// block of each view moves between global and shared memory in coalesced
-/// 16-byte pieces (copied in before for views read, out after for views
-/// written), and the element accesses go to shared memory: the block of
-/// view j of consumer c sits at kBarrierBytes + (2 j + c) slotBytes, rows
-/// padded by 16 bytes so that a warp's pair accesses (8 rows x 4 lanes)
-/// hit 32 distinct banks. The ring is free once both consumers are past
-/// the main loop (every TMA load was consumed, every WGMMA waited for).
+/// block of each view moves between global and shared memory (in before
+/// the elements for views read, out after for views written), and the
+/// element accesses go to shared memory. The block of view j of consumer c
+/// sits at kBarrierBytes + (2 j + c) slotBytes as tileN / 64 boxes of 64
+/// rows x 128 bytes, 128-byte swizzled (16-byte piece p of row r at piece
+/// p xor (r mod 8)): a warp's pair accesses (8 rows x 4 lanes) hit 32
+/// distinct banks. A view with a tensor map (spec.outputMaps) moves by TMA,
+/// issued by the consumer's first thread: in, counted on its epilogue
+/// mbarrier; out, as bulk stores the thread waits to have read (the
+/// global writes drain while the next block runs). Any other moves in
+/// coalesced 16-byte pieces by all its threads. The ring is free once both
+/// consumers are past the main loop (every TMA load was consumed, every
+/// WGMMA waited for).
 class Epilogue : public EpilogueAccess {
 public:
   Epilogue(Wgmma &w, const EpilogueViews &views, Value consumer,
@@ -405,8 +423,7 @@ public:
     if (staging) {
       // Both consumers (256 threads) past the main loop: the ring is free.
       w.namedBarrier(w.c32(1), 2 * 128);
-      copy(/*in=*/true);
-      consumerBarrier();
+      copyIn();
     }
     int64_t step = pairColumns ? 2 : 1, registers = spec.tileN / 2;
     constexpr int64_t kBatch = 8;
@@ -436,10 +453,8 @@ public:
       }
       assert(next == gathered.size() && "the epilogue's loads differ");
     }
-    if (staging) {
-      consumerBarrier();
-      copy(/*in=*/false);
-    }
+    if (staging)
+      copyOut();
     kb.epilogueAccess = nullptr;
   }
 
@@ -513,16 +528,19 @@ private:
   }
 
   struct Staging {
-    SmallVector<MatrixView> views; // read or written at the element
-    int64_t rowBytes, slotBytes;
+    SmallVector<MatrixView> views;             // read or written at the element
+    SmallVector<std::optional<unsigned>> maps; // each view's tensor map
+    int64_t slotBytes;
     Value base; // this consumer's block of view 0
   };
+  static constexpr int64_t kBoxBytes = kConsumerRows * kRowBytes;
   static constexpr int64_t kPiecesAtOnce = 4;
   void planStaging() {
     bool wholeGroups =
         kConsumerRows * spec.tileN / 8 % (128 * kPiecesAtOnce) == 0;
     if (!pairColumns || views.storesElsewhere || views.written.empty() ||
-        !wholeGroups || spec.n.tokens || spec.n.value % 8 != 0)
+        !wholeGroups || spec.n.tokens || spec.n.value % 8 != 0 ||
+        spec.tileN % kWgmmaOutputBox != 0)
       return;
     Staging plan;
     for (const MatrixView &view :
@@ -531,8 +549,15 @@ private:
         return;
       EpilogueViews::add(plan.views, view);
     }
-    plan.rowBytes = spec.tileN * 2 + 16;
-    plan.slotBytes = kConsumerRows * plan.rowBytes;
+    for (const MatrixView &view : plan.views) {
+      const auto *map = llvm::find_if(spec.outputMaps, [&](const auto &m) {
+        return m.first.sameMemory(view);
+      });
+      plan.maps.push_back(map == spec.outputMaps.end()
+                              ? std::nullopt
+                              : std::optional<unsigned>(map->second));
+    }
+    plan.slotBytes = kConsumerRows * spec.tileN * 2;
     if (2 * plan.slotBytes * int64_t(plan.views.size()) >
         spec.stages * stageBytes(spec))
       return;
@@ -548,11 +573,22 @@ private:
         return j;
     return std::nullopt;
   }
+  /// Byte offset of slot j's box of columns [64 box, 64 box + 64).
+  Value boxAt(unsigned j, int64_t box) {
+    return kb.add(staging->base,
+                  w.c32(2 * j * staging->slotBytes + box * kBoxBytes));
+  }
   /// Byte offset of element (row, col) (i32, in the block) of slot j.
   Value stagedAt(unsigned j, Value localRow, Value localCol) {
     Value slot = kb.add(staging->base, w.c32(2 * j * staging->slotBytes));
-    return kb.add(slot, kb.add(kb.mul(localRow, w.c32(staging->rowBytes)),
-                               kb.mul(localCol, w.c32(2))));
+    Value box = w.udiv(localCol, kWgmmaOutputBox);
+    Value piece = w.urem(w.udiv(localCol, 8), 8);
+    Value swizzled =
+        arith::XOrIOp::create(kb.b, kb.loc, piece, w.urem(localRow, 8));
+    Value inBox = kb.add(kb.mul(localRow, w.c32(kRowBytes)),
+                         kb.add(kb.mul(swizzled, w.c32(16)),
+                                kb.mul(w.urem(localCol, 8), w.c32(2))));
+    return kb.add(kb.add(slot, kb.mul(box, w.c32(kBoxBytes))), inBox);
   }
   /// The same for global indices (i64) of this consumer's block.
   Value staged(unsigned j, Value row, Value col) {
@@ -564,8 +600,75 @@ private:
     return stagedAt(j, local(row, row0), local(col, col0));
   }
   void consumerBarrier() { w.namedBarrier(kb.add(w.c32(2), consumer), 128); }
+
+  /// This consumer's blocks of the views read, into its slots.
+  void copyIn() {
+    SmallVector<std::pair<unsigned, unsigned>> mapped = mappedSlots(views.read);
+    if (!mapped.empty()) {
+      Value barrier = w.epilogueBarrier(consumer);
+      kb.ifThen(w.eq(thread, 0), [&] {
+        NVVM::MBarrierArriveExpectTxOp::create(
+            kb.b, kb.loc, /*res=*/Type(), barrier,
+            w.c32(mapped.size() * staging->slotBytes), NVVM::MemScopeKind::CTA,
+            /*relaxed=*/false, /*predicate=*/Value());
+        for (auto [j, map] : mapped)
+          for (int64_t box = 0; box < spec.tileN / kWgmmaOutputBox; ++box)
+            w.tmaLoad(map, boxAt(j, box), boxColumn(box), blockRow(), barrier);
+      });
+    }
+    copy(/*in=*/true);
+    if (!mapped.empty())
+      w.waitParity(w.epilogueBarrier(consumer), w.c32(0));
+    consumerBarrier();
+  }
+
+  /// This consumer's blocks of the views written, out of its slots.
+  void copyOut() {
+    SmallVector<std::pair<unsigned, unsigned>> mapped =
+        mappedSlots(views.written);
+    // The elements' writes (generic proxy) before the TMA's reads.
+    if (!mapped.empty())
+      NVVM::FenceProxyOp::create(
+          kb.b, kb.loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(kb.b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+    consumerBarrier();
+    copy(/*in=*/false);
+    if (mapped.empty())
+      return;
+    kb.ifThen(w.eq(thread, 0), [&] {
+      for (auto [j, map] : mapped)
+        for (int64_t box = 0; box < spec.tileN / kWgmmaOutputBox; ++box)
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+              kb.b, kb.loc, kb.tensorMap(map), w.at(boxAt(j, box)),
+              ValueRange{boxColumn(box), blockRow()}, /*l2CacheHint=*/Value(),
+              NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+      NVVM::CpAsyncBulkCommitGroupOp::create(kb.b, kb.loc);
+      // The block's shared memory lives until its bytes are read.
+      NVVM::CpAsyncBulkWaitGroupOp::create(kb.b, kb.loc, 0, kb.b.getUnitAttr());
+    });
+  }
+
+  /// (slot, tensor map) of the staged views among `among` that have one.
+  SmallVector<std::pair<unsigned, unsigned>>
+  mappedSlots(ArrayRef<MatrixView> among) const {
+    SmallVector<std::pair<unsigned, unsigned>> mapped;
+    for (auto [j, view] : llvm::enumerate(staging->views))
+      if (staging->maps[j] && EpilogueViews::contains(among, view))
+        mapped.push_back({unsigned(j), *staging->maps[j]});
+    return mapped;
+  }
+  /// A box's coordinates in its tensor map (i32; columns innermost).
+  Value blockRow() {
+    return arith::TruncIOp::create(kb.b, kb.loc, w.i32, row0);
+  }
+  Value boxColumn(int64_t box) {
+    return kb.add(arith::TruncIOp::create(kb.b, kb.loc, w.i32, col0),
+                  w.c32(box * kWgmmaOutputBox));
+  }
   /// Moves this consumer's blocks of the views read (in) or written (out)
-  /// between global and shared memory in 16-byte pieces, rows in order:
+  /// that have no tensor map between global and shared memory in 16-byte
+  /// pieces, rows in order:
   /// a loop over groups of kPiecesAtOnce pieces per thread, whose loads are
   /// all in flight together (more would spill the accumulators). Reads
   /// past the extents are clamped to the last row and piece (in bounds;
@@ -573,8 +676,11 @@ private:
   void copy(bool in) {
     SmallVector<std::pair<unsigned, MatrixView>> moved;
     for (auto [j, view] : llvm::enumerate(staging->views))
-      if (EpilogueViews::contains(in ? views.read : views.written, view))
+      if (!staging->maps[j] &&
+          EpilogueViews::contains(in ? views.read : views.written, view))
         moved.push_back({unsigned(j), view});
+    if (moved.empty())
+      return;
     int64_t piecesPerRow = spec.tileN / 8;
     int64_t groups = kConsumerRows * piecesPerRow / (128 * kPiecesAtOnce);
     auto pieceType = VectorType::get({4}, w.i32);
@@ -700,6 +806,10 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
       NVVM::MBarrierInitOp::create(b, loc, w.empty(w.c32(s)), w.c32(2),
                                    Value());
     }
+    if (!spec.outputMaps.empty())
+      for (int64_t c = 0; c < 2; ++c)
+        NVVM::MBarrierInitOp::create(b, loc, w.epilogueBarrier(w.c32(c)),
+                                     w.c32(1), Value());
   });
   kb.barrier();
 

@@ -1,22 +1,23 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-select-tiles --convert-fmlp-to-nvvm --split-input-file | FileCheck %s
 
 // bf16: each kernel op becomes a launch of a WGMMA kernel. Tensor maps come
-// first (the views that TMA reads: x, Wg, Wu for K1), then every buffer,
-// then T; the grid is ceil(T / 128) x (n tiles), 384 threads, the shared
-// memory of 4 stages.
+// first (the operands TMA reads: x, Wg, Wu for K1; then the outputs, in
+// 64 x 64 boxes, through which the epilogue moves its staged blocks: A, G,
+// U), then every buffer, then T; the grid is ceil(T / 128) x (n tiles), 384
+// threads, the shared memory of 4 stages.
 // CHECK-LABEL: func.func @mlp.forward(
 // CHECK: %[[T:.+]] = memref.dim %arg0, %c0
 // CHECK: %[[GX:.+]] = arith.ceildivui %[[T]], %c128
-// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_gate_up blocks in (%[[GX]], %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c197632_i32 args(%arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %{{.+}}, %{{.+}}, %{{.+}}, %[[T]] : index)
-// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 128, 128>
-// CHECK-SAME: fmlp.written = array<i64: 6, 7, 8>
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_gate_up blocks in (%[[GX]], %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c197632_i32 args(%arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %[[A:.+]] : memref<?x128xbf16, strided<[384, 1]>>, %[[G:.+]] : memref<?x128xbf16, strided<[384, 1], offset: 128>>, %[[U:.+]] : memref<?x128xbf16, strided<[384, 1], offset: 256>>, %arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %[[A]] : {{.+}}, %[[G]] : {{.+}}, %[[U]] : {{.+}}, %[[T]] : index)
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 128, 128, 64, 64, 64>
+// CHECK-SAME: fmlp.written = array<i64: 9, 10, 11>
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down
 // CHECK-LABEL: func.func @mlp.backward(
 // K4 reads [dG dU] as one view of 2H = 256 columns, and [Wg; Wu] split
-// along K, MN-major (64-row boxes).
+// along K, MN-major (64-row boxes); dx is its output map.
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k2_input_grad
-// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 64, 64>
-// CHECK-SAME: fmlp.tensor_map_cols = array<i64: 256, 64, 64>
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 64, 64, 64>
+// CHECK-SAME: fmlp.tensor_map_cols = array<i64: 256, 64, 64, 64>
 // CHECK: gpu.module @fmlp_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: llvm.mlir.global external @fmlp_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK: llvm.func @mlp_forward_k0_gate_up(%{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
@@ -42,6 +43,16 @@
 // CHECK: nvvm.wgmma.mma_async {{.*}}D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// Its epilogue: G and U in by TMA (2 boxes each per consumer, 2 x 2 x 16 KiB
+// counted on the consumer's mbarrier), dG and dU out over them by TMA once
+// the elements' writes are fenced for the async proxy.
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.fence.proxy
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 // K5: both operands MN-major.
 // CHECK: llvm.func @mlp_backward_k3_gate_up_weight_grad(
 // CHECK: nvvm.wgmma.mma_async {{.*}}A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
