@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times fmlp's bundles on the GPU against cuBLAS (torch.matmul), PyTorch
 eager and torch.compile of the same SwiGLU MLP, all in one run
-(../shared/PERFORMANCE.md's method: CUDA events, warm-up, median), in
+(../shared/PERFORMANCE.md's method: CUDA events, warm-up, median; each
+sample a run of back-to-back calls, see median_ms), in
 rounds that take every candidate in turn (the GPU's clock drifts by 10-15 %
 between measurements minutes apart; each figure is the median of its
 per-round medians).
@@ -51,17 +52,31 @@ def gemm_of(kernel):
     return KERNEL_GEMM.get(match.group(1)) if match else None
 
 
-def median_ms(fn, warmup=3, reps=10):
+def median_ms(fn, warmup=3, reps=10, busy_ms=2.0):
+    """Median over `reps` samples of fn's time per call. A sample times a
+    run of back-to-back calls lasting about `busy_ms` on the GPU, as the
+    kernels of a training step run: the host's work for a call (Python,
+    ctypes, tensor-map encoding; cuBLAS's and eager's dispatch alike)
+    overlaps the previous call's GPU work. Timed alone between two events,
+    a 0.1-ms kernel would carry all of its launch's host time."""
     for _ in range(warmup):
         fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    calls = max(1, min(50, round(busy_ms / max(start.elapsed_time(end), 1e-3))))
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(calls):
+            fn()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end))
+        times.append(start.elapsed_time(end) / calls)
     return statistics.median(times)
 
 
