@@ -187,6 +187,31 @@ struct Wgmma {
     return kMajor ? 32 : 16 * kRowBytes;
   }
 
+  /// This block's tile (m, n) in grouped order. Blocks start in the order
+  /// of id = y gx + x; the grid's x indexes m. Taken as they are, the
+  /// blocks running at once (a wave of 132) would share one B column-block
+  /// and each read its own A row-block: at T = 32768, D = 4096 every wave
+  /// reads 132 MiB of A, more than L2 holds, and all of A again for each
+  /// of the 86 n tiles. Consecutive ids here walk kGroupRows m tiles, then
+  /// the next n tile, so a wave covers ~16 x 8 tiles whose A and B blocks
+  /// stay in L2 (the last group has gx mod kGroupRows rows).
+  std::pair<Value, Value> tileOfBlock() {
+    constexpr int64_t kGroupRows = 16;
+    Value gx = NVVM::GridDimXOp::create(b(), kb.loc, i32);
+    Value gy = NVVM::GridDimYOp::create(b(), kb.loc, i32);
+    Value id = kb.add(kb.blockId(0), kb.mul(kb.blockId(1), gx));
+    Value perGroup = kb.mul(gy, c32(kGroupRows));
+    Value firstRow = kb.mul(arith::DivUIOp::create(b(), kb.loc, id, perGroup),
+                            c32(kGroupRows));
+    Value rows = arith::MinUIOp::create(
+        b(), kb.loc, arith::SubIOp::create(b(), kb.loc, gx, firstRow),
+        c32(kGroupRows));
+    Value inGroup = arith::RemUIOp::create(b(), kb.loc, id, perGroup);
+    return {
+        kb.add(firstRow, arith::RemUIOp::create(b(), kb.loc, inGroup, rows)),
+        arith::DivUIOp::create(b(), kb.loc, inGroup, rows)};
+  }
+
   /// TMA: the box of `map` at (inner, outer) into shared memory at byte
   /// `offset`, its bytes counted on `barrier`.
   void tmaLoad(unsigned map, Value offset, Value inner, Value outer,
@@ -791,8 +816,9 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   Wgmma w(kb, spec);
   EpilogueViews views = Discovery::run(kb, spec);
   Value tid = kb.threadIdX();
-  Value m0 = kb.mul(kb.blockId(0), w.c32(kWgmmaTileM));
-  Value n0 = kb.mul(kb.blockId(1), w.c32(spec.tileN));
+  auto [mTile, nTile] = w.tileOfBlock();
+  Value m0 = kb.mul(mTile, w.c32(kWgmmaTileM));
+  Value n0 = kb.mul(nTile, w.c32(spec.tileN));
   // ceil(K / 64) k-steps; the tensor maps zero-fill past K.
   Value kExtent = arith::TruncIOp::create(b, loc, w.i32, kb.extent(spec.k));
   // At least one (k-step 0 is peeled; T >= 1 reaches a kernel anyway).

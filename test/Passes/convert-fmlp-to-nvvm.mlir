@@ -24,6 +24,15 @@
 // CHECK-SAME: %{{.+}}: !llvm.ptr<1> {llvm.noalias}
 // CHECK-SAME: %{{.+}}: i64)
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.reqntid = array<i32: 384, 1, 1>
+// The block's tile in grouped order: groups of 16 m tiles (the last one
+// smaller) walked m first, then n.
+// CHECK: %[[GX:.+]] = nvvm.read.ptx.sreg.nctaid.x
+// CHECK: nvvm.read.ptx.sreg.nctaid.y
+// CHECK: %[[LEFT:.+]] = arith.subi %[[GX]], %{{.+}}
+// CHECK: %[[ROWS:.+]] = arith.minui %[[LEFT]], %c16_i32
+// CHECK: %[[IN:.+]] = arith.remui
+// CHECK: arith.remui %[[IN]], %[[ROWS]]
+// CHECK: arith.divui %[[IN]], %[[ROWS]]
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
