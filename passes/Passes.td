@@ -324,8 +324,10 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
       (CUtensorMap parameters, passed by value as grid constants, ahead of
       the buffers) by a producer warpgroup on an mbarrier ring, and
       multiplied by two consumer warpgroups with WGMMA (K-major or MN-major
-      shared-memory layouts); the epilogue runs on the accumulators in
-      registers and stores adjacent columns in pairs;
+      shared-memory layouts), tiles taken in groups of 16 along T (L2
+      reuse); the epilogue runs on the accumulators in registers on blocks
+      staged in shared memory, which outputs with a tensor map of their
+      own (64 x 64 boxes, after the operands' maps) move in and out by TMA;
     - `simt`: fp32 FMA on shared-memory tiles, correct for every valid input
       (any strides, T from 1 up, f32 as true IEEE fp32, any chip).
 

@@ -212,7 +212,7 @@ void buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec);
 /// warpgroups (m64 x tileN x k16 WGMMA each, fp32 accumulators,
 /// setmaxnreg); the epilogue runs in registers on each accumulator element.
 /// Edges (T, N, K not tile multiples) are the tensor maps' zero fill on
-/// load and the epilogue's guard on store.
+/// load and, on store, the epilogue's guards or the TMA's clipping.
 struct WgmmaOperand {
   unsigned map = 0; // tensor-map parameter
   bool kMajor = true;

@@ -642,6 +642,7 @@ private:
       });
     }
     copy(/*in=*/true);
+    // One tile per block: the barrier's first phase.
     if (!mapped.empty())
       w.waitParity(w.epilogueBarrier(consumer), w.c32(0));
     consumerBarrier();
@@ -693,9 +694,9 @@ private:
   }
   /// Moves this consumer's blocks of the views read (in) or written (out)
   /// that have no tensor map between global and shared memory in 16-byte
-  /// pieces, rows in order:
-  /// a loop over groups of kPiecesAtOnce pieces per thread, whose loads are
-  /// all in flight together (more would spill the accumulators). Reads
+  /// pieces, rows in order: a loop over groups of kPiecesAtOnce pieces per
+  /// thread, whose loads are all in flight together (more would spill the
+  /// accumulators). Reads
   /// past the extents are clamped to the last row and piece (in bounds;
   /// what they bring is never stored); writes past them are skipped.
   void copy(bool in) {
