@@ -18,6 +18,10 @@
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k2_input_grad
 // CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 64, 64, 64>
 // CHECK-SAME: fmlp.tensor_map_cols = array<i64: 256, 64, 64, 64>
+// K5's output, [dWg; dWu], is two buffers under one view: no map of its
+// own, so its staged blocks move out by threads in 16-byte pieces.
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k3_gate_up_weight_grad
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 64, 64>,
 // CHECK: gpu.module @fmlp_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
 // CHECK: llvm.mlir.global external @fmlp_dynamic_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK: llvm.func @mlp_forward_k0_gate_up(%{{.+}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
@@ -65,6 +69,10 @@
 // K5: both operands MN-major.
 // CHECK: llvm.func @mlp_backward_k3_gate_up_weight_grad(
 // CHECK: nvvm.wgmma.mma_async {{.*}}A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<1>
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: llvm.func @mlp_forward_nograd_k0_gate_up(
 func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,
                %wd: tensor<64x128xbf16>) -> tensor<?x64xbf16> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
