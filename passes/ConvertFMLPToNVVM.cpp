@@ -113,8 +113,9 @@ struct KernelPlan {
 };
 
 /// The GEMM of a kernel op, as either instantiation of the skeleton: the
-/// WGMMA one reads A and B_j through tensor maps 0 and 1 + j, the SIMT one
-/// through the loaders; both share the epilogue.
+/// WGMMA one reads A and B_j through the plan's tensor maps (and moves the
+/// outputs it stages through theirs), the SIMT one through the loaders;
+/// both share the epilogue.
 void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
                const KernelConfig &config, const TmaPlan *tma, GemmSpec spec) {
   if (config.path == KernelPath::Simt || !tma)

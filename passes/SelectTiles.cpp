@@ -68,11 +68,10 @@ public:
   /// 64 rows, if TMA can address it (else its blocks move by threads).
   void addOutput(Value view) {
     auto type = cast<MemRefType>(view.getType());
-    if (type.getRank() != 2 || type.getElementTypeBitWidth() != 16 ||
-        !notTmaAddressable(view, type.getDimSize(1), "").empty())
-      return;
-    plan.maps.push_back({view, type.getDimSize(1), true, kWgmmaOutputBox});
-    plan.outputMaps.push_back({view, plan.maps.size() - 1});
+    if (type.getRank() == 2 && type.getElementTypeBitWidth() == 16 &&
+        notTmaAddressable(view, type.getDimSize(1), "").empty())
+      plan.outputMaps.push_back(
+          {view, add(view, /*kMajor=*/true, kWgmmaOutputBox, "output")});
   }
   void fail(std::string reason) {
     if (whyNot.empty())
@@ -194,13 +193,13 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, int64_t tileN,
         p.plan.b.push_back(p.operandB(k6.getActivationInputs()[0], false, "A"));
       })
       .Default([&](Operation *) { p.fail("not a GEMM"); });
-  // K5's output, [dWg; dWu], is two buffers under one view: no map.
-  if (!isa<GateUpWeightGradOp>(op))
-    for (Value out : cast<DestinationStyleOpInterface>(op).getDpsInits())
-      p.addOutput(out);
   if (!p.whyNot.empty()) {
     whyNot = p.whyNot;
     return failure();
   }
+  // K5's output, [dWg; dWu], is two buffers under one view: no map.
+  if (!isa<GateUpWeightGradOp>(op))
+    for (Value out : cast<DestinationStyleOpInterface>(op).getDpsInits())
+      p.addOutput(out);
   return p.plan;
 }

@@ -54,10 +54,10 @@ struct CudaDriver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   // CUtensorMap *, CUtensorMapDataType, rank, address, dims, strides (bytes,
   // rank - 1), box, element strides, interleave, swizzle, L2 promotion,
   // out-of-bounds fill.
-  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
                                      const uint64_t *, const uint64_t *,
                                      const unsigned *, const unsigned *, int,

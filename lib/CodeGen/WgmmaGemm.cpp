@@ -65,12 +65,12 @@ Value dynamicShared(KernelBuilder &kb) {
 }
 
 /// What spec.epilogue accesses at its own element (row m, column n of the
-/// output): the views it reads and writes there, and whether it stores
-/// anywhere else. Learnt by building it once in a scratch block, then
-/// throwing that away.
+/// output): the views it reads and writes there, and whether it loads or
+/// stores anywhere else (a bias). Learnt by building it once in a scratch
+/// block, then throwing that away.
 struct EpilogueViews {
   SmallVector<MatrixView> read, written;
-  bool storesElsewhere = false;
+  bool loadsElsewhere = false, storesElsewhere = false;
 
   static void add(SmallVector<MatrixView> &views, const MatrixView &view) {
     if (llvm::none_of(views,
@@ -108,6 +108,8 @@ public:
              Type element) override {
     if (view && row == this->row && col == this->col)
       EpilogueViews::add(views.read, *view);
+    else
+      views.loadsElsewhere = true;
     return kb.emitLoad(pointer, element);
   }
   void store(const MatrixView *view, Value row, Value col, Value pointer,
@@ -457,7 +459,6 @@ public:
       phase = Phase::Gather;
       gathered.clear();
       next = 0;
-      globalLoads = 0;
       for (int64_t r = begin; r < end; r += step) {
         guard = inBounds(rowOf(r), colOf(r));
         buildElements(r);
@@ -466,10 +467,11 @@ public:
       // Staged, an element touches only the consumer's slots, which span
       // its whole block, and the copy-out skips what lies past the extents:
       // no guard, so the batch is one basic block whose elements' chains
-      // ptxas can interleave. Not with global loads (biases): their values
-      // live through the batch, and interleaved chains on top of them
-      // overflow the registers beside the accumulators (ptxas spills).
-      bool unguarded = staging && globalLoads == 0;
+      // ptxas can interleave. Not with loads elsewhere (biases, from global
+      // memory): their values live through the batch, and interleaved
+      // chains on top of them overflow the registers beside the
+      // accumulators (ptxas spills).
+      bool unguarded = staging && !views.loadsElsewhere;
       for (int64_t r = begin; r < end; r += step) {
         if (unguarded)
           buildElements(r);
@@ -489,12 +491,10 @@ public:
     std::optional<unsigned> slot = atElement ? slotOf(*view) : std::nullopt;
     if (phase == Phase::Gather) {
       // A staged element is in the consumer's slots whatever its bounds.
-      if (slot)
-        gathered.push_back(kb.emitLoad(w.at(staged(*slot, row, col)), element));
-      else
-        gathered.push_back(kb.ifElseZero(
-            guard, [&] { return kb.emitLoad(pointer, element); }));
-      globalLoads += !slot;
+      gathered.push_back(
+          slot ? kb.emitLoad(w.at(staged(*slot, row, col)), element)
+               : kb.ifElseZero(guard,
+                               [&] { return kb.emitLoad(pointer, element); }));
       return gathered.back();
     }
     return gathered[next++];
@@ -629,8 +629,8 @@ private:
   /// This consumer's blocks of the views read, into its slots.
   void copyIn() {
     SmallVector<std::pair<unsigned, unsigned>> mapped = mappedSlots(views.read);
-    if (!mapped.empty()) {
-      Value barrier = w.epilogueBarrier(consumer);
+    Value barrier = mapped.empty() ? Value() : w.epilogueBarrier(consumer);
+    if (barrier)
       kb.ifThen(w.eq(thread, 0), [&] {
         NVVM::MBarrierArriveExpectTxOp::create(
             kb.b, kb.loc, /*res=*/Type(), barrier,
@@ -640,11 +640,10 @@ private:
           for (int64_t box = 0; box < spec.tileN / kWgmmaOutputBox; ++box)
             w.tmaLoad(map, boxAt(j, box), boxColumn(box), blockRow(), barrier);
       });
-    }
     copy(/*in=*/true);
     // One tile per block: the barrier's first phase.
-    if (!mapped.empty())
-      w.waitParity(w.epilogueBarrier(consumer), w.c32(0));
+    if (barrier)
+      w.waitParity(barrier, w.c32(0));
     consumerBarrier();
   }
 
@@ -795,7 +794,7 @@ private:
   Phase phase = Phase::Gather;
   Value row, col, guard; // the element being built, its bounds
   SmallVector<Value> gathered;
-  size_t next = 0, globalLoads = 0; // in this batch
+  size_t next = 0;
   SmallVector<PendingStore> *collected = nullptr;
   std::optional<Staging> staging;
 };
