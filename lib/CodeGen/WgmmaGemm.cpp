@@ -39,6 +39,9 @@ namespace {
 constexpr int64_t kBarrierBytes = 1024;
 constexpr int64_t kRowBytes = 128; // 64 16-bit elements of k per row
 constexpr int64_t kConsumerRows = 64;
+/// 16-byte pieces each thread has in flight when threads move a staged
+/// block (Epilogue::copy; more would spill the accumulators).
+constexpr int64_t kPiecesAtOnce = 4;
 constexpr StringLiteral kDynamicShared = "fmlp_dynamic_shared";
 
 int64_t stageBytes(const WgmmaGemmSpec &spec) {
@@ -126,6 +129,60 @@ private:
   KernelBuilder &kb;
   Value row, col; // the element's
   EpilogueViews views;
+};
+
+/// Where the epilogue stages its views (Epilogue): when every view it
+/// reads or writes at its element takes 16-byte pieces and their blocks fit
+/// in the stage ring, consumer c's 64 x tileN block of view j sits at
+/// boxOffset(j, c, 0) as tileN / 64 boxes of 64 rows x 128 bytes.
+struct StagingPlan {
+  SmallVector<MatrixView> views;             // read or written at the element
+  SmallVector<std::optional<unsigned>> maps; // each view's tensor map
+  int64_t slotBytes = 0;                     // one consumer's block of a view
+  /// Every staged view is read, through a tensor map (K3's G and U): the
+  /// producer loads the blocks into the ring's stages as the main loop
+  /// frees them (Wgmma::prefetchStaged), so they arrive under its last
+  /// k-steps instead of after them.
+  bool prefetched = false;
+
+  static constexpr int64_t kBoxBytes = kConsumerRows * kRowBytes;
+  int64_t boxOffset(unsigned j, int64_t consumer, int64_t box) const {
+    return kBarrierBytes + (2 * j + consumer) * slotBytes + box * kBoxBytes;
+  }
+
+  static std::optional<StagingPlan> of(const WgmmaGemmSpec &spec,
+                                       const EpilogueViews &views) {
+    bool pairColumns = !spec.n.tokens && spec.n.value % 2 == 0;
+    bool wholeGroups =
+        kConsumerRows * spec.tileN / 8 % (128 * kPiecesAtOnce) == 0;
+    if (!pairColumns || views.storesElsewhere || views.written.empty() ||
+        !wholeGroups || spec.n.value % 8 != 0 ||
+        spec.tileN % kWgmmaOutputBox != 0)
+      return std::nullopt;
+    StagingPlan plan;
+    for (const MatrixView &view :
+         llvm::concat<const MatrixView>(views.read, views.written)) {
+      if (!view.vectors())
+        return std::nullopt;
+      EpilogueViews::add(plan.views, view);
+    }
+    plan.prefetched = true;
+    for (const MatrixView &view : plan.views) {
+      const auto *map = llvm::find_if(spec.outputMaps, [&](const auto &m) {
+        return m.first.sameMemory(view);
+      });
+      plan.maps.push_back(map == spec.outputMaps.end()
+                              ? std::nullopt
+                              : std::optional<unsigned>(map->second));
+      plan.prefetched &=
+          plan.maps.back() && EpilogueViews::contains(views.read, view);
+    }
+    plan.slotBytes = kConsumerRows * spec.tileN * 2;
+    if (2 * plan.slotBytes * int64_t(plan.views.size()) >
+        spec.stages * stageBytes(spec))
+      return std::nullopt;
+    return plan;
+  }
 };
 
 struct Wgmma {
@@ -239,7 +296,62 @@ struct Wgmma {
                                           c32(10000000));
   }
 
-  void producer(Value kSteps, Value m0, Value n0) {
+  /// The producer's wait before filling k-step `step`'s stage: until the
+  /// consumers have released it in the previous round.
+  void waitFree(Value step) {
+    Value round = udiv(step, spec.stages);
+    Value parity = arith::XOrIOp::create(
+        b(), kb.loc, arith::AndIOp::create(b(), kb.loc, round, c32(1)), c32(1));
+    waitParity(empty(urem(step, spec.stages)), parity);
+  }
+
+  /// After the main loop's loads (StagingPlan::prefetched): each consumer's
+  /// blocks of the views read, by TMA into their slots, counted on its
+  /// epilogue mbarrier. A slot's box lies in ring stage s, free once the
+  /// consumers release the main loop's last k-step on s; the producer waits
+  /// for it as it would for the next one on s, virtual step kSteps +
+  /// ((s - kSteps) mod stages) (a stage the main loop never used passes at
+  /// once). A block of 128 + tileN rows per stage is a whole number of
+  /// boxes, so no box straddles two stages.
+  void prefetchStaged(const StagingPlan &plan, Value kSteps, Value m0,
+                      Value n0) {
+    SmallVector<std::pair<unsigned, unsigned>> read;
+    for (auto [j, map] : llvm::enumerate(plan.maps))
+      read.push_back({unsigned(j), *map});
+    for (int64_t c = 0; c < 2; ++c)
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b(), kb.loc, /*res=*/Type(), epilogueBarrier(c32(c)),
+          c32(read.size() * plan.slotBytes), NVVM::MemScopeKind::CTA,
+          /*relaxed=*/false, /*predicate=*/Value());
+    // (map, byte offset, column, consumer) of each box, by stage.
+    struct Box {
+      unsigned map;
+      int64_t offset, column, consumer;
+    };
+    SmallVector<SmallVector<Box>> byStage(spec.stages);
+    for (auto [j, map] : read)
+      for (int64_t c = 0; c < 2; ++c)
+        for (int64_t box = 0; box < spec.tileN / kWgmmaOutputBox; ++box) {
+          int64_t offset = plan.boxOffset(j, c, box);
+          byStage[(offset - kBarrierBytes) / stageBytes(spec)].push_back(
+              {map, offset, box * kWgmmaOutputBox, c});
+        }
+    Value pastLast = urem(kSteps, spec.stages);
+    for (auto [s, boxes] : llvm::enumerate(byStage)) {
+      if (boxes.empty())
+        continue;
+      Value ahead = arith::SubIOp::create(
+          b(), kb.loc, c32(int64_t(s) + spec.stages), pastLast);
+      waitFree(kb.add(kSteps, urem(ahead, spec.stages)));
+      for (const Box &box : boxes)
+        tmaLoad(box.map, c32(box.offset), kb.add(n0, c32(box.column)),
+                kb.add(m0, c32(box.consumer * kConsumerRows)),
+                epilogueBarrier(c32(box.consumer)));
+    }
+  }
+
+  void producer(Value kSteps, Value m0, Value n0,
+                const std::optional<StagingPlan> &staging) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, 40,
                                    NVVM::SetMaxRegisterAction::decrease);
     Value tid = kb.threadIdX();
@@ -252,11 +364,7 @@ struct Wgmma {
         b().setInsertionPointToStart(loop.getBody());
         Value step = loop.getInductionVar();
         Value stage = urem(step, spec.stages);
-        Value round = udiv(step, spec.stages);
-        Value parity = arith::XOrIOp::create(
-            b(), kb.loc, arith::AndIOp::create(b(), kb.loc, round, c32(1)),
-            c32(1));
-        waitParity(empty(stage), parity);
+        waitFree(step);
         NVVM::MBarrierArriveExpectTxOp::create(
             b(), kb.loc, /*res=*/Type(), full(stage), c32(stageBytes(spec)),
             NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
@@ -292,6 +400,8 @@ struct Wgmma {
         for (unsigned j = 0; j < spec.b.size(); ++j)
           operand(spec.b[j], bOffset(j), n0, spec.tileN);
       });
+      if (staging && staging->prefetched)
+        kb.ifThen(elected, [&] { prefetchStaged(*staging, kSteps, m0, n0); });
     });
   }
 
@@ -350,7 +460,8 @@ struct Wgmma {
   /// nothing (undefined registers, no zeroing moves: ptxas serializes the
   /// WGMMAs of a loop whose accumulators other instructions define).
   void consumer(Value kSteps, Value m0Index, Value n0Index,
-                const EpilogueViews &views) {
+                const EpilogueViews &views,
+                const std::optional<StagingPlan> &staging) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, 232,
                                    NVVM::SetMaxRegisterAction::increase);
     Value consumer = kb.add(udiv(kb.threadIdX(), 128), c32(-1)); // 0 or 1
@@ -369,7 +480,7 @@ struct Wgmma {
     NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
     releaseBefore(kSteps);
 
-    epilogue(views, consumer, loop.getResults(), m0Index, n0Index);
+    epilogue(views, staging, consumer, loop.getResults(), m0Index, n0Index);
   }
 
   /// One consumer's arrival on the empty barrier of k-step `step` - 1, if
@@ -385,7 +496,8 @@ struct Wgmma {
     });
   }
 
-  void epilogue(const EpilogueViews &views, Value consumer,
+  void epilogue(const EpilogueViews &views,
+                const std::optional<StagingPlan> &staging, Value consumer,
                 ValueRange accumulators, Value m0, Value n0);
   void namedBarrier(Value id, int64_t threads) {
     NVVM::BarrierOp::create(b(), kb.loc, TypeRange{}, id, c32(threads),
@@ -428,10 +540,17 @@ struct Wgmma {
 /// WGMMA waited for).
 class Epilogue : public EpilogueAccess {
 public:
-  Epilogue(Wgmma &w, const EpilogueViews &views, Value consumer,
+  Epilogue(Wgmma &w, const EpilogueViews &views,
+           const std::optional<StagingPlan> &plan, Value consumer,
            ValueRange accumulators, Value m0, Value n0)
       : w(w), kb(w.kb), spec(w.spec), views(views), consumer(consumer),
         accumulators(accumulators), col0(n0) {
+    if (plan) {
+      staging = &*plan;
+      // This consumer's block of view 0.
+      slotBase = kb.add(w.c32(plan->boxOffset(0, 0, 0)),
+                        kb.mul(consumer, w.c32(plan->slotBytes)));
+    }
     row0 = kb.add(m0, kb.toI64(kb.mul(consumer, w.c32(kConsumerRows))));
     Value tid = kb.threadIdX();
     thread = w.urem(tid, 128);
@@ -446,10 +565,11 @@ public:
 
   void build() {
     kb.epilogueAccess = this;
-    planStaging();
     if (staging) {
       // Both consumers (256 threads) past the main loop: the ring is free.
-      w.namedBarrier(w.c32(1), 2 * 128);
+      // (Prefetched, the producer waited for that stage by stage.)
+      if (!staging->prefetched)
+        w.namedBarrier(w.c32(1), 2 * 128);
       copyIn();
     }
     int64_t step = pairColumns ? 2 : 1, registers = spec.tileN / 2;
@@ -552,44 +672,6 @@ private:
         storePair(a, b.value);
   }
 
-  struct Staging {
-    SmallVector<MatrixView> views;             // read or written at the element
-    SmallVector<std::optional<unsigned>> maps; // each view's tensor map
-    int64_t slotBytes;
-    Value base; // this consumer's block of view 0
-  };
-  static constexpr int64_t kBoxBytes = kConsumerRows * kRowBytes;
-  static constexpr int64_t kPiecesAtOnce = 4;
-  void planStaging() {
-    bool wholeGroups =
-        kConsumerRows * spec.tileN / 8 % (128 * kPiecesAtOnce) == 0;
-    if (!pairColumns || views.storesElsewhere || views.written.empty() ||
-        !wholeGroups || spec.n.tokens || spec.n.value % 8 != 0 ||
-        spec.tileN % kWgmmaOutputBox != 0)
-      return;
-    Staging plan;
-    for (const MatrixView &view :
-         llvm::concat<const MatrixView>(views.read, views.written)) {
-      if (!view.vectors())
-        return;
-      EpilogueViews::add(plan.views, view);
-    }
-    for (const MatrixView &view : plan.views) {
-      const auto *map = llvm::find_if(spec.outputMaps, [&](const auto &m) {
-        return m.first.sameMemory(view);
-      });
-      plan.maps.push_back(map == spec.outputMaps.end()
-                              ? std::nullopt
-                              : std::optional<unsigned>(map->second));
-    }
-    plan.slotBytes = kConsumerRows * spec.tileN * 2;
-    if (2 * plan.slotBytes * int64_t(plan.views.size()) >
-        spec.stages * stageBytes(spec))
-      return;
-    plan.base =
-        kb.add(w.c32(kBarrierBytes), kb.mul(consumer, w.c32(plan.slotBytes)));
-    staging = std::move(plan);
-  }
   std::optional<unsigned> slotOf(const MatrixView &view) const {
     if (!staging)
       return std::nullopt;
@@ -600,12 +682,12 @@ private:
   }
   /// Byte offset of slot j's box of columns [64 box, 64 box + 64).
   Value boxAt(unsigned j, int64_t box) {
-    return kb.add(staging->base,
-                  w.c32(2 * j * staging->slotBytes + box * kBoxBytes));
+    return kb.add(slotBase, w.c32(staging->boxOffset(j, 0, box) -
+                                  staging->boxOffset(0, 0, 0)));
   }
   /// Byte offset of element (row, col) (i32, in the block) of slot j.
   Value stagedAt(unsigned j, Value localRow, Value localCol) {
-    Value slot = kb.add(staging->base, w.c32(2 * j * staging->slotBytes));
+    Value slot = boxAt(j, 0);
     Value box = w.udiv(localCol, kWgmmaOutputBox);
     Value piece = w.urem(w.udiv(localCol, 8), 8);
     Value swizzled =
@@ -613,7 +695,8 @@ private:
     Value inBox = kb.add(kb.mul(localRow, w.c32(kRowBytes)),
                          kb.add(kb.mul(swizzled, w.c32(16)),
                                 kb.mul(w.urem(localCol, 8), w.c32(2))));
-    return kb.add(kb.add(slot, kb.mul(box, w.c32(kBoxBytes))), inBox);
+    return kb.add(kb.add(slot, kb.mul(box, w.c32(StagingPlan::kBoxBytes))),
+                  inBox);
   }
   /// The same for global indices (i64) of this consumer's block.
   Value staged(unsigned j, Value row, Value col) {
@@ -626,11 +709,12 @@ private:
   }
   void consumerBarrier() { w.namedBarrier(kb.add(w.c32(2), consumer), 128); }
 
-  /// This consumer's blocks of the views read, into its slots.
+  /// This consumer's blocks of the views read, into its slots (by the
+  /// producer when prefetched).
   void copyIn() {
     SmallVector<std::pair<unsigned, unsigned>> mapped = mappedSlots(views.read);
     Value barrier = mapped.empty() ? Value() : w.epilogueBarrier(consumer);
-    if (barrier)
+    if (barrier && !staging->prefetched)
       kb.ifThen(w.eq(thread, 0), [&] {
         NVVM::MBarrierArriveExpectTxOp::create(
             kb.b, kb.loc, /*res=*/Type(), barrier,
@@ -796,12 +880,14 @@ private:
   SmallVector<Value> gathered;
   size_t next = 0;
   SmallVector<PendingStore> *collected = nullptr;
-  std::optional<Staging> staging;
+  const StagingPlan *staging = nullptr;
+  Value slotBase; // this consumer's block of view 0 (bytes)
 };
 
-void Wgmma::epilogue(const EpilogueViews &views, Value consumer,
+void Wgmma::epilogue(const EpilogueViews &views,
+                     const std::optional<StagingPlan> &staging, Value consumer,
                      ValueRange accumulators, Value m0, Value n0) {
-  Epilogue(*this, views, consumer, accumulators, m0, n0).build();
+  Epilogue(*this, views, staging, consumer, accumulators, m0, n0).build();
 }
 
 } // namespace
@@ -815,6 +901,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   Location loc = kb.loc;
   Wgmma w(kb, spec);
   EpilogueViews views = Discovery::run(kb, spec);
+  std::optional<StagingPlan> staging = StagingPlan::of(spec, views);
   Value tid = kb.threadIdX();
   auto [mTile, nTile] = w.tileOfBlock();
   Value m0 = kb.mul(mTile, w.c32(kWgmmaTileM));
@@ -844,9 +931,9 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    w.producer(kSteps, m0, n0);
+    w.producer(kSteps, m0, n0, staging);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0), views);
+    w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0), views, staging);
   }
 
   LaunchGeometry geometry;

@@ -47,23 +47,38 @@
 // CHECK: arith.divf {{.*}} fastmath<afn> : f32
 // CHECK: llvm.func @mlp_forward_k1_down(
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 16>
-// K3 reads Wd [D, H] with rows indexing its K (d): MN-major B. K-step 0
-// starts the sums (scale-out zero), and each step's group stays in flight
-// while the next is issued.
+// K3 reads Wd [D, H] with rows indexing its K (d): MN-major B. Its
+// epilogue reads G and U, each through a tensor map: the producer loads
+// them after the main loop's stages, into the ring's stages as the
+// consumers free them (stage 0's six 16-KiB boxes, stage 1's six, stage
+// 2's four), counted on each consumer's mbarrier (2 x 2 x 16 KiB).
 // CHECK: llvm.func @mlp_backward_k1_down_grad(
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-6: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-6: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.setmaxregister increase 232
+// K-step 0 starts the sums (scale-out zero), and each step's group stays
+// in flight while the next is issued.
 // CHECK: nvvm.wgmma.mma_async {{.*}}D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.wgmma.mma_async {{.*}}D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// Its epilogue: G and U in by TMA (2 boxes each per consumer, 2 x 2 x 16 KiB
-// counted on the consumer's mbarrier), dG and dU out over them by TMA once
-// the elements' writes are fenced for the async proxy.
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
-// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// The consumer issues no load and waits on no other consumer: it waits
+// for its mbarrier, then writes dG and dU over G and U and stores them by
+// TMA once its writes are fenced for the async proxy.
+// CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: number_of_threads = %c256
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.fence.proxy
-// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: nvvm.cp.async.bulk.commit.group
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 // K5: both operands MN-major.
