@@ -4,8 +4,10 @@
 # and runs compute-sanitizer's memcheck and racecheck once at a small shape.
 #   test/GPU/run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]
 # quick: T in {0, 1, 37, 4096} (0: the weight gradients of an empty batch
-# are zero); full adds T = 65536 (judged at sampled tokens
-# and hidden units where the full float64 reference would not fit). DTYPES (default "bf16 f16 f32") narrows the run.
+# are zero), and 2597 at D = 1024 (21 row tiles: the last group of 16 is
+# partial); full adds T = 65536 (judged at sampled tokens and hidden units
+# where the full float64 reference would not fit). DTYPES (default "bf16 f16
+# f32") narrows the run.
 # Exit status: non-zero if anything failed.
 set -uo pipefail
 bundles=${1:?usage: run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]}
@@ -21,6 +23,7 @@ for dtype in ${DTYPES:-bf16 f16 f32}; do
   for shape in 1024x2816 4096x11008; do
     d=${shape%x*} h=${shape#*x}
     tokens="0 1 37 4096"
+    if [[ $d == 1024 ]]; then tokens="$tokens 2597"; fi
     if [[ $set_ == full ]]; then tokens="$tokens 65536"; fi
     timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
   done
