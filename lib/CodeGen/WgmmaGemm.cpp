@@ -532,9 +532,12 @@ struct Wgmma {
 /// rows x 128 bytes, 128-byte swizzled (16-byte piece p of row r at piece
 /// p xor (r mod 8)): a warp's pair accesses (8 rows x 4 lanes) hit 32
 /// distinct banks. A view with a tensor map (spec.outputMaps) moves by TMA,
-/// issued by the consumer's first thread: in, counted on its epilogue
-/// mbarrier; out, as bulk stores the thread waits to have read (the
-/// global writes drain while the next block runs). Any other moves in
+/// issued by one thread: in, by the producer (StagingPlan::prefetched) or
+/// the consumer's first thread, counted on the consumer's epilogue
+/// mbarrier; out, box by box as the elements finish it (under the next
+/// box's elements), as bulk stores the consumer's first thread waits to
+/// have read at the end (the global writes drain while the next block
+/// runs). Any other moves in
 /// coalesced 16-byte pieces by all its threads. The ring is free once both
 /// consumers are past the main loop (every TMA load was consumed, every
 /// WGMMA waited for).
@@ -599,6 +602,11 @@ public:
           kb.ifThen(inBounds(rowOf(r), colOf(r)), [&] { buildElements(r); });
       }
       assert(next == gathered.size() && "the epilogue's loads differ");
+      // Register r holds column 8 (r / 4) + ..., so box b's columns are
+      // registers [32 b, 32 b + 32): stored as soon as its batches are done,
+      // under the next box's elements.
+      if (staging && end % (kWgmmaOutputBox / 2) == 0)
+        storeBox(end / (kWgmmaOutputBox / 2) - 1);
     }
     if (staging)
       copyOut();
@@ -731,29 +739,46 @@ private:
     consumerBarrier();
   }
 
-  /// This consumer's blocks of the views written, out of its slots.
-  void copyOut() {
+  /// Box `box` of this consumer's blocks of the views written that have a
+  /// tensor map: bulk stores from its first thread, once every thread's
+  /// writes (generic proxy) are fenced for the TMA's reads (async proxy).
+  void storeBox(int64_t box) {
     SmallVector<std::pair<unsigned, unsigned>> mapped =
         mappedSlots(views.written);
-    // The elements' writes (generic proxy) before the TMA's reads.
-    if (!mapped.empty())
-      NVVM::FenceProxyOp::create(
-          kb.b, kb.loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(kb.b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
-    consumerBarrier();
-    copy(/*in=*/false);
     if (mapped.empty())
       return;
+    NVVM::FenceProxyOp::create(
+        kb.b, kb.loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(kb.b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    consumerBarrier();
     kb.ifThen(w.eq(thread, 0), [&] {
       for (auto [j, map] : mapped)
-        for (int64_t box = 0; box < spec.tileN / kWgmmaOutputBox; ++box)
-          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-              kb.b, kb.loc, kb.tensorMap(map), w.at(boxAt(j, box)),
-              ValueRange{boxColumn(box), blockRow()}, /*l2CacheHint=*/Value(),
-              NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            kb.b, kb.loc, kb.tensorMap(map), w.at(boxAt(j, box)),
+            ValueRange{boxColumn(box), blockRow()}, /*l2CacheHint=*/Value(),
+            NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(kb.b, kb.loc);
-      // The block's shared memory lives until its bytes are read.
+    });
+  }
+
+  /// After the elements: this consumer's blocks of the views written that
+  /// have no tensor map, out of its slots by threads; then the wait until
+  /// the bulk stores (storeBox) have read theirs.
+  void copyOut() {
+    auto byThreads = [&](auto pair) {
+      auto [view, map] = pair;
+      return !map && EpilogueViews::contains(views.written, view);
+    };
+    if (llvm::any_of(llvm::zip_equal(staging->views, staging->maps),
+                     byThreads)) {
+      consumerBarrier();
+      copy(/*in=*/false);
+    }
+    if (mappedSlots(views.written).empty())
+      return;
+    // The block's shared memory lives until its bytes are read.
+    kb.ifThen(w.eq(thread, 0), [&] {
       NVVM::CpAsyncBulkWaitGroupOp::create(kb.b, kb.loc, 0, kb.b.getUnitAttr());
     });
   }

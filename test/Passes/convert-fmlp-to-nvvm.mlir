@@ -72,14 +72,30 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // The consumer issues no load and waits on no other consumer: it waits
-// for its mbarrier, then writes dG and dU over G and U and stores them by
-// TMA once its writes are fenced for the async proxy.
+// for its mbarrier, then writes dG and dU over G and U, 64 columns (one
+// box) at a time, and stores each box by TMA (one group) once its writes
+// are fenced for the async proxy, before the next box's elements; at the
+// end it waits until the stores have read its blocks.
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: number_of_threads = %c256
 // CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: math.exp
 // CHECK: nvvm.fence.proxy
-// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.global.shared.cta
-// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: math.exp
+// CHECK: nvvm.fence.proxy
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: math.exp
+// CHECK: nvvm.fence.proxy
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: math.exp
+// CHECK: nvvm.fence.proxy
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NOT: math.exp
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 // K5: both operands MN-major.
 // CHECK: llvm.func @mlp_backward_k3_gate_up_weight_grad(
