@@ -733,10 +733,12 @@ private:
             w.tmaLoad(map, boxAt(j, box), boxColumn(box), blockRow(), barrier);
       });
     copy(/*in=*/true);
-    // One tile per block: the barrier's first phase.
+    // One tile per block: the barrier's first phase. Each thread that
+    // waits sees the bytes; the threads' copies need a barrier.
     if (barrier)
       w.waitParity(barrier, w.c32(0));
-    consumerBarrier();
+    if (!movedByThreads(views.read).empty())
+      consumerBarrier();
   }
 
   /// Box `box` of this consumer's blocks of the views written that have a
@@ -766,12 +768,7 @@ private:
   /// have no tensor map, out of its slots by threads; then the wait until
   /// the bulk stores (storeBox) have read theirs.
   void copyOut() {
-    auto byThreads = [&](auto pair) {
-      auto [view, map] = pair;
-      return !map && EpilogueViews::contains(views.written, view);
-    };
-    if (llvm::any_of(llvm::zip_equal(staging->views, staging->maps),
-                     byThreads)) {
+    if (!movedByThreads(views.written).empty()) {
       consumerBarrier();
       copy(/*in=*/false);
     }
@@ -783,6 +780,16 @@ private:
     });
   }
 
+  /// (slot, view) of the staged views among `among` that have no tensor
+  /// map (their threads move them).
+  SmallVector<std::pair<unsigned, MatrixView>>
+  movedByThreads(ArrayRef<MatrixView> among) const {
+    SmallVector<std::pair<unsigned, MatrixView>> moved;
+    for (auto [j, view] : llvm::enumerate(staging->views))
+      if (!staging->maps[j] && EpilogueViews::contains(among, view))
+        moved.push_back({unsigned(j), view});
+    return moved;
+  }
   /// (slot, tensor map) of the staged views among `among` that have one.
   SmallVector<std::pair<unsigned, unsigned>>
   mappedSlots(ArrayRef<MatrixView> among) const {
@@ -808,11 +815,8 @@ private:
   /// past the extents are clamped to the last row and piece (in bounds;
   /// what they bring is never stored); writes past them are skipped.
   void copy(bool in) {
-    SmallVector<std::pair<unsigned, MatrixView>> moved;
-    for (auto [j, view] : llvm::enumerate(staging->views))
-      if (!staging->maps[j] &&
-          EpilogueViews::contains(in ? views.read : views.written, view))
-        moved.push_back({unsigned(j), view});
+    SmallVector<std::pair<unsigned, MatrixView>> moved =
+        movedByThreads(in ? views.read : views.written);
     if (moved.empty())
       return;
     int64_t piecesPerRow = spec.tileN / 8;
