@@ -327,7 +327,10 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
       shared-memory layouts), tiles taken in groups of 16 along T (L2
       reuse); the epilogue runs on the accumulators in registers on blocks
       staged in shared memory, which outputs with a tensor map of their
-      own (64 x 64 boxes, after the operands' maps) move in and out by TMA;
+      own (64 x 64 boxes, after the operands' maps) move in and out by TMA:
+      in by the producer under the main loop's last steps where every
+      staged view is read (K3's G and U), out box by box as the elements
+      finish each;
     - `simt`: fp32 FMA on shared-memory tiles, correct for every valid input
       (any strides, T from 1 up, f32 as true IEEE fp32, any chip).
 
