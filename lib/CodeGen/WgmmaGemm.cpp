@@ -311,8 +311,9 @@ struct Wgmma {
   /// consumers release the main loop's last k-step on s; the producer waits
   /// for it as it would for the next one on s, virtual step kSteps +
   /// ((s - kSteps) mod stages) (a stage the main loop never used passes at
-  /// once). A block of 128 + tileN rows per stage is a whole number of
-  /// boxes, so no box straddles two stages.
+  /// once). A stage (rows of 128 bytes: 128 of A, tileN of each B, tileN
+  /// a multiple of 64) is a whole number of boxes, so no box straddles two
+  /// stages.
   void prefetchStaged(const StagingPlan &plan, Value kSteps, Value m0,
                       Value n0) {
     SmallVector<std::pair<unsigned, unsigned>> read;
@@ -602,11 +603,11 @@ public:
           kb.ifThen(inBounds(rowOf(r), colOf(r)), [&] { buildElements(r); });
       }
       assert(next == gathered.size() && "the epilogue's loads differ");
-      // Register r holds column 8 (r / 4) + ..., so box b's columns are
-      // registers [32 b, 32 b + 32): stored as soon as its batches are done,
-      // under the next box's elements.
-      if (staging && end % (kWgmmaOutputBox / 2) == 0)
-        storeBox(end / (kWgmmaOutputBox / 2) - 1);
+      // Box b (its columns' registers [b kRegistersPerBox, (b + 1)
+      // kRegistersPerBox)) is stored as soon as its batches are done, under
+      // the next box's elements.
+      if (staging && end % kRegistersPerBox == 0)
+        storeBox(end / kRegistersPerBox - 1);
     }
     if (staging)
       copyOut();
@@ -680,6 +681,9 @@ private:
         storePair(a, b.value);
   }
 
+  /// Register r holds column 8 (r / 4) + 2 (l mod 4) + r mod 2: a box's 64
+  /// columns are 32 registers.
+  static constexpr int64_t kRegistersPerBox = kWgmmaOutputBox / 8 * 4;
   std::optional<unsigned> slotOf(const MatrixView &view) const {
     if (!staging)
       return std::nullopt;
