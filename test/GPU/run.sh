@@ -7,7 +7,8 @@
 # are zero), and 2597 at D = 1024 (21 row tiles: the last group of 16 is
 # partial); full adds T = 65536 (judged at sampled tokens and hidden units
 # where the full float64 reference would not fit). DTYPES (default "bf16 f16
-# f32") narrows the run.
+# f32") narrows the run. bf16 also runs at the edge shapes of
+# make-bundles.sh, (64, 128) and (1088, 704), at T in {1, 37, 4096}.
 # Exit status: non-zero if anything failed.
 set -uo pipefail
 bundles=${1:?usage: run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]}
@@ -27,6 +28,12 @@ for dtype in ${DTYPES:-bf16 f16 f32}; do
     if [[ $set_ == full ]]; then tokens="$tokens 65536"; fi
     timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
   done
+  if [[ $dtype == bf16 ]]; then
+    for shape in 64x128 1088x704; do
+      d=${shape%x*} h=${shape#*x}
+      timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" 1 37 4096 || status=1
+    done
+  fi
 done
 for tool in memcheck racecheck; do
   echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, T=37)"
