@@ -44,6 +44,12 @@ constexpr int64_t kConsumerRows = 64;
 constexpr int64_t kPiecesAtOnce = 4;
 constexpr StringLiteral kDynamicShared = "fmlp_dynamic_shared";
 
+/// Whether the epilogue's columns pair up (N even and static): registers r
+/// and r + 1 hold columns n and n + 1 of a row.
+bool pairsColumns(const WgmmaGemmSpec &spec) {
+  return !spec.n.tokens && spec.n.value % 2 == 0;
+}
+
 int64_t stageBytes(const WgmmaGemmSpec &spec) {
   return (kWgmmaTileM + spec.b.size() * spec.tileN) * kRowBytes;
 }
@@ -139,11 +145,15 @@ struct StagingPlan {
   SmallVector<MatrixView> views;             // read or written at the element
   SmallVector<std::optional<unsigned>> maps; // each view's tensor map
   int64_t slotBytes = 0;                     // one consumer's block of a view
-  /// Every staged view is read, through a tensor map (K3's G and U): the
-  /// producer loads the blocks into the ring's stages as the main loop
-  /// frees them (Wgmma::prefetchStaged), so they arrive under its last
-  /// k-steps instead of after them.
-  bool prefetched = false;
+  /// (slot, tensor map) of the views read through a tensor map (K3's G
+  /// and U): the producer loads their blocks into the ring's stages as the
+  /// main loop frees them (Wgmma::prefetchStaged), so they arrive under its
+  /// last k-steps instead of after them.
+  SmallVector<std::pair<unsigned, unsigned>> prefetched;
+  /// Every staged block arrives that way: no consumer thread touches a
+  /// slot before its bytes are there, so the consumers need not wait for
+  /// each other to free the ring.
+  bool allPrefetched() const { return prefetched.size() == views.size(); }
 
   static constexpr int64_t kBoxBytes = kConsumerRows * kRowBytes;
   int64_t boxOffset(unsigned j, int64_t consumer, int64_t box) const {
@@ -152,10 +162,9 @@ struct StagingPlan {
 
   static std::optional<StagingPlan> of(const WgmmaGemmSpec &spec,
                                        const EpilogueViews &views) {
-    bool pairColumns = !spec.n.tokens && spec.n.value % 2 == 0;
     bool wholeGroups =
         kConsumerRows * spec.tileN / 8 % (128 * kPiecesAtOnce) == 0;
-    if (!pairColumns || views.storesElsewhere || views.written.empty() ||
+    if (!pairsColumns(spec) || views.storesElsewhere || views.written.empty() ||
         !wholeGroups || spec.n.value % 8 != 0 ||
         spec.tileN % kWgmmaOutputBox != 0)
       return std::nullopt;
@@ -166,7 +175,6 @@ struct StagingPlan {
         return std::nullopt;
       EpilogueViews::add(plan.views, view);
     }
-    plan.prefetched = true;
     for (const MatrixView &view : plan.views) {
       const auto *map = llvm::find_if(spec.outputMaps, [&](const auto &m) {
         return m.first.sameMemory(view);
@@ -174,8 +182,9 @@ struct StagingPlan {
       plan.maps.push_back(map == spec.outputMaps.end()
                               ? std::nullopt
                               : std::optional<unsigned>(map->second));
-      plan.prefetched &=
-          plan.maps.back() && EpilogueViews::contains(views.read, view);
+      if (plan.maps.back() && EpilogueViews::contains(views.read, view))
+        plan.prefetched.push_back(
+            {unsigned(plan.maps.size() - 1), *plan.maps.back()});
     }
     plan.slotBytes = kConsumerRows * spec.tileN * 2;
     if (2 * plan.slotBytes * int64_t(plan.views.size()) >
@@ -305,9 +314,9 @@ struct Wgmma {
     waitParity(empty(urem(step, spec.stages)), parity);
   }
 
-  /// After the main loop's loads (StagingPlan::prefetched): each consumer's
-  /// blocks of the views read, by TMA into their slots, counted on its
-  /// epilogue mbarrier. A slot's box lies in ring stage s, free once the
+  /// After the main loop's loads: each consumer's blocks of the views read
+  /// through a tensor map (StagingPlan::prefetched), by TMA into their
+  /// slots, counted on its epilogue mbarrier. A slot's box lies in ring stage s, free once the
   /// consumers release the main loop's last k-step on s; the producer waits
   /// for it as it would for the next one on s, virtual step kSteps +
   /// ((s - kSteps) mod stages) (a stage the main loop never used passes at
@@ -316,9 +325,7 @@ struct Wgmma {
   /// stages.
   void prefetchStaged(const StagingPlan &plan, Value kSteps, Value m0,
                       Value n0) {
-    SmallVector<std::pair<unsigned, unsigned>> read;
-    for (auto [j, map] : llvm::enumerate(plan.maps))
-      read.push_back({unsigned(j), *map});
+    ArrayRef<std::pair<unsigned, unsigned>> read = plan.prefetched;
     for (int64_t c = 0; c < 2; ++c)
       NVVM::MBarrierArriveExpectTxOp::create(
           b(), kb.loc, /*res=*/Type(), epilogueBarrier(c32(c)),
@@ -401,7 +408,7 @@ struct Wgmma {
         for (unsigned j = 0; j < spec.b.size(); ++j)
           operand(spec.b[j], bOffset(j), n0, spec.tileN);
       });
-      if (staging && staging->prefetched)
+      if (staging && !staging->prefetched.empty())
         kb.ifThen(elected, [&] { prefetchStaged(*staging, kSteps, m0, n0); });
     });
   }
@@ -533,9 +540,8 @@ struct Wgmma {
 /// rows x 128 bytes, 128-byte swizzled (16-byte piece p of row r at piece
 /// p xor (r mod 8)): a warp's pair accesses (8 rows x 4 lanes) hit 32
 /// distinct banks. A view with a tensor map (spec.outputMaps) moves by TMA,
-/// issued by one thread: in, by the producer (StagingPlan::prefetched) or
-/// the consumer's first thread, counted on the consumer's epilogue
-/// mbarrier; out, box by box as the elements finish it (under the next
+/// issued by one thread: in, by the producer (StagingPlan::prefetched),
+/// counted on the consumer's epilogue mbarrier; out, box by box as the elements finish it (under the next
 /// box's elements), as bulk stores the consumer's first thread waits to
 /// have read at the end (the global writes drain while the next block
 /// runs). Any other moves in
@@ -564,15 +570,16 @@ public:
     colBase = kb.add(col0, kb.toI64(kb.mul(w.urem(lane, 4), w.c32(2))));
     extentM = kb.extent(spec.m);
     extentN = kb.extent(spec.n);
-    pairColumns = !spec.n.tokens && spec.n.value % 2 == 0;
+    pairColumns = pairsColumns(spec);
   }
 
   void build() {
     kb.epilogueAccess = this;
     if (staging) {
-      // Both consumers (256 threads) past the main loop: the ring is free.
-      // (Prefetched, the producer waited for that stage by stage.)
-      if (!staging->prefetched)
+      // Both consumers (256 threads) past the main loop: the ring is free
+      // for the slots its threads touch. (The producer waits for that
+      // stage by stage before it loads a slot.)
+      if (!staging->allPrefetched())
         w.namedBarrier(w.c32(1), 2 * 128);
       copyIn();
     }
@@ -721,26 +728,14 @@ private:
   }
   void consumerBarrier() { w.namedBarrier(kb.add(w.c32(2), consumer), 128); }
 
-  /// This consumer's blocks of the views read, into its slots (by the
-  /// producer when prefetched).
+  /// This consumer's blocks of the views read, into its slots: those with a
+  /// tensor map loaded by the producer, the others copied by its threads.
   void copyIn() {
-    SmallVector<std::pair<unsigned, unsigned>> mapped = mappedSlots(views.read);
-    Value barrier = mapped.empty() ? Value() : w.epilogueBarrier(consumer);
-    if (barrier && !staging->prefetched)
-      kb.ifThen(w.eq(thread, 0), [&] {
-        NVVM::MBarrierArriveExpectTxOp::create(
-            kb.b, kb.loc, /*res=*/Type(), barrier,
-            w.c32(mapped.size() * staging->slotBytes), NVVM::MemScopeKind::CTA,
-            /*relaxed=*/false, /*predicate=*/Value());
-        for (auto [j, map] : mapped)
-          for (int64_t box = 0; box < spec.tileN / kWgmmaOutputBox; ++box)
-            w.tmaLoad(map, boxAt(j, box), boxColumn(box), blockRow(), barrier);
-      });
     copy(/*in=*/true);
     // One tile per block: the barrier's first phase. Each thread that
     // waits sees the bytes; the threads' copies need a barrier.
-    if (barrier)
-      w.waitParity(barrier, w.c32(0));
+    if (!staging->prefetched.empty())
+      w.waitParity(w.epilogueBarrier(consumer), w.c32(0));
     if (!movedByThreads(views.read).empty())
       consumerBarrier();
   }
