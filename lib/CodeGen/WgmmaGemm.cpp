@@ -43,6 +43,12 @@ constexpr int64_t kConsumerRows = 64;
 /// block (Epilogue::copy; more would spill the accumulators).
 constexpr int64_t kPiecesAtOnce = 4;
 constexpr StringLiteral kDynamicShared = "fmlp_dynamic_shared";
+/// Register r of an m64nNk16 fragment holds column 8 (r / 4) + 2 (l mod 4)
+/// + r mod 2: a 64-column box is 32 registers.
+constexpr int64_t kRegistersPerBox = kWgmmaOutputBox / 8 * 4;
+/// Named barriers: 0 the block, 1 both consumers, 2 + c consumer c, 4 the
+/// producer warpgroup, 5 + c consumer c's hand-off to the producer.
+constexpr int64_t kProducerBarrier = 4, kHandoffBarrier = 5;
 
 /// Whether the epilogue's columns pair up (N even and static): registers r
 /// and r + 1 hold columns n and n + 1 of a row.
@@ -154,6 +160,18 @@ struct StagingPlan {
   /// slot before its bytes are there, so the consumers need not wait for
   /// each other to free the ring.
   bool allPrefetched() const { return prefetched.size() == views.size(); }
+  /// Boxes of each consumer's block whose elements the producer warpgroup
+  /// computes once its loads are issued (prefetched plans whose hand-off
+  /// fits): the consumer leaves their accumulators in shared memory past
+  /// the ring (handoffAt), 4 registers of a thread as one 16-byte piece,
+  /// pieces of a register quad 2 KiB apart, and takes the other boxes.
+  int64_t handedOffBoxes = 0;
+  int64_t handoffBase = 0; // past the ring
+  static constexpr int64_t kHandoffBoxBytes = 128 * kRegistersPerBox * 4;
+  int64_t handoffAt(int64_t consumer) const {
+    return handoffBase + consumer * handedOffBoxes * kHandoffBoxBytes;
+  }
+  int64_t handoffBytes() const { return 2 * handedOffBoxes * kHandoffBoxBytes; }
 
   static constexpr int64_t kBoxBytes = kConsumerRows * kRowBytes;
   int64_t boxOffset(unsigned j, int64_t consumer, int64_t box) const {
@@ -190,8 +208,26 @@ struct StagingPlan {
     if (2 * plan.slotBytes * int64_t(plan.views.size()) >
         spec.stages * stageBytes(spec))
       return std::nullopt;
+    plan.handoffBase = kBarrierBytes + spec.stages * stageBytes(spec);
+    constexpr int64_t kSharedLimit = 232448; // sm_90a, per block
+    if (plan.allPrefetched() && spec.b.size() == 1 &&
+        spec.tileN / kWgmmaOutputBox >= 2) {
+      plan.handedOffBoxes = 1;
+      if (plan.handoffBase + plan.handoffBytes() > kSharedLimit)
+        plan.handedOffBoxes = 0;
+    }
     return plan;
   }
+};
+
+/// Which of a consumer's accumulator registers an epilogue runs on, and
+/// where they are: in registers (the consumer) or in its hand-off area (the
+/// producer warpgroup, StagingPlan::handedOffBoxes).
+struct EpiloguePart {
+  ValueRange accumulators; // the consumer's, or
+  int64_t handoff = -1;    // byte offset of the handed-off registers
+  int64_t begin = 0, end = 0;
+  Value barrier; // named barrier of the 128 threads running it
 };
 
 struct Wgmma {
@@ -358,9 +394,12 @@ struct Wgmma {
     }
   }
 
-  void producer(Value kSteps, Value m0, Value n0,
+  void producer(Value kSteps, Value m0, Value n0, const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
-    NVVM::SetMaxRegisterOp::create(b(), kb.loc, 40,
+    bool handoff = staging && staging->handedOffBoxes;
+    // With a hand-off the producer runs elements too: 112 registers, the
+    // consumers 200 (128 x 112 + 256 x 200 = 65536).
+    NVVM::SetMaxRegisterOp::create(b(), kb.loc, handoff ? 112 : 40,
                                    NVVM::SetMaxRegisterAction::decrease);
     Value tid = kb.threadIdX();
     kb.ifThen(eq(udiv(tid, 32), 0), [&] {
@@ -410,7 +449,21 @@ struct Wgmma {
       });
       if (staging && !staging->prefetched.empty())
         kb.ifThen(elected, [&] { prefetchStaged(*staging, kSteps, m0, n0); });
+      // Warp 0 whole again before the hand-off's aligned barriers.
+      NVVM::SyncWarpOp::create(b(), kb.loc, c32(-1));
     });
+    if (!handoff)
+      return;
+    // Each consumer's handed-off boxes, once it has left their accumulators.
+    for (int64_t c = 0; c < 2; ++c) {
+      namedBarrier(c32(kHandoffBarrier + c), 2 * 128);
+      EpiloguePart part;
+      part.handoff = staging->handoffAt(c);
+      part.begin = spec.tileN / 2 - staging->handedOffBoxes * kRegistersPerBox;
+      part.end = spec.tileN / 2;
+      part.barrier = c32(kProducerBarrier);
+      epilogue(views, staging, c32(c), part, kb.toI64(m0), kb.toI64(n0));
+    }
   }
 
   LLVM::LLVMStructType accumulatorType() {
@@ -470,8 +523,9 @@ struct Wgmma {
   void consumer(Value kSteps, Value m0Index, Value n0Index,
                 const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
-    NVVM::SetMaxRegisterOp::create(b(), kb.loc, 232,
-                                   NVVM::SetMaxRegisterAction::increase);
+    NVVM::SetMaxRegisterOp::create(
+        b(), kb.loc, staging && staging->handedOffBoxes ? 200 : 232,
+        NVVM::SetMaxRegisterAction::increase);
     Value consumer = kb.add(udiv(kb.threadIdX(), 128), c32(-1)); // 0 or 1
     Value undefined = LLVM::UndefOp::create(b(), kb.loc, accumulatorType());
     SmallVector<Value> acc =
@@ -488,7 +542,41 @@ struct Wgmma {
     NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
     releaseBefore(kSteps);
 
-    epilogue(views, staging, consumer, loop.getResults(), m0Index, n0Index);
+    EpiloguePart part;
+    part.accumulators = loop.getResults();
+    part.end = spec.tileN / 2;
+    part.barrier = kb.add(c32(2), consumer);
+    if (staging && staging->handedOffBoxes) {
+      part.end -= staging->handedOffBoxes * kRegistersPerBox;
+      handOff(*staging, consumer, loop.getResults()[0], part.end);
+    }
+    epilogue(views, staging, consumer, part, m0Index, n0Index);
+  }
+
+  /// Consumer `consumer`'s accumulator registers from `first` on, into its
+  /// hand-off area (StagingPlan::handedOffBoxes), then its arrival on the
+  /// hand-off barrier the producer waits on.
+  void handOff(const StagingPlan &plan, Value consumer, Value accumulator,
+               int64_t first) {
+    Value thread = urem(kb.threadIdX(), 128);
+    Value base = kb.add(
+        kb.add(c32(plan.handoffAt(0)),
+               kb.mul(consumer, c32(plan.handoffAt(1) - plan.handoffAt(0)))),
+        kb.mul(thread, c32(16)));
+    auto quad = VectorType::get({4}, b().getF32Type());
+    for (int64_t r = first; r < spec.tileN / 2; r += 4) {
+      Value piece = LLVM::UndefOp::create(b(), kb.loc, quad);
+      for (int64_t i = 0; i < 4; ++i)
+        piece = LLVM::InsertElementOp::create(
+            b(), kb.loc, piece,
+            LLVM::ExtractValueOp::create(b(), kb.loc, accumulator, r + i),
+            c32(i));
+      LLVM::StoreOp::create(b(), kb.loc, piece,
+                            at(kb.add(base, c32((r - first) / 4 * 128 * 16))),
+                            16);
+    }
+    NVVM::BarrierArriveOp::create(b(), kb.loc, kb.add(c32(kHandoffBarrier), consumer),
+                                  c32(2 * 128));
   }
 
   /// One consumer's arrival on the empty barrier of k-step `step` - 1, if
@@ -506,7 +594,7 @@ struct Wgmma {
 
   void epilogue(const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging, Value consumer,
-                ValueRange accumulators, Value m0, Value n0);
+                const EpiloguePart &part, Value m0, Value n0);
   void namedBarrier(Value id, int64_t threads) {
     NVVM::BarrierOp::create(b(), kb.loc, TypeRange{}, id, c32(threads),
                             NVVM::BarrierReductionAttr(), Value());
@@ -552,9 +640,9 @@ class Epilogue : public EpilogueAccess {
 public:
   Epilogue(Wgmma &w, const EpilogueViews &views,
            const std::optional<StagingPlan> &plan, Value consumer,
-           ValueRange accumulators, Value m0, Value n0)
+           const EpiloguePart &part, Value m0, Value n0)
       : w(w), kb(w.kb), spec(w.spec), views(views), consumer(consumer),
-        accumulators(accumulators), col0(n0) {
+        part(part), col0(n0) {
     if (plan) {
       staging = &*plan;
       // This consumer's block of view 0.
@@ -583,10 +671,11 @@ public:
         w.namedBarrier(w.c32(1), 2 * 128);
       copyIn();
     }
-    int64_t step = pairColumns ? 2 : 1, registers = spec.tileN / 2;
+    int64_t step = pairColumns ? 2 : 1;
     constexpr int64_t kBatch = 8;
-    for (int64_t begin = 0; begin < registers; begin += kBatch * step) {
-      int64_t end = std::min(registers, begin + kBatch * step);
+    for (int64_t begin = part.begin; begin < part.end;
+         begin += kBatch * step) {
+      int64_t end = std::min(part.end, begin + kBatch * step);
       phase = Phase::Gather;
       gathered.clear();
       next = 0;
@@ -661,8 +750,14 @@ private:
     return kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN));
   }
   SmallVector<Value> valuesAt(int64_t r) {
+    if (part.handoff >= 0) { // one accumulator (StagingPlan::of)
+      Value at = kb.add(
+          w.c32(part.handoff + (r - part.begin) / 4 * 128 * 16 + r % 4 * 4),
+          kb.mul(thread, w.c32(16)));
+      return {LLVM::LoadOp::create(kb.b, kb.loc, kb.b.getF32Type(), w.at(at))};
+    }
     SmallVector<Value> values;
-    for (Value accumulator : accumulators)
+    for (Value accumulator : part.accumulators)
       values.push_back(
           LLVM::ExtractValueOp::create(kb.b, kb.loc, accumulator, r));
     return values;
@@ -688,9 +783,6 @@ private:
         storePair(a, b.value);
   }
 
-  /// Register r holds column 8 (r / 4) + 2 (l mod 4) + r mod 2: a box's 64
-  /// columns are 32 registers.
-  static constexpr int64_t kRegistersPerBox = kWgmmaOutputBox / 8 * 4;
   std::optional<unsigned> slotOf(const MatrixView &view) const {
     if (!staging)
       return std::nullopt;
@@ -726,7 +818,7 @@ private:
     };
     return stagedAt(j, local(row, row0), local(col, col0));
   }
-  void consumerBarrier() { w.namedBarrier(kb.add(w.c32(2), consumer), 128); }
+  void consumerBarrier() { w.namedBarrier(part.barrier, 128); }
 
   /// This consumer's blocks of the views read, into its slots: those with a
   /// tensor map loaded by the producer, the others copied by its threads.
@@ -899,7 +991,7 @@ private:
   const WgmmaGemmSpec &spec;
   const EpilogueViews &views;
   Value consumer, thread;
-  ValueRange accumulators;
+  const EpiloguePart &part;
   Value row0, col0, rowBase, colBase, extentM, extentN;
   bool pairColumns;
 
@@ -914,8 +1006,8 @@ private:
 
 void Wgmma::epilogue(const EpilogueViews &views,
                      const std::optional<StagingPlan> &staging, Value consumer,
-                     ValueRange accumulators, Value m0, Value n0) {
-  Epilogue(*this, views, staging, consumer, accumulators, m0, n0).build();
+                     const EpiloguePart &part, Value m0, Value n0) {
+  Epilogue(*this, views, staging, consumer, part, m0, n0).build();
 }
 
 } // namespace
@@ -959,7 +1051,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    w.producer(kSteps, m0, n0, staging);
+    w.producer(kSteps, m0, n0, views, staging);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0), views, staging);
   }
@@ -968,7 +1060,8 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   geometry.block = {kWgmmaThreads, 1, 1};
   geometry.tile(0, spec.m, kWgmmaTileM);
   geometry.tile(1, spec.n, spec.tileN);
-  geometry.dynamicSharedBytes = wgmmaSharedBytes(spec);
+  geometry.dynamicSharedBytes =
+      wgmmaSharedBytes(spec) + (staging ? staging->handoffBytes() : 0);
   geometry.maxRegisters = kWgmmaMaxRegisters;
   kb.finish(geometry);
 }

@@ -51,9 +51,13 @@
 // epilogue reads G and U, each through a tensor map: the producer loads
 // them after the main loop's stages, into the ring's stages as the
 // consumers free them (stage 0's six 16-KiB boxes, stage 1's six, stage
-// 2's four), counted on each consumer's mbarrier (2 x 2 x 16 KiB).
+// 2's four), counted on each consumer's mbarrier (2 x 2 x 16 KiB). Then
+// the producer warpgroup (112 registers) takes each consumer's last box:
+// it waits for the consumer's hand-off (256 threads: its 128 and the
+// consumer's), computes the box from the accumulators left in shared
+// memory, and stores it.
 // CHECK: llvm.func @mlp_backward_k1_down_grad(
-// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister decrease 112
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
@@ -63,7 +67,14 @@
 // CHECK-COUNT-6: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.bar.warp.sync
+// CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c256
+// CHECK: math.exp
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c256
+// CHECK: math.exp
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: nvvm.setmaxregister increase 200
 // K-step 0 starts the sums (scale-out zero), and each step's group stays
 // in flight while the next is issued.
 // CHECK: nvvm.wgmma.mma_async {{.*}}D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
@@ -71,18 +82,18 @@
 // CHECK: nvvm.wgmma.mma_async {{.*}}D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The consumer issues no load and waits on no other consumer: it waits
-// for its mbarrier, then writes dG and dU over G and U, 64 columns (one
-// box) at a time, and stores each box by TMA (one group) once its writes
-// are fenced for the async proxy, before the next box's elements; at the
-// end it waits until the stores have read its blocks.
+// The consumer leaves its last box's 32 registers (8 pieces of 4) and
+// arrives on the hand-off barrier; it issues no load and waits on no other
+// consumer: it waits for its mbarrier, then writes dG and dU over G and U
+// in its first three boxes, 64 columns at a time, and stores each box by
+// TMA (one group) once its writes are fenced for the async proxy, before
+// the next box's elements; at the end it waits until the stores have read
+// its blocks.
+// CHECK-COUNT-8: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: number_of_threads = %c256
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: math.exp
-// CHECK: nvvm.fence.proxy
-// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
-// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
 // CHECK: math.exp
 // CHECK: nvvm.fence.proxy
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
