@@ -330,7 +330,10 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
       own (64 x 64 boxes, after the operands' maps) move in and out by TMA:
       in by the producer under the main loop's last steps where every
       staged view is read (K3's G and U), out box by box as the elements
-      finish each;
+      finish each; there, once its loads are issued, the producer also
+      computes each consumer's last box of elements from accumulators the
+      consumer leaves in shared memory past the ring (setmaxnreg 120 for
+      it, 192 for the consumers);
     - `simt`: fp32 FMA on shared-memory tiles, correct for every valid input
       (any strides, T from 1 up, f32 as true IEEE fp32, any chip).
 

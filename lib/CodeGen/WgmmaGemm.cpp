@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/CodeGen/KernelBuilder.h"
+#include "lib/CodeGen/TileSelection.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -49,6 +50,24 @@ constexpr int64_t kRegistersPerBox = kWgmmaOutputBox / 8 * 4;
 /// Named barriers: 0 the block, 1 both consumers, 2 + c consumer c, 4 the
 /// producer warpgroup, 5 + c consumer c's hand-off to the producer.
 constexpr int64_t kProducerBarrier = 4, kHandoffBarrier = 5;
+
+/// Registers per thread after setmaxnreg: the producer warpgroup gives up
+/// what the two consumer warpgroups take. setmaxnreg.inc only draws on what
+/// the block's setmaxnreg.dec released (the block holds 384 x
+/// kWgmmaMaxRegisters), so more than that leaves the consumers waiting
+/// forever.
+struct RegisterSplit {
+  int32_t producer, consumer;
+};
+constexpr RegisterSplit kLoadsOnly{40, 232};
+/// The producer also runs elements (StagingPlan::handedOffBoxes).
+constexpr RegisterSplit kWithHandoff{120, 192};
+constexpr bool fitsBlock(RegisterSplit split) {
+  return 128 * split.producer + 256 * split.consumer <=
+             kWgmmaThreads * kWgmmaMaxRegisters &&
+         split.producer % 8 == 0 && split.consumer % 8 == 0;
+}
+static_assert(fitsBlock(kLoadsOnly) && fitsBlock(kWithHandoff));
 
 /// Whether the epilogue's columns pair up (N even and static): registers r
 /// and r + 1 hold columns n and n + 1 of a row.
@@ -209,11 +228,12 @@ struct StagingPlan {
         spec.stages * stageBytes(spec))
       return std::nullopt;
     plan.handoffBase = kBarrierBytes + spec.stages * stageBytes(spec);
-    constexpr int64_t kSharedLimit = 232448; // sm_90a, per block
     if (plan.allPrefetched() && spec.b.size() == 1 &&
         spec.tileN / kWgmmaOutputBox >= 2) {
       plan.handedOffBoxes = 1;
-      if (plan.handoffBase + plan.handoffBytes() > kSharedLimit)
+      // WGMMA kernels are sm_90a's only.
+      if (plan.handoffBase + plan.handoffBytes() >
+          sharedMemoryPerBlock("sm_90a"))
         plan.handedOffBoxes = 0;
     }
     return plan;
@@ -227,7 +247,7 @@ struct EpiloguePart {
   ValueRange accumulators; // the consumer's, or
   int64_t handoff = -1;    // byte offset of the handed-off registers
   int64_t begin = 0, end = 0;
-  Value barrier; // named barrier of the 128 threads running it
+  bool byProducer() const { return handoff >= 0; }
 };
 
 struct Wgmma {
@@ -352,13 +372,13 @@ struct Wgmma {
 
   /// After the main loop's loads: each consumer's blocks of the views read
   /// through a tensor map (StagingPlan::prefetched), by TMA into their
-  /// slots, counted on its epilogue mbarrier. A slot's box lies in ring stage s, free once the
-  /// consumers release the main loop's last k-step on s; the producer waits
-  /// for it as it would for the next one on s, virtual step kSteps +
-  /// ((s - kSteps) mod stages) (a stage the main loop never used passes at
-  /// once). A stage (rows of 128 bytes: 128 of A, tileN of each B, tileN
-  /// a multiple of 64) is a whole number of boxes, so no box straddles two
-  /// stages.
+  /// slots, counted on its epilogue mbarrier. A slot's box lies in ring stage
+  /// s, free once the consumers release the main loop's last k-step on s; the
+  /// producer waits for it as it would for the next one on s, virtual step
+  /// kSteps + ((s - kSteps) mod stages) (a stage the main loop never used
+  /// passes at once). A stage (rows of 128 bytes: 128 of A, tileN of each B,
+  /// tileN a multiple of 64) is a whole number of boxes, so no box straddles
+  /// two stages.
   void prefetchStaged(const StagingPlan &plan, Value kSteps, Value m0,
                       Value n0) {
     ArrayRef<std::pair<unsigned, unsigned>> read = plan.prefetched;
@@ -397,10 +417,9 @@ struct Wgmma {
   void producer(Value kSteps, Value m0, Value n0, const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
     bool handoff = staging && staging->handedOffBoxes;
-    // With a hand-off the producer runs elements too: 112 registers, the
-    // consumers 200 (128 x 112 + 256 x 200 = 65536).
-    NVVM::SetMaxRegisterOp::create(b(), kb.loc, handoff ? 112 : 40,
-                                   NVVM::SetMaxRegisterAction::decrease);
+    NVVM::SetMaxRegisterOp::create(
+        b(), kb.loc, (handoff ? kWithHandoff : kLoadsOnly).producer,
+        NVVM::SetMaxRegisterAction::decrease);
     Value tid = kb.threadIdX();
     kb.ifThen(eq(udiv(tid, 32), 0), [&] {
       Value elected =
@@ -450,7 +469,8 @@ struct Wgmma {
       if (staging && !staging->prefetched.empty())
         kb.ifThen(elected, [&] { prefetchStaged(*staging, kSteps, m0, n0); });
       // Warp 0 whole again before the hand-off's aligned barriers.
-      NVVM::SyncWarpOp::create(b(), kb.loc, c32(-1));
+      if (handoff)
+        NVVM::SyncWarpOp::create(b(), kb.loc, c32(-1));
     });
     if (!handoff)
       return;
@@ -461,7 +481,6 @@ struct Wgmma {
       part.handoff = staging->handoffAt(c);
       part.begin = spec.tileN / 2 - staging->handedOffBoxes * kRegistersPerBox;
       part.end = spec.tileN / 2;
-      part.barrier = c32(kProducerBarrier);
       epilogue(views, staging, c32(c), part, kb.toI64(m0), kb.toI64(n0));
     }
   }
@@ -524,7 +543,9 @@ struct Wgmma {
                 const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
     NVVM::SetMaxRegisterOp::create(
-        b(), kb.loc, staging && staging->handedOffBoxes ? 200 : 232,
+        b(), kb.loc,
+        (staging && staging->handedOffBoxes ? kWithHandoff : kLoadsOnly)
+            .consumer,
         NVVM::SetMaxRegisterAction::increase);
     Value consumer = kb.add(udiv(kb.threadIdX(), 128), c32(-1)); // 0 or 1
     Value undefined = LLVM::UndefOp::create(b(), kb.loc, accumulatorType());
@@ -545,7 +566,6 @@ struct Wgmma {
     EpiloguePart part;
     part.accumulators = loop.getResults();
     part.end = spec.tileN / 2;
-    part.barrier = kb.add(c32(2), consumer);
     if (staging && staging->handedOffBoxes) {
       part.end -= staging->handedOffBoxes * kRegistersPerBox;
       handOff(*staging, consumer, loop.getResults()[0], part.end);
@@ -575,8 +595,8 @@ struct Wgmma {
                             at(kb.add(base, c32((r - first) / 4 * 128 * 16))),
                             16);
     }
-    NVVM::BarrierArriveOp::create(b(), kb.loc, kb.add(c32(kHandoffBarrier), consumer),
-                                  c32(2 * 128));
+    NVVM::BarrierArriveOp::create(
+        b(), kb.loc, kb.add(c32(kHandoffBarrier), consumer), c32(2 * 128));
   }
 
   /// One consumer's arrival on the empty barrier of k-step `step` - 1, if
@@ -629,13 +649,12 @@ struct Wgmma {
 /// p xor (r mod 8)): a warp's pair accesses (8 rows x 4 lanes) hit 32
 /// distinct banks. A view with a tensor map (spec.outputMaps) moves by TMA,
 /// issued by one thread: in, by the producer (StagingPlan::prefetched),
-/// counted on the consumer's epilogue mbarrier; out, box by box as the elements finish it (under the next
-/// box's elements), as bulk stores the consumer's first thread waits to
-/// have read at the end (the global writes drain while the next block
-/// runs). Any other moves in
-/// coalesced 16-byte pieces by all its threads. The ring is free once both
-/// consumers are past the main loop (every TMA load was consumed, every
-/// WGMMA waited for).
+/// counted on the consumer's epilogue mbarrier; out, box by box as the elements
+/// finish it (under the next box's elements), as bulk stores the consumer's
+/// first thread waits to have read at the end (the global writes drain while
+/// the next block runs). Any other moves in coalesced 16-byte pieces by all its
+/// threads. The ring is free once both consumers are past the main loop (every
+/// TMA load was consumed, every WGMMA waited for).
 class Epilogue : public EpilogueAccess {
 public:
   Epilogue(Wgmma &w, const EpilogueViews &views,
@@ -673,8 +692,7 @@ public:
     }
     int64_t step = pairColumns ? 2 : 1;
     constexpr int64_t kBatch = 8;
-    for (int64_t begin = part.begin; begin < part.end;
-         begin += kBatch * step) {
+    for (int64_t begin = part.begin; begin < part.end; begin += kBatch * step) {
       int64_t end = std::min(part.end, begin + kBatch * step);
       phase = Phase::Gather;
       gathered.clear();
@@ -750,7 +768,7 @@ private:
     return kb.both(kb.lessThan(m, extentM), kb.lessThan(n, extentN));
   }
   SmallVector<Value> valuesAt(int64_t r) {
-    if (part.handoff >= 0) { // one accumulator (StagingPlan::of)
+    if (part.byProducer()) { // one accumulator (StagingPlan::of)
       Value at = kb.add(
           w.c32(part.handoff + (r - part.begin) / 4 * 128 * 16 + r % 4 * 4),
           kb.mul(thread, w.c32(16)));
@@ -818,7 +836,13 @@ private:
     };
     return stagedAt(j, local(row, row0), local(col, col0));
   }
-  void consumerBarrier() { w.namedBarrier(part.barrier, 128); }
+  /// The 128 threads running this part: consumer c (barrier 2 + c) or the
+  /// producer warpgroup.
+  void consumerBarrier() {
+    w.namedBarrier(part.byProducer() ? w.c32(kProducerBarrier)
+                                     : kb.add(w.c32(2), consumer),
+                   128);
+  }
 
   /// This consumer's blocks of the views read, into its slots: those with a
   /// tensor map loaded by the producer, the others copied by its threads.

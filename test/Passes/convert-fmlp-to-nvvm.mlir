@@ -52,12 +52,12 @@
 // them after the main loop's stages, into the ring's stages as the
 // consumers free them (stage 0's six 16-KiB boxes, stage 1's six, stage
 // 2's four), counted on each consumer's mbarrier (2 x 2 x 16 KiB). Then
-// the producer warpgroup (112 registers) takes each consumer's last box:
+// the producer warpgroup (120 registers) takes each consumer's last box:
 // it waits for the consumer's hand-off (256 threads: its 128 and the
 // consumer's), computes the box from the accumulators left in shared
 // memory, and stores it.
 // CHECK: llvm.func @mlp_backward_k1_down_grad(
-// CHECK: nvvm.setmaxregister decrease 112
+// CHECK: nvvm.setmaxregister decrease 120
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
@@ -74,7 +74,7 @@
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c256
 // CHECK: math.exp
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
-// CHECK: nvvm.setmaxregister increase 200
+// CHECK: nvvm.setmaxregister increase 192
 // K-step 0 starts the sums (scale-out zero), and each step's group stays
 // in flight while the next is issued.
 // CHECK: nvvm.wgmma.mma_async {{.*}}D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
