@@ -53,8 +53,7 @@ public:
       cols = cast<MemRefType>(view.getType()).getDimSize(1);
     if (whyNot.empty())
       whyNot = notTmaAddressable(view, cols, role);
-    plan.maps.push_back({view, cols, kMajor, kMajor ? tileRows : 64});
-    return plan.maps.size() - 1;
+    return record(view, cols, kMajor, tileRows);
   }
   WgmmaOperand operandA(Value view, bool kMajor, StringRef role,
                         int64_t cols = 0) {
@@ -68,10 +67,12 @@ public:
   /// 64 rows, if TMA can address it (else its blocks move by threads).
   void addOutput(Value view) {
     auto type = cast<MemRefType>(view.getType());
-    if (type.getRank() == 2 && type.getElementTypeBitWidth() == 16 &&
-        notTmaAddressable(view, type.getDimSize(1), "").empty())
+    if (type.getRank() != 2 || type.getElementTypeBitWidth() != 16)
+      return;
+    int64_t cols = type.getDimSize(1);
+    if (notTmaAddressable(view, cols, "").empty())
       plan.outputMaps.push_back(
-          {view, add(view, /*kMajor=*/true, kWgmmaOutputBox, "output")});
+          {view, record(view, cols, /*kMajor=*/true, kWgmmaOutputBox)});
   }
   void fail(std::string reason) {
     if (whyNot.empty())
@@ -81,6 +82,12 @@ public:
   int64_t tileN;
   TmaPlan plan;
   std::string whyNot;
+
+private:
+  unsigned record(Value view, int64_t cols, bool kMajor, int64_t tileRows) {
+    plan.maps.push_back({view, cols, kMajor, kMajor ? tileRows : 64});
+    return plan.maps.size() - 1;
+  }
 };
 
 /// Whether a weight W(in, out) stored in `layout` has rows indexing `out`.

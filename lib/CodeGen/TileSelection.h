@@ -44,7 +44,11 @@ enum class KernelPath { Simt, Wgmma };
 struct KernelConfig {
   KernelPath path = KernelPath::Simt;
   int64_t tileM = 64, tileN = 64, tileK = 16, stages = 1;
-  int64_t sharedBytes = 0;  // per block
+  /// Per block: the ring (or SIMT tiles) and its barriers. The WGMMA
+  /// lowering may add an epilogue hand-off area past the ring where it fits
+  /// (WgmmaGemm.cpp, StagingPlan); a bundle's manifest has the launch's
+  /// exact dynamic shared bytes.
+  int64_t sharedBytes = 0;
   int64_t maxRegisters = 0; // per thread
   std::string reason;       // why this path (for remarks and tests)
 

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Compiles the GPU tests' bundles: a SwiGLU block (fmlp.gated_mlp, weights
-# in nn.Linear's [out, in] layout) for each element type and (D, H), with
-# fmlp-compile from the build tree; and bf16 at two edge shapes whose K3
-# main loop is not a whole number of ring rounds (D = 64: one k-step on a
-# 4-stage ring; D = 1088: 17). Usage: make-bundles.sh OUTDIR [CHIP]
+# in nn.Linear's [out, in] layout) for each element type and each (D, H) of
+# shapes.sh, bf16 also at its edge shapes, with fmlp-compile from the build
+# tree. Usage: make-bundles.sh OUTDIR [CHIP]
 set -euo pipefail
 out=${1:?usage: make-bundles.sh OUTDIR [CHIP]}
 chip=${2:-sm_90a}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/test/GPU/shapes.sh"
 compile="$root/build/bin/fmlp-compile"
 mkdir -p "$out"
 shapes() {  # the shapes of DTYPE
-  if [[ $1 == bf16 ]]; then echo 1024x2816 4096x11008 64x128 1088x704; else echo 1024x2816 4096x11008; fi
+  if [[ $1 == bf16 ]]; then echo $gpu_test_shapes $gpu_test_edge_shapes; else echo $gpu_test_shapes; fi
 }
 for dtype in bf16 f16 f32; do
   for shape in $(shapes $dtype); do

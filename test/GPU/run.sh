@@ -7,21 +7,22 @@
 # are zero), and 2597 at D = 1024 (21 row tiles: the last group of 16 is
 # partial); full adds T = 65536 (judged at sampled tokens and hidden units
 # where the full float64 reference would not fit). DTYPES (default "bf16 f16
-# f32") narrows the run. bf16 also runs at the edge shapes of
-# make-bundles.sh, (64, 128) and (1088, 704), at T in {1, 37, 4096}.
+# f32") narrows the run. bf16 also runs at the edge shapes of shapes.sh,
+# (64, 128) and (1088, 704), at T in {1, 37, 4096}.
 # Exit status: non-zero if anything failed.
 set -uo pipefail
 bundles=${1:?usage: run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]}
 set_=${2:-quick}
 json=${3:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/test/GPU/shapes.sh"
 build="$root/build-gpu"
 cmake -S "$root/test/GPU" -B "$build" -G Ninja ${json:+-DFMLP_JSON_INCLUDE_DIR=$json} >/dev/null &&
   cmake --build "$build" >/dev/null || { echo "GPU test build failed"; exit 2; }
 test="$build/fmlp-gpu-block-test"
 status=0
 for dtype in ${DTYPES:-bf16 f16 f32}; do
-  for shape in 1024x2816 4096x11008; do
+  for shape in $gpu_test_shapes; do
     d=${shape%x*} h=${shape#*x}
     tokens="0 1 37 4096"
     if [[ $d == 1024 ]]; then tokens="$tokens 2597"; fi
@@ -29,7 +30,7 @@ for dtype in ${DTYPES:-bf16 f16 f32}; do
     timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
   done
   if [[ $dtype == bf16 ]]; then
-    for shape in 64x128 1088x704; do
+    for shape in $gpu_test_edge_shapes; do
       d=${shape%x*} h=${shape#*x}
       timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" 1 37 4096 || status=1
     done
