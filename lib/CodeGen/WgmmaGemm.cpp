@@ -191,6 +191,13 @@ struct StagingPlan {
     return handoffBase + consumer * handedOffBoxes * kHandoffBoxBytes;
   }
   int64_t handoffBytes() const { return 2 * handedOffBoxes * kHandoffBoxBytes; }
+  /// Where thread 0 left the handed-off register `r` (counted from the
+  /// first) in its consumer's area; thread t's is 16 t bytes on.
+  static int64_t handedOffAt(int64_t r) { return r / 4 * 128 * 16 + r % 4 * 4; }
+  /// The first register handed off.
+  int64_t firstHandedOff(const WgmmaGemmSpec &spec) const {
+    return spec.tileN / 2 - handedOffBoxes * kRegistersPerBox;
+  }
 
   static constexpr int64_t kBoxBytes = kConsumerRows * kRowBytes;
   int64_t boxOffset(unsigned j, int64_t consumer, int64_t box) const {
@@ -227,7 +234,7 @@ struct StagingPlan {
     if (2 * plan.slotBytes * int64_t(plan.views.size()) >
         spec.stages * stageBytes(spec))
       return std::nullopt;
-    plan.handoffBase = kBarrierBytes + spec.stages * stageBytes(spec);
+    plan.handoffBase = wgmmaSharedBytes(spec);
     if (plan.allPrefetched() && spec.b.size() == 1 &&
         spec.tileN / kWgmmaOutputBox >= 2) {
       plan.handedOffBoxes = 1;
@@ -361,6 +368,14 @@ struct Wgmma {
                                           c32(10000000));
   }
 
+  static bool handsOff(const std::optional<StagingPlan> &staging) {
+    return staging && staging->handedOffBoxes;
+  }
+  static RegisterSplit
+  registerSplit(const std::optional<StagingPlan> &staging) {
+    return handsOff(staging) ? kWithHandoff : kLoadsOnly;
+  }
+
   /// The producer's wait before filling k-step `step`'s stage: until the
   /// consumers have released it in the previous round.
   void waitFree(Value step) {
@@ -416,10 +431,9 @@ struct Wgmma {
 
   void producer(Value kSteps, Value m0, Value n0, const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
-    bool handoff = staging && staging->handedOffBoxes;
-    NVVM::SetMaxRegisterOp::create(
-        b(), kb.loc, (handoff ? kWithHandoff : kLoadsOnly).producer,
-        NVVM::SetMaxRegisterAction::decrease);
+    bool handoff = handsOff(staging);
+    NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit(staging).producer,
+                                   NVVM::SetMaxRegisterAction::decrease);
     Value tid = kb.threadIdX();
     kb.ifThen(eq(udiv(tid, 32), 0), [&] {
       Value elected =
@@ -479,7 +493,7 @@ struct Wgmma {
       namedBarrier(c32(kHandoffBarrier + c), 2 * 128);
       EpiloguePart part;
       part.handoff = staging->handoffAt(c);
-      part.begin = spec.tileN / 2 - staging->handedOffBoxes * kRegistersPerBox;
+      part.begin = staging->firstHandedOff(spec);
       part.end = spec.tileN / 2;
       epilogue(views, staging, c32(c), part, kb.toI64(m0), kb.toI64(n0));
     }
@@ -542,11 +556,8 @@ struct Wgmma {
   void consumer(Value kSteps, Value m0Index, Value n0Index,
                 const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
-    NVVM::SetMaxRegisterOp::create(
-        b(), kb.loc,
-        (staging && staging->handedOffBoxes ? kWithHandoff : kLoadsOnly)
-            .consumer,
-        NVVM::SetMaxRegisterAction::increase);
+    NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit(staging).consumer,
+                                   NVVM::SetMaxRegisterAction::increase);
     Value consumer = kb.add(udiv(kb.threadIdX(), 128), c32(-1)); // 0 or 1
     Value undefined = LLVM::UndefOp::create(b(), kb.loc, accumulatorType());
     SmallVector<Value> acc =
@@ -566,8 +577,8 @@ struct Wgmma {
     EpiloguePart part;
     part.accumulators = loop.getResults();
     part.end = spec.tileN / 2;
-    if (staging && staging->handedOffBoxes) {
-      part.end -= staging->handedOffBoxes * kRegistersPerBox;
+    if (handsOff(staging)) {
+      part.end = staging->firstHandedOff(spec);
       handOff(*staging, consumer, loop.getResults()[0], part.end);
     }
     epilogue(views, staging, consumer, part, m0Index, n0Index);
@@ -591,9 +602,9 @@ struct Wgmma {
             b(), kb.loc, piece,
             LLVM::ExtractValueOp::create(b(), kb.loc, accumulator, r + i),
             c32(i));
-      LLVM::StoreOp::create(b(), kb.loc, piece,
-                            at(kb.add(base, c32((r - first) / 4 * 128 * 16))),
-                            16);
+      LLVM::StoreOp::create(
+          b(), kb.loc, piece,
+          at(kb.add(base, c32(StagingPlan::handedOffAt(r - first)))), 16);
     }
     NVVM::BarrierArriveOp::create(
         b(), kb.loc, kb.add(c32(kHandoffBarrier), consumer), c32(2 * 128));
@@ -769,9 +780,9 @@ private:
   }
   SmallVector<Value> valuesAt(int64_t r) {
     if (part.byProducer()) { // one accumulator (StagingPlan::of)
-      Value at = kb.add(
-          w.c32(part.handoff + (r - part.begin) / 4 * 128 * 16 + r % 4 * 4),
-          kb.mul(thread, w.c32(16)));
+      Value at =
+          kb.add(w.c32(part.handoff + StagingPlan::handedOffAt(r - part.begin)),
+                 kb.mul(thread, w.c32(16)));
       return {LLVM::LoadOp::create(kb.b, kb.loc, kb.b.getF32Type(), w.at(at))};
     }
     SmallVector<Value> values;
