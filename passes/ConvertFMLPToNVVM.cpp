@@ -31,11 +31,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
 #include <numeric>
 
 namespace mlir::fmlp {
@@ -106,6 +108,27 @@ Value fmul(KernelBuilder &kb, Value x, Value y) {
   return arith::MulFOp::create(kb.b, kb.loc, x, y);
 }
 
+/// The sigmoid's primitives as single instructions: e^x = 2^(x log2 e) by
+/// ex2.approx.ftz, 1 / x by rcp.approx.ftz. Without .ftz, ptxas wraps each
+/// MUFU in range checks and rescaling for subnormal results; the ones
+/// flushed here are below 2^-126, which lib/Numerics's bound allows for.
+const Primitives &nvvmPrimitives() {
+  static const Primitives primitives{
+      [](OpBuilder &b, Location loc, Value x) -> Value {
+        Value log2e = arith::ConstantOp::create(
+            b, loc, b.getF32FloatAttr(static_cast<float>(M_LOG2E)));
+        return LLVM::CallIntrinsicOp::create(
+                   b, loc, b.getF32Type(),
+                   b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+                   ValueRange{arith::MulFOp::create(b, loc, x, log2e)})
+            .getResult(0);
+      },
+      [](OpBuilder &b, Location loc, Value x) -> Value {
+        return NVVM::RcpApproxFtzF32Op::create(b, loc, b.getF32Type(), x);
+      }};
+  return primitives;
+}
+
 /// What a kernel op becomes: its GEMM (or column sum) and the operand whose
 /// first dimension is T.
 struct KernelPlan {
@@ -171,7 +194,8 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
     Value g = gateBias ? fadd(kb, acc[0], kb.load(*gateBias, zero, n)) : acc[0];
     Value u = upBias ? fadd(kb, acc[1], kb.load(*upBias, zero, n)) : acc[1];
     g = scale(kb, g, mg);
-    Value a = fmul(kb, buildActivation(kb.b, kb.loc, activation, g), u);
+    Value a = fmul(
+        kb, buildActivation(kb.b, kb.loc, activation, g, nvvmPrimitives()), u);
     kb.store(stored[0], m, n, a);
     if (stored.size() == 3) {
       kb.store(stored[1], m, n, g);
@@ -241,9 +265,12 @@ KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
                       ArrayRef<Value> acc) {
     Value da = scale(kb, acc[0], md);
     Value gv = kb.load(g, m, n), uv = kb.load(u, m, n);
-    Value slope = buildActivationDerivative(kb.b, kb.loc, activation, gv);
+    Value slope = buildActivationDerivative(kb.b, kb.loc, activation, gv,
+                                            nvvmPrimitives());
     Value dgv = scale(kb, fmul(kb, fmul(kb, da, uv), slope), mg);
-    Value duv = fmul(kb, da, buildActivation(kb.b, kb.loc, activation, gv));
+    Value duv =
+        fmul(kb, da,
+             buildActivation(kb.b, kb.loc, activation, gv, nvvmPrimitives()));
     kb.store(dg, m, n, dgv);
     kb.store(du, m, n, duv);
   };
@@ -355,7 +382,8 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
     Value a = kb.load(inputs[0], k, n);
     if (inputs.size() == 1)
       return a;
-    return fmul(kb, buildActivation(kb.b, kb.loc, activation, a),
+    return fmul(kb,
+                buildActivation(kb.b, kb.loc, activation, a, nvvmPrimitives()),
                 kb.load(inputs[1], k, n));
   });
   spec.aAdjacentAlongK = adjacentAlongCols(dyT);

@@ -19,6 +19,7 @@ struct Expr {
   OpBuilder &b;
   Location loc;
   Type type;
+  const Primitives &primitives;
 
   Value constant(double value) {
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
@@ -26,19 +27,25 @@ struct Expr {
   Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
   Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
-  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
   Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
-
-  /// 1 / (1 + e^-g). The reciprocal may be approximate (afn: rcp.approx
-  /// on NVPTX, within 1 ulp): the bound allows the activation a few fp32
-  /// roundings (lib/Numerics: 6u for silu, 10u (1 + |g|) for its slope).
-  Value sigmoid(Value g) {
-    return arith::DivFOp::create(b, loc, constant(1.0),
-                                 add(constant(1.0), exp(neg(g))),
+  /// e^x and 1 / x, approximate (Primitives).
+  Value exp(Value x) {
+    if (primitives.exp)
+      return primitives.exp(b, loc, x);
+    return math::ExpOp::create(b, loc, x, arith::FastMathFlags::afn);
+  }
+  Value reciprocal(Value x) {
+    if (primitives.reciprocal)
+      return primitives.reciprocal(b, loc, x);
+    return arith::DivFOp::create(b, loc, constant(1.0), x,
                                  arith::FastMathFlags::afn);
   }
+
+  /// 1 / (1 + e^-g). The bound allows for the approximate primitives
+  /// (lib/Numerics: (8 + 2.35 |g|) u for silu, 10 u (1 + |g|) for its
+  /// slope).
+  Value sigmoid(Value g) { return reciprocal(add(constant(1.0), exp(neg(g)))); }
   /// tanh(k (g + c g^3)), the inner part of the tanh GELU.
   Value geluTanh(Value g) {
     Value cube = mul(mul(g, g), g);
@@ -50,8 +57,9 @@ struct Expr {
 } // namespace
 
 Value mlir::fmlp::buildActivation(OpBuilder &builder, Location loc,
-                                  Activation activation, Value g) {
-  Expr e{builder, loc, g.getType()};
+                                  Activation activation, Value g,
+                                  const Primitives &primitives) {
+  Expr e{builder, loc, g.getType(), primitives};
   switch (activation) {
   case Activation::silu:
     return e.mul(g, e.sigmoid(g));
@@ -65,8 +73,9 @@ Value mlir::fmlp::buildActivation(OpBuilder &builder, Location loc,
 }
 
 Value mlir::fmlp::buildActivationDerivative(OpBuilder &builder, Location loc,
-                                            Activation activation, Value g) {
-  Expr e{builder, loc, g.getType()};
+                                            Activation activation, Value g,
+                                            const Primitives &primitives) {
+  Expr e{builder, loc, g.getType(), primitives};
   switch (activation) {
   case Activation::silu: {
     Value s = e.sigmoid(g);

@@ -65,11 +65,20 @@ double secondDerivativeBound(ActivationKind kind) {
 
 /// Error of evaluating act(g) in fp32: a few operations, each within u of
 /// its result; for the tanh GELU the cubic's error passes through tanh.
+/// SiLU, g s with s = 1 / (1 + e), e = e^-g: e may be approximate, within
+/// (2 + 1.173 |g|) ulp = (4 + 2.35 |g|) u (CUDA's __expf), the reciprocal
+/// within 1 ulp. s inherits e's relative error times e / (1 + e) = 1 - s,
+/// plus 3 u; the product adds u: (1 - s)(4 + 2.35 |g|) u + 4 u <= (8 + 2.35
+/// |g|) u. A flushed s (below 2^-126, g < -87) adds |g| 2^-126. (Its slope,
+/// s (1 + g (1 - s)): |ds| <= (s (1 - s)(4 + 2.35 |g|) + 3 s) u <= 4.6 u, as
+/// s (1 - s) <= 1/4 and |g| s (1 - s) <= 0.23, times |d slope / ds| <=
+/// 1 + |g|, plus ~4 (1 + |g|) u for its own operations: within
+/// derivativeEvaluationError's 10 u (1 + |g|).)
 double activationEvaluationError(ActivationKind kind, double g) {
   double a = std::fabs(activation(kind, g)), m = std::fabs(g);
   switch (kind) {
   case ActivationKind::Silu:
-    return 6 * kFp32Roundoff * a;
+    return (8 + 2.35 * m) * kFp32Roundoff * a + m * std::ldexp(1.0, -126);
   case ActivationKind::GeluTanh:
     return 3 * kFp32Roundoff * a +
            m * kFp32Roundoff *

@@ -41,10 +41,14 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
-// The epilogue's sigmoid, 1 / (1 + e^-g): an approximate reciprocal
-// (rcp.approx on NVPTX; bench/NOTES.md item 7), not the IEEE division.
-// CHECK: math.exp
-// CHECK: arith.divf {{.*}} fastmath<afn> : f32
+// The epilogue's sigmoid, 1 / (1 + e^-g), as two MUFU instructions:
+// e^-g = 2^(-g log2 e) by ex2.approx.ftz, not libdevice's expf, and an
+// approximate reciprocal (bench/NOTES.md items 7 and 31), not the IEEE
+// division.
+// CHECK: %[[P:.+]] = arith.mulf %{{.+}}, %cst{{.*}} : f32
+// CHECK-NEXT: %[[E:.+]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[P]])
+// CHECK: %[[D:.+]] = arith.addf %cst{{.*}}, %[[E]] : f32
+// CHECK-NEXT: nvvm.rcp.approx.ftz.f %[[D]] : f32
 // CHECK: llvm.func @mlp_forward_k1_down(
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 16>
 // K3 reads Wd [D, H] with rows indexing its K (d): MN-major B. Its
@@ -69,10 +73,10 @@
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.bar.warp.sync
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c256
-// CHECK: math.exp
+// CHECK: "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: nvvm.barrier id = %{{.+}} number_of_threads = %c256
-// CHECK: math.exp
+// CHECK: "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK: nvvm.setmaxregister increase 192
 // K-step 0 starts the sums (scale-out zero), and each step's group stays
@@ -94,19 +98,19 @@
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: number_of_threads = %c256
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: math.exp
+// CHECK: "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: nvvm.fence.proxy
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
-// CHECK: math.exp
+// CHECK: "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: nvvm.fence.proxy
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
-// CHECK: math.exp
+// CHECK: "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: nvvm.fence.proxy
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
-// CHECK-NOT: math.exp
+// CHECK-NOT: "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 // K5: both operands MN-major.
 // CHECK: llvm.func @mlp_backward_k3_gate_up_weight_grad(
