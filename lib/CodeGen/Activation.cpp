@@ -43,7 +43,7 @@ struct Expr {
   }
 
   /// 1 / (1 + e^-g). The bound allows for the approximate primitives
-  /// (lib/Numerics: (8 + 2.35 |g|) u for silu, 10 u (1 + |g|) for its
+  /// (lib/Numerics: (8 + 2.5 |g|) u for silu, 10 u (1 + |g|) for its
   /// slope).
   Value sigmoid(Value g) { return reciprocal(add(constant(1.0), exp(neg(g)))); }
   /// tanh(k (g + c g^3)), the inner part of the tanh GELU.

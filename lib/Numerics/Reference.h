@@ -38,6 +38,15 @@ double unitRoundoff(Storage storage);
 /// The value of `value` once stored in `storage` (round to nearest even).
 double roundTo(Storage storage, double value);
 
+/// act(g) and act'(g), exactly (in double precision).
+double activation(ActivationKind kind, double g);
+double activationDerivative(ActivationKind kind, double g);
+/// What evaluating act(g) and act'(g) in fp32 may cost, absolutely: the
+/// allowance of every implementation (the GPU's sigmoid is approximate;
+/// the derivations are in Reference.cpp).
+double activationEvaluationError(ActivationKind kind, double g);
+double derivativeEvaluationError(ActivationKind kind, double g);
+
 /// A dense row-major matrix of doubles.
 struct Matrix {
   int64_t rows = 0, cols = 0;

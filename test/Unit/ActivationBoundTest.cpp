@@ -1,0 +1,96 @@
+//===- ActivationBoundTest.cpp - The SiLU allowance against the GPU's math ===//
+//
+// The GPU epilogues evaluate SiLU's sigmoid with two approximate
+// instructions (ConvertFMLPToNVVM.cpp): e^-g = ex2.approx.ftz(-g log2 e),
+// within 2 ulp plus the exponent's rounding, and 1 / (1 + e) by
+// rcp.approx.ftz, within 1 ulp; both flush results below 2^-126 to zero.
+// Here that evaluation is emulated in fp32 with each instruction's error at
+// either extreme, over g in [-90, 90], and lib/Numerics's allowance for
+// silu(g) and silu'(g) must cover every outcome. The negative control: the
+// allowance without its 2.5 |g| u term (the exponent's error, which the
+// 6 u before the fast exponential did not have) must not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Numerics/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace fmlp::numerics;
+
+namespace {
+
+constexpr float kMinNormal = std::numeric_limits<float>::min(); // 2^-126
+constexpr double kUlp1 = 0x1p-23; // one ulp of 1, the relative worst case
+
+/// An approximate instruction's fp32 result: `exact` off by `ulps` ulp
+/// (relative, at the worst case 2^-23 per ulp), rounded, flushed to zero.
+float approximate(double exact, double ulps) {
+  float r = static_cast<float>(exact * (1 + ulps * kUlp1));
+  return std::fabs(r) < kMinNormal ? 0.0f : r;
+}
+
+struct Worst {
+  double silu = 0, slope = 0; // |error| / allowance
+};
+
+/// Every extreme of the emulated evaluation at g; `siluAllowance` replaces
+/// the silu allowance where given (the control).
+Worst judge(float g, double (*siluAllowance)(double) = nullptr) {
+  Worst worst;
+  const float log2e = static_cast<float>(M_LOG2E);
+  for (double exp2Ulps : {-2.0, 2.0})
+    for (double rcpUlps : {-1.0, 1.0}) {
+      float p = -g * log2e; // rounded: the exponent's error
+      float e = approximate(std::exp2(static_cast<double>(p)), exp2Ulps);
+      float s = approximate(1.0 / static_cast<double>(1.0f + e), rcpUlps);
+      float silu = g * s;
+      float slope = s * (1.0f + g * (1.0f - s));
+      double allowed = siluAllowance
+                           ? siluAllowance(g)
+                           : activationEvaluationError(ActivationKind::Silu, g);
+      double siluError = std::fabs(silu - activation(ActivationKind::Silu, g));
+      double slopeError =
+          std::fabs(slope - activationDerivative(ActivationKind::Silu, g));
+      worst.silu = std::max(worst.silu, siluError / allowed);
+      worst.slope = std::max(
+          worst.slope,
+          slopeError / derivativeEvaluationError(ActivationKind::Silu, g));
+    }
+  return worst;
+}
+
+template <typename F> Worst overRange(F judgeAt) {
+  Worst worst;
+  for (int i = -90000; i <= 90000; ++i) {
+    Worst w = judgeAt(static_cast<float>(i * 1e-3));
+    worst.silu = std::max(worst.silu, w.silu);
+    worst.slope = std::max(worst.slope, w.slope);
+  }
+  return worst;
+}
+
+TEST(SiluAllowance, CoversTheApproximateSigmoid) {
+  Worst worst = overRange([](float g) { return judge(g); });
+  std::cout << "worst |error| / allowance: silu " << worst.silu << ", slope "
+            << worst.slope << "\n";
+  EXPECT_LE(worst.silu, 1.0);
+  EXPECT_LE(worst.slope, 1.0);
+}
+
+TEST(SiluAllowance, ControlWithoutTheGTermFails) {
+  Worst worst = overRange([](float g) {
+    return judge(g, [](double g) {
+      double a = std::fabs(activation(ActivationKind::Silu, g));
+      return 8 * 0x1p-24 * a + std::fabs(g) * 0x1p-125;
+    });
+  });
+  std::cout << "worst |error| / allowance without 2.5 |g| u: " << worst.silu
+            << "\n";
+  EXPECT_GT(worst.silu, 1.0);
+}
+
+} // namespace
