@@ -43,7 +43,7 @@
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // The epilogue's sigmoid, 1 / (1 + e^-g), as two MUFU instructions:
 // e^-g = 2^(-g log2 e) by ex2.approx.ftz, not libdevice's expf, and an
-// approximate reciprocal (bench/NOTES.md items 7 and 31), not the IEEE
+// approximate reciprocal (bench/NOTES.md items 7 and 32), not the IEEE
 // division.
 // CHECK: %[[P:.+]] = arith.mulf %{{.+}}, %cst{{.*}} : f32
 // CHECK-NEXT: %[[E:.+]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[P]])
