@@ -16,7 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <limits>
 
 using namespace fmlp::numerics;
@@ -33,6 +35,11 @@ float approximate(double exact, double ulps) {
   return std::fabs(r) < kMinNormal ? 0.0f : r;
 }
 
+/// A double (here the exact product or sum of two floats) rounded to fp32,
+/// as one fp32 operation would round it: written so, no compiler fuses two
+/// operations the GPU rounds apart (it emits mul.rn and add.rn).
+float rounded(double exact) { return static_cast<float>(exact); }
+
 struct Worst {
   double silu = 0, slope = 0; // |error| / allowance
 };
@@ -48,7 +55,8 @@ Worst judge(float g, double (*siluAllowance)(double) = nullptr) {
       float e = approximate(std::exp2(static_cast<double>(p)), exp2Ulps);
       float s = approximate(1.0 / static_cast<double>(1.0f + e), rcpUlps);
       float silu = g * s;
-      float slope = s * (1.0f + g * (1.0f - s));
+      float slope = rounded(
+          double(s) * rounded(1.0 + double(rounded(double(g) * (1.0f - s)))));
       double allowed = siluAllowance
                            ? siluAllowance(g)
                            : activationEvaluationError(ActivationKind::Silu, g);
