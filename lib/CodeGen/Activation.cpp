@@ -27,6 +27,12 @@ struct Expr {
   Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  /// x y + z, which a target may fuse into one rounding (contract).
+  Value mulAdd(Value x, Value y, Value z) {
+    auto contract = arith::FastMathFlags::contract;
+    return arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, x, y, contract), z, contract);
+  }
   Value neg(Value x) { return arith::NegFOp::create(b, loc, x); }
   Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
   /// e^x and 1 / x, approximate (Primitives).
@@ -78,9 +84,11 @@ Value mlir::fmlp::buildActivationDerivative(OpBuilder &builder, Location loc,
   Expr e{builder, loc, g.getType(), primitives};
   switch (activation) {
   case Activation::silu: {
+    // s (1 + g (1 - s)) = s + silu(g) (1 - s): silu(g) = g s is the
+    // activation's own product (shared with it where both are built), and
+    // the rest one multiply-add.
     Value s = e.sigmoid(g);
-    return e.mul(s,
-                 e.add(e.constant(1.0), e.mul(g, e.sub(e.constant(1.0), s))));
+    return e.mulAdd(e.mul(g, s), e.sub(e.constant(1.0), s), s);
   }
   case Activation::gelu_tanh: {
     Value t = e.geluTanh(g);

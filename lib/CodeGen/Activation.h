@@ -32,7 +32,8 @@ struct Primitives {
 Value buildActivation(OpBuilder &builder, Location loc, Activation activation,
                       Value g, const Primitives &primitives = {});
 
-/// The derivative: silu' = s (1 + g (1 - s)) with s = sigmoid(g);
+/// The derivative: silu' = s (1 + g (1 - s)) = s + g s (1 - s) with
+/// s = sigmoid(g);
 /// gelu_tanh' = (1 + t) / 2 + g/2 (1 - t^2) k (1 + 3 c g^2) with
 /// t = tanh(k (g + c g^3)); relu' = 1 where g > 0, else 0.
 Value buildActivationDerivative(OpBuilder &builder, Location loc,

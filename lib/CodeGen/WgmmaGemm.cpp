@@ -745,10 +745,10 @@ public:
     std::optional<unsigned> slot = atElement ? slotOf(*view) : std::nullopt;
     if (phase == Phase::Gather) {
       // A staged element is in the consumer's slots whatever its bounds.
-      gathered.push_back(
-          slot ? kb.emitLoad(w.at(staged(*slot, row, col)), element)
-               : kb.ifElseZero(guard,
-                               [&] { return kb.emitLoad(pointer, element); }));
+      gathered.push_back(slot ? loadStaged(*slot, row, col, element)
+                              : kb.ifElseZero(guard, [&] {
+                                  return kb.emitLoad(pointer, element);
+                                }));
       return gathered.back();
     }
     return gathered[next++];
@@ -803,13 +803,39 @@ private:
       return buildElement(r, m, n);
     SmallVector<PendingStore> first, second;
     collected = &first;
+    half = PairHalf::First;
+    pairedUpper.clear();
     buildElement(r, m, n);
     collected = &second;
+    half = PairHalf::Second;
+    nextUpper = 0;
     buildElement(r + 1, m, kb.add(n, kb.i64(1)));
+    assert(nextUpper == pairedUpper.size() && "the pair's loads differ");
+    half = PairHalf::None;
     collected = nullptr;
     if (phase == Phase::Replay)
       for (auto [a, b] : llvm::zip_equal(first, second))
         storePair(a, b.value);
+  }
+
+  /// Element (row, col) of slot j, as f32. Where columns pair up, the
+  /// first element of a pair loads both (col is even: one 32-bit word of
+  /// the staged block) and the second takes its half.
+  Value loadStaged(unsigned j, Value row, Value col, Type element) {
+    bool paired = half != PairHalf::None && !element.isF32();
+    if (paired && half == PairHalf::Second)
+      return pairedUpper[nextUpper++];
+    Value address = w.at(staged(j, row, col));
+    if (!paired)
+      return kb.emitLoad(address, element);
+    Value pair = LLVM::LoadOp::create(
+        kb.b, kb.loc, VectorType::get({2}, element), address, /*alignment=*/4);
+    auto ofPair = [&](int32_t i) -> Value {
+      Value bits = LLVM::ExtractElementOp::create(kb.b, kb.loc, pair, w.c32(i));
+      return arith::ExtFOp::create(kb.b, kb.loc, kb.b.getF32Type(), bits);
+    };
+    pairedUpper.push_back(ofPair(1));
+    return ofPair(0);
   }
 
   std::optional<unsigned> slotOf(const MatrixView &view) const {
@@ -1031,6 +1057,11 @@ private:
   bool pairColumns;
 
   Phase phase = Phase::Gather;
+  /// Which element of a column pair is being built (buildElements), and
+  /// the second's staged values the first loaded (loadStaged).
+  enum class PairHalf { None, First, Second } half = PairHalf::None;
+  SmallVector<Value> pairedUpper;
+  size_t nextUpper = 0;
   Value row, col, guard; // the element being built, its bounds
   SmallVector<Value> gathered;
   size_t next = 0;

@@ -98,7 +98,11 @@
 // CHECK-NOT: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: number_of_threads = %c256
 // CHECK: nvvm.mbarrier.try_wait.parity
+// Each column pair's G (and U) is one 32-bit load of its staged block, and
+// the slope, s + silu (1 - s), ends in a multiply-add that may fuse.
+// CHECK: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
 // CHECK: "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK: arith.addf {{.*}} fastmath<contract> : f32
 // CHECK: nvvm.fence.proxy
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
