@@ -98,7 +98,7 @@ TEST(SiluAllowance, ControlWithoutTheGTermFails) {
   Worst worst = overRange([](float g) {
     return judge(g, [](double g) {
       double a = std::fabs(activation(ActivationKind::Silu, g));
-      return 8 * 0x1p-24 * a + std::fabs(g) * 0x1p-125;
+      return 8 * unitRoundoff(Storage::F32) * a + std::fabs(g) * 0x1p-125;
     });
   });
   std::cout << "worst |error| / allowance without 2.5 |g| u: " << worst.silu
