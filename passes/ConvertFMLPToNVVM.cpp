@@ -33,6 +33,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -108,7 +109,8 @@ Value fmul(KernelBuilder &kb, Value x, Value y) {
   return arith::MulFOp::create(kb.b, kb.loc, x, y);
 }
 
-/// The sigmoid's primitives as single instructions: e^x = 2^(x log2 e) by
+/// The sigmoid's primitives as single instructions, for 16-bit kernels
+/// (primitivesFor): e^x = 2^(x log2 e) by
 /// ex2.approx.ftz, 1 / x by rcp.approx.ftz. Without .ftz, ptxas wraps each
 /// MUFU in range checks and rescaling for subnormal results; the ones
 /// flushed here are below 2^-126, which lib/Numerics's bound allows for.
@@ -127,6 +129,27 @@ const Primitives &nvvmPrimitives() {
         return NVVM::RcpApproxFtzF32Op::create(b, loc, b.getF32Type(), x);
       }};
   return primitives;
+}
+
+/// The same, accurate, for float32 kernels (the IEEE path): libdevice's
+/// expf and a correctly rounded division. Their outputs keep float32's
+/// precision, where the single instructions' few ulps (lib/Numerics: up to
+/// (8 + 2.5 |g|) u for silu) show; 16-bit outputs round them away.
+const Primitives &accuratePrimitives() {
+  static const Primitives primitives{
+      [](OpBuilder &b, Location loc, Value x) -> Value {
+        return math::ExpOp::create(b, loc, x);
+      },
+      [](OpBuilder &b, Location loc, Value x) -> Value {
+        Value one = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f));
+        return arith::DivFOp::create(b, loc, one, x);
+      }};
+  return primitives;
+}
+
+/// The sigmoid's primitives for a kernel on `element` operands.
+const Primitives &primitivesFor(Type element) {
+  return element.isF32() ? accuratePrimitives() : nvvmPrimitives();
 }
 
 /// What a kernel op becomes: its GEMM (or column sum) and the operand whose
@@ -188,6 +211,7 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
   spec.bAdjacentAlongN = adjacentAlongCols(wg);
   std::optional<APFloat> mg = op.getGateMultiplier();
   Activation activation = op.getActivation();
+  const Primitives &primitives = primitivesFor(spec.element);
   spec.epilogue = [&](KernelBuilder &kb, Value m, Value n,
                       ArrayRef<Value> acc) {
     Value zero = kb.i64(0);
@@ -195,7 +219,7 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
     Value u = upBias ? fadd(kb, acc[1], kb.load(*upBias, zero, n)) : acc[1];
     g = scale(kb, g, mg);
     Value a = fmul(
-        kb, buildActivation(kb.b, kb.loc, activation, g, nvvmPrimitives()), u);
+        kb, buildActivation(kb.b, kb.loc, activation, g, primitives), u);
     kb.store(stored[0], m, n, a);
     if (stored.size() == 3) {
       kb.store(stored[1], m, n, g);
@@ -261,16 +285,17 @@ KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   Activation activation = op.getActivation();
   std::optional<APFloat> mg = op.getGateMultiplier(),
                          md = op.getDownMultiplier();
+  const Primitives *primitives = &primitivesFor(spec.element);
   spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
                       ArrayRef<Value> acc) {
     Value da = scale(kb, acc[0], md);
     Value gv = kb.load(g, m, n), uv = kb.load(u, m, n);
     Value slope = buildActivationDerivative(kb.b, kb.loc, activation, gv,
-                                            nvvmPrimitives());
+                                            *primitives);
     Value dgv = scale(kb, fmul(kb, fmul(kb, da, uv), slope), mg);
     Value duv =
         fmul(kb, da,
-             buildActivation(kb.b, kb.loc, activation, gv, nvvmPrimitives()));
+             buildActivation(kb.b, kb.loc, activation, gv, *primitives));
     kb.store(dg, m, n, dgv);
     kb.store(du, m, n, duv);
   };
@@ -378,12 +403,13 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
     return kb.load(dyT, m, k);
   };
   // B(k = t, n = h) = A(t, h), or act(G) U recomputed from G and U.
+  const Primitives *primitives = &primitivesFor(spec.element);
   spec.loadB.push_back([=](KernelBuilder &kb, Value k, Value n) {
     Value a = kb.load(inputs[0], k, n);
     if (inputs.size() == 1)
       return a;
     return fmul(kb,
-                buildActivation(kb.b, kb.loc, activation, a, nvvmPrimitives()),
+                buildActivation(kb.b, kb.loc, activation, a, *primitives),
                 kb.load(inputs[1], k, n));
   });
   spec.aAdjacentAlongK = adjacentAlongCols(dyT);

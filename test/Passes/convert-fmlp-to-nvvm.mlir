@@ -144,6 +144,14 @@ func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x
 // CHECK-SAME: nvvm.maxnreg = 128 : i32, nvvm.reqntid = array<i32: 256, 1, 1>
 // CHECK: math.fma
 // CHECK: nvvm.barrier0
+// The float32 kernels' sigmoid keeps libdevice's expf and a correctly
+// rounded division (the 16-bit kernels' single instructions are above).
+// CHECK-NOT: llvm.func
+// CHECK: math.exp %{{.+}} : f32
+// CHECK-NOT: llvm.func
+// CHECK: arith.divf %cst{{.*}}, %{{.+}} : f32
+// CHECK-NOT: "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK-NOT: nvvm.rcp.approx.ftz.f
 func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
