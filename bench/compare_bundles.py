@@ -4,7 +4,7 @@ backward times of the bf16 SwiGLU bundles in two directories (from
 test/GPU/make-bundles.sh), measured alternately (A, B, A, B, ...) so that
 clock and thermal drift fall on both alike; medians of the rounds.
 
-  python3 bench/compare_bundles.py BUNDLES_A BUNDLES_B RUNTIME_LIB [--tokens 8192]
+  python3 bench/compare_bundles.py BUNDLES_A BUNDLES_B RUNTIME_LIB [--tokens 8192] [--dtype bf16]
 """
 import argparse
 import os
@@ -15,15 +15,18 @@ import torch
 from bench_mlp import launcher, median_ms  # noqa: E402  (same directory)
 
 
-def kernels_of(directory, d, h, t):
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+
+
+def kernels_of(directory, dtype_name, d, h, t):
     """name -> a function launching it, for one bundle at T = t."""
     from fmlp import runtime
     g = torch.Generator(device="cuda").manual_seed(0)
-    dtype = torch.bfloat16
+    dtype = DTYPES[dtype_name]
     x, dy = (torch.randn(t, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
     wg, wu = (torch.randn(h, d, device="cuda", dtype=dtype, generator=g) * 0.02 for _ in range(2))
     wd = torch.randn(d, h, device="cuda", dtype=dtype, generator=g) * 0.02
-    bundle = runtime.Bundle(f"{directory}/mlp-bf16-{d}-{h}.bundle")
+    bundle = runtime.Bundle(f"{directory}/mlp-{dtype_name}-{d}-{h}.bundle")
     bundle.load()
     fwd, bwd = bundle.entry("forward"), bundle.entry("backward")
     y, dx, saved = torch.empty_like(x), torch.empty_like(x), torch.empty(t, 3 * h, device="cuda", dtype=dtype)
@@ -47,12 +50,13 @@ def main():
     p.add_argument("runtime")
     p.add_argument("--tokens", type=int, default=8192)
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
     args = p.parse_args()
     os.environ["FMLP_RUNTIME_LIB"] = args.runtime
     for d, h in ((1024, 2816), (4096, 11008)):
-        keep_a, a = kernels_of(args.a, d, h, args.tokens)
-        keep_b, b = kernels_of(args.b, d, h, args.tokens)
-        print(f"D={d} H={h} T={args.tokens} bf16: median ms, A = {args.a}, B = {args.b}")
+        keep_a, a = kernels_of(args.a, args.dtype, d, h, args.tokens)
+        keep_b, b = kernels_of(args.b, args.dtype, d, h, args.tokens)
+        print(f"D={d} H={h} T={args.tokens} {args.dtype}: median ms, A = {args.a}, B = {args.b}")
         for name in a:
             ta, tb = [], []
             for _ in range(args.rounds):
