@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Times fmlp's bundles on the GPU against cuBLAS (torch.matmul), PyTorch
-eager and torch.compile of the same SwiGLU MLP, all in one run
+"""Times fmlp's bundles on the GPU against cuBLAS (torch.matmul), against
+K1's and K3's jobs unfused as torch.compile makes them (cuBLAS beside a
+Triton elementwise kernel), and against PyTorch eager and torch.compile of
+the same SwiGLU MLP, all in one run
 (../shared/PERFORMANCE.md's method: CUDA events, warm-up, median; each
 sample a run of back-to-back calls, see median_ms), in
 rounds that take every candidate in turn (the GPU's clock drifts by 10-15 %
@@ -47,9 +49,23 @@ KERNEL_GEMM = {"gate_up": "K1 x@Wgu^T", "down": "K2 A@Wd^T", "down_grad": "K3 dY
                "down_weight_grad": "K6 dY^T@A"}
 
 
+def kernel_op(kernel):
+    """The kernel op in a kernel's name, <entry>_k<index>_<op>."""
+    match = re.search(r"_k\d+_(\w+)$", kernel)
+    return match.group(1) if match else None
+
+
 def gemm_of(kernel):
-    match = re.search(r"_k\d+_(\w+)$", kernel)  # <entry>_k<index>_<op>
-    return KERNEL_GEMM.get(match.group(1)) if match else None
+    return KERNEL_GEMM.get(kernel_op(kernel))
+
+
+# The fused kernels whose job an unfused implementation does as a GEMM and
+# an elementwise kernel: kernel op -> the name of that job's timing.
+KERNEL_UNFUSED = {"gate_up": "K1 job", "down_grad": "K3 job"}
+
+
+def unfused_of(kernel):
+    return KERNEL_UNFUSED.get(kernel_op(kernel))
 
 
 def median_ms(fn, warmup=3, reps=10, busy_ms=2.0):
@@ -89,6 +105,21 @@ class SwiGLU(torch.nn.Module):
 
     def forward(self, x):
         return F.linear(F.silu(F.linear(x, self.wg)) * F.linear(x, self.wu), self.wd)
+
+
+def gate_up_unfused(x, wgu):
+    """K1's job unfused: G and U by one GEMM, then A = silu(G) U."""
+    gu = x @ wgu.t()
+    g, u = gu.chunk(2, dim=-1)
+    return F.silu(g) * u, gu
+
+
+def down_grad_unfused(dy, wd, g, u):
+    """K3's job unfused: dA = dY Wd, then dG = dA U silu'(G) and
+    dU = dA silu(G), with silu'(g) = s (1 + g (1 - s)), s = sigmoid(g)."""
+    da = dy @ wd
+    s = torch.sigmoid(g)
+    return da * u * s * (1 + g * (1 - s)), da * g * s
 
 
 def bench_shape(bundles, d, h, t, dtype=torch.bfloat16, rounds=5):
@@ -139,6 +170,13 @@ def bench_shape(bundles, d, h, t, dtype=torch.bfloat16, rounds=5):
         "K6 dY^T@A": lambda: dy.t() @ a,
     }
     timed.update({"cublas " + name: fn for name, fn in gemms.items()})
+    # K1's and K3's jobs as torch.compile does them unfused: cuBLAS's GEMM
+    # beside one generated (Triton) elementwise kernel, the hand-written
+    # pairing fmlp replaces. Their GEMMs alone are the cuBLAS rows above.
+    g_saved, u_saved = (torch.randn(t, h, device=dev, dtype=dtype, generator=g) for _ in range(2))
+    gate_up_job, down_grad_job = torch.compile(gate_up_unfused), torch.compile(down_grad_unfused)
+    timed["unfused K1 job"] = lambda: gate_up_job(x, wgu)
+    timed["unfused K3 job"] = lambda: down_grad_job(dy, wd, g_saved, u_saved)
     module = SwiGLU(wg.clone(), wu.clone(), wd.clone())
     xg = x.clone().requires_grad_(True)
     compiled = torch.compile(module)
@@ -170,6 +208,7 @@ def bench_shape(bundles, d, h, t, dtype=torch.bfloat16, rounds=5):
     ms = {name: statistics.median(v) for name, v in samples.items()}
     r["fmlp_kernel_ms"] = {n.removeprefix("kernel "): v for n, v in ms.items() if n.startswith("kernel ")}
     r["cublas_ms"] = {n.removeprefix("cublas "): v for n, v in ms.items() if n.startswith("cublas ")}
+    r["unfused_ms"] = {n.removeprefix("unfused "): v for n, v in ms.items() if n.startswith("unfused ")}
     for name in ("fmlp_forward", "fmlp_nograd", "fmlp_step", *baselines):
         r[name + "_ms"] = ms[name]
     r["fmlp_backward_ms"] = r["fmlp_step_ms"] - r["fmlp_forward_ms"]
@@ -210,6 +249,10 @@ def main():
             print("  fmlp per kernel (ratio to its cuBLAS GEMM): " + ", ".join(
                 f"{k} {v:.3f} ({v / c[gemm_of(k)]:.2f})" if gemm_of(k) else f"{k} {v:.3f}"
                 for k, v in r["fmlp_kernel_ms"].items()))
+            u = r["unfused_ms"]
+            print("  fused kernel against its job unfused (torch.compile: cuBLAS + Triton): " + ", ".join(
+                f"{k} {v:.3f} vs {u[unfused_of(k)]:.3f} ({v / u[unfused_of(k)]:.2f})"
+                for k, v in r["fmlp_kernel_ms"].items() if unfused_of(k)))
             print(f"  memory: fmlp saved {r['fmlp_saved_bytes'] / 2**20:.0f} MiB, no-grad workspace "
                   f"{r['fmlp_nograd_workspace_bytes'] / 2**20:.0f} MiB; eager step peak extra "
                   f"{r['eager_step_peak_extra_bytes'] / 2**20:.0f} MiB, compile step peak extra "
