@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A/B of two compilers' bundles in one run: per-kernel and forward +
-backward times of the bf16 SwiGLU bundles in two directories (from
-test/GPU/make-bundles.sh), measured alternately (A, B, A, B, ...) so that
-clock and thermal drift fall on both alike; medians of the rounds.
+backward times of the SwiGLU bundles of one dtype (bf16 unless --dtype) in
+two directories (from test/GPU/make-bundles.sh), measured alternately (A,
+B, A, B, ...) so that clock and thermal drift fall on both alike; medians
+of the rounds.
 
   python3 bench/compare_bundles.py BUNDLES_A BUNDLES_B RUNTIME_LIB [--tokens 8192] [--dtype bf16]
 """
