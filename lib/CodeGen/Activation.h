@@ -17,12 +17,13 @@
 
 namespace mlir::fmlp {
 
-/// The approximate primitives of the sigmoid, e^x and 1 / x, as a target
-/// evaluates them. Unset: math.exp and arith.divf with afn, which any
-/// target lowers (the GPU epilogues set the NVVM instructions,
-/// ConvertFMLPToNVVM.cpp). lib/Numerics's bound allows e^x within
-/// (2 + 1.173 |x|) ulp and 1 / x within 1 ulp, results below 2^-126
-/// flushed to zero.
+/// The primitives of the sigmoid, e^x and 1 / x, as a target evaluates
+/// them. Unset: math.exp and arith.divf with afn, which any target lowers.
+/// The GPU epilogues set them (ConvertFMLPToNVVM.cpp): single NVVM
+/// instructions for 16-bit kernels, libdevice's expf and a correctly
+/// rounded division for float32 ones. lib/Numerics's bound allows e^x
+/// within (2 + 1.173 |x|) ulp and 1 / x within 1 ulp, results below 2^-126
+/// flushed to zero (test/Unit/ActivationBoundTest.cpp emulates both).
 struct Primitives {
   std::function<Value(OpBuilder &, Location, Value)> exp, reciprocal;
 };
