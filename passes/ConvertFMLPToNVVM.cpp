@@ -147,7 +147,8 @@ const Primitives &accuratePrimitives() {
   return primitives;
 }
 
-/// The sigmoid's primitives for a kernel on `element` operands.
+/// The sigmoid's primitives for a kernel on `element` operands: a static,
+/// so the epilogues and loaders may capture the reference.
 const Primitives &primitivesFor(Type element) {
   return element.isF32() ? accuratePrimitives() : nvvmPrimitives();
 }
@@ -218,8 +219,8 @@ KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
     Value g = gateBias ? fadd(kb, acc[0], kb.load(*gateBias, zero, n)) : acc[0];
     Value u = upBias ? fadd(kb, acc[1], kb.load(*upBias, zero, n)) : acc[1];
     g = scale(kb, g, mg);
-    Value a = fmul(
-        kb, buildActivation(kb.b, kb.loc, activation, g, primitives), u);
+    Value a =
+        fmul(kb, buildActivation(kb.b, kb.loc, activation, g, primitives), u);
     kb.store(stored[0], m, n, a);
     if (stored.size() == 3) {
       kb.store(stored[1], m, n, g);
@@ -285,17 +286,16 @@ KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
   Activation activation = op.getActivation();
   std::optional<APFloat> mg = op.getGateMultiplier(),
                          md = op.getDownMultiplier();
-  const Primitives *primitives = &primitivesFor(spec.element);
-  spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
-                      ArrayRef<Value> acc) {
+  const Primitives &primitives = primitivesFor(spec.element);
+  spec.epilogue = [=, &primitives](KernelBuilder &kb, Value m, Value n,
+                                   ArrayRef<Value> acc) {
     Value da = scale(kb, acc[0], md);
     Value gv = kb.load(g, m, n), uv = kb.load(u, m, n);
-    Value slope = buildActivationDerivative(kb.b, kb.loc, activation, gv,
-                                            *primitives);
+    Value slope =
+        buildActivationDerivative(kb.b, kb.loc, activation, gv, primitives);
     Value dgv = scale(kb, fmul(kb, fmul(kb, da, uv), slope), mg);
     Value duv =
-        fmul(kb, da,
-             buildActivation(kb.b, kb.loc, activation, gv, *primitives));
+        fmul(kb, da, buildActivation(kb.b, kb.loc, activation, gv, primitives));
     kb.store(dg, m, n, dgv);
     kb.store(du, m, n, duv);
   };
@@ -403,13 +403,12 @@ KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
     return kb.load(dyT, m, k);
   };
   // B(k = t, n = h) = A(t, h), or act(G) U recomputed from G and U.
-  const Primitives *primitives = &primitivesFor(spec.element);
-  spec.loadB.push_back([=](KernelBuilder &kb, Value k, Value n) {
+  const Primitives &primitives = primitivesFor(spec.element);
+  spec.loadB.push_back([=, &primitives](KernelBuilder &kb, Value k, Value n) {
     Value a = kb.load(inputs[0], k, n);
     if (inputs.size() == 1)
       return a;
-    return fmul(kb,
-                buildActivation(kb.b, kb.loc, activation, a, *primitives),
+    return fmul(kb, buildActivation(kb.b, kb.loc, activation, a, primitives),
                 kb.load(inputs[1], k, n));
   });
   spec.aAdjacentAlongK = adjacentAlongCols(dyT);
