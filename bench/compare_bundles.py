@@ -13,10 +13,11 @@ import statistics
 
 import torch
 
-from bench_mlp import launcher, median_ms  # noqa: E402  (same directory)
+from bench_mlp import launcher, median_ms  # noqa: E402  (same directory; puts python/ on the path)
+from fmlp.ops import DTYPES as DTYPE_NAMES  # noqa: E402
 
-
-DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+# The bundle's dtype name -> torch's dtype (the package's table, inverted).
+DTYPES = {name: dtype for dtype, name in DTYPE_NAMES.items()}
 
 
 def kernels_of(directory, dtype_name, d, h, t):
