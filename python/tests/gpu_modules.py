@@ -350,10 +350,10 @@ def train(steps=30):
     In float32 these distances are a few ulps of the loss, and some of
     PyTorch's default kernels in the model around the MLPs move them by an
     ulp or two from run to run, which alone decided the check now and then
-    (bench/NOTES.md item 41). So
-    PyTorch runs its deterministic kernels here (cuBLAS's too, by
-    CUBLAS_WORKSPACE_CONFIG before its first use), and a second HF run
-    must repeat the first bit for bit: the check's noise floor is zero."""
+    (bench/NOTES.md item 41). So PyTorch runs its deterministic kernels
+    here (cuBLAS's too, by CUBLAS_WORKSPACE_CONFIG before its first use),
+    and a second HF run must repeat the first bit for bit: the check's
+    noise floor is zero."""
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.use_deterministic_algorithms(True)
     for dtype in (torch.float32, torch.bfloat16):
