@@ -115,6 +115,9 @@ FMLP_API fmlp_status fmlp_bundle_open(const char *directory,
 FMLP_API fmlp_status fmlp_bundle_load(fmlp_bundle *bundle);
 FMLP_API void fmlp_bundle_close(fmlp_bundle *bundle);
 FMLP_API const char *fmlp_bundle_chip(const fmlp_bundle *bundle);
+/* The compiler that wrote the bundle, as its manifest names it ("fmlp
+ * 0.2.0"); "" for a bundle written before fmlp 0.2.0, which did not. */
+FMLP_API const char *fmlp_bundle_compiler(const fmlp_bundle *bundle);
 /* Whether fmlp_launch refuses a backward over saved activations that no
  * forward of this bundle wrote, or that an earlier backward consumed (on
  * by default). The check goes by address. A caller that tracks the saved
@@ -135,7 +138,8 @@ FMLP_API fmlp_status fmlp_argument_info_get(const fmlp_bundle *bundle,
                                             int entry, int argument,
                                             fmlp_argument_info *info);
 /* Bytes of the buffers an entry point needs for T tokens beyond its inputs
- * and outputs: its saved and workspace arguments. */
+ * and outputs: its saved and workspace arguments. FMLP_ERROR_SHAPE for a
+ * negative T, or one at which that byte count overflows int64. */
 FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
                                           int64_t tokens, int64_t *bytes);
 

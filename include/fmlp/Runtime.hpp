@@ -50,6 +50,10 @@ public:
     return *this;
   }
 
+  /// "fmlp 0.2.0": the compiler that wrote the bundle ("" before 0.2.0).
+  std::string compiler() const { return fmlp_bundle_compiler(handle_); }
+  std::string chip() const { return fmlp_bundle_chip(handle_); }
+
   /// Loads the kernels into the current CUDA context.
   void load() { check(fmlp_bundle_load(handle_)); }
   /// See fmlp_bundle_check_saved.
