@@ -12,7 +12,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cases=${1:-5000}
 seed=${2:-1}
-build=${3:-$root/build/runtime-sanitized}
+build=${3:-$root/build/test/Unit/runtime-sanitized}
 batch=500
 limit=${FMLP_FUZZ_BATCH_TIMEOUT:-300}
 

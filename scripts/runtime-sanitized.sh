@@ -8,7 +8,7 @@
 # passes through; FMLP_SANITIZED_BUILD_ONLY=1 builds without testing.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:-$root/build/runtime-sanitized}
+build=${1:-$root/build/test/Unit/runtime-sanitized}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 launcher=()
 if command -v ccache >/dev/null; then

@@ -19,6 +19,7 @@
 
 #include <thread>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -52,8 +53,9 @@ const char *kManifest = R"({
 class RuntimeLaunch : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_NE(std::getenv("FMLP_LIBCUDA"), nullptr)
-        << "run through ctest, which points FMLP_LIBCUDA at the fake driver";
+    // ctest points FMLP_LIBCUDA at the fake driver; lit (check-fmlp) and a
+    // direct run get it here, before the runtime first loads a driver.
+    setenv("FMLP_LIBCUDA", FMLP_FAKE_CUDA, /*overwrite=*/0);
     // Parameters of k0: a tensor map, a pointer, T (k1's prefix fits).
     const size_t sizes[] = {128, 8, 8};
     fake_cuda_reset(9, 0, sizes, 3);

@@ -602,8 +602,8 @@ int64_t fromEnvironment(const char *name, int64_t fallback) {
 class RuntimeTamper : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_NE(std::getenv("FMLP_LIBCUDA"), nullptr)
-        << "run through ctest, which points FMLP_LIBCUDA at the fake driver";
+    // As RuntimeLaunchTest: the fake driver, unless ctest named it.
+    setenv("FMLP_LIBCUDA", FMLP_FAKE_CUDA, /*overwrite=*/0);
     text = readFile(FMLP_TAMPER_MANIFEST);
     ASSERT_FALSE(text.empty()) << "cannot read " << FMLP_TAMPER_MANIFEST;
     manifest = json::parse(text);

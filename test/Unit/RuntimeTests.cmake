@@ -20,6 +20,8 @@ add_library(fmlp_fake_cuda SHARED ${FMLP_UNIT_DIR}/FakeCudaDriver.cpp)
 add_executable(FMLPRuntimeLaunchTests ${FMLP_UNIT_DIR}/RuntimeLaunchTest.cpp)
 set_target_properties(FMLPRuntimeLaunchTests PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+target_compile_definitions(FMLPRuntimeLaunchTests PRIVATE
+  FMLP_FAKE_CUDA="$<TARGET_FILE:fmlp_fake_cuda>")
 target_link_libraries(FMLPRuntimeLaunchTests PRIVATE fmlp_runtime
   fmlp_fake_cuda GTest::gtest_main)
 gtest_discover_tests(FMLPRuntimeLaunchTests TEST_PREFIX "runtime/"
@@ -33,6 +35,7 @@ add_executable(FMLPRuntimeTamperTests ${FMLP_UNIT_DIR}/RuntimeTamperTest.cpp)
 set_target_properties(FMLPRuntimeTamperTests PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 target_compile_definitions(FMLPRuntimeTamperTests PRIVATE
+  FMLP_FAKE_CUDA="$<TARGET_FILE:fmlp_fake_cuda>"
   FMLP_TAMPER_MANIFEST="${FMLP_UNIT_DIR}/Inputs/llama-7b-mlp.manifest.json")
 target_link_libraries(FMLPRuntimeTamperTests PRIVATE fmlp_runtime
   fmlp_fake_cuda nlohmann_json::nlohmann_json GTest::gtest_main)
