@@ -520,12 +520,33 @@ fmlp_status checkLoaded(const fmlp_bundle *bundle, const Entry &entry) {
   return FMLP_OK;
 }
 
+/// The grid of `launch` at T = `tokens` is within the driver's limits.
+fmlp_status checkGrid(const Entry &entry, const Launch &launch,
+                      int64_t tokens) {
+  std::array<uint64_t, 3> grid = launch.grid(tokens);
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] > static_cast<uint64_t>(kMaxGrid[d]))
+      return fail(FMLP_ERROR_SHAPE,
+                  entry.symbol + ": kernel " + launch.kernel + " at T = " +
+                      std::to_string(tokens) + " needs a grid over the "
+                      "limits: dimension " + std::to_string(d) + " of " +
+                      std::to_string(grid[d]) + " blocks, the driver takes " +
+                      std::to_string(kMaxGrid[d]));
+  return FMLP_OK;
+}
+
 /// One kernel launch of `entry` at T = `tokens` on `stream`.
 fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
                          const Launch &launch, const fmlp_tensor *tensors,
                          int64_t tokens, void *stream) {
   const CudaDriver &driver = *bundle->driver;
-  // Parameter storage on the stack: nothing is allocated per launch.
+  if (fmlp_status status = checkGrid(entry, launch, tokens))
+    return status;
+  std::array<uint64_t, 3> grid = launch.grid(tokens);
+  // Parameter storage on the stack: nothing is allocated per launch. Every
+  // pointer and view lies inside its tensor for any T (parseManifest), and
+  // the tensors' bytes fit int64 (validate): no address computed here
+  // wraps.
   std::array<uint64_t, kMaxParams> pointers{};
   std::array<TensorMap, kMaxParams> maps{};
   std::array<void *, kMaxParams> params{};
@@ -550,13 +571,6 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
       return status;
     params[p] = &maps[p];
   }
-  std::array<uint64_t, 3> grid = launch.grid(tokens);
-  if (grid[0] > static_cast<uint64_t>(kMaxGrid[0]) ||
-      grid[1] > static_cast<uint64_t>(kMaxGrid[1]) ||
-      grid[2] > static_cast<uint64_t>(kMaxGrid[2]))
-    return fail(FMLP_ERROR_SHAPE, entry.symbol + ": kernel " + launch.kernel +
-                                      " at T = " + std::to_string(tokens) +
-                                      " needs a grid over the limits");
   CUresult result = driver.cuLaunchKernel(
       bundle->functions.at(launch.kernel), static_cast<unsigned>(grid[0]),
       static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
@@ -642,6 +656,10 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   }
   if (fmlp_status status = checkLoaded(bundle, entry))
     return status;
+  // Every kernel's grid before the first launch: none or all run.
+  for (const Launch &launch : entry.launches)
+    if (fmlp_status status = checkGrid(entry, launch, tokens))
+      return status;
   for (const Launch &launch : entry.launches)
     if (fmlp_status status =
             launchKernel(bundle, entry, launch, tensors, tokens, stream))

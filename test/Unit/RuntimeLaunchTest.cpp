@@ -108,6 +108,27 @@ TEST_F(RuntimeLaunch, ForwardReachesTheDriverAsTheManifestSays) {
   EXPECT_EQ(m->swizzle, 3); // 128-byte swizzle
 }
 
+// T = 2^40 needs 2^33 blocks of 128 tokens, over the driver's 2^31 - 1:
+// refused before anything reaches the driver.
+TEST_F(RuntimeLaunch, AGridOverTheDriversLimitIsRefused) {
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  int64_t tokens = int64_t(1) << 40;
+  fmlp_tensor tensors[] = {
+      fmlp::denseTensor(address(0x10000), FMLP_BF16, {tokens, 8}),
+      fmlp::denseTensor(address(0x40000), FMLP_BF16, {tokens, 48})};
+  EXPECT_EQ(fmlp_launch(bundle.get(), bundle.entry("forward"), tensors, 2,
+                        nullptr),
+            FMLP_ERROR_SHAPE);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("m.forward: kernel k0 at T = 1099511627776 needs a "
+                      "grid over the limits"),
+            std::string::npos)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+  EXPECT_EQ(fake_cuda_tensor_map_count(), 0);
+}
+
 TEST_F(RuntimeLaunch, BackwardConsumesWhatTheForwardSaved) {
   fmlp::Bundle bundle(dir.path());
   bundle.load();
