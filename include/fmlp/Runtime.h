@@ -18,10 +18,14 @@
 |* dense row-major strides, alignment) and that the saved activations a       *|
 |* backward consumes were written by a forward and not consumed since (a      *|
 |* backward writes dG, dU over G, U; fmlp_bundle_check_saved turns this      *|
-|* off for callers that track it themselves). Every function returns a       *|
-|* status; fmlp_last_error() says what was wrong, naming the entry point,     *|
-|* argument, kernel, CUDA call and shapes involved. Thread safety: one       *|
-|* bundle may be used from several threads; fmlp_last_error is per thread.   *|
+|* off for callers that track it themselves). fmlp_bundle_open refuses a      *|
+|* manifest with any number outside its field's range or a view outside its   *|
+|* argument (docs/Bundle.md), and every size computed from T is checked for   *|
+|* overflow, so an accepted launch touches only the caller's buffers. Every   *|
+|* function returns a status; fmlp_last_error() says what was wrong, naming   *|
+|* the entry point, argument, kernel, CUDA call and shapes involved. Thread   *|
+|* safety: one bundle may be used from several threads; fmlp_last_error is    *|
+|* per thread.                                                                *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
