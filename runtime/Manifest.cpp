@@ -26,18 +26,24 @@ const json &field(const json &object, const char *name,
   return object.at(name);
 }
 
+/// A value as the manifest writes it, cut short.
+std::string shown(const json &value) {
+  std::string text = value.dump();
+  return text.size() <= 48 ? text : text.substr(0, 45) + "...";
+}
+
 /// `value` (found at `where`) as an integer in [min, max]. A value outside
 /// (one that would not fit the field it is read into, or that the field
 /// does not allow) is refused, never narrowed; so is a fraction.
 int64_t integerIn(const json &value, const std::string &where, int64_t min,
                   int64_t max) {
   if (!value.is_number_integer())
-    throw Malformed{where + " = " + value.dump() + " is not an integer"};
+    throw Malformed{where + " = " + shown(value) + " is not an integer"};
   // Above INT64_MAX nlohmann holds an unsigned: outside every range here.
   bool fits = !(value.is_number_unsigned() &&
                 value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX));
   if (!fits || value.get<int64_t>() < min || value.get<int64_t>() > max)
-    throw Malformed{where + " = " + value.dump() + " is outside " +
+    throw Malformed{where + " = " + shown(value) + " is outside " +
                     std::to_string(min) + " to " + std::to_string(max)};
   return value.get<int64_t>();
 }
@@ -94,8 +100,8 @@ std::string fileName(const json &object, const char *name,
   std::string file = text(object, name, where);
   if (file.empty() || file == "." || file == ".." ||
       file.find('/') != std::string::npos)
-    throw Malformed{where + "." + name + " \"" + file +
-                    "\" is not a file name inside the bundle"};
+    throw Malformed{where + "." + name + " " + shown(file) +
+                    " is not a file name inside the bundle"};
   return file;
 }
 
@@ -103,7 +109,7 @@ fmlp_dtype parseDtype(const std::string &name, const std::string &where) {
   for (fmlp_dtype dtype : {FMLP_F32, FMLP_BF16, FMLP_F16})
     if (name == dtypeName(dtype))
       return dtype;
-  throw Malformed{where + ".dtype \"" + name + "\" is not f32, bf16 or f16"};
+  throw Malformed{where + ".dtype " + shown(name) + " is not f32, bf16 or f16"};
 }
 
 fmlp_role parseRole(const std::string &name, const std::string &where) {
@@ -111,7 +117,7 @@ fmlp_role parseRole(const std::string &name, const std::string &where) {
                          FMLP_ROLE_WORKSPACE})
     if (name == roleName(role))
       return role;
-  throw Malformed{where + ".role \"" + name + "\" is unknown"};
+  throw Malformed{where + ".role " + shown(name) + " is unknown"};
 }
 
 constexpr int64_t kInt64Max = INT64_MAX;
@@ -281,8 +287,8 @@ void parseChip(Manifest &manifest) {
   std::string suffix = chip.substr(std::min(chip.size(), 3 + digits));
   if (chip.rfind("sm_", 0) != 0 || digits < 2 || digits > 3 ||
       !(suffix.empty() || suffix == "a" || suffix == "f"))
-    throw Malformed{"manifest.chip \"" + chip +
-                    "\" is not sm_XY[a|f] (e.g. sm_90a, sm_80, sm_120)"};
+    throw Malformed{"manifest.chip " + shown(chip) +
+                    " is not sm_XY[a|f] (e.g. sm_90a, sm_80, sm_120)"};
   manifest.chipVersion = std::stoi(chip.substr(3, digits));
   manifest.archSpecific = suffix == "a";
 }
@@ -344,10 +350,10 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
     // Compared as JSON numbers: 4294967297 is not 1 (no narrowing).
     const json &version = field(root, "version", where);
     if (!version.is_number_integer())
-      throw Malformed{"manifest.version = " + version.dump() +
+      throw Malformed{"manifest.version = " + shown(version) +
                       " is not an integer"};
     if (version != FMLP_BUNDLE_VERSION) {
-      error = "bundle format version " + version.dump() +
+      error = "bundle format version " + shown(version) +
               " is not supported: this runtime reads version " +
               std::to_string(FMLP_BUNDLE_VERSION) +
               "; recompile the bundle with a matching fmlp-compile";
