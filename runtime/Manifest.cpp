@@ -2,6 +2,11 @@
 
 #include "Manifest.h"
 
+#include "Checked.h"
+
+#include <algorithm>
+#include <climits>
+
 #include <nlohmann/json.hpp>
 
 namespace fmlp::runtime {
@@ -21,12 +26,31 @@ const json &field(const json &object, const char *name,
   return object.at(name);
 }
 
-int64_t integer(const json &object, const char *name,
-                const std::string &where) {
-  const json &value = field(object, name, where);
+/// A value as the manifest writes it, cut short.
+std::string shown(const json &value) {
+  std::string text = value.dump();
+  return text.size() <= 48 ? text : text.substr(0, 45) + "...";
+}
+
+/// `value` (found at `where`) as an integer in [min, max]. A value outside
+/// (one that would not fit the field it is read into, or that the field
+/// does not allow) is refused, never narrowed; so is a fraction.
+int64_t integerIn(const json &value, const std::string &where, int64_t min,
+                  int64_t max) {
   if (!value.is_number_integer())
-    throw Malformed{where + "." + name + " is not an integer"};
+    throw Malformed{where + " = " + shown(value) + " is not an integer"};
+  // Above INT64_MAX nlohmann holds an unsigned: outside every range here.
+  bool fits = !(value.is_number_unsigned() &&
+                value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX));
+  if (!fits || value.get<int64_t>() < min || value.get<int64_t>() > max)
+    throw Malformed{where + " = " + shown(value) + " is outside " +
+                    std::to_string(min) + " to " + std::to_string(max)};
   return value.get<int64_t>();
+}
+
+int64_t integer(const json &object, const char *name, const std::string &where,
+                int64_t min, int64_t max) {
+  return integerIn(field(object, name, where), where + "." + name, min, max);
 }
 
 std::string text(const json &object, const char *name,
@@ -34,7 +58,10 @@ std::string text(const json &object, const char *name,
   const json &value = field(object, name, where);
   if (!value.is_string())
     throw Malformed{where + "." + name + " is not a string"};
-  return value.get<std::string>();
+  std::string result = value.get<std::string>();
+  if (result.find('\0') != std::string::npos)
+    throw Malformed{where + "." + name + " holds a NUL character"};
+  return result;
 }
 
 bool flag(const json &object, const char *name, const std::string &where) {
@@ -52,25 +79,37 @@ const json &array(const json &object, const char *name,
   return value;
 }
 
+/// Three integers, element i in [min, max[i]].
 std::array<int64_t, 3> triple(const json &object, const char *name,
-                              const std::string &where) {
+                              const std::string &where, int64_t min,
+                              const std::array<int64_t, 3> &max) {
   const json &values = array(object, name, where);
   if (values.size() != 3)
     throw Malformed{where + "." + name + " does not have 3 elements"};
   std::array<int64_t, 3> result{};
-  for (size_t i = 0; i < 3; ++i) {
-    if (!values[i].is_number_integer() || values[i].get<int64_t>() < 0)
-      throw Malformed{where + "." + name + " holds a non-integer or negative"};
-    result[i] = values[i].get<int64_t>();
-  }
+  for (size_t i = 0; i < 3; ++i)
+    result[i] = integerIn(values[i],
+                          where + "." + name + "[" + std::to_string(i) + "]",
+                          min, max[i]);
   return result;
+}
+
+/// An image's file name: a plain name inside the bundle directory.
+std::string fileName(const json &object, const char *name,
+                     const std::string &where) {
+  std::string file = text(object, name, where);
+  if (file.empty() || file == "." || file == ".." ||
+      file.find('/') != std::string::npos)
+    throw Malformed{where + "." + name + " " + shown(file) +
+                    " is not a file name inside the bundle"};
+  return file;
 }
 
 fmlp_dtype parseDtype(const std::string &name, const std::string &where) {
   for (fmlp_dtype dtype : {FMLP_F32, FMLP_BF16, FMLP_F16})
     if (name == dtypeName(dtype))
       return dtype;
-  throw Malformed{where + ".dtype \"" + name + "\" is not f32, bf16 or f16"};
+  throw Malformed{where + ".dtype " + shown(name) + " is not f32, bf16 or f16"};
 }
 
 fmlp_role parseRole(const std::string &name, const std::string &where) {
@@ -78,115 +117,197 @@ fmlp_role parseRole(const std::string &name, const std::string &where) {
                          FMLP_ROLE_WORKSPACE})
     if (name == roleName(role))
       return role;
-  throw Malformed{where + ".role \"" + name + "\" is unknown"};
+  throw Malformed{where + ".role " + shown(name) + " is unknown"};
 }
+
+constexpr int64_t kInt64Max = INT64_MAX;
 
 Argument parseArgument(const json &object, const std::string &where) {
   Argument argument;
   argument.name = text(object, "name", where);
   argument.role = parseRole(text(object, "role", where), where);
   argument.dtype = parseDtype(text(object, "dtype", where), where);
-  argument.alignment =
-      static_cast<int32_t>(integer(object, "alignment", where));
+  argument.alignment = static_cast<int32_t>(
+      integer(object, "alignment", where, 1, INT32_MAX));
   argument.consumed = flag(object, "consumed", where);
-  for (const json &extent : array(object, "shape", where)) {
-    if (!extent.is_number_integer())
-      throw Malformed{where + ".shape holds a non-integer"};
-    argument.shape.push_back(extent.get<int64_t>());
-  }
-  size_t rank = argument.shape.size();
+  const json &shape = array(object, "shape", where);
+  size_t rank = shape.size();
   if (rank < 1 || rank > 2)
     throw Malformed{where + ".shape is not of rank 1 or 2"};
-  for (size_t d = 0; d < rank; ++d)
-    if (argument.shape[d] < (d == 0 && rank == 2 ? -1 : 1) ||
-        argument.shape[d] == 0)
-      throw Malformed{where + ".shape has an invalid extent"};
-  if (argument.alignment < 1 || (argument.alignment & (argument.alignment - 1)))
+  // Extents are positive; only the rows of a rank-2 shape may be -1 (T).
+  std::optional<int64_t> bytes = static_cast<int64_t>(dtypeBytes(argument.dtype));
+  std::string shapeText;
+  for (size_t d = 0; d < rank; ++d) {
+    std::string at = where + ".shape[" + std::to_string(d) + "]";
+    int64_t extent = integerIn(shape[d], at, -1, kInt64Max);
+    if (extent == 0 || (extent == -1 && !(d == 0 && rank == 2)))
+      throw Malformed{at + " = " + std::to_string(extent) +
+                      " is an invalid extent (positive, or -1 for the T "
+                      "rows of a rank-2 shape)"};
+    argument.shape.push_back(extent);
+    shapeText += (d ? ", " : "") + std::to_string(extent);
+    if (extent > 0 && bytes)
+      bytes = checkedMul(*bytes, extent);
+  }
+  if (!bytes)
+    throw Malformed{where + ".shape [" + shapeText + "] of " +
+                    dtypeName(argument.dtype) +
+                    " has more bytes than int64 counts"};
+  // Elements <= bytes: no overflow.
+  for (int64_t extent : argument.shape)
+    if (extent > 0)
+      argument.staticElements *= extent;
+  if (argument.alignment & (argument.alignment - 1))
     throw Malformed{where + ".alignment is not a power of two"};
   return argument;
+}
+
+/// The argument a parameter refers to, by its index in the entry point.
+int parseArgumentIndex(const json &object, const Entry &entry,
+                       const std::string &where) {
+  int64_t index = integer(object, "argument", where, INT64_MIN, kInt64Max);
+  if (index < 0 || index >= static_cast<int64_t>(entry.arguments.size()))
+    throw Malformed{where + ".argument is out of range: " +
+                    std::to_string(index) + ", and the entry point has " +
+                    std::to_string(entry.arguments.size()) + " arguments"};
+  return static_cast<int>(index);
+}
+
+/// A tensor map's view, checked inside its argument (the invariant in
+/// Manifest.h): for T rows, offset + cols <= n and rowStride <= n make row
+/// t's last element, offset + t * rowStride + cols - 1, less than (t + 1) n
+/// for every t < T; for static rows the last row's end is computed.
+Param parseTensorMap(const json &map, const Entry &entry,
+                     const std::string &where) {
+  Param param;
+  param.kind = Param::Kind::TensorMap;
+  param.argument = parseArgumentIndex(map, entry, where);
+  const Argument &argument = entry.arguments[param.argument];
+  param.offset = integer(map, "offset", where, 0, kInt64Max);
+  param.rows = integer(map, "rows", where, -1, kInt64Max);
+  param.cols = integer(map, "cols", where, 1, kInt64Max);
+  param.rowStride = integer(map, "row_stride", where, 1, kInt64Max);
+  param.boxRows = integer(map, "box_rows", where, 1, 256);
+  param.boxCols = integer(map, "box_cols", where, 1, 256);
+  std::string view = where + " does not describe a view of argument " +
+                     argument.name + ": ";
+  int64_t extent = argument.staticElements; // of a row, or in all
+  if ((param.rows == -1) != argument.hasTokenRows() || param.rows == 0)
+    throw Malformed{view + "rows = " + std::to_string(param.rows) +
+                    (argument.hasTokenRows()
+                         ? ", the argument has T rows (-1)"
+                         : ", the argument has no T rows (1 or more)")};
+  if (param.rowStride < param.cols)
+    throw Malformed{view + "rows " + std::to_string(param.rowStride) +
+                    " elements apart are narrower than its " +
+                    std::to_string(param.cols) + " columns"};
+  if (param.rowStride > extent)
+    throw Malformed{view + "rows " + std::to_string(param.rowStride) +
+                    " elements apart, beyond the argument's " +
+                    std::to_string(extent) + " elements" +
+                    (param.rows == -1 ? " per row" : "")};
+  int64_t rowsSpanned = param.rows == -1 ? 1 : param.rows;
+  std::optional<int64_t> end = checkedMulAdd(
+      rowsSpanned - 1, param.rowStride, param.offset);
+  if (end)
+    end = checkedAdd(*end, param.cols);
+  if (!end || *end > extent)
+    throw Malformed{view + std::to_string(rowsSpanned) + " rows x " +
+                    std::to_string(param.cols) + " columns, rows " +
+                    std::to_string(param.rowStride) +
+                    " elements apart, from element " +
+                    std::to_string(param.offset) + ", end " +
+                    (end ? "at element " + std::to_string(*end)
+                         : std::string("beyond int64")) +
+                    ", outside its " + std::to_string(extent) + " elements" +
+                    (param.rows == -1 ? " per row" : "")};
+  return param;
 }
 
 Launch parseLaunch(const json &object, const Entry &entry,
                    const std::string &where) {
   Launch launch;
   launch.kernel = text(object, "kernel", where);
-  launch.tokensPerBlock = triple(object, "grid_tokens_per_block", where);
-  launch.fixed = triple(object, "grid_fixed", where);
-  launch.block = triple(object, "block", where);
-  launch.dynamicSharedBytes = integer(object, "dynamic_shared_bytes", where);
+  if (launch.kernel.empty())
+    throw Malformed{where + ".kernel is empty"};
+  launch.tokensPerBlock =
+      triple(object, "grid_tokens_per_block", where, 0,
+             {kInt64Max, kInt64Max, kInt64Max});
+  launch.fixed = triple(object, "grid_fixed", where, 0, kMaxGrid);
+  launch.block = triple(object, "block", where, 1, kMaxBlock);
+  launch.dynamicSharedBytes =
+      integer(object, "dynamic_shared_bytes", where, 0, INT32_MAX);
   for (int d = 0; d < 3; ++d)
     if (launch.tokensPerBlock[d] == 0 && launch.fixed[d] == 0)
       throw Malformed{where + " has an empty grid dimension"};
+  // Each factor is at most 1024: no overflow.
   int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
-  if (threads < 1 || threads > 1024)
-    throw Malformed{where + ".block is not 1 to 1024 threads"};
-  if (launch.dynamicSharedBytes < 0)
-    throw Malformed{where + ".dynamic_shared_bytes is negative"};
+  if (threads > kMaxThreads)
+    throw Malformed{where + ".block is not 1 to 1024 threads (" +
+                    std::to_string(threads) + ")"};
   const json &params = array(object, "params", where);
+  if (params.size() > kMaxParams)
+    throw Malformed{where + " has more than " + std::to_string(kMaxParams) +
+                    " params"};
   for (size_t i = 0; i < params.size(); ++i) {
     std::string at = where + ".params[" + std::to_string(i) + "]";
+    if (!params[i].is_object())
+      throw Malformed{at + " is not an object"};
     Param param;
     if (params[i].contains("tokens")) {
       param.kind = Param::Kind::Tokens;
       if (!flag(params[i], "tokens", at))
         throw Malformed{at + ".tokens is false"};
     } else if (params[i].contains("tensor_map")) {
-      param.kind = Param::Kind::TensorMap;
-      const json &map = params[i].at("tensor_map");
-      std::string mapAt = at + ".tensor_map";
-      param.argument = static_cast<int>(integer(map, "argument", mapAt));
-      param.offset = integer(map, "offset", mapAt);
-      param.rows = integer(map, "rows", mapAt);
-      param.cols = integer(map, "cols", mapAt);
-      param.rowStride = integer(map, "row_stride", mapAt);
-      param.boxRows = integer(map, "box_rows", mapAt);
-      param.boxCols = integer(map, "box_cols", mapAt);
-      if (param.argument < 0 ||
-          param.argument >= static_cast<int>(entry.arguments.size()))
-        throw Malformed{mapAt + ".argument is out of range"};
-      const Argument &argument = entry.arguments[param.argument];
-      if ((param.rows == -1) != argument.hasTokenRows() || param.rows == 0 ||
-          param.rows < -1 || param.cols < 1 || param.rowStride < param.cols ||
-          param.offset < 0 ||
-          param.offset + param.cols > argument.staticElements() ||
-          param.boxRows < 1 || param.boxRows > 256 || param.boxCols < 1 ||
-          param.boxCols > 256)
-        throw Malformed{mapAt + " does not describe a view of argument " +
-                        argument.name};
+      param = parseTensorMap(params[i].at("tensor_map"), entry,
+                             at + ".tensor_map");
     } else {
-      param.argument = static_cast<int>(integer(params[i], "argument", at));
-      param.offset = integer(params[i], "offset", at);
-      if (param.argument < 0 ||
-          param.argument >= static_cast<int>(entry.arguments.size()))
-        throw Malformed{at + ".argument is out of range"};
+      param.argument = parseArgumentIndex(params[i], entry, at);
       const Argument &argument = entry.arguments[param.argument];
-      if (param.offset < 0 || param.offset >= argument.staticElements())
-        throw Malformed{at + ".offset is outside argument " + argument.name};
+      param.offset = integer(params[i], "offset", at, 0, kInt64Max);
+      if (param.offset >= argument.staticElements)
+        throw Malformed{at + ".offset is outside argument " + argument.name +
+                        ": element " + std::to_string(param.offset) +
+                        " of its " + std::to_string(argument.staticElements) +
+                        (argument.hasTokenRows() ? " per row" : "")};
     }
     launch.params.push_back(param);
   }
-  if (launch.params.size() > kMaxParams)
-    throw Malformed{where + " has more than " + std::to_string(kMaxParams) +
-                    " params"};
   return launch;
+}
+
+/// sm_XY or sm_XYZ, optionally followed by a (architecture-specific) or f
+/// (family-specific).
+void parseChip(Manifest &manifest) {
+  const std::string &chip = manifest.chip;
+  size_t digits = 0;
+  while (3 + digits < chip.size() && digits < 4 &&
+         chip[3 + digits] >= '0' && chip[3 + digits] <= '9')
+    ++digits;
+  std::string suffix = chip.substr(std::min(chip.size(), 3 + digits));
+  if (chip.rfind("sm_", 0) != 0 || digits < 2 || digits > 3 ||
+      !(suffix.empty() || suffix == "a" || suffix == "f"))
+    throw Malformed{"manifest.chip " + shown(chip) +
+                    " is not sm_XY[a|f] (e.g. sm_90a, sm_80, sm_120)"};
+  manifest.chipVersion = std::stoi(chip.substr(3, digits));
+  manifest.archSpecific = suffix == "a";
 }
 
 } // namespace
 
-int64_t Argument::staticElements() const {
-  int64_t elements = 1;
-  for (int64_t extent : shape)
-    if (extent > 0)
-      elements *= extent;
-  return elements;
+std::optional<int64_t> Argument::bytes(int64_t tokens) const {
+  // staticElements * dtypeBytes fits (parseManifest).
+  int64_t perRow = staticElements * static_cast<int64_t>(dtypeBytes(dtype));
+  return hasTokenRows() ? checkedMul(tokens, perRow) : perRow;
 }
 
 std::array<uint64_t, 3> Launch::grid(int64_t tokens) const {
   std::array<uint64_t, 3> grid{};
+  // ceil(T / n) as T / n + (T % n != 0): T + n - 1 could overflow.
   for (int d = 0; d < 3; ++d)
     grid[d] = tokensPerBlock[d] > 0
-                  ? static_cast<uint64_t>((tokens + tokensPerBlock[d] - 1) /
-                                          tokensPerBlock[d])
+                  ? static_cast<uint64_t>(tokens / tokensPerBlock[d] +
+                                          (tokens % tokensPerBlock[d] != 0))
                   : static_cast<uint64_t>(fixed[d]);
   return grid;
 }
@@ -226,30 +347,37 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
     const std::string where = "manifest";
     if (text(root, "format", where) != "fmlp-bundle")
       throw Malformed{"manifest.format is not \"fmlp-bundle\""};
-    manifest.version = static_cast<int>(integer(root, "version", where));
-    if (manifest.version != FMLP_BUNDLE_VERSION) {
-      error = "bundle format version " + std::to_string(manifest.version) +
+    // Compared as JSON numbers: 4294967297 is not 1 (no narrowing).
+    const json &version = field(root, "version", where);
+    if (!version.is_number_integer())
+      throw Malformed{"manifest.version = " + shown(version) +
+                      " is not an integer"};
+    if (version != FMLP_BUNDLE_VERSION) {
+      error = "bundle format version " + shown(version) +
               " is not supported: this runtime reads version " +
               std::to_string(FMLP_BUNDLE_VERSION) +
               "; recompile the bundle with a matching fmlp-compile";
       return FMLP_ERROR_VERSION;
     }
+    manifest.version = FMLP_BUNDLE_VERSION;
+    // Provenance only (the version decides compatibility): bundles written
+    // before fmlp 0.2.0 lack it.
+    if (root.is_object() && root.contains("compiler"))
+      manifest.compiler = text(root, "compiler", where);
     manifest.chip = text(root, "chip", where);
-    if (manifest.chip.rfind("sm_", 0) != 0 || manifest.chip.size() < 5)
-      throw Malformed{"manifest.chip \"" + manifest.chip + "\" is not sm_XY"};
+    parseChip(manifest);
     const json &images = field(root, "images", where);
-    manifest.ptxFile = text(images, "ptx", "manifest.images");
+    manifest.ptxFile = fileName(images, "ptx", "manifest.images");
     if (images.contains("cubin"))
-      manifest.cubinFile = text(images, "cubin", "manifest.images");
+      manifest.cubinFile = fileName(images, "cubin", "manifest.images");
     const json &entries = array(root, "entry_points", where);
     for (size_t e = 0; e < entries.size(); ++e) {
       std::string at = "manifest.entry_points[" + std::to_string(e) + "]";
       Entry entry;
       entry.symbol = text(entries[e], "symbol", at);
       entry.kind = text(entries[e], "kind", at);
-      entry.staticTokens = integer(entries[e], "static_tokens", at);
-      if (entry.staticTokens < 0)
-        throw Malformed{at + ".static_tokens is negative"};
+      entry.staticTokens =
+          integer(entries[e], "static_tokens", at, 0, kInt64Max);
       const json &arguments = array(entries[e], "arguments", at);
       for (size_t a = 0; a < arguments.size(); ++a)
         entry.arguments.push_back(parseArgument(

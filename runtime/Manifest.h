@@ -3,8 +3,12 @@
 //
 // The runtime's view of a bundle (the format: lib/Pipeline/Bundle.h and
 // docs/Bundle.md). parseManifest checks everything a launch later relies
-// on (indices in range, shapes, geometry), so that a malformed bundle is
-// refused when it is opened, never misread when it is launched.
+// on (indices in range, shapes, geometry, every number inside the range of
+// the field it is read into, every view inside its argument, every size
+// within int64), so that a malformed bundle is refused when it is opened,
+// never misread when it is launched. What parseManifest establishes, the
+// launch path relies on: an Argument's byte size per row (or in all) fits
+// int64, and a tensor map's view lies inside its argument for every T.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,15 +33,24 @@ struct Argument {
   int32_t alignment = 1;
   bool consumed = false;
 
+  /// Elements per token row (token arguments) or in all (the others);
+  /// times the dtype's bytes, it fits int64 (parseManifest checks).
+  int64_t staticElements = 1;
+
   bool hasTokenRows() const { return !shape.empty() && shape[0] == -1; }
-  /// Elements per token row (token arguments) or in all (the others).
-  int64_t staticElements() const;
+  /// Bytes of the argument at T = `tokens` (>= 0); nullopt when that
+  /// overflows int64.
+  std::optional<int64_t> bytes(int64_t tokens) const;
 };
 
 /// A kernel parameter: T, an argument's pointer moved by `offset`
 /// elements, or a tensor map (CUtensorMap, by value) of a view of an
 /// argument: `rows` (-1: T) x `cols` elements, rows `rowStride` apart,
-/// read in 128-byte swizzled boxes of boxRows x boxCols.
+/// read in 128-byte swizzled boxes of boxRows x boxCols. Invariants: a
+/// pointer's offset is an element of the argument (of its first row for a
+/// token argument); a view's last element, offset + (rows - 1) * rowStride
+/// + cols - 1, is one of the argument's for every T >= 1 (for T rows:
+/// offset + cols <= n and rowStride <= n, n elements per row).
 struct Param {
   enum class Kind { Tokens, Pointer, TensorMap } kind = Kind::Pointer;
   int argument = -1;
@@ -44,11 +58,19 @@ struct Param {
   int64_t rows = 0, cols = 0, rowStride = 0, boxRows = 0, boxCols = 0;
 };
 constexpr size_t kMaxParams = 32;
+// The driver's limits on a launch (CUDA C Programming Guide, "Technical
+// Specifications per Compute Capability", the same for every chip since
+// sm_30): grid and block dimensions, and threads in a block.
+constexpr std::array<int64_t, 3> kMaxGrid{2147483647, 65535, 65535};
+constexpr std::array<int64_t, 3> kMaxBlock{1024, 1024, 64};
+constexpr int64_t kMaxThreads = 1024;
 
 struct Launch {
   std::string kernel;
   // grid[i] = ceil(T / tokensPerBlock[i]) if tokensPerBlock[i] > 0, else
-  // fixed[i].
+  // fixed[i] (within the driver's grid limits); block[i] within the
+  // driver's block limits, 1 to 1024 threads in all; dynamicSharedBytes
+  // fits the driver's int.
   std::array<int64_t, 3> tokensPerBlock{}, fixed{}, block{};
   int64_t dynamicSharedBytes = 0;
   std::vector<Param> params;
@@ -64,8 +86,11 @@ struct Entry {
 };
 
 struct Manifest {
-  int version = 0;
+  int64_t version = 0;
+  std::string compiler; // "fmlp 0.2.0"; empty for bundles that predate it
   std::string chip;
+  int chipVersion = 0;       // 10 X + Y of sm_XY
+  bool archSpecific = false; // sm_90a: the cubin and PTX run on 9.0 only
   std::string ptxFile, cubinFile; // cubinFile empty: PTX only
   std::vector<Entry> entries;
 };

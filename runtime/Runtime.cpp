@@ -2,6 +2,7 @@
 
 #include "fmlp/Runtime.h"
 
+#include "Checked.h"
 #include "CudaDriver.h"
 #include "Manifest.h"
 
@@ -159,6 +160,10 @@ const char *fmlp_bundle_chip(const fmlp_bundle *bundle) {
   return bundle ? bundle->manifest.chip.c_str() : "";
 }
 
+const char *fmlp_bundle_compiler(const fmlp_bundle *bundle) {
+  return bundle ? bundle->manifest.compiler.c_str() : "";
+}
+
 void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled) {
   if (!bundle)
     return;
@@ -200,9 +205,9 @@ fmlp_status fmlp_bundle_load(fmlp_bundle *bundle) {
   // sm_XY[a]: a cubin runs on compute capability X.Y only; PTX also on
   // later chips, except for the architecture-specific 'a' targets.
   const std::string &chip = bundle->manifest.chip;
-  int chipVersion = std::atoi(chip.c_str() + 3);
+  int chipVersion = bundle->manifest.chipVersion;
   int deviceVersion = major * 10 + minor;
-  bool archSpecific = chip.back() == 'a';
+  bool archSpecific = bundle->manifest.archSpecific;
   std::string deviceName = "sm_" + std::to_string(deviceVersion);
   const std::string *image = nullptr;
   if (deviceVersion == chipVersion && !bundle->cubin.empty())
@@ -329,11 +334,22 @@ fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
   if (tokens < 0)
     return fail(FMLP_ERROR_SHAPE,
                 "fmlp_workspace_bytes: T = " + std::to_string(tokens) + " < 0");
-  *bytes = 0;
-  for (const Argument &a : bundle->manifest.entries[entry].arguments)
-    if (a.role == FMLP_ROLE_SAVED || a.role == FMLP_ROLE_WORKSPACE)
-      *bytes += (a.hasTokenRows() ? tokens : 1) * a.staticElements() *
-                static_cast<int64_t>(dtypeBytes(a.dtype));
+  const Entry &e = bundle->manifest.entries[entry];
+  std::optional<int64_t> total = 0;
+  for (const Argument &a : e.arguments)
+    if (a.role == FMLP_ROLE_SAVED || a.role == FMLP_ROLE_WORKSPACE) {
+      std::optional<int64_t> argumentBytes = a.bytes(tokens);
+      if (argumentBytes)
+        total = checkedAdd(*total, *argumentBytes);
+      if (!argumentBytes || !total)
+        return fail(FMLP_ERROR_SHAPE,
+                    "fmlp_workspace_bytes(" + e.symbol + "): at T = " +
+                        std::to_string(tokens) + " the saved and workspace "
+                        "buffers overflow a 64-bit byte count (at argument " +
+                        a.name + ", " + declaredShape(a) + " " +
+                        dtypeName(a.dtype) + ")");
+    }
+  *bytes = *total;
   return FMLP_OK;
 }
 
@@ -363,6 +379,13 @@ fmlp_status validate(const Entry &entry, int index, const fmlp_tensor &t,
   for (int d = 0; d < t.rank; ++d)
     if (t.sizes[d] < 0)
       return fail(FMLP_ERROR_SHAPE, where() + " has a negative size");
+  // The tensor's bytes fit int64: then so does every product below.
+  std::optional<int64_t> tensorBytes = static_cast<int64_t>(dtypeBytes(a.dtype));
+  for (int d = 0; d < t.rank && tensorBytes; ++d)
+    tensorBytes = checkedMul(*tensorBytes, t.sizes[d]);
+  if (!tensorBytes)
+    return fail(FMLP_ERROR_SHAPE, where() + " of shape " + shapeString(t) +
+                                      " has more bytes than int64 counts");
   // Token arguments [T, n] take any leading dimensions, flattened into T.
   int64_t rows = 1, cols = t.sizes[t.rank - 1];
   bool shapeOk;
@@ -388,7 +411,8 @@ fmlp_status validate(const Entry &entry, int index, const fmlp_tensor &t,
                                         std::to_string(tokens) + " (shape " +
                                         shapeString(t) + ")");
   }
-  // Dense row-major: the stride of a dimension of size 1 is free.
+  // Dense row-major: the stride of a dimension of size 1 is free. The
+  // expected strides are partial products of the sizes: no overflow.
   int64_t expected = 1;
   for (int d = t.rank - 1; d >= 0; --d) {
     if (t.sizes[d] != 1 && t.strides[d] != expected)
@@ -496,12 +520,33 @@ fmlp_status checkLoaded(const fmlp_bundle *bundle, const Entry &entry) {
   return FMLP_OK;
 }
 
+/// The grid of `launch` at T = `tokens` is within the driver's limits.
+fmlp_status checkGrid(const Entry &entry, const Launch &launch,
+                      int64_t tokens) {
+  std::array<uint64_t, 3> grid = launch.grid(tokens);
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] > static_cast<uint64_t>(kMaxGrid[d]))
+      return fail(FMLP_ERROR_SHAPE,
+                  entry.symbol + ": kernel " + launch.kernel + " at T = " +
+                      std::to_string(tokens) + " needs a grid over the "
+                      "limits: dimension " + std::to_string(d) + " of " +
+                      std::to_string(grid[d]) + " blocks, the driver takes " +
+                      std::to_string(kMaxGrid[d]));
+  return FMLP_OK;
+}
+
 /// One kernel launch of `entry` at T = `tokens` on `stream`.
 fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
                          const Launch &launch, const fmlp_tensor *tensors,
                          int64_t tokens, void *stream) {
   const CudaDriver &driver = *bundle->driver;
-  // Parameter storage on the stack: nothing is allocated per launch.
+  if (fmlp_status status = checkGrid(entry, launch, tokens))
+    return status;
+  std::array<uint64_t, 3> grid = launch.grid(tokens);
+  // Parameter storage on the stack: nothing is allocated per launch. Every
+  // pointer and view lies inside its tensor for any T (parseManifest), and
+  // the tensors' bytes fit int64 (validate): no address computed here
+  // wraps.
   std::array<uint64_t, kMaxParams> pointers{};
   std::array<TensorMap, kMaxParams> maps{};
   std::array<void *, kMaxParams> params{};
@@ -526,11 +571,6 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
       return status;
     params[p] = &maps[p];
   }
-  std::array<uint64_t, 3> grid = launch.grid(tokens);
-  if (grid[0] > 0x7fffffffu || grid[1] > 65535 || grid[2] > 65535)
-    return fail(FMLP_ERROR_SHAPE, entry.symbol + ": kernel " + launch.kernel +
-                                      " at T = " + std::to_string(tokens) +
-                                      " needs a grid over the limits");
   CUresult result = driver.cuLaunchKernel(
       bundle->functions.at(launch.kernel), static_cast<unsigned>(grid[0]),
       static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
@@ -567,8 +607,8 @@ fmlp_status zeroTokenFreeOutputs(const fmlp_bundle *bundle, const Entry &entry,
     const Argument &a = arguments[i];
     if (!tokenFreeOutput(a))
       continue;
-    size_t bytes =
-        static_cast<size_t>(a.staticElements()) * dtypeBytes(a.dtype);
+    // A token-free argument's bytes fit int64 (parseManifest).
+    size_t bytes = static_cast<size_t>(*a.bytes(0));
     CUresult result =
         driver.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(tensors[i].data),
                                0, bytes, static_cast<CUstream>(stream));
@@ -616,6 +656,10 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   }
   if (fmlp_status status = checkLoaded(bundle, entry))
     return status;
+  // Every kernel's grid before the first launch: none or all run.
+  for (const Launch &launch : entry.launches)
+    if (fmlp_status status = checkGrid(entry, launch, tokens))
+      return status;
   for (const Launch &launch : entry.launches)
     if (fmlp_status status =
             launchKernel(bundle, entry, launch, tensors, tokens, stream))

@@ -18,10 +18,14 @@
 |* dense row-major strides, alignment) and that the saved activations a       *|
 |* backward consumes were written by a forward and not consumed since (a      *|
 |* backward writes dG, dU over G, U; fmlp_bundle_check_saved turns this      *|
-|* off for callers that track it themselves). Every function returns a       *|
-|* status; fmlp_last_error() says what was wrong, naming the entry point,     *|
-|* argument, kernel, CUDA call and shapes involved. Thread safety: one       *|
-|* bundle may be used from several threads; fmlp_last_error is per thread.   *|
+|* off for callers that track it themselves). fmlp_bundle_open refuses a      *|
+|* manifest with any number outside its field's range or a view outside its   *|
+|* argument (docs/Bundle.md), and every size computed from T is checked for   *|
+|* overflow, so an accepted launch touches only the caller's buffers. Every   *|
+|* function returns a status; fmlp_last_error() says what was wrong, naming   *|
+|* the entry point, argument, kernel, CUDA call and shapes involved. Thread   *|
+|* safety: one bundle may be used from several threads; fmlp_last_error is    *|
+|* per thread.                                                                *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -115,6 +119,9 @@ FMLP_API fmlp_status fmlp_bundle_open(const char *directory,
 FMLP_API fmlp_status fmlp_bundle_load(fmlp_bundle *bundle);
 FMLP_API void fmlp_bundle_close(fmlp_bundle *bundle);
 FMLP_API const char *fmlp_bundle_chip(const fmlp_bundle *bundle);
+/* The compiler that wrote the bundle, as its manifest names it ("fmlp
+ * 0.2.0"); "" for a bundle written before fmlp 0.2.0, which did not. */
+FMLP_API const char *fmlp_bundle_compiler(const fmlp_bundle *bundle);
 /* Whether fmlp_launch refuses a backward over saved activations that no
  * forward of this bundle wrote, or that an earlier backward consumed (on
  * by default). The check goes by address. A caller that tracks the saved
@@ -135,7 +142,8 @@ FMLP_API fmlp_status fmlp_argument_info_get(const fmlp_bundle *bundle,
                                             int entry, int argument,
                                             fmlp_argument_info *info);
 /* Bytes of the buffers an entry point needs for T tokens beyond its inputs
- * and outputs: its saved and workspace arguments. */
+ * and outputs: its saved and workspace arguments. FMLP_ERROR_SHAPE for a
+ * negative T, or one at which that byte count overflows int64. */
 FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
                                           int64_t tokens, int64_t *bytes);
 

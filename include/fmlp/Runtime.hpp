@@ -50,6 +50,10 @@ public:
     return *this;
   }
 
+  /// "fmlp 0.2.0": the compiler that wrote the bundle ("" before 0.2.0).
+  std::string compiler() const { return fmlp_bundle_compiler(handle_); }
+  std::string chip() const { return fmlp_bundle_chip(handle_); }
+
   /// Loads the kernels into the current CUDA context.
   void load() { check(fmlp_bundle_load(handle_)); }
   /// See fmlp_bundle_check_saved.
@@ -92,11 +96,15 @@ inline fmlp_tensor denseTensor(void *data, fmlp_dtype dtype,
   t.data = data;
   t.dtype = dtype;
   t.rank = static_cast<int32_t>(sizes.size());
+  // stride[d] = sizes[d + 1] x ... x sizes[rank - 1]; the product of all
+  // sizes (which may overflow: fmlp_launch refuses such a tensor) is never
+  // formed.
   int64_t stride = 1;
   for (int d = t.rank - 1; d >= 0; --d) {
     t.sizes[d] = sizes[d];
     t.strides[d] = stride;
-    stride *= sizes[d];
+    if (d > 0)
+      stride *= sizes[d];
   }
   return t;
 }

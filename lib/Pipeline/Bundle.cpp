@@ -5,6 +5,8 @@
 #include "lib/CodeGen/KernelBuilder.h"
 #include "lib/CodeGen/TileSelection.h"
 
+#include "fmlp/Version.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -403,6 +405,7 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
 
   llvm::json::Object manifest{{"format", "fmlp-bundle"},
                               {"version", kBundleVersion},
+                              {"compiler", "fmlp " FMLP_VERSION_STRING},
                               {"chip", options.chip},
                               {"images", std::move(images)},
                               {"entry_points", std::move(entries)}};

@@ -16,6 +16,7 @@
 // REPORT: wrote {{.+}}.bundle (chip sm_90a)
 
 // MANIFEST: "chip": "sm_90a",
+// MANIFEST-NEXT: "compiler": "fmlp {{[0-9]+\.[0-9]+\.[0-9]+}}",
 // MANIFEST: "kind": "forward",
 // MANIFEST: "launches": [
 // MANIFEST: "block": [
@@ -39,7 +40,7 @@
 // MANIFEST: "ptx": "kernels.ptx"
 // MANIFEST: "version": 1
 
-// INFO: bundle {{.+}}.bundle: chip sm_90a, 3 entry points
+// INFO: bundle {{.+}}.bundle: chip sm_90a, 3 entry points, compiled by fmlp {{[0-9]+\.[0-9]+\.[0-9]+}}
 // INFO: entry llama_mlp.forward (forward): 2443776 B saved + workspace at T = 37
 // INFO-NEXT: x          input     bf16 [T, 4096] align 16
 // INFO-NEXT: gate       input     bf16 [11008, 4096] align 16

@@ -1,6 +1,6 @@
 //===- BundleDir.h - A bundle directory for the runtime's tests -*- C++ -*-===//
 //
-// A temporary directory holding a manifest (and a placeholder PTX image),
+// A temporary directory holding a manifest (and placeholder images),
 // removed at the end of the test. Its name carries the process id, so the
 // test processes ctest runs in parallel never share one.
 //
@@ -25,8 +25,11 @@ public:
              std::to_string(++counter));
     std::filesystem::create_directories(path_);
     std::ofstream(path_ / "manifest.json") << manifest;
-    if (withPtx)
+    if (withPtx) {
       std::ofstream(path_ / "kernels.ptx") << "// no kernels\n";
+      // For manifests written by fmlp-compile, which name a cubin too.
+      std::ofstream(path_ / "kernels.cubin") << "no kernels\n";
+    }
   }
   ~BundleDir() { std::filesystem::remove_all(path_); }
   BundleDir(const BundleDir &) = delete;

@@ -25,6 +25,7 @@ struct State {
   std::vector<fake_cuda_tensor_map> maps;
   std::vector<std::string> functionNames;
   std::vector<fake_cuda_memset> memsets;
+  std::vector<fake_cuda_attribute> attributes;
   int modulesLoaded = 0;
 };
 
@@ -59,6 +60,12 @@ const fake_cuda_tensor_map *fake_cuda_tensor_map_at(int i) {
   return &state().maps.at(static_cast<size_t>(i));
 }
 int fake_cuda_modules_loaded() { return state().modulesLoaded; }
+int fake_cuda_attribute_count() {
+  return static_cast<int>(state().attributes.size());
+}
+const fake_cuda_attribute *fake_cuda_attribute_at(int i) {
+  return &state().attributes.at(static_cast<size_t>(i));
+}
 int fake_cuda_memset_count() {
   return static_cast<int>(state().memsets.size());
 }
@@ -107,7 +114,16 @@ int cuModuleGetFunction(void **function, void *, const char *name) {
   *function = reinterpret_cast<void *>(names.size());
   return 0;
 }
-int cuFuncSetAttribute(void *, int, int) { return 0; }
+int cuFuncSetAttribute(void *function, int attribute, int value) {
+  State &s = state();
+  fake_cuda_attribute record{};
+  std::string name = s.functionNames.at(reinterpret_cast<size_t>(function) - 1);
+  std::strncpy(record.kernel, name.c_str(), sizeof(record.kernel) - 1);
+  record.attribute = attribute;
+  record.value = value;
+  s.attributes.push_back(record);
+  return 0;
+}
 int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                    unsigned bx, unsigned by, unsigned bz, unsigned shared,
                    void *stream, void **params, void **) {
@@ -119,8 +135,13 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   launch.block[0] = bx, launch.block[1] = by, launch.block[2] = bz;
   launch.shared = shared;
   launch.stream = stream;
+  // The runtime's parameter array is zeroed past the kernel's count; every
+  // parameter (T, a pointer, a tensor map) has at least 8 bytes.
+  for (int i = 0; i < 32 && params[i]; ++i) {
+    std::memcpy(&launch.paramWords[i], params[i], sizeof(uint64_t));
+    launch.paramCount = i + 1;
+  }
   size_t at = 0;
-  // The runtime's parameter array is zeroed past the kernel's count.
   for (size_t i = 0; i < s.paramSizes.size() && i < 16 && params[i]; ++i) {
     std::memcpy(launch.params + at, params[i], s.paramSizes[i]);
     launch.paramOffsets[i] = at;

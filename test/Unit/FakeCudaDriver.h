@@ -14,6 +14,10 @@ struct fake_cuda_launch {
   void *stream;
   unsigned char params[16 * 128]; // copied at the call
   size_t paramOffsets[16];
+  // Every launch: the parameters up to the first null (at most 32), and
+  // the first 8 bytes of each (T, a pointer, or a tensor map's tag).
+  int paramCount;
+  uint64_t paramWords[32];
 };
 
 struct fake_cuda_tensor_map {
@@ -24,6 +28,11 @@ struct fake_cuda_tensor_map {
   int swizzle;
 };
 
+struct fake_cuda_attribute {
+  char kernel[128];
+  int attribute, value;
+};
+
 struct fake_cuda_memset {
   unsigned long long address;
   unsigned char value;
@@ -32,13 +41,16 @@ struct fake_cuda_memset {
 };
 
 /// Forgets everything; the device reports compute capability major.minor;
-/// launches copy parameters of the given sizes.
+/// launches copy parameters of the given sizes. A tensor map's first 8
+/// bytes are 0xF3A9000000000000 | (its index + 1).
 void fake_cuda_reset(int major, int minor, const size_t *paramSizes, int count);
 int fake_cuda_launch_count();
 const fake_cuda_launch *fake_cuda_launch_at(int i);
 int fake_cuda_tensor_map_count();
 const fake_cuda_tensor_map *fake_cuda_tensor_map_at(int i);
 int fake_cuda_modules_loaded();
+int fake_cuda_attribute_count();
+const fake_cuda_attribute *fake_cuda_attribute_at(int i);
 int fake_cuda_memset_count();
 const fake_cuda_memset *fake_cuda_memset_at(int i);
 /* This thread has no current context (as a new thread has none). */

@@ -19,6 +19,7 @@
 
 #include <thread>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -52,8 +53,9 @@ const char *kManifest = R"({
 class RuntimeLaunch : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_NE(std::getenv("FMLP_LIBCUDA"), nullptr)
-        << "run through ctest, which points FMLP_LIBCUDA at the fake driver";
+    // ctest points FMLP_LIBCUDA at the fake driver; lit (check-fmlp) and a
+    // direct run get it here, before the runtime first loads a driver.
+    setenv("FMLP_LIBCUDA", FMLP_FAKE_CUDA, /*overwrite=*/0);
     // Parameters of k0: a tensor map, a pointer, T (k1's prefix fits).
     const size_t sizes[] = {128, 8, 8};
     fake_cuda_reset(9, 0, sizes, 3);
@@ -104,6 +106,27 @@ TEST_F(RuntimeLaunch, ForwardReachesTheDriverAsTheManifestSays) {
   EXPECT_EQ(m->box[0], 64u);
   EXPECT_EQ(m->box[1], 128u);
   EXPECT_EQ(m->swizzle, 3); // 128-byte swizzle
+}
+
+// T = 2^40 needs 2^33 blocks of 128 tokens, over the driver's 2^31 - 1:
+// refused before anything reaches the driver.
+TEST_F(RuntimeLaunch, AGridOverTheDriversLimitIsRefused) {
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  int64_t tokens = int64_t(1) << 40;
+  fmlp_tensor tensors[] = {
+      fmlp::denseTensor(address(0x10000), FMLP_BF16, {tokens, 8}),
+      fmlp::denseTensor(address(0x40000), FMLP_BF16, {tokens, 48})};
+  EXPECT_EQ(fmlp_launch(bundle.get(), bundle.entry("forward"), tensors, 2,
+                        nullptr),
+            FMLP_ERROR_SHAPE);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("m.forward: kernel k0 at T = 1099511627776 needs a "
+                      "grid over the limits"),
+            std::string::npos)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+  EXPECT_EQ(fake_cuda_tensor_map_count(), 0);
 }
 
 TEST_F(RuntimeLaunch, BackwardConsumesWhatTheForwardSaved) {

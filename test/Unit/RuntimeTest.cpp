@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -23,9 +24,10 @@
 namespace {
 
 /// A small bundle: forward(x [T,8], w [4,8], y [T,4], saved [T,12]) and
-/// backward(x, dy [T,4], dx [T,8], saved consumed).
+/// backward(x, dy [T,4], dx [T,8], saved consumed); k0 takes views of x
+/// (T rows) and w (4 static rows).
 const char *kManifest = R"({
-  "format": "fmlp-bundle", "version": 1, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 1, "compiler": "fmlp 0.2.0", "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "mlp.forward", "kind": "forward", "static_tokens": 0,
@@ -38,7 +40,8 @@ const char *kManifest = R"({
        {"kernel": "k0", "grid_tokens_per_block": [64, 0, 0], "grid_fixed": [0, 1, 1],
         "block": [256, 1, 1], "dynamic_shared_bytes": 0,
         "params": [{"argument": 0, "offset": 0}, {"argument": 3, "offset": 4}, {"tokens": true},
-                   {"tensor_map": {"argument": 0, "offset": 0, "rows": -1, "cols": 8, "row_stride": 8, "box_rows": 128, "box_cols": 64}}]}]},
+                   {"tensor_map": {"argument": 0, "offset": 0, "rows": -1, "cols": 8, "row_stride": 8, "box_rows": 128, "box_cols": 64}},
+                   {"tensor_map": {"argument": 1, "offset": 0, "rows": 4, "cols": 8, "row_stride": 8, "box_rows": 4, "box_cols": 8}}]}]},
     {"symbol": "mlp.backward", "kind": "backward", "static_tokens": 0,
      "arguments": [
        {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 2, "consumed": false},
@@ -65,6 +68,7 @@ TEST(RuntimeBundle, OpensAndDescribesEntryPoints) {
   fmlp::Bundle bundle(dir.path());
   EXPECT_EQ(fmlp_entry_count(bundle.get()), 2);
   EXPECT_STREQ(fmlp_bundle_chip(bundle.get()), "sm_90a");
+  EXPECT_EQ(bundle.compiler(), "fmlp 0.2.0");
   int forward = bundle.entry("forward");
   EXPECT_EQ(bundle.entry("mlp.backward"), 1);
   EXPECT_STREQ(fmlp_entry_kind(bundle.get(), forward), "forward");
@@ -105,10 +109,35 @@ TEST(RuntimeBundle, MissingDirectoryOrImage) {
 }
 
 TEST(RuntimeBundle, NewerFormatVersionIsRefused) {
-  BundleDir dir(replaced(kManifest, R"("version": 1)", R"("version": 2)"));
-  fmlp_bundle *bundle = nullptr;
-  EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle), FMLP_ERROR_VERSION);
-  EXPECT_NE(std::string(fmlp_last_error()).find("version 2 is not supported"),
+  // 4294967297 = 2^32 + 1 would read as 1 narrowed to 32 bits.
+  for (const char *version : {"2", "4294967297", "18446744073709551615"}) {
+    BundleDir dir(replaced(kManifest, R"("version": 1)",
+                           std::string(R"("version": )") + version));
+    fmlp_bundle *bundle = nullptr;
+    EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle),
+              FMLP_ERROR_VERSION)
+        << version;
+    EXPECT_NE(std::string(fmlp_last_error())
+                  .find("version " + std::string(version) +
+                        " is not supported"),
+              std::string::npos)
+        << fmlp_last_error();
+  }
+}
+
+// A bundle from before fmlp 0.2.0 names no compiler: still format version
+// 1, opened, with an empty compiler; a compiler that is not a string is not.
+TEST(RuntimeBundle, CompilerIsOptionalButAString) {
+  BundleDir old(replaced(kManifest, R"("compiler": "fmlp 0.2.0", )", ""));
+  fmlp::Bundle bundle(old.path());
+  EXPECT_EQ(bundle.compiler(), "");
+  BundleDir wrong(replaced(kManifest, R"("compiler": "fmlp 0.2.0")",
+                           R"("compiler": 20)"));
+  fmlp_bundle *handle = nullptr;
+  EXPECT_EQ(fmlp_bundle_open(wrong.path().c_str(), &handle),
+            FMLP_ERROR_BUNDLE);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("manifest.compiler is not a string"),
             std::string::npos)
       << fmlp_last_error();
 }
@@ -140,7 +169,9 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
       {R"("grid_fixed": [0, 1, 1])", R"("grid_fixed": [0, 0, 1])",
        "empty grid dimension"},
       {R"("block": [256, 1, 1])", R"("block": [2048, 1, 1])",
-       "1 to 1024 threads"},
+       "launches[0].block[0] = 2048 is outside 1 to 1024"},
+      {R"("block": [256, 1, 1])", R"("block": [256, 8, 1])",
+       "launches[0].block is not 1 to 1024 threads (2048)"},
       {R"("kernel": "k0")", R"("kernel": 7)",
        "launches[0].kernel is not a string"},
       {R"("launches": []})", R"("launches": 3})", "launches is not an array"},
@@ -151,13 +182,14 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
       {R"("row_stride": 8)", R"("row_stride": 4)",
        "tensor_map does not describe a view of argument x"},
       {R"("box_rows": 128)", R"("box_rows": 512)",
-       "tensor_map does not describe a view of argument x"},
+       "params[3].tensor_map.box_rows = 512 is outside 1 to 256"},
       {R"("tensor_map": {"argument": 0)", R"("tensor_map": {"argument": 9)",
        "tensor_map.argument is out of range"},
   };
   for (const Malformation &c : cases) {
     BundleDir dir(replaced(kManifest, c.from, c.to));
     fmlp_bundle *bundle = nullptr;
+    SCOPED_TRACE(c.to);
     EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle), FMLP_ERROR_BUNDLE)
         << "accepted: " << c.to;
     EXPECT_EQ(bundle, nullptr);
@@ -168,10 +200,141 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
   }
 }
 
+// The tampered manifests the runtime used to misread (issue 27): each
+// number that does not fit its field, or a view outside its argument, is
+// refused with the manifest location and the value.
+TEST(RuntimeBundle, NumbersThatDoNotFitTheirFieldAreRefused) {
+  const Malformation cases[] = {
+      // 2^32 + 1024 reached cuLaunchKernel's unsigned as 1024.
+      {R"("dynamic_shared_bytes": 0)", R"("dynamic_shared_bytes": 4294968320)",
+       "manifest.entry_points[0].launches[0].dynamic_shared_bytes = "
+       "4294968320 is outside 0 to 2147483647"},
+      {R"("dynamic_shared_bytes": 0)", R"("dynamic_shared_bytes": -1)",
+       "dynamic_shared_bytes = -1 is outside 0 to 2147483647"},
+      // [2^62 + 1, 4, 1]: 4 (2^62 + 1) threads wrapped to 4.
+      {R"("block": [256, 1, 1])", R"("block": [4611686018427387905, 4, 1])",
+       "manifest.entry_points[0].launches[0].block[0] = 4611686018427387905 "
+       "is outside 1 to 1024"},
+      {R"("block": [256, 1, 1])", R"("block": [256, 1, 65])",
+       "block[2] = 65 is outside 1 to 64"},
+      {R"("grid_fixed": [0, 1, 1])", R"("grid_fixed": [0, 65536, 1])",
+       "launches[0].grid_fixed[1] = 65536 is outside 0 to 65535"},
+      {R"("grid_tokens_per_block": [64, 0, 0])",
+       R"("grid_tokens_per_block": [-64, 0, 0])",
+       "grid_tokens_per_block[0] = -64 is outside 0 to"},
+      {R"("grid_tokens_per_block": [64, 0, 0])",
+       R"("grid_tokens_per_block": [64.5, 0, 0])",
+       "grid_tokens_per_block[0] = 64.5 is not an integer"},
+      // A view of w [4, 8] of 1,000,000 rows.
+      {R"("rows": 4, "cols": 8)", R"("rows": 1000000, "cols": 8)",
+       "params[4].tensor_map does not describe a view of argument w: 1000000 "
+       "rows x 8 columns, rows 8 elements apart, from element 0, end at "
+       "element 8000000, outside its 32 elements"},
+      // Rows 2 TB apart (2^40 bf16 elements), of w and of x.
+      {R"("rows": 4, "cols": 8, "row_stride": 8)",
+       R"("rows": 4, "cols": 8, "row_stride": 1099511627776)",
+       "params[4].tensor_map does not describe a view of argument w: rows "
+       "1099511627776 elements apart, beyond the argument's 32 elements"},
+      {R"("rows": -1, "cols": 8, "row_stride": 8)",
+       R"("rows": -1, "cols": 8, "row_stride": 1099511627776)",
+       "params[3].tensor_map does not describe a view of argument x: rows "
+       "1099511627776 elements apart, beyond the argument's 8 elements per "
+       "row"},
+      // offset + cols overflowed to a negative end, and offset x 2 bytes
+      // to an address 8 KB before x.
+      {R"("argument": 0, "offset": 0, "rows": -1)",
+       R"("argument": 0, "offset": 9223372036854771712, "rows": -1)",
+       "params[3].tensor_map does not describe a view of argument x: 1 rows "
+       "x 8 columns, rows 8 elements apart, from element "
+       "9223372036854771712, end at element 9223372036854771720, outside its "
+       "8 elements per row"},
+      {R"("argument": 0, "offset": 0, "rows": -1)",
+       R"("argument": 0, "offset": 9223372036854775804, "rows": -1)",
+       "from element 9223372036854775804, end beyond int64"},
+      {R"("argument": 1, "offset": 0, "rows": 4)",
+       R"("argument": 1, "offset": 30, "rows": 4)",
+       "end at element 62, outside its 32 elements"},
+      {R"({"argument": 3, "offset": 4})", R"({"argument": 3, "offset": -4})",
+       "params[1].offset = -4 is outside 0 to 9223372036854775807"},
+      {R"({"argument": 3, "offset": 4})",
+       R"({"argument": 3, "offset": 18446744073709551615})",
+       "params[1].offset = 18446744073709551615 is outside 0 to"},
+      // 2^32 would narrow to argument 0; 2^32 + 2 to alignment 2.
+      {R"({"argument": 3, "offset": 4})",
+       R"({"argument": 4294967296, "offset": 4})",
+       "params[1].argument is out of range: 4294967296, and the entry point "
+       "has 4 arguments"},
+      {R"("shape": [4, 8], "alignment": 2)",
+       R"("shape": [4, 8], "alignment": 4294967298)",
+       "arguments[1].alignment = 4294967298 is outside 1 to 2147483647"},
+      {R"("shape": [4, 8])", R"("shape": [4611686018427387904, 8])",
+       "arguments[1].shape [4611686018427387904, 8] of bf16 has more bytes "
+       "than int64 counts"},
+      {R"("shape": [4, 8])", R"("shape": [-1])",
+       "arguments[1].shape[0] = -1 is an invalid extent"},
+      {R"("shape": [4, 8])", R"("shape": [4, -3])",
+       "arguments[1].shape[1] = -3 is outside -1 to"},
+      {R"("static_tokens": 0,
+     "arguments": [
+       {"name": "x")",
+       R"("static_tokens": -5,
+     "arguments": [
+       {"name": "x")",
+       "entry_points[0].static_tokens = -5 is outside 0 to"},
+      {R"("chip": "sm_90a")", R"("chip": "sm_99999999999")", "manifest.chip"},
+      {R"("ptx": "kernels.ptx")", R"("ptx": "../kernels.ptx")",
+       "manifest.images.ptx \"../kernels.ptx\" is not a file name inside "
+       "the bundle"},
+      {R"("kernel": "k0")", R"("kernel": "")", "launches[0].kernel is empty"},
+  };
+  for (const Malformation &c : cases) {
+    BundleDir dir(replaced(kManifest, c.from, c.to));
+    fmlp_bundle *bundle = nullptr;
+    SCOPED_TRACE(c.to);
+    EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle), FMLP_ERROR_BUNDLE);
+    EXPECT_EQ(bundle, nullptr);
+    EXPECT_NE(std::string(fmlp_last_error()).find(c.expected),
+              std::string::npos)
+        << fmlp_last_error();
+    fmlp_bundle_close(bundle);
+  }
+}
+
+// T for which the saved buffers' bytes overflow int64 (12 bf16 per token:
+// 24 bytes) is an error, never a wrapped or negative size.
+TEST(RuntimeBundle, WorkspaceBytesOfAHugeOrNegativeT) {
+  BundleDir dir(kManifest);
+  fmlp::Bundle bundle(dir.path());
+  int64_t bytes = 7;
+  const int64_t largest = INT64_MAX / 24;
+  EXPECT_EQ(fmlp_workspace_bytes(bundle.get(), 0, largest, &bytes), FMLP_OK);
+  EXPECT_EQ(bytes, largest * 24);
+  for (int64_t tokens : {largest + 1, int64_t(1) << 62, INT64_MAX}) {
+    bytes = 7;
+    EXPECT_EQ(fmlp_workspace_bytes(bundle.get(), 0, tokens, &bytes),
+              FMLP_ERROR_SHAPE);
+    EXPECT_EQ(bytes, 7) << "written on failure";
+    EXPECT_NE(std::string(fmlp_last_error())
+                  .find("fmlp_workspace_bytes(mlp.forward): at T = " +
+                        std::to_string(tokens) +
+                        " the saved and workspace buffers overflow a 64-bit "
+                        "byte count (at argument saved, [T, 12] bf16)"),
+              std::string::npos)
+        << fmlp_last_error();
+  }
+  for (int64_t tokens : {int64_t(-1), INT64_MIN}) {
+    EXPECT_EQ(fmlp_workspace_bytes(bundle.get(), 0, tokens, &bytes),
+              FMLP_ERROR_SHAPE);
+    EXPECT_NE(std::string(fmlp_last_error()).find("< 0"), std::string::npos)
+        << fmlp_last_error();
+  }
+}
+
 TEST(RuntimeBundle, NoDriverIsAClearError) {
-  // ctest sets FMLP_LIBCUDA to a library that does not exist.
-  ASSERT_NE(std::getenv("FMLP_LIBCUDA"), nullptr)
-      << "run through ctest, which sets FMLP_LIBCUDA";
+  // A library that does not exist (ctest sets the same), so that the test
+  // means the same on a machine with a driver; this is the process's first
+  // driver load.
+  setenv("FMLP_LIBCUDA", "libcuda-absent-for-fmlp-tests.so.1", /*overwrite=*/0);
   BundleDir dir(kManifest);
   fmlp::Bundle bundle(dir.path());
   try {
@@ -267,6 +430,24 @@ TEST_F(LaunchValidation, TokenArgumentOfRankOne) {
 TEST_F(LaunchValidation, NegativeSize) {
   expectRefused([](auto &t) { t[0].sizes[0] = -2; }, FMLP_ERROR_SHAPE,
                 "negative size");
+}
+
+// 2^61 x 8 bf16 elements: T x D x 2 bytes overflows int64.
+TEST_F(LaunchValidation, TokensWhoseBytesOverflow) {
+  expectRefused(
+      [](auto &t) {
+        t[0] = fmlp::denseTensor(t[0].data, FMLP_BF16,
+                                 {int64_t(1) << 61, 8});
+      },
+      FMLP_ERROR_SHAPE,
+      "argument 0 (x) of shape [2305843009213693952, 8] has more bytes than "
+      "int64 counts");
+  expectRefused(
+      [](auto &t) {
+        t[0] = fmlp::denseTensor(t[0].data, FMLP_BF16,
+                                 {int64_t(1) << 40, int64_t(1) << 40, 8});
+      },
+      FMLP_ERROR_SHAPE, "has more bytes than int64 counts");
 }
 
 TEST_F(LaunchValidation, NonContiguous) {

@@ -34,8 +34,12 @@ int main(int argc, char **argv) {
   }
   try {
     fmlp::Bundle bundle(path);
-    std::printf("bundle %s: chip %s, %d entry points\n", path.c_str(),
-                fmlp_bundle_chip(bundle.get()), fmlp_entry_count(bundle.get()));
+    std::printf("bundle %s: chip %s, %d entry points, compiled by %s\n",
+                path.c_str(), fmlp_bundle_chip(bundle.get()),
+                fmlp_entry_count(bundle.get()),
+                *fmlp_bundle_compiler(bundle.get())
+                    ? fmlp_bundle_compiler(bundle.get())
+                    : "an fmlp before 0.2.0 (not recorded)");
     for (int e = 0; e < fmlp_entry_count(bundle.get()); ++e) {
       std::printf(
           "entry %s (%s): %lld B saved + workspace at T = %lld\n",
