@@ -15,7 +15,10 @@ when each one computes x W^T + b and nothing else, which holds when:
   - it has no forward, forward-pre, backward or backward-pre hooks (PEFT
     adapters can be hooks too; weight_norm and spectral_norm are
     forward-pre hooks), and no forward of its own on the instance
-    (accelerate's offloading hooks replace `module.forward`);
+    (accelerate's offloading hooks replace `module.forward`); except, on a
+    projection whose weight is sharded, the hooks of PyTorch's
+    tensor-parallel styles (distribute_module's input and output
+    redistributions), which parallel.py performs itself;
   - its weight and bias are plain tensors (type exactly Tensor or
     Parameter: a tensor subclass, e.g. a quantized tensor, is not the
     matrix its storage holds), or DTensors of plain local tensors (tensor
@@ -32,6 +35,10 @@ compiling, fails the guards and retraces).
 from __future__ import annotations
 
 from typing import Iterable, Optional, Tuple
+
+# The module of torch.distributed.tensor.distribute_module's hooks: the
+# input and output redistributions of parallelize_module's styles.
+TENSOR_PARALLEL_HOOKS = "torch.distributed.tensor._api"
 
 # nn.Module's per-module hook dictionaries: any entry may change what the
 # module computes or its gradients.
@@ -74,12 +81,15 @@ def why_not_plain_linear(module, linear_type: type, tensor_types: Tuple[type, ..
                     f"{_type_name(module)}): fmlp would read the unparametrized ones")
         return (f"is {_type_name(module)}, not torch.nn.Linear: a subclass or another module "
                 "may compute something else than x W^T + b")
+    weight = getattr(module, "weight", None)
+    sharded = bool(sharded_types) and isinstance(weight, sharded_types)
     for attribute, what in HOOKS:
-        if getattr(module, attribute, None):
+        hooks = getattr(module, attribute, None) or {}
+        if any(not (sharded and getattr(hook, "__module__", None) == TENSOR_PARALLEL_HOOKS)
+               for hook in hooks.values()):
             return f"has {what}: fmlp would not run them"
     if "forward" in getattr(module, "__dict__", ()):
         return "has its forward replaced on the instance (e.g. accelerate's hooks): fmlp would not run it"
-    weight = getattr(module, "weight", None)
     if weight is None:
         return "has no weight"
     reason = _why_not_plain_tensor("its weight", weight, tensor_types, sharded_types)

@@ -165,6 +165,27 @@ class GuardTest(unittest.TestCase):
             linear.weight, linear.bias = DTensor(Parameter()), DTensor(Tensor())
         self.assertIsNone(decide(sharded))
 
+    def test_tensor_parallel_hooks_are_allowed_on_sharded_weights(self):
+        # parallelize_module's styles hook the Linear (distribute_module's
+        # input and output redistributions); parallel.py does their work.
+        def redistribute(*args):
+            return None
+        redistribute.__module__ = guard.TENSOR_PARALLEL_HOOKS
+
+        def user_hook(*args):
+            return None
+        sharded = Linear()
+        sharded.weight = DTensor(Parameter())
+        sharded._forward_pre_hooks[0] = redistribute
+        sharded._forward_hooks[1] = redistribute
+        self.assertIsNone(decide(block(gate_proj=sharded)))
+        sharded._forward_hooks[2] = user_hook
+        self.refused(block(gate_proj=sharded), "gate_proj has forward hooks")
+        # On a plain weight the same hooks are refused: nothing redistributes.
+        plain = Linear()
+        plain._forward_hooks[0] = redistribute
+        self.refused(block(gate_proj=plain), "gate_proj has forward hooks")
+
     def test_dtensor_of_a_tensor_subclass_is_refused(self):
         linear = Linear()
         linear.weight = DTensor(QuantizedTensor())
