@@ -31,7 +31,9 @@ invisible in the outputs), on the MLP only and on every projection:
                     unpatched model's; merge_and_unload() gives plain MLPs
                     that run fmlp's kernels again (counted), one of them
                     judged against float64 by fmlp.judge (error bound).
-Also: LoRA on attention only (the MLPs run fmlp's kernels; loss, logits
+Also: Phi3's gate_up_proj, Falcon-H1's multipliers and Gemma's GELU
+patched, then adapted: the fallback equals HF's module with the same
+adapters; LoRA on attention only (the MLPs run fmlp's kernels; loss, logits
 and LoRA gradients within 3x HF's distance from float64 + 4 u); a plain
 patched model runs fmlp's ops (counted by a TorchDispatchMode); a forward
 hook on up_proj takes the fallback with its warning and runs; a patched
@@ -475,6 +477,67 @@ def compiled_then_adapted(dtype, backend):
         report(f"{label}", False, f"{type(error).__name__}: {str(error)[:400]}")
 
 
+OTHER_CLASSES = [  # (model type, class, LoRA targets, config extras)
+    ("phi3", "Phi3MLP", ["gate_up_proj", "down_proj"], {}),
+    ("falcon_h1", "FalconH1MLP", MLP_TARGETS, dict(mlp_multipliers=[0.5, 0.25])),
+    ("gemma", "GemmaMLP", MLP_TARGETS, dict(hidden_act="gelu_pytorch_tanh",
+                                            hidden_activation="gelu_pytorch_tanh", head_dim=64)),
+]
+
+
+def other_classes(dtype):
+    """Phi3's gate_up_proj, Falcon-H1's multipliers, Gemma's GELU, patched
+    then given LoRA adapters (inject_adapter_in_model): the fallback's y,
+    dx and LoRA gradients equal HF's module with the same adapters bit for
+    bit (or within twice HF's run-to-run difference), one warning."""
+    import importlib
+    from transformers import AutoConfig
+    for model_type, class_name, targets, extra in OTHER_CLASSES:
+        label = f"{str(dtype)[6:]} {class_name} patched then adapted"
+        try:
+            config = AutoConfig.for_model(model_type, hidden_size=D, intermediate_size=H,
+                                          num_attention_heads=4, num_key_value_heads=4, **extra)
+            module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+            torch.manual_seed(0)
+            original = torch.nn.Module()
+            original.mlp = getattr(module, class_name)(config).to(DEVICE, dtype)
+            patched = copy.deepcopy(original)
+            replaced = fmlp.patch_model(patched, config)
+            for holder in (original, patched):
+                torch.manual_seed(1)
+                peft.inject_adapter_in_model(peft.LoraConfig(
+                    r=16, lora_alpha=32, target_modules=targets, init_lora_weights=False), holder)
+                holder.to(DEVICE, dtype)
+            patched.load_state_dict(original.state_dict(), strict=True)
+            x = torch.randn(2, 37, D, device=DEVICE, dtype=dtype)
+            dy = torch.randn(2, 37, D, device=DEVICE, dtype=dtype)
+
+            def run(holder):
+                xx = x.clone().requires_grad_(True)
+                holder.zero_grad(set_to_none=True)
+                with CountOps() as counter:
+                    y = holder.mlp(xx)
+                    y.backward(dy)
+                out = {"y": y.detach(), "dx": xx.grad}
+                out.update({n: p.grad for n, p in holder.named_parameters() if "lora_" in n})
+                return out, counter
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                ours, counter = run(patched)
+                messages = fmlp_warnings(caught)
+            theirs, again = run(original)[0], run(original)[0]
+            noise = max(distance(theirs[k], again[k]) for k in theirs)
+            worst = max(distance(ours.get(k), theirs[k]) for k in theirs)
+            report(f"{label}: unfused, one warning naming {targets[0]}",
+                   replaced == 1 and type(patched.mlp).__name__.startswith("Fused")
+                   and counter.total() == 0 and len(messages) == 1 and f"{targets[0]} is" in messages[0],
+                   messages[0][:150] if messages else f"{replaced} replaced, no warning")
+            report(f"{label}: y, dx and {sum('lora_' in k for k in theirs)} LoRA gradients equal HF's",
+                   worst <= 2 * noise, f"worst |diff| {worst:.3g}, run-to-run {noise:.3g}")
+        except Exception as error:
+            report(label, False, f"{type(error).__name__}: {str(error)[:300]}")
+
+
 def control_bypass(dtype, tokens):
     """A guard that lets the adapters through (fmlp's fused path over
     lora.Linear's base weight): these checks must catch it."""
@@ -546,6 +609,7 @@ def main():
         cases = [(peft_case, (dtype, order, targets, tokens))
                  for order in ("adapt-then-patch", "patch-then-adapt") for targets in ("mlp", "all")]
         cases += [(attention_only, (dtype, tokens)), (plain_and_hooks, (dtype, tokens)),
+                  (other_classes, (dtype,)),
                   (compiled_then_adapted, (dtype, args.compile_backend)),
                   (control_bypass, (dtype, tokens))]
         for function, case_args in cases:
