@@ -28,9 +28,14 @@ Not covered: global module hooks (torch.nn.modules.module.
 register_module_forward_hook) see the fused module, not its projections.
 
 Every check is an attribute or type comparison, so that it is cheap at
-every forward and torch.compile's dynamo traces it into guards on those
-attributes (no graph break; a later change, e.g. adapters added after
-compiling, fails the guards and retraces).
+every forward (no cache to keep fresh) and torch.compile's dynamo traces it
+into guards on what it reads, with no graph break on the fused path
+(checked with torch.compile(fullgraph=True), python/tests/gpu_modules.py
+and gpu_peft_guard.py). A projection replaced after compiling (PEFT
+wrapping it) fails those guards: dynamo retraces, and the fallback is
+traced. Hooks added after compiling are not seen by compiled code, for
+fmlp as for any module, while torch._dynamo.config.skip_nnmodule_hook_guards
+is True (PyTorch's default): reset or recompile after adding hooks.
 """
 from __future__ import annotations
 
