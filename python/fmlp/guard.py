@@ -87,11 +87,11 @@ def why_not_plain_linear(module, linear_type: type, tensor_types: Tuple[type, ..
         return (f"is {_type_name(module)}, not torch.nn.Linear: a subclass or another module "
                 "may compute something else than x W^T + b")
     weight = getattr(module, "weight", None)
-    sharded = bool(sharded_types) and isinstance(weight, sharded_types)
     for attribute, what in HOOKS:
-        hooks = getattr(module, attribute, None) or {}
-        if any(not (sharded and getattr(hook, "__module__", None) == TENSOR_PARALLEL_HOOKS)
-               for hook in hooks.values()):
+        hooks = getattr(module, attribute, None)
+        if hooks and not (isinstance(weight, sharded_types) and all(
+                getattr(hook, "__module__", None) == TENSOR_PARALLEL_HOOKS
+                for hook in hooks.values())):
             return f"has {what}: fmlp would not run them"
     if "forward" in getattr(module, "__dict__", ()):
         return "has its forward replaced on the instance (e.g. accelerate's hooks): fmlp would not run it"
