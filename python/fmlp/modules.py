@@ -170,6 +170,21 @@ class FusedGatedMLP(nn.Module):
         _warn_once(id(self), f"fmlp: {type(self).__name__} runs unfused (its Hugging Face "
                    f"forward, calling the projections): {reason}")
 
+    def fused(self, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
+        """The block over `params` (plain tensors: this module's weights, or
+        one tensor-parallel shard of them)."""
+        bundle = str(_bundle_for(self.block_spec(x, params)))
+        rows = x.reshape(-1, self.hidden_size)
+        if not rows.is_contiguous():
+            rows = rows.contiguous()
+        # The no-grad path keeps nothing for a backward: taken whenever
+        # autograd will not ask for one.
+        if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in params)):
+            y, _ = torch.ops.fmlp.forward(bundle, rows, params)
+        else:
+            y = torch.ops.fmlp.forward_nograd(bundle, rows, params)
+        return y.view(*x.shape[:-1], self.hidden_size)
+
 
 class UnfusedWarning(UserWarning):
     """A fused module runs its original forward; the message says why."""
