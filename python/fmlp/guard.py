@@ -65,10 +65,10 @@ def _why_not_plain_tensor(what: str, tensor, tensor_types: Tuple[type, ...],
         local = getattr(tensor, "_local_tensor", None)
         if type(local) in tensor_types:
             return None
-        return (f"{what} is a sharded tensor whose local shard is a {_type_name(local)}, "
+        return (f"has a sharded {what} whose local shard is a {_type_name(local)}, "
                 "not a plain tensor")
-    return (f"{what} is a {_type_name(tensor)}, not a plain tensor (a tensor subclass such as "
-            "a quantized weight does not hold the matrix fmlp would read)")
+    return (f"has a {what} of type {_type_name(tensor)}, not a plain tensor (a tensor subclass "
+            "such as a quantized weight does not hold the matrix fmlp would read)")
 
 
 def why_not_plain_linear(module, linear_type: type, tensor_types: Tuple[type, ...],
@@ -97,10 +97,10 @@ def why_not_plain_linear(module, linear_type: type, tensor_types: Tuple[type, ..
         return "has its forward replaced on the instance (e.g. accelerate's hooks): fmlp would not run it"
     if weight is None:
         return "has no weight"
-    reason = _why_not_plain_tensor("its weight", weight, tensor_types, sharded_types)
+    reason = _why_not_plain_tensor("weight", weight, tensor_types, sharded_types)
     bias = getattr(module, "bias", None)
     if reason is None and bias is not None:
-        reason = _why_not_plain_tensor("its bias", bias, tensor_types, sharded_types)
+        reason = _why_not_plain_tensor("bias", bias, tensor_types, sharded_types)
     return reason
 
 

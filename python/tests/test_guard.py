@@ -147,11 +147,11 @@ class GuardTest(unittest.TestCase):
     def test_tensor_subclass_weight_is_refused(self):
         quantized = Linear()
         quantized.weight = QuantizedTensor()
-        self.refused(block(gate_proj=quantized), "gate_proj", "its weight is a",
+        self.refused(block(gate_proj=quantized), "gate_proj has a weight of type",
                      "QuantizedTensor", "not a plain tensor")
         biased = Linear(bias=True)
         biased.bias = QuantizedTensor()
-        self.refused(block(down_proj=biased), "down_proj", "its bias is a", "QuantizedTensor")
+        self.refused(block(down_proj=biased), "down_proj has a bias of type", "QuantizedTensor")
 
     def test_plain_tensor_weight_fuses(self):
         # A Parameter's data reassigned as a tensor stays a plain tensor.
@@ -189,13 +189,14 @@ class GuardTest(unittest.TestCase):
     def test_dtensor_of_a_tensor_subclass_is_refused(self):
         linear = Linear()
         linear.weight = DTensor(QuantizedTensor())
-        self.refused(block(up_proj=linear), "up_proj", "local shard is a", "QuantizedTensor")
+        self.refused(block(up_proj=linear), "up_proj has a sharded weight whose local shard is a",
+                     "QuantizedTensor")
 
     def test_dtensor_without_distributed_support_is_refused(self):
         # torch without torch.distributed: no sharded types are passed.
         linear = Linear()
         linear.weight = DTensor(Parameter())
-        self.refused(block(up_proj=linear), "its weight is a", "DTensor", sharded=())
+        self.refused(block(up_proj=linear), "up_proj has a weight of type", "DTensor", sharded=())
 
     def test_control_a_guard_that_passes_lora_fails_these_tests(self):
         # The same check as test_peft_tuner_layer_is_refused, against a
