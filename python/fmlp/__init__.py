@@ -4,15 +4,30 @@ Hugging Face models (see python/README section in the repository README).
     import fmlp
     fmlp.patch_model(model)      # every supported MLP, in place
 
-fmlp.spec and fmlp.runtime import without torch; the rest needs it.
+fmlp.spec, fmlp.runtime and fmlp.guard import without torch; the rest
+needs it, and naming it without torch raises an ImportError that says so.
 """
+from ._version import __version__  # noqa: F401
 from .spec import BlockSpec, BundleMissing, UnsupportedConfig, find_or_compile  # noqa: F401
+
+# What fmlp offers only with torch (module attribute -> what it is).
+_TORCH_NAMES = ("ops", "modules", "patch", "parallel", "judge", "FusedGatedMLP", "FusedPhi3MLP",
+                "SUPPORTED", "UnfusedWarning", "patch_classes", "patch_model", "restore_classes")
 
 try:
     import torch  # noqa: F401
-except ImportError:  # the torch-free parts still work
-    pass
+except ImportError as error:  # the torch-free parts still work
+    _torch_error = error
 else:
+    _torch_error = None
     from . import ops  # noqa: F401  (registers torch.ops.fmlp.*)
-    from .modules import FusedGatedMLP, FusedPhi3MLP, SUPPORTED  # noqa: F401
+    from .modules import FusedGatedMLP, FusedPhi3MLP, SUPPORTED, UnfusedWarning  # noqa: F401
     from .patch import patch_classes, patch_model, restore_classes  # noqa: F401
+
+
+def __getattr__(name):
+    if _torch_error is not None and name in _TORCH_NAMES:
+        raise ImportError(f"fmlp.{name} needs PyTorch, and `import torch` failed "
+                          f"({_torch_error}): install it (pip install torch, or "
+                          "pip install 'fmlp[torch]')")
+    raise AttributeError(f"module 'fmlp' has no attribute {name!r}")

@@ -5,18 +5,38 @@ Each keeps its original's constructor, attribute names and state_dict keys
 checkpoints load unchanged, and uses the nn.Linear weights in place (no
 transposed or contiguous copies). On a CPU tensor, or for a dtype or shape
 fmlp does not compile, forward raises an error that says why.
+
+The fused kernels read the projections' weights and never call the
+projection modules. At every forward the guard (guard.py) checks that
+calling them would compute nothing else (plain nn.Linear, no hooks, plain
+or DTensor weights); when it does not hold (PEFT's adapters, a quantized
+Linear, hooks, ...), the module runs Hugging Face's own forward, calling
+the projections, and warns once per module and reason.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+import warnings
+from typing import List, Optional, Sequence
 
 import torch
 from torch import nn
 
-from . import ops, parallel, spec as specs
+from . import guard, ops, parallel, spec as specs
 
 
 _chips = {}
+
+# What the guard takes as a plain weight, and as a sharded one whose local
+# shard fmlp reads (parallel.py).
+TENSOR_TYPES = (torch.Tensor, nn.Parameter)
+SHARDED_TYPES = (parallel.DTensor,) if parallel.DTensor is not None else ()
+
+
+def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
+    """None when the fused kernels may read the weights of `module`'s
+    projections `names` instead of calling them; else why not."""
+    return guard.why_not_fusable([(n, getattr(module, n, None)) for n in names], nn.Linear,
+                                 TENSOR_TYPES, SHARDED_TYPES)
 
 
 def chip_of(device: torch.device) -> str:
@@ -68,6 +88,7 @@ class FusedGatedMLP(nn.Module):
         self._set_activation(config)
 
     def _set_activation(self, config):
+        _warned.pop(id(self), None)  # a dead module's, at the same address
         name = hidden_act(config)
         self.activation = specs.activation_of(name)
         self.act_fn = _act_fn(name)
@@ -124,10 +145,30 @@ class FusedGatedMLP(nn.Module):
                                down_multiplier=self.down_multiplier, chip=chip_of(x.device))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # Attribute and type checks only: dynamo turns them into guards, so
+        # that the fused path stays one graph under torch.compile.
+        reason = why_not_fusable(self, self._linears())
+        if reason is not None:
+            self._warn_unfused(reason)
+            return self.unfused(x)
         params = self._params()
         if parallel.is_sharded(params):
             return parallel.forward(self, x, params)
         return self.fused(x, params)
+
+    def unfused(self, x: torch.Tensor) -> torch.Tensor:
+        """Hugging Face's forward (LlamaMLP's; FalconH1MLP's with
+        multipliers), calling the projection modules, so that whatever
+        they compute (adapters, hooks) applies."""
+        if self.gate_multiplier is None and self.down_multiplier is None:
+            return self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))
+        # FalconH1MLP.forward, in its order (up_proj is called first).
+        y = self.up_proj(x) * self.act_fn(self.gate_proj(x) * self.gate_multiplier)
+        return self.down_proj(y) * self.down_multiplier
+
+    def _warn_unfused(self, reason: str) -> None:
+        _warn_once(id(self), f"fmlp: {type(self).__name__} runs unfused (its Hugging Face "
+                   f"forward, calling the projections): {reason}")
 
     def fused(self, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
         """The block over `params` (plain tensors: this module's weights, or
@@ -143,6 +184,33 @@ class FusedGatedMLP(nn.Module):
         else:
             y = torch.ops.fmlp.forward_nograd(bundle, rows, params)
         return y.view(*x.shape[:-1], self.hidden_size)
+
+
+class UnfusedWarning(UserWarning):
+    """A fused module runs its original forward; the message says why."""
+
+
+_warned = {}  # id of a module -> the messages it has warned
+
+
+def _nonstrict(function):
+    """Dynamo runs `function` as Python when it traces the call (under
+    torch.compile, fullgraph included, the warning is given once while
+    tracing, not in the graph); torch without nonstrict_trace (< 2.7)
+    graph-breaks there instead."""
+    decorator = getattr(torch._dynamo, "nonstrict_trace", None)
+    return decorator(function) if decorator is not None else function
+
+
+@_nonstrict
+def _warn_once(module_id: int, message: str) -> int:
+    """warnings.warn(message) unless the module `module_id` gave it
+    already. (An int result: nonstrict_trace takes no None.)"""
+    messages = _warned.setdefault(module_id, set())
+    if message not in messages:
+        messages.add(message)
+        warnings.warn(message, UnfusedWarning, stacklevel=3)
+    return 0
 
 
 _paths = {}
@@ -183,6 +251,12 @@ class FusedPhi3MLP(FusedGatedMLP):
             raise specs.UnsupportedConfig("Phi3's MLP has no biases in fmlp")
         h = self.intermediate_size
         return [w[:h], w[h:], self.down_proj.weight]
+
+    def unfused(self, x: torch.Tensor) -> torch.Tensor:
+        """Phi3MLP.forward: gate_up_proj's output split in halves, gate
+        first."""
+        gate, up = self.gate_up_proj(x).chunk(2, dim=-1)
+        return self.down_proj(up * self.act_fn(gate))
 
 
 # Hugging Face class name -> (its transformers.models package, fmlp module).

@@ -1,7 +1,9 @@
 """Swapping Hugging Face MLPs for fmlp's: patch_model() on a loaded model
 (in place, sharing its Linear modules), patch_classes() before one is
 built. A module fmlp cannot run is left alone with a warning that says
-why."""
+why: an activation fmlp does not fuse, or a projection the fused kernels
+would bypass (guard.py: PEFT's adapters, quantized Linear classes, hooks,
+...)."""
 from __future__ import annotations
 
 import importlib
@@ -11,7 +13,7 @@ from typing import Dict
 from torch import nn
 
 from . import spec as specs
-from .modules import SUPPORTED, hidden_act
+from .modules import SUPPORTED, hidden_act, why_not_fusable
 
 
 def _why_not(module: nn.Module, config) -> str:
@@ -22,14 +24,15 @@ def _why_not(module: nn.Module, config) -> str:
         return str(error)
     if type(module).__name__ == "Phi3MLP" and getattr(module.gate_up_proj, "bias", None) is not None:
         return "Phi3's fused gate_up_proj with a bias is not supported"
-    return ""
+    _, fused = SUPPORTED[type(module).__name__]
+    return why_not_fusable(module, fused._linears()) or ""
 
 
 def patch_model(model: nn.Module, config=None) -> int:
     """Replaces every supported MLP of `model` in place; returns how many."""
     config = config or getattr(model, "config", None)
     replaced = 0
-    for parent in list(model.modules()):
+    for path, parent in list(model.named_modules()):
         for name, child in list(parent.named_children()):
             if type(child).__name__ not in SUPPORTED:
                 continue
@@ -37,7 +40,8 @@ def patch_model(model: nn.Module, config=None) -> int:
             child_config = getattr(child, "config", None) or config
             reason = _why_not(child, child_config) if child_config is not None else "no config"
             if reason:
-                warnings.warn(f"fmlp: {type(child).__name__} at {name} left alone: {reason}")
+                where = f"{path}.{name}" if path else name
+                warnings.warn(f"fmlp: {type(child).__name__} at {where} left alone: {reason}")
                 continue
             setattr(parent, name, fused.wrap(child, child_config))
             replaced += 1

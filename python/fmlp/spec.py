@@ -4,7 +4,9 @@ fmlp-compile command that makes it. No torch needed.
 A bundle (see docs/Bundle.md) holds one gated MLP block's forward, backward
 and no-grad forward for one (D, H, dtype, activation, biases, multipliers,
 chip). Bundles live in a cache directory (FMLP_CACHE_DIR, else
-~/.cache/fmlp), one directory per key.
+~/.cache/fmlp), one directory per key; the key names fmlp's version, so
+that an upgrade compiles its own bundles instead of reusing an older
+compiler's.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 from typing import Optional
+
+from ._version import __version__
 
 DTYPES = ("bf16", "f16", "f32")
 ACTIVATIONS = ("silu", "gelu_tanh", "relu")
@@ -70,8 +74,9 @@ class BlockSpec:
 
     @property
     def key(self) -> str:
-        """The cache directory's name: every field that changes the kernels."""
-        parts = [f"d{self.hidden}", f"h{self.intermediate}", self.dtype,
+        """The cache directory's name: every field that changes the kernels,
+        and the version of fmlp that compiles them."""
+        parts = [f"fmlp{__version__}", f"d{self.hidden}", f"h{self.intermediate}", self.dtype,
                  self.activation, self.chip]
         if self.bias:
             parts.append("bias")

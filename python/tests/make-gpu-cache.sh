@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compiles the bundles the GPU-side Python tests and benchmarks use
-# (python/tests/gpu_modules.py, gpu_tensor_parallel.py, bench/bench_torch.py)
+# (python/tests/gpu_modules.py, gpu_tensor_parallel.py, gpu_peft_guard.py,
+# bench/bench_torch.py)
 # into a cache directory: the GPU machine has no fmlp-compile.
 #   make-gpu-cache.sh DIR
 set -euo pipefail
@@ -22,6 +23,9 @@ for p in (2, 4, 8):
 for p in (2, 4):
     for dtype in ("bf16", "f32"):
         specs.append(BlockSpec(1024, 2816 // p, dtype))
+# The tiny Llama of gpu_peft_guard.py.
+for dtype in ("bf16", "f32"):
+    specs.append(BlockSpec(256, 704, dtype))
 for spec in specs:
     print(find_or_compile(spec), flush=True)
 PY

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package's GPU checks and benchmarks, in one go on a GPU
 # machine (no MLIR there): builds the runtime and the judge, then runs
-# python/tests/gpu_modules.py (every mode), gpu_tensor_parallel.py (shards;
+# python/tests/gpu_modules.py (every mode), gpu_peft_guard.py (PEFT and the
+# guard), gpu_tensor_parallel.py (shards;
 # tp and bench under torchrun when there are several GPUs) and
 # bench/bench_torch.py, one log each under OUTDIR.
 #   run-on-gpu.sh CACHE OUTDIR [JSON_INCLUDE_DIR] [checks|bench|all]
@@ -35,6 +36,7 @@ if [ "$what" != bench ]; then
   step train 120 python3 "$tests/gpu_modules.py" train
   step graph-callables 60 python3 "$tests/gpu_modules.py" graph-callables
   step graph-step 90 python3 "$tests/gpu_modules.py" graph-step
+  step peft-guard 420 python3 "$tests/gpu_peft_guard.py"
   step shards 120 python3 "$tests/gpu_tensor_parallel.py" shards
   [ "$gpus" -ge 2 ] && step tp 180 torchrun --nproc-per-node "$gpus" "$tests/gpu_tensor_parallel.py" tp
 fi

@@ -6,6 +6,7 @@ import os
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from fmlp import runtime, spec
 
@@ -34,6 +35,16 @@ class SpecTest(unittest.TestCase):
                     spec.BlockSpec(96, 200, "bf16", down_multiplier=0.5),
                     spec.BlockSpec(96, 200, "bf16", chip="sm_80")]
         self.assertEqual(len({v.key for v in variants}), len(variants))
+
+    def test_key_names_the_compiler_version(self):
+        # Bundles cached by one fmlp are stale for another: the key moves
+        # with the version, for every spec.
+        s = spec.BlockSpec(96, 200, "bf16", bias=True)
+        self.assertIn(f"fmlp{spec.__version__}-", s.key)
+        with mock.patch.object(spec, "__version__", "0.2.1"):
+            upgraded = s.key
+        self.assertNotEqual(upgraded, s.key)
+        self.assertEqual(upgraded.replace("fmlp0.2.1-", f"fmlp{spec.__version__}-"), s.key)
 
     def test_hf_activations(self):
         self.assertEqual(spec.activation_of("silu"), "silu")
