@@ -165,7 +165,7 @@ struct KernelPlan {
 /// both share the epilogue.
 void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
                const KernelConfig &config, const TmaPlan *tma, GemmSpec spec) {
-  if (config.path == KernelPath::Simt || !tma)
+  if (config.strategy == KernelStrategy::simt || !tma)
     return buildSimtGemm(kb, spec);
   WgmmaGemmSpec wgmma;
   wgmma.m = spec.m;
@@ -176,6 +176,8 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   for (auto [memref, map] : tma->outputMaps)
     wgmma.outputMaps.push_back({ops.view(kb, memref), map});
   wgmma.tileN = config.tileN;
+  wgmma.sharedBytesLimit =
+      getTarget(kb.func).getInfo().sharedBytesPerBlock;
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
   wgmma.epilogue = spec.epilogue;
@@ -534,6 +536,12 @@ struct ConvertFMLPToNVVMPass
           return WalkResult::interrupt();
         }
       }
+      if (!isa<BiasGradOp>(op) &&
+          !op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kName)) {
+        op->emitOpError("has no #fmlp.kernel_config: run fmlp-select-tiles "
+                        "first");
+        return WalkResult::interrupt();
+      }
       kernels.push_back(op);
       return WalkResult::advance();
     });
@@ -541,16 +549,22 @@ struct ConvertFMLPToNVVMPass
       return signalPassFailure();
     if (kernels.empty())
       return;
+    TargetAttr targetAttr = getTarget(module);
+    if (!targetAttr) {
+      module.emitError(
+          "the module has no fmlp.target: run fmlp-attach-target first");
+      return signalPassFailure();
+    }
+    const Target &info = targetAttr.getInfo();
 
     MLIRContext *context = &getContext();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(context));
     OpBuilder b(context);
     b.setInsertionPointToEnd(module.getBody());
-    StringRef features =
-        StringRef(chip).starts_with("sm_12") ? "+ptx87" : "+ptx80";
     auto target = NVVM::NVVMTargetAttr::get(
-        context, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, features);
+        context, /*optLevel=*/3, "nvptx64-nvidia-cuda", info.chip,
+        info.ptxFeature());
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModule,
                                               b.getArrayAttr({target}));
 
@@ -559,14 +573,20 @@ struct ConvertFMLPToNVVMPass
       auto entry = op->getParentOfType<func::FuncOp>();
       unsigned index = countPerEntry[entry]++;
       KernelOperands operands(op);
-      std::optional<KernelConfig> config = KernelConfig::fromAttr(
-          op->getAttrOfType<DictionaryAttr>(kKernelConfigAttr));
-      if (!config)
-        config = selectKernelConfig(op, chip);
+      // A column sum (bias_grad) has no GEMM to configure.
+      KernelConfig config;
+      if (auto attr = op->getAttrOfType<KernelConfigAttr>(
+              KernelConfigAttr::kName))
+        config = KernelConfig::fromAttr(attr);
       std::optional<TmaPlan> tma;
-      if (config->path == KernelPath::Wgmma) {
+      if (config.strategy == KernelStrategy::wgmma) {
+        if (!info.has(kWgmma)) {
+          op->emitOpError("is configured for WGMMA, which ")
+              << StringRef(info.chip) << " does not have";
+          return signalPassFailure();
+        }
         std::string whyNot;
-        FailureOr<TmaPlan> planned = planTma(op, config->tileN, whyNot);
+        FailureOr<TmaPlan> planned = planTma(op, config.tileN, whyNot);
         if (failed(planned)) {
           op->emitOpError("is configured for WGMMA, but ") << whyNot;
           return signalPassFailure();
@@ -582,7 +602,7 @@ struct ConvertFMLPToNVVMPass
               .Case<GateUpOp, DownOp, DownGradOp, InputGradOp,
                     GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
                   [&](auto kernel) {
-                    return build(kernel, kb, operands, *config,
+                    return build(kernel, kb, operands, config,
                                  tma ? &*tma : nullptr);
                   });
       replaceWithLaunch(op, kb.func, operands, plan.tokenOperand, maps);

@@ -48,7 +48,7 @@ public:
         downLayout(block.getDownLayoutAttr()),
         gateMultiplier(block.getGateMultiplierAttr()),
         downMultiplier(block.getDownMultiplierAttr()),
-        gateBias(block.getGateBias()), upBias(block.getUpBias()),
+        precision(block.getPrecisionAttr()), gateBias(block.getGateBias()), upBias(block.getUpBias()),
         downBias(block.getDownBias()),
         hiddenWidth(block.getBlockShape().hiddenWidth) {}
 
@@ -98,7 +98,7 @@ public:
     }
     auto op = GateUpOp::create(builder, loc, ValueRange(inits).getTypes(), x,
                                gate, up, gateBias, upBias, inits, activation,
-                               gateLayout, upLayout, gateMultiplier);
+                               gateLayout, upLayout, gateMultiplier, precision);
     return SmallVector<Value>(op->getResults());
   }
 
@@ -108,7 +108,7 @@ public:
         emptyTokenMajor(x, cast<ShapedType>(x.getType()).getDimSize(1));
     return DownOp::create(builder, loc, TypeRange{init.getType()}, a, down,
                           downBias, ValueRange{init}, downLayout,
-                          downMultiplier)
+                          downMultiplier, precision)
         ->getResult(0);
   }
 
@@ -120,23 +120,25 @@ public:
     auto dDown = DownWeightGradOp::create(
         builder, loc, TypeRange{dDownInit.getType()}, dy, activationInputs,
         ValueRange{dDownInit}, activation, downLayout, downMultiplier,
-        /*accumulate=*/nullptr);
+        /*accumulate=*/nullptr, precision);
     // dG, dU are written over G, U.
     auto grads =
         DownGradOp::create(builder, loc, TypeRange{g.getType(), u.getType()},
                            dy, down, g, u, ValueRange{g, u}, activation,
-                           downLayout, gateMultiplier, downMultiplier);
+                           downLayout, gateMultiplier, downMultiplier,
+                           precision);
     Value dg = grads->getResult(0), du = grads->getResult(1);
     Value dxInit =
         emptyTokenMajor(dy, cast<ShapedType>(dy.getType()).getDimSize(1));
     auto dx =
         InputGradOp::create(builder, loc, TypeRange{dxInit.getType()}, dg, du,
-                            gate, up, ValueRange{dxInit}, gateLayout, upLayout);
+                            gate, up, ValueRange{dxInit}, gateLayout, upLayout,
+                            precision);
     Value dGateInit = emptyLike(gate), dUpInit = emptyLike(up);
     auto dWeights = GateUpWeightGradOp::create(
         builder, loc, TypeRange{dGateInit.getType(), dUpInit.getType()}, x, dg,
         du, ValueRange{dGateInit, dUpInit}, gateLayout, upLayout,
-        /*accumulate=*/nullptr);
+        /*accumulate=*/nullptr, precision);
     SmallVector<Value> results = {dx->getResult(0), dWeights->getResult(0),
                                   dWeights->getResult(1), dDown->getResult(0)};
     // Bias gradients, in the order gate, up, down: sums over the tokens.
@@ -162,6 +164,8 @@ private:
   ActivationAttr activation;
   WeightLayoutAttr gateLayout, upLayout, downLayout;
   FloatAttr gateMultiplier, downMultiplier;
+  /// The block's, on every GEMM kernel (null: the operands' own format).
+  PrecisionAttr precision;
   Value gateBias, upBias, downBias;
   int64_t hiddenWidth;
 };

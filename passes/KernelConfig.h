@@ -1,8 +1,9 @@
 //===- KernelConfig.h - The configuration of each kernel op -----*- C++ -*-===//
 //
 // What fmlp-select-tiles decides for a kernel op (lib/CodeGen/
-// TileSelection.h says the rule), recorded on the op as the dictionary
-// attribute `fmlp.kernel_config`; convert-fmlp-to-nvvm follows it.
+// TileSelection.h says the rule), recorded on the op as a
+// #fmlp.kernel_config; convert-fmlp-to-nvvm follows it. And the TMA plan
+// both read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,11 +16,6 @@
 #include "mlir/IR/Operation.h"
 
 namespace mlir::fmlp {
-
-constexpr StringLiteral kKernelConfigAttr = "fmlp.kernel_config";
-
-/// The configuration of a kernel op on memrefs for `chip`.
-KernelConfig selectKernelConfig(Operation *kernelOp, StringRef chip);
 
 /// A view the WGMMA path reads through a tensor map: `cols` columns of it
 /// (more than its type's when two adjacent views are read as one, K4's and

@@ -268,36 +268,60 @@ def ConvertFMLPToLinalgPass : Pass<"convert-fmlp-to-linalg", "::mlir::ModuleOp">
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
 }
 
-def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
-  let summary = "Choose each kernel's instantiation, tiles and pipeline depth for a chip";
+def AttachTargetPass : Pass<"fmlp-attach-target", "::mlir::ModuleOp"> {
+  let summary = "Put the GPU the kernels are generated for on the module";
   let description = [{
-    Records on every kernel op of a planned module (on memrefs) the
-    dictionary `fmlp.kernel_config`: the path (`wgmma` or `simt`), the tile
-    (`tile_m`, `tile_n`, `tile_k`), the pipeline `stages`, the shared memory
-    per block and the register cap, and the `reason` for the path. The
-    choice fits the chip's shared memory per block (sm_90a 232448 B, sm_80
-    166912 B, sm_120 101376 B) and its registers:
-
-    - `wgmma` on sm_90a for 16-bit operands that are K-major and 16-byte
-      aligned (TMA): tiles 128 x (256 / accumulators) x 64 and as many
-      stages as fit (at most 6); where M and N are static (the weight
-      gradients, K = T) a width of 192 or 128 when it cuts waves x width on
-      132 multiprocessors by 10 % (D = 1024: K5 and K6 take 192);
-    - `simt` otherwise (fp32 as IEEE fp32, other chips, other strides,
-      transposed operands): 64 x 64 x 16.
-
-    convert-fmlp-to-nvvm follows the record (and selects the same way where
-    there is none).
+    Looks `chip` up in fmlp's chip table (include/fmlp/Target.h) and
+    records it on the module as `fmlp.target`; an unknown chip is an error
+    that lists the known ones. Every later stage (fmlp-select-tiles,
+    convert-fmlp-to-nvvm, the bundle writer) reads the chip's row from this
+    attribute: its shared memory, MMA families, PTX ISA version and ptxas
+    architecture. No later stage takes a chip name.
 
     ```mlir
-    fmlp.gate_up silu ins(...) outs(...) {fmlp.kernel_config = {path = "wgmma",
-        tile_m = 128, tile_n = 128, tile_k = 64, stages = 4, ...}}
+    module {...}
+    // fmlp-attach-target{chip=sm_120a}:
+    module attributes {fmlp.target = #fmlp.target<"sm_120a">} {...}
     ```
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "The target GPU">,
+           "The target GPU, a row of the chip table (sm_80 ... sm_120a)">,
   ];
+  let dependentDialects = ["::mlir::fmlp::FMLPDialect"];
+}
+
+def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
+  let summary = "Choose each GEMM kernel's strategy, tiles and pipeline depth for the module's target";
+  let description = [{
+    Records on every GEMM kernel op (K1..K6) of a planned module (on
+    memrefs) a `#fmlp.kernel_config` as `fmlp.kernel_config`: the
+    `strategy` (`wgmma` or `simt`), the `tile` (M x N x K), the pipeline
+    `stages`, the `cluster` shape, the shared memory per block, the register
+    cap, and the `reason` for the strategy. The choice reads the module's
+    `fmlp.target` (fmlp-attach-target) and fits that chip's shared memory
+    per block (sm_90a 232448 B, sm_80 166912 B, sm_120 101376 B) and its
+    registers:
+
+    - `wgmma` on a target with WGMMA (sm_90a) for 16-bit operands that are
+      K-major and 16-byte aligned (TMA): tiles 128 x (256 / accumulators) x
+      64 and as many stages as fit (at most 6); where M and N are static
+      (the weight gradients, K = T) a width of 192 or 128 when it cuts
+      waves x width on the target's multiprocessors (132) by 10 %
+      (D = 1024: K5 and K6 take 192);
+    - `simt` otherwise (fp32 operands as IEEE fp32, other chips, other
+      strides, transposed operands): 64 x 64 x 16.
+
+    convert-fmlp-to-nvvm generates what the record says, and requires it.
+
+    ```mlir
+    fmlp.gate_up silu ins(...) outs(...) {fmlp.kernel_config =
+        #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64],
+        stages = 4, cluster = [1, 1], shared_bytes = 197632,
+        max_registers = 168, reason = "...">}
+    ```
+  }];
+  let dependentDialects = ["::mlir::fmlp::FMLPDialect"];
 }
 
 def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
@@ -305,7 +329,8 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
   let description = [{
     The GPU path of the plan. Every kernel operation on memrefs (K1..K6 and
     bias_grad) becomes a kernel, an `llvm.func` with NVVM intrinsics in the
-    `gpu.module @fmlp_kernels` (target `#nvvm.target` of `chip`), and is
+    `gpu.module @fmlp_kernels` (`#nvvm.target` of the module's
+    `fmlp.target`: its chip and PTX ISA version), and is
     replaced by a `gpu.launch_func` of it. Kernel parameters are one global
     pointer per distinct buffer, the caller having moved each to the first
     element of its view, and the token count T (i64); strides are static and
@@ -317,8 +342,8 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
     Every kernel is one GEMM skeleton (lib/CodeGen/KernelBuilder.h) with its
     operands and epilogue plugged in; the epilogues compute what
     convert-fmlp-to-linalg computes, rounding the same values. Each kernel
-    op takes the instantiation its `fmlp.kernel_config` names (see
-    fmlp-select-tiles; the same selection runs where there is none):
+    op takes the strategy its `fmlp.kernel_config` names (see
+    fmlp-select-tiles; a GEMM kernel op without one is an error):
 
     - `wgmma` (sm_90a, 16-bit): the operands are read through tensor maps
       (CUtensorMap parameters, passed by value as grid constants, ahead of
@@ -356,10 +381,6 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
     }
     ```
   }];
-  let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "The target GPU (sm_80, sm_90a, sm_120, ...)">,
-  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -111,6 +111,8 @@ GemmShape describe(Operation *op) {
   GemmShape shape;
   shape.element = getElementTypeOrSelf(op->getOperand(0).getType());
   shape.accumulators = isa<GateUpOp>(op) ? 2 : 1;
+  if (auto precision = op->getAttrOfType<PrecisionAttr>("precision"))
+    shape.precision = precision.getValue();
   (void)planTma(op, 256 / shape.accumulators, shape.notTmaReady);
   shape.tmaReady = shape.notTmaReady.empty();
   // The weight gradients' M and N are static (K is T): as in planTma.
@@ -128,25 +130,24 @@ struct SelectTilesPass
     : mlir::fmlp::impl::SelectTilesPassBase<SelectTilesPass> {
   using Base::Base;
   void runOnOperation() override {
-    getOperation().walk([&](Operation *op) {
+    ModuleOp module = getOperation();
+    TargetAttr target = getTarget(module);
+    if (!target) {
+      module.emitError(
+          "the module has no fmlp.target: run fmlp-attach-target first");
+      return signalPassFailure();
+    }
+    module.walk([&](Operation *op) {
       if (!isKernelOp(op) || isa<BiasGradOp>(op) || op->getNumResults() != 0)
         return;
-      op->setAttr(kKernelConfigAttr,
-                  selectKernelConfig(op, chip).toAttr(op->getContext()));
+      op->setAttr(KernelConfigAttr::kName,
+                  selectGemmConfig(target.getInfo(), describe(op))
+                      .toAttr(op->getContext()));
     });
   }
 };
 
 } // namespace
-
-KernelConfig mlir::fmlp::selectKernelConfig(Operation *op, StringRef chip) {
-  if (isa<BiasGradOp>(op)) {
-    KernelConfig config;
-    config.reason = "a column sum";
-    return config;
-  }
-  return selectGemmConfig(chip, describe(op));
-}
 
 FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, int64_t tileN,
                                        std::string &whyNot) {

@@ -1,6 +1,7 @@
 //===- Runtime.cpp - fmlp's runtime: the C API of fmlp/Runtime.h ----------===//
 
 #include "fmlp/Runtime.h"
+#include "fmlp/Target.h"
 
 #include "Checked.h"
 #include "CudaDriver.h"
@@ -154,6 +155,13 @@ void fmlp_bundle_close(fmlp_bundle *bundle) {
   if (bundle->module && bundle->driver)
     bundle->driver->cuModuleUnload(bundle->module);
   delete bundle;
+}
+
+const char *fmlp_chip_for_capability(int major, int minor) {
+  // The table's names are string literals: NUL-terminated, static.
+  const mlir::fmlp::Target *target =
+      mlir::fmlp::targetForCapability(major, minor);
+  return target ? target->chip.data() : nullptr;
 }
 
 const char *fmlp_bundle_chip(const fmlp_bundle *bundle) {

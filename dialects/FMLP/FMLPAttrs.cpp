@@ -6,6 +6,8 @@
 
 #include "dialects/FMLP/FMLPAttrs.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
@@ -47,4 +49,61 @@ bool mlir::fmlp::isFloat32Precision(Precision precision) {
     return true;
   }
   llvm_unreachable("unknown precision");
+}
+
+TargetAttr mlir::fmlp::getTarget(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto target = op->getAttrOfType<TargetAttr>(TargetAttr::kName))
+      return target;
+  return {};
+}
+
+LogicalResult
+TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   StringRef chip) {
+  if (!findTarget(chip))
+    return emitError() << unknownTargetMessage(chip);
+  return success();
+}
+
+const Target &TargetAttr::getInfo() const { return *findTarget(getChip()); }
+
+LogicalResult
+KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         KernelStrategy strategy, ArrayRef<int64_t> tile,
+                         int64_t stages, ArrayRef<int64_t> cluster,
+                         int64_t sharedBytes, int64_t maxRegisters,
+                         StringRef reason) {
+  if (tile.size() != 3 || llvm::any_of(tile, [](int64_t v) { return v <= 0; }))
+    return emitError() << "tile must be three positive extents (M, N, K)";
+  if (cluster.size() != 2 ||
+      llvm::any_of(cluster, [](int64_t v) { return v <= 0; }))
+    return emitError() << "cluster must be two positive extents (M, N)";
+  // 8 blocks: the portable cluster size (CUDA's guarantee on every chip
+  // with clusters).
+  if (cluster[0] * cluster[1] > 8)
+    return emitError() << "a cluster of " << cluster[0] * cluster[1]
+                       << " blocks is over the portable 8";
+  if (stages < 1)
+    return emitError() << "stages must be at least 1";
+  if (sharedBytes < 0)
+    return emitError() << "shared_bytes must be non-negative";
+  if (maxRegisters < 0 || maxRegisters > 255)
+    return emitError() << "max_registers must be in [0, 255] (0: no cap)";
+  switch (strategy) {
+  case KernelStrategy::simt:
+    if (stages != 1)
+      return emitError() << "a simt kernel has one stage";
+    break;
+  case KernelStrategy::wgmma:
+    // Two consumer warpgroups of m64 WGMMAs; n a multiple of 8 up to 256;
+    // k-steps of 16 through 128-byte swizzled boxes of 64 16-bit elements.
+    if (tile[0] != 128 || tile[1] % 8 || tile[1] > 256 || tile[2] != 64)
+      return emitError() << "a wgmma tile is 128 x N x 64 with N a multiple "
+                            "of 8 up to 256";
+    if (stages < 2)
+      return emitError() << "a wgmma kernel needs at least two stages";
+    break;
+  }
+  return success();
 }

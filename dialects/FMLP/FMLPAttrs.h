@@ -11,8 +11,11 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+
+#include "fmlp/Target.h"
 
 #include "dialects/FMLP/FMLPEnums.h.inc"
 
@@ -43,6 +46,10 @@ llvm::SmallVector<int64_t, 2> getWeightShape(WeightLayout layout,
 /// True for the formats whose contractions take fp32 operands (tf32, tf32x3,
 /// ieee); false for the 16-bit formats.
 bool isFloat32Precision(Precision precision);
+
+/// The GPU target of the module around `op` (its fmlp.target, which
+/// fmlp-attach-target puts there), or null.
+TargetAttr getTarget(Operation *op);
 
 } // namespace mlir::fmlp
 

@@ -71,4 +71,88 @@ def FMLP_PrecisionAttr : EnumAttr<FMLP_Dialect, FMLP_Precision, "precision"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+
+//===----------------------------------------------------------------------===//
+// The GPU target and each kernel's configuration on it
+//===----------------------------------------------------------------------===//
+
+def FMLP_TargetAttr : AttrDef<FMLP_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "the GPU the kernels of a module are generated for";
+  let description = [{
+    Names a row of fmlp's chip table (include/fmlp/Target.h): fmlp-attach-
+    target puts it on the module as `fmlp.target`, and tile selection, the
+    kernel lowering and the bundle writer read the row from there (shared
+    memory, MMA families, PTX ISA version, ptxas architecture).
+
+    ```mlir
+    module attributes {fmlp.target = #fmlp.target<"sm_90a">} { ... }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"the chip, as --chip names it">:$chip);
+  let assemblyFormat = "`<` $chip `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The chip's row of the table (the verifier ensures there is one).
+    const ::mlir::fmlp::Target &getInfo() const;
+    /// The name of the module attribute that holds it.
+    static constexpr ::llvm::StringLiteral kName = "fmlp.target";
+  }];
+}
+
+def FMLP_KernelStrategy : I32EnumAttr<"KernelStrategy",
+    "how a kernel op's GEMM is generated", [
+      // fp32 FMA on shared-memory tiles: any chip, any strides, IEEE fp32.
+      I32EnumAttrCase<"simt", 0>,
+      // sm_90a: TMA ring, warp-specialized WGMMA, staged epilogue.
+      I32EnumAttrCase<"wgmma", 1>
+      // Room for mma_sync (sm_80..sm_120), split_k, tf32 and tf32x3 forms.
+    ]> {
+  let cppNamespace = "::mlir::fmlp";
+  let genSpecializedAttr = 0;
+}
+
+def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
+  let mnemonic = "kernel_config";
+  let summary = "the strategy, tiles, stages and cluster of one kernel";
+  let description = [{
+    What fmlp-select-tiles decides for a GEMM kernel op (the rule is in
+    lib/CodeGen/TileSelection.h), recorded on it as `fmlp.kernel_config`;
+    convert-fmlp-to-nvvm generates exactly this and selects nothing itself.
+    Tiles are M x N x K elements per block (N per accumulator); `stages` the
+    depth of the operand ring; `cluster` the blocks of a thread block
+    cluster along M and N; `shared_bytes` the block's ring (or SIMT tiles)
+    and barriers; `max_registers` the per-thread cap ptxas must keep;
+    `reason` why this strategy and not a faster one.
+
+    ```mlir
+    fmlp.down ... {fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma,
+        tile = [128, 256, 64], stages = 4, cluster = [1, 1],
+        shared_bytes = 197632, max_registers = 168, reason = "...">}
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<FMLP_KernelStrategy>:$strategy,
+    ArrayRefParameter<"int64_t", "M x N x K">:$tile,
+    "int64_t":$stages,
+    ArrayRefParameter<"int64_t", "blocks along M and N">:$cluster,
+    "int64_t":$shared_bytes,
+    "int64_t":$max_registers,
+    StringRefParameter<"why this strategy">:$reason);
+  let assemblyFormat = [{
+    `<` `strategy` `=` $strategy `,` `tile` `=` `[` $tile `]` `,`
+    `stages` `=` $stages `,` `cluster` `=` `[` $cluster `]` `,`
+    `shared_bytes` `=` $shared_bytes `,` `max_registers` `=` $max_registers
+    `,` `reason` `=` $reason `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getTileM() const { return getTile()[0]; }
+    int64_t getTileN() const { return getTile()[1]; }
+    int64_t getTileK() const { return getTile()[2]; }
+    /// The name of the discardable attribute that holds it on a kernel op.
+    static constexpr ::llvm::StringLiteral kName = "fmlp.kernel_config";
+  }];
+}
+
 #endif // FMLP_ATTRS_TD

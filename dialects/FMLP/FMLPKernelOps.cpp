@@ -10,6 +10,7 @@
 #include "dialects/FMLP/FMLPOps.h"
 #include "dialects/FMLP/ShapeFormat.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -117,6 +118,16 @@ FailureOr<KernelDims> readKernelDims(Operation *op,
                                      WeightLayout layout, Value tokenMajor) {
   if (failed(verifyKernelForm(op, initNames)))
     return failure();
+  // The block's rule (FMLPOps.cpp): fp32 formats take f32 operands.
+  if (auto precision = op->getAttrOfType<PrecisionAttr>("precision");
+      precision && isFloat32Precision(precision.getValue()))
+    for (auto [index, operand] : llvm::enumerate(op->getOperands()))
+      if (Type element = getElementTypeOrSelf(operand.getType());
+          !element.isF32())
+        return op->emitOpError()
+               << "precision '" << stringifyPrecision(precision.getValue())
+               << "' takes f32 operands, but operand #" << index << " is "
+               << element;
   FailureOr<ProjectionExtents> extents =
       weightExtents(op, weightName, weight, layout);
   if (failed(extents))

@@ -8,6 +8,10 @@
 // fmlp-plan-memory) they write their `outs` and may read and write the same
 // buffer where the op says so (K3 writes dG, dU over G, U).
 //
+// The GEMM kernels (K1..K6) carry the block's `precision` where it has one
+// (fmlp-fuse copies it): the operand format their contractions round to,
+// which fmlp-select-tiles reads.
+//
 // Notation: G is the gate activation's input, mg (x Wg); U = x Wu;
 // A = act(G) * U; y = md (A Wd). Weights are read in their layout.
 //
@@ -60,7 +64,8 @@ def FMLP_GateUpOp : FMLP_KernelOp<"gate_up", [AttrSizedOperandSegments]> {
                       "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$up_layout,
-    OptionalAttr<F64Attr>:$gate_multiplier);
+    OptionalAttr<F64Attr>:$gate_multiplier,
+    OptionalAttr<FMLP_PrecisionAttr>:$precision);
   let assemblyFormat = !strconcat([{
     custom<ActivationKeyword>($activation) `ins` `(` $x `,` $gate `,` $up `:`
     type($x) `,` type($gate) `,` type($up) `)`
@@ -76,7 +81,8 @@ def FMLP_DownOp : FMLP_KernelOp<"down", [AttrSizedOperandSegments]> {
     Variadic<AnyShaped>:$inits,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
-    OptionalAttr<F64Attr>:$down_multiplier);
+    OptionalAttr<F64Attr>:$down_multiplier,
+    OptionalAttr<FMLP_PrecisionAttr>:$precision);
   let assemblyFormat = !strconcat([{
     `ins` `(` $a `,` $down `:` type($a) `,` type($down) `)`
     (`down_bias` `(` $down_bias^ `:` type($down_bias) `)`)?
@@ -99,7 +105,8 @@ def FMLP_DownGradOp : FMLP_KernelOp<"down_grad"> {
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
     OptionalAttr<F64Attr>:$gate_multiplier,
-    OptionalAttr<F64Attr>:$down_multiplier);
+    OptionalAttr<F64Attr>:$down_multiplier,
+    OptionalAttr<FMLP_PrecisionAttr>:$precision);
   let assemblyFormat = !strconcat([{
     custom<ActivationKeyword>($activation) `ins` `(` $dy `,` $down `,` $g `,`
     $u `:` type($dy) `,` type($down) `,` type($g) `,` type($u) `)`
@@ -114,7 +121,8 @@ def FMLP_InputGradOp : FMLP_KernelOp<"input_grad"> {
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
-                      "::mlir::fmlp::WeightLayout::out_in">:$up_layout);
+                      "::mlir::fmlp::WeightLayout::out_in">:$up_layout,
+    OptionalAttr<FMLP_PrecisionAttr>:$precision);
   let assemblyFormat = !strconcat([{
     `ins` `(` $dg `,` $du `,` $gate `,` $up `:` type($dg) `,` type($du) `,`
     type($gate) `,` type($up) `)`
@@ -134,7 +142,8 @@ def FMLP_GateUpWeightGradOp : FMLP_KernelOp<"gate_up_weight_grad"> {
                       "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$up_layout,
-    UnitAttr:$accumulate);
+    UnitAttr:$accumulate,
+    OptionalAttr<FMLP_PrecisionAttr>:$precision);
   let assemblyFormat = !strconcat([{
     `ins` `(` $x `,` $dg `,` $du `:` type($x) `,` type($dg) `,` type($du) `)`
   }], FMLP_KernelResults);
@@ -155,7 +164,8 @@ def FMLP_DownWeightGradOp : FMLP_KernelOp<"down_weight_grad",
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
     OptionalAttr<F64Attr>:$down_multiplier,
-    UnitAttr:$accumulate);
+    UnitAttr:$accumulate,
+    OptionalAttr<FMLP_PrecisionAttr>:$precision);
   let assemblyFormat = !strconcat([{
     custom<ActivationKeyword>($activation) `ins` `(` $dy `,` $activation_inputs
     `:` type($dy) `,` type($activation_inputs) `)`

@@ -44,8 +44,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init("highest")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
-      llvm::cl::desc("The GPU the kernels are generated for (sm_80, sm_90a, "
-                     "sm_120, ...)"),
+      llvm::cl::desc("The GPU the kernels are generated for: a row of the "
+                     "chip table, include/fmlp/Target.h (sm_80, sm_86, "
+                     "sm_89, sm_90[a], sm_100[a], sm_103[a], sm_120[a])"),
       llvm::cl::init("sm_90a")};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
@@ -66,7 +67,8 @@ void buildPlanPipeline(OpPassManager &pm, const PipelineOptions &options);
 /// running in-process (fmlp-run).
 void buildCpuPipeline(OpPassManager &pm);
 
-/// The planned module to GPU kernels: convert-fmlp-to-nvvm, the upstream
+/// The planned module to GPU kernels: fmlp-attach-target (the chip's row
+/// on the module), fmlp-select-tiles, convert-fmlp-to-nvvm, the upstream
 /// lowering of the gpu.module to NVVM, and gpu-module-to-binary, which
 /// leaves each kernel module as a gpu.binary holding PTX. The launches stay
 /// as gpu.launch_func in the entry points (fmlp-compile writes them into a

@@ -159,6 +159,13 @@ FMLP_API fmlp_status fmlp_launch(fmlp_bundle *bundle, int entry,
                                  const fmlp_tensor *tensors, int count,
                                  void *stream);
 
+/* The chip fmlp-compile --chip takes for a device of compute capability
+ * major.minor, from fmlp's chip table (include/fmlp/Target.h): the
+ * architecture-specific form where it adds an MMA family ("sm_90a" for
+ * 9.0, "sm_100a" for 10.0), else the plain one ("sm_86", "sm_120"); NULL
+ * for a capability the table lacks. Needs no CUDA and no bundle. */
+FMLP_API const char *fmlp_chip_for_capability(int major, int minor);
+
 /* For profiling: the kernels of an entry point, in launch order, and one
  * of them launched alone (tensors checked as by fmlp_launch; the saved
  * activations are neither checked nor marked, an entry point run in part

@@ -230,6 +230,9 @@ struct WgmmaGemmSpec {
   SmallVector<std::pair<MatrixView, unsigned>> outputMaps;
   int64_t tileN = 128; // per accumulator; tileN x b.size() <= 256
   int64_t stages = 4;
+  /// Shared memory one block may use on the target (the epilogue's
+  /// hand-off area goes past the ring only where it fits).
+  int64_t sharedBytesLimit = 0;
   Type element; // bf16 or f16
   std::function<void(KernelBuilder &, Value m, Value n, ArrayRef<Value> acc)>
       epilogue;

@@ -1,59 +1,55 @@
 //===- TileSelection.h - Tile and stage choice per kernel -------*- C++ -*-===//
 //
-// Which instantiation of the GEMM skeleton a kernel takes on a chip, and
-// its tiles and pipeline depth, such that it fits the chip's shared memory
-// per block and its register file. The rule:
+// Which kernel strategy a GEMM takes on a target, and its tiles and
+// pipeline depth, such that it fits the target's shared memory per block
+// and its register file (both from the chip table, fmlp/Target.h). The
+// rule:
 //
-//   WGMMA (sm_90a only): 16-bit operands, both K-major and TMA-addressable
-//     (16-byte aligned rows and views); tile 128 x (256 / accumulators) x
-//     64, as many stages (at most 6) as the shared memory takes. When M and
-//     N are static (the weight gradients, whose K is T) the grid is known:
-//     a narrower tile (192 or 128) is taken when it cuts waves x width, the
-//     time of the busiest multiprocessor, by at least 10 %.
-//   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides.
+//   WGMMA (targets with wgmma: sm_90a): 16-bit operands contracted in
+//     their own format (no precision, or the precision of their type),
+//     both K-major and TMA-addressable (16-byte aligned rows
+//     and views); tile 128 x (256 / accumulators) x 64, as many stages (at
+//     most 6) as the shared memory takes. When M and N are static (the
+//     weight gradients, whose K is T) the grid is known: a narrower tile
+//     (192 or 128) is taken when it cuts waves x width, the time of the
+//     busiest multiprocessor, by at least 10 %.
+//   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides;
+//     fp32 operands (whatever the precision: tf32, tf32x3, ieee) are
+//     computed as IEEE fp32 until the tensor-core fp32 strategies exist,
+//     never less accurate than asked.
 //
-// fmlp-select-tiles records the choice on each kernel op; convert-fmlp-to-
-// nvvm follows it.
+// fmlp-select-tiles records the choice on each kernel op as a typed
+// #fmlp.kernel_config; convert-fmlp-to-nvvm follows it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FMLP_LIB_CODEGEN_TILESELECTION_H
 #define FMLP_LIB_CODEGEN_TILESELECTION_H
 
-#include "mlir/IR/BuiltinAttributes.h"
+#include "dialects/FMLP/FMLPAttrs.h"
+#include "fmlp/Target.h"
+
 #include "mlir/IR/Types.h"
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 namespace mlir::fmlp {
 
-/// Shared memory one block may use on `chip`: sm_90a 232448, sm_80 166912,
-/// sm_86/sm_89/sm_120 101376 bytes (48 KiB for a chip fmlp does not know).
-int64_t sharedMemoryPerBlock(StringRef chip);
-/// Whether `chip` has WGMMA (sm_90a: the architecture-specific target).
-bool hasWgmma(StringRef chip);
-/// Multiprocessors of the largest part of `chip` (sm_90a: H100 SXM and
-/// H200, 132), which the tile choice fills in waves; 0 where fmlp does not
-/// choose tiles by waves.
-int64_t multiprocessorCount(StringRef chip);
-
-enum class KernelPath { Simt, Wgmma };
-
 struct KernelConfig {
-  KernelPath path = KernelPath::Simt;
+  KernelStrategy strategy = KernelStrategy::simt;
   int64_t tileM = 64, tileN = 64, tileK = 16, stages = 1;
+  int64_t clusterM = 1, clusterN = 1;
   /// Per block: the ring (or SIMT tiles) and its barriers. The WGMMA
   /// lowering may add an epilogue hand-off area past the ring where it fits
   /// (WgmmaGemm.cpp, StagingPlan); a bundle's manifest has the launch's
   /// exact dynamic shared bytes.
   int64_t sharedBytes = 0;
   int64_t maxRegisters = 0; // per thread
-  std::string reason;       // why this path (for remarks and tests)
+  std::string reason;       // why this strategy (for remarks and tests)
 
-  DictionaryAttr toAttr(MLIRContext *context) const;
-  static std::optional<KernelConfig> fromAttr(DictionaryAttr attr);
+  KernelConfigAttr toAttr(MLIRContext *context) const;
+  static KernelConfig fromAttr(KernelConfigAttr attr);
 };
 
 /// What the selection needs to know of one GEMM.
@@ -65,9 +61,12 @@ struct GemmShape {
   std::string notTmaReady; // why not, when !tmaReady
   /// M and N when both are static (0 when either is T).
   int64_t rows = 0, cols = 0;
+  /// The contractions' operand format (the block's precision attribute);
+  /// without one, that of the element type (bf16, f16, ieee for f32).
+  std::optional<Precision> precision;
 };
 
-KernelConfig selectGemmConfig(StringRef chip, const GemmShape &shape);
+KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape);
 
 } // namespace mlir::fmlp
 

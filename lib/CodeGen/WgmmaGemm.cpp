@@ -238,9 +238,7 @@ struct StagingPlan {
     if (plan.allPrefetched() && spec.b.size() == 1 &&
         spec.tileN / kWgmmaOutputBox >= 2) {
       plan.handedOffBoxes = 1;
-      // WGMMA kernels are sm_90a's only.
-      if (plan.handoffBase + plan.handoffBytes() >
-          sharedMemoryPerBlock("sm_90a"))
+      if (plan.handoffBase + plan.handoffBytes() > spec.sharedBytesLimit)
         plan.handedOffBoxes = 0;
     }
     return plan;

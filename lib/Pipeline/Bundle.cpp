@@ -3,7 +3,7 @@
 #include "lib/Pipeline/Bundle.h"
 
 #include "lib/CodeGen/KernelBuilder.h"
-#include "lib/CodeGen/TileSelection.h"
+#include "dialects/FMLP/FMLPAttrs.h"
 
 #include "fmlp/Version.h"
 
@@ -355,14 +355,19 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
     auto found = llvm::sys::findProgramByName("ptxas");
     ptxas = found ? *found : "";
   }
+  TargetAttr target = getTarget(module);
+  if (!ptxas.empty() && !target) {
+    error = "the module has no fmlp.target (run fmlp-attach-target)";
+    return failure();
+  }
   if (!ptxas.empty()) {
     std::string report;
-    if (failed(assemble(ptxas, options.chip, path("kernels.ptx"),
+    if (failed(assemble(ptxas, target.getInfo().ptxasArch, path("kernels.ptx"),
                         path("kernels.cubin"), path("ptxas.log"), report,
                         error)))
       return failure();
     images["cubin"] = "kernels.cubin";
-    int64_t limit = sharedMemoryPerBlock(options.chip);
+    int64_t limit = target.getInfo().sharedBytesPerBlock;
     // Each kernel's dynamic shared memory, from its launches.
     llvm::StringMap<int64_t> dynamicShared;
     module.walk([&](gpu::LaunchFuncOp launch) {

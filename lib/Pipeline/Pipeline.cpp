@@ -7,6 +7,8 @@
 
 #include "fmlp/Pipeline.h"
 
+#include "fmlp/Target.h"
+
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -48,9 +50,8 @@ bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
       !oneOf("save", options.save, {"agu", "gu", "x"}) ||
       !oneOf("precision", options.precision, {"highest", "high", "medium"}))
     return false;
-  if (!StringRef(options.chip).starts_with("sm_")) {
-    message = "chip must name a GPU as sm_XY (sm_80, sm_90a, ...), got '" +
-              options.chip + "'";
+  if (!findTarget(options.chip)) {
+    message = unknownTargetMessage(options.chip);
     return false;
   }
   if (options.chunkTokens < 0) {
@@ -95,8 +96,9 @@ void mlir::fmlp::buildGpuPipeline(OpPassManager &pm,
 
 void mlir::fmlp::buildGpuStages(OpPassManager &pm,
                                 const PipelineOptions &options) {
-  pm.addPass(
-      createConvertFMLPToNVVMPass(ConvertFMLPToNVVMPassOptions{options.chip}));
+  pm.addPass(createAttachTargetPass(AttachTargetPassOptions{options.chip}));
+  pm.addPass(createSelectTilesPass());
+  pm.addPass(createConvertFMLPToNVVMPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());

@@ -1,4 +1,4 @@
-// RUN: fmlp-opt %s --fmlp-plan-pipeline="chunk-tokens=16" --convert-fmlp-to-nvvm --verify-diagnostics --split-input-file
+// RUN: fmlp-opt %s --fmlp-plan-pipeline="chunk-tokens=16" --fmlp-attach-target --fmlp-select-tiles --convert-fmlp-to-nvvm --verify-diagnostics --split-input-file
 
 // A token-chunked plan has no GPU bundle yet: the first kernel in a chunk
 // loop is refused where the block was written.

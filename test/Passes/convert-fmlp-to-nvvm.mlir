@@ -1,4 +1,4 @@
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-select-tiles --convert-fmlp-to-nvvm --split-input-file | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --convert-fmlp-to-nvvm --split-input-file | FileCheck %s
 
 // bf16: each kernel op becomes a launch of a WGMMA kernel. Tensor maps come
 // first (the operands TMA reads: x, Wg, Wu for K1; then the outputs, in

@@ -1,23 +1,31 @@
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-select-tiles --split-input-file | FileCheck %s
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-select-tiles="chip=sm_80" --split-input-file | FileCheck %s --check-prefix=SM80
-// RUN: fmlp-opt %s --fmlp-plan-pipeline="save=gu" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=GU
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SM80
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SM100A
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SM120A
+// RUN: fmlp-opt %s --fmlp-plan-pipeline="save=gu" --fmlp-attach-target --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=GU
+
+// The decision per chip, element type and shape, as the typed
+// #fmlp.kernel_config that convert-fmlp-to-nvvm follows.
 
 // bf16 in nn.Linear's layout on sm_90a: every kernel on WGMMA, 128 x 128
 // tiles for K1's two accumulators, 128 x 256 for the others, 4 stages of
 // 48 KiB (197632 B with the barriers, under 232448).
 // CHECK-LABEL: func.func @mlp.forward
-// CHECK: fmlp.gate_up {{.*}}fmlp.kernel_config = {max_registers = 168 : i64, path = "wgmma", reason = "16-bit operands in TMA-addressable views on sm_90a", shared_bytes = 197632 : i64, stages = 4 : i64, tile_k = 64 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
-// CHECK: fmlp.down {{.*}}path = "wgmma"{{.*}}tile_n = 256
+// CHECK: fmlp.gate_up {{.*}}fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "16-bit operands in TMA-addressable views on sm_90a">
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4
 // CHECK-LABEL: func.func @mlp.backward
-// CHECK: fmlp.down_weight_grad {{.*}}path = "wgmma"
-// CHECK: fmlp.down_grad {{.*}}path = "wgmma"
-// CHECK: fmlp.input_grad {{.*}}path = "wgmma"
-// CHECK: fmlp.gate_up_weight_grad {{.*}}path = "wgmma"
+// CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma
+// CHECK: fmlp.down_grad {{.*}}strategy = wgmma
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma
+// CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma
 // save=gu recomputes A from G and U inside K6's loads: K6 stays SIMT.
 // GU-LABEL: func.func @mlp.backward
-// GU: fmlp.down_weight_grad {{.*}}path = "simt", reason = "A is recomputed from G and U as it is loaded (save=gu)"
-// GU: fmlp.down_grad {{.*}}path = "wgmma"
-// SM80-COUNT-8: path = "simt", reason = "sm_80 has no WGMMA", shared_bytes = {{8192|12288}} : i64
+// GU: fmlp.down_weight_grad {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "A is recomputed from G and U as it is loaded (save=gu)"
+// GU: fmlp.down_grad {{.*}}strategy = wgmma
+// Chips without WGMMA: the SIMT kernels, within their shared memory.
+// SM80-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "sm_80 has no WGMMA"
+// SM100A-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "sm_100a has no WGMMA"
+// SM120A-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "sm_120a has no WGMMA"
 func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,
                %wd: tensor<64x128xbf16>) -> tensor<?x64xbf16> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
@@ -29,7 +37,7 @@ func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x
 
 // fp32 takes the IEEE SIMT path: 64 x 64 x 16 tiles in f32 shared memory.
 // CHECK-LABEL: func.func @f32.forward
-// CHECK: fmlp.gate_up {{.*}}path = "simt", reason = "fp32 operands take the IEEE fp32 SIMT path", shared_bytes = 12288 : i64, stages = 1 : i64, tile_k = 16 : i64, tile_m = 64 : i64, tile_n = 64 : i64
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands take the IEEE fp32 SIMT path"
 func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
@@ -41,7 +49,7 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 
 // Rows of 36 bf16 (72 B) are not 16-byte aligned: no tensor map, SIMT.
 // CHECK-LABEL: func.func @unaligned.forward
-// CHECK: fmlp.gate_up {{.*}}path = "simt", reason = "x has rows or an offset not 16-byte aligned"
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "x has rows or an offset not 16-byte aligned"
 func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tensor<128x36xbf16>,
                      %wd: tensor<36x128xbf16>) -> tensor<?x36xbf16> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
@@ -49,3 +57,46 @@ func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tenso
   return %y : tensor<?x36xbf16>
 }
 
+// -----
+
+// D = 1024, H = 2816: the weight gradients' grids are static and 192 wide
+// tiles cut waves x width on sm_90a's 132 multiprocessors (K6: 8 x 15
+// tiles in one wave; K5: 44 x 6 in two), 6 stages where they fit.
+// CHECK-LABEL: func.func @llama_1k.backward
+// CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
+// CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]
+// CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
+func.func @llama_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: tensor<2816x1024xbf16>,
+                    %wd: tensor<1024x2816xbf16>) -> tensor<?x1024xbf16> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      : (tensor<?x1024xbf16>, tensor<2816x1024xbf16>, tensor<2816x1024xbf16>, tensor<1024x2816xbf16>) -> tensor<?x1024xbf16>
+  return %y : tensor<?x1024xbf16>
+}
+
+// -----
+
+// The block's precision reaches every GEMM kernel (fmlp-fuse) and the
+// selection: tf32 on f32 operands is computed as IEEE fp32 (no tf32
+// kernels yet: never less accurate than asked) ...
+// CHECK-LABEL: func.func @tf32.forward
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "fp32 operands take the IEEE fp32 SIMT path">, precision = #fmlp.precision<tf32>}
+// CHECK: fmlp.down {{.*}}strategy = simt, {{.*}}precision = #fmlp.precision<tf32>}
+func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
+                %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}
+      : (tensor<?x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+// ... and bf16 operands contracted as f16 are not WGMMA's bf16 products.
+// CHECK-LABEL: func.func @f16_on_bf16.forward
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "precision f16 on bf16 operands takes the SIMT path">, precision = #fmlp.precision<f16>}
+func.func @f16_on_bf16(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,
+                       %wd: tensor<64x128xbf16>) -> tensor<?x64xbf16> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<f16>}
+      : (tensor<?x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<?x64xbf16>
+  return %y : tensor<?x64xbf16>
+}

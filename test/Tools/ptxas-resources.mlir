@@ -3,7 +3,9 @@
 // (--check-resources, on by default) on a spill, a stack frame, shared
 // memory over the chip's limit or a WGMMA pipeline ptxas had to change. The variants cover both weight layouts,
 // biases, multipliers, every activation and element type, widths TMA cannot
-// take, every memory policy, inference, and chips without WGMMA.
+// take, every memory policy, inference, and every other chip of the table
+// (include/fmlp/Target.h), each within its own shared memory per block
+// (sm_86, sm_89, sm_120: 101376 B).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false -o %t/a.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --save=gu -o %t/gu.bundle
@@ -11,10 +13,31 @@
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --mode=infer -o %t/infer.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_80 -o %t/sm80.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_120 -o %t/sm120.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_86 -o %t/sm86.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_89 -o %t/sm89.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_90 -o %t/sm90.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_100 -o %t/sm100.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_100a -o %t/sm100a.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_103 -o %t/sm103.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_103a -o %t/sm103a.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_120a -o %t/sm120a.bundle
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --report=false -o %t/tosa-f32.bundle
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
+// RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
 
-// 38 + 38 + 42 + 8 + 38 + 38 + 8 kernels.
-// CHECK-COUNT-210: Compiling entry function
+// 38 + 38 + 42 + 8 + 38 + 38 + 8 kernels, and 38 for each of 8 more chips.
+// CHECK-COUNT-514: Compiling entry function
+// Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
+// sm_90a, then the first version that knows the chip.
+// PTX: .version 8.0
+// PTX-NEXT: .target sm_90a
+// PTX: .version 8.0
+// PTX-NEXT: .target sm_80
+// PTX: .version 8.6
+// PTX-NEXT: .target sm_100a
+// PTX: .version 8.8
+// PTX-NEXT: .target sm_103a
+// PTX: .version 8.7
+// PTX-NEXT: .target sm_120a
 // NOSPILL-NOT: {{[1-9][0-9]* bytes (stack frame|spill)|C75[0-9]+}}

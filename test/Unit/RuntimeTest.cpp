@@ -495,4 +495,16 @@ TEST_F(LaunchValidation, NoTokensLaunchesNothing) {
       << fmlp_last_error();
 }
 
+// The chip for a device, from the compiler's chip table (no CUDA needed):
+// what Python's chip_of and a caller choosing --chip ask.
+TEST(RuntimeChip, ForCapability) {
+  EXPECT_STREQ(fmlp_chip_for_capability(9, 0), "sm_90a");
+  EXPECT_STREQ(fmlp_chip_for_capability(8, 0), "sm_80");
+  EXPECT_STREQ(fmlp_chip_for_capability(8, 6), "sm_86");
+  EXPECT_STREQ(fmlp_chip_for_capability(10, 0), "sm_100a");
+  EXPECT_STREQ(fmlp_chip_for_capability(12, 0), "sm_120");
+  EXPECT_EQ(fmlp_chip_for_capability(7, 5), nullptr);
+  EXPECT_EQ(fmlp_chip_for_capability(-1, 0), nullptr);
+}
+
 } // namespace

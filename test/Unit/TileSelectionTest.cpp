@@ -1,14 +1,17 @@
 //===- TileSelectionTest.cpp - fmlp-select-tiles' rule --------------------===//
 //
-// Every configuration the selection can return fits its chip: shared memory
-// per block within the limit, the register cap within the register file,
-// WGMMA only where the chip, the precision and the operands allow it, and
-// as many pipeline stages as fit.
+// Every configuration the selection can return fits its chip (every row of
+// the chip table): shared memory per block within the limit, the register
+// cap within the register file, WGMMA only where the chip, the precision
+// and the operands allow it, and as many pipeline stages as fit. And the
+// table itself (fmlp/Target.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/CodeGen/TileSelection.h"
 #include "lib/CodeGen/KernelBuilder.h"
+#include "dialects/FMLP/FMLPDialect.h"
+#include "fmlp/Target.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
@@ -20,69 +23,116 @@ using namespace mlir::fmlp;
 
 namespace {
 
+/// The table's row of `chip` (which must be there).
+const Target &target(StringRef chip) {
+  const Target *row = findTarget(chip.str());
+  EXPECT_NE(row, nullptr) << chip.str();
+  return *row;
+}
+
 TEST(TileSelection, EveryConfigurationFitsItsChip) {
   MLIRContext context;
+  context.loadDialect<FMLPDialect>();
   Builder b(&context);
   unsigned wgmmaCount = 0, simtCount = 0;
-  for (StringRef chip :
-       {"sm_90a", "sm_90", "sm_80", "sm_86", "sm_89", "sm_120", "sm_75"}) {
-    int64_t limit = sharedMemoryPerBlock(chip);
+  // Every chip of the table, every element type, with and without a
+  // precision attribute (the block's, carried by fmlp-fuse).
+  for (const Target &chip : kTargets) {
+    int64_t limit = chip.sharedBytesPerBlock;
     for (Type element :
          {Type(b.getBF16Type()), Type(b.getF16Type()), Type(b.getF32Type())})
-      for (unsigned accumulators : {1u, 2u})
-        for (bool tmaReady : {true, false}) {
-          GemmShape shape{element, accumulators, tmaReady,
-                          tmaReady ? "" : "x is not K-major"};
-          KernelConfig c = selectGemmConfig(chip, shape);
-          SCOPED_TRACE((chip + " " + std::to_string(accumulators) + " acc " +
-                        (tmaReady ? "tma" : "no tma"))
-                           .str());
-          EXPECT_LE(c.sharedBytes, limit);
-          EXPECT_GT(c.sharedBytes, 0);
-          int64_t threads = c.path == KernelPath::Wgmma ? 384 : 256;
-          EXPECT_LE(c.maxRegisters * threads, 65536);
-          EXPECT_LE(c.maxRegisters, 255);
-          bool wgmmaAllowed = chip == "sm_90a" && !element.isF32() && tmaReady;
-          EXPECT_EQ(c.path == KernelPath::Wgmma, wgmmaAllowed) << c.reason;
-          EXPECT_FALSE(c.reason.empty());
-          if (c.path == KernelPath::Wgmma) {
-            ++wgmmaCount;
-            EXPECT_EQ(c.tileN * accumulators, 256); // T-dependent grid
-            EXPECT_EQ(c.tileM, 128);
-            EXPECT_GE(c.stages, 2);
-            // Maximal: one more stage would not fit (or the cap of 6).
-            WgmmaGemmSpec more;
-            more.b.resize(accumulators);
-            more.tileN = c.tileN;
-            more.stages = c.stages + 1;
-            EXPECT_TRUE(c.stages == 6 || wgmmaSharedBytes(more) > limit);
-          } else {
-            ++simtCount;
-            EXPECT_EQ(c.tileM, 64);
-            EXPECT_EQ(c.sharedBytes, (1 + accumulators) * 64 * 16 * 4);
+      for (std::optional<Precision> precision :
+           {std::optional<Precision>(), std::optional(Precision::bf16),
+            std::optional(Precision::f16), std::optional(Precision::tf32),
+            std::optional(Precision::tf32x3), std::optional(Precision::ieee)})
+        for (unsigned accumulators : {1u, 2u})
+          for (bool tmaReady : {true, false}) {
+            // The verifier's rule: fp32 formats take f32 operands.
+            if (precision && isFloat32Precision(*precision) &&
+                !element.isF32())
+              continue;
+            GemmShape shape{element, accumulators, tmaReady,
+                            tmaReady ? "" : "x is not K-major"};
+            shape.precision = precision;
+            KernelConfig c = selectGemmConfig(chip, shape);
+            SCOPED_TRACE(std::string(chip.chip) + " " +
+                         std::to_string(accumulators) + " acc " +
+                         (tmaReady ? "tma" : "no tma") + " precision " +
+                         (precision ? stringifyPrecision(*precision).str()
+                                    : "none"));
+            EXPECT_LE(c.sharedBytes, limit);
+            EXPECT_GT(c.sharedBytes, 0);
+            int64_t threads = c.strategy == KernelStrategy::wgmma ? 384 : 256;
+            EXPECT_LE(c.maxRegisters * threads,
+                      chip.registersPerMultiprocessor);
+            EXPECT_LE(c.maxRegisters, chip.registersPerThread);
+            // 16-bit operands contracted in their own format.
+            bool ownFormat =
+                (element.isBF16() &&
+                 (!precision || *precision == Precision::bf16)) ||
+                (element.isF16() && (!precision || *precision == Precision::f16));
+            bool wgmmaAllowed = chip.has(kWgmma) && ownFormat && tmaReady;
+            EXPECT_EQ(c.strategy == KernelStrategy::wgmma, wgmmaAllowed)
+                << c.reason;
+            EXPECT_FALSE(c.reason.empty());
+            if (c.strategy == KernelStrategy::wgmma) {
+              ++wgmmaCount;
+              EXPECT_EQ(c.tileN * accumulators, 256); // T-dependent grid
+              EXPECT_EQ(c.tileM, 128);
+              EXPECT_GE(c.stages, 2);
+              // Maximal: one more stage would not fit (or the cap of 6).
+              WgmmaGemmSpec more;
+              more.b.resize(accumulators);
+              more.tileN = c.tileN;
+              more.stages = c.stages + 1;
+              EXPECT_TRUE(c.stages == 6 || wgmmaSharedBytes(more) > limit);
+            } else {
+              ++simtCount;
+              EXPECT_EQ(c.tileM, 64);
+              EXPECT_EQ(c.stages, 1);
+              EXPECT_EQ(c.sharedBytes, (1 + accumulators) * 64 * 16 * 4);
+            }
+            // The record on the op verifies and reads back the same.
+            KernelConfigAttr attr = c.toAttr(&context);
+            ASSERT_TRUE(attr);
+            KernelConfig back = KernelConfig::fromAttr(attr);
+            EXPECT_EQ(back.strategy, c.strategy);
+            EXPECT_EQ(back.tileM, c.tileM);
+            EXPECT_EQ(back.tileN, c.tileN);
+            EXPECT_EQ(back.tileK, c.tileK);
+            EXPECT_EQ(back.stages, c.stages);
+            EXPECT_EQ(back.sharedBytes, c.sharedBytes);
+            EXPECT_EQ(back.reason, c.reason);
           }
-          // The record on the op reads back the same.
-          std::optional<KernelConfig> back =
-              KernelConfig::fromAttr(c.toAttr(&context));
-          ASSERT_TRUE(back.has_value());
-          EXPECT_EQ(back->path, c.path);
-          EXPECT_EQ(back->stages, c.stages);
-          EXPECT_EQ(back->tileN, c.tileN);
-          EXPECT_EQ(back->reason, c.reason);
-        }
   }
-  EXPECT_EQ(wgmmaCount, 4u); // sm_90a, bf16/f16, 1/2 accumulators, TMA
+  // sm_90a only: bf16 x {none, bf16} and f16 x {none, f16}, each with 1
+  // and 2 accumulators and TMA-ready operands.
+  EXPECT_EQ(wgmmaCount, 8u);
   EXPECT_GT(simtCount, 0u);
 }
 
 TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   MLIRContext context;
   Builder b(&context);
-  EXPECT_EQ(selectGemmConfig("sm_80", {b.getBF16Type(), 1, true, ""}).reason,
+  EXPECT_EQ(selectGemmConfig(target("sm_80"), {b.getBF16Type(), 1, true, ""})
+                .reason,
             "sm_80 has no WGMMA");
-  EXPECT_EQ(selectGemmConfig("sm_90a", {b.getF32Type(), 1, true, ""}).reason,
+  EXPECT_EQ(selectGemmConfig(target("sm_100a"), {b.getBF16Type(), 1, true, ""})
+                .reason,
+            "sm_100a has no WGMMA");
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), {b.getF32Type(), 1, true, ""})
+                .reason,
             "fp32 operands take the IEEE fp32 SIMT path");
-  EXPECT_EQ(selectGemmConfig("sm_90a", {b.getBF16Type(), 1, false, "dy is odd"})
+  GemmShape tf32{b.getF32Type(), 1, true, ""};
+  tf32.precision = Precision::tf32;
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).reason,
+            "fp32 operands take the IEEE fp32 SIMT path");
+  GemmShape f16OnBf16{b.getBF16Type(), 1, true, ""};
+  f16OnBf16.precision = Precision::f16;
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), f16OnBf16).reason,
+            "precision f16 on bf16 operands takes the SIMT path");
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"),
+                             {b.getBF16Type(), 1, false, "dy is odd"})
                 .reason,
             "dy is odd");
 }
@@ -92,11 +142,12 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
 TEST(TileSelection, StaticGridsChooseTheWidthByWaves) {
   MLIRContext context;
   Builder b(&context);
+  const Target &h200 = target("sm_90a");
   auto tileN = [&](unsigned accumulators, int64_t rows, int64_t cols) {
     GemmShape shape{b.getBF16Type(), accumulators, true, "", rows, cols};
-    KernelConfig c = selectGemmConfig("sm_90a", shape);
-    EXPECT_EQ(c.path, KernelPath::Wgmma);
-    EXPECT_LE(c.sharedBytes, sharedMemoryPerBlock("sm_90a"));
+    KernelConfig c = selectGemmConfig(h200, shape);
+    EXPECT_EQ(c.strategy, KernelStrategy::wgmma);
+    EXPECT_LE(c.sharedBytes, h200.sharedBytesPerBlock);
     return c.tileN;
   };
   // K6 at D = 1024, H = 2816: 8 x 11 tiles of 256 (1 wave of 256) or 8 x 15
@@ -112,13 +163,58 @@ TEST(TileSelection, StaticGridsChooseTheWidthByWaves) {
   // T-dependent grids and two accumulators keep the fixed widths.
   EXPECT_EQ(tileN(1, 0, 2816), 256);
   EXPECT_EQ(tileN(2, 0, 2816), 128);
-  EXPECT_EQ(multiprocessorCount("sm_90a"), 132);
+  EXPECT_EQ(h200.multiprocessors, 132);
 }
 
-TEST(TileSelection, SharedMemoryLimits) {
-  EXPECT_EQ(sharedMemoryPerBlock("sm_90a"), 232448);
-  EXPECT_EQ(sharedMemoryPerBlock("sm_80"), 166912);
-  EXPECT_EQ(sharedMemoryPerBlock("sm_120"), 101376);
+// The table's rows against the CUDA Programming Guide's limits and what
+// PTX and LLVM 22's NVPTX backend require of each chip.
+TEST(Target, TableRows) {
+  EXPECT_EQ(target("sm_90a").sharedBytesPerBlock, 232448);
+  EXPECT_EQ(target("sm_80").sharedBytesPerBlock, 166912);
+  EXPECT_EQ(target("sm_120").sharedBytesPerBlock, 101376);
+  EXPECT_EQ(target("sm_120a").sharedBytesPerBlock, 101376);
+  // WGMMA is sm_90a's alone; tcgen05 the 'a' Blackwell datacenter parts'.
+  for (const Target &row : kTargets) {
+    SCOPED_TRACE(std::string(row.chip));
+    EXPECT_EQ(row.has(kWgmma), row.chip == "sm_90a");
+    EXPECT_EQ(row.has(kTcgen05), row.chip == "sm_100a" || row.chip == "sm_103a");
+    EXPECT_TRUE(row.has(kMmaSync));
+    EXPECT_EQ(row.tma, row.major >= 9);
+    EXPECT_EQ(row.clusters, row.major >= 9);
+    EXPECT_EQ(row.archSpecific, row.chip.back() == 'a');
+    EXPECT_EQ(row.ptxasArch, row.chip);
+    EXPECT_LE(row.sharedBytesPerBlock, row.sharedBytesPerMultiprocessor);
+    EXPECT_EQ(findTarget(row.chip), &row);
+  }
+  // PTX ISA: 8.0 through sm_90a (as always emitted), 8.6 for sm_100a, 8.8
+  // for sm_103a, 8.7 for sm_120a (the first versions that know them).
+  EXPECT_EQ(target("sm_90a").ptxFeature(), "+ptx80");
+  EXPECT_EQ(target("sm_100a").ptxFeature(), "+ptx86");
+  EXPECT_EQ(target("sm_103a").ptxFeature(), "+ptx88");
+  EXPECT_EQ(target("sm_120a").ptxFeature(), "+ptx87");
+  EXPECT_EQ(findTarget("sm_garbage"), nullptr);
+  EXPECT_EQ(findTarget("sm_90A"), nullptr);
+  EXPECT_EQ(unknownTargetMessage("sm_75"),
+            "unknown chip 'sm_75': fmlp knows sm_80, sm_86, sm_89, sm_90, "
+            "sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_120, sm_120a");
+}
+
+// The chip a device of each compute capability gets: the 'a' form where it
+// adds an MMA family, else the plain one; none for a capability not listed.
+TEST(Target, ForCapability) {
+  auto chipOf = [](int major, int minor) -> std::string {
+    const Target *row = targetForCapability(major, minor);
+    return row ? std::string(row->chip) : "";
+  };
+  EXPECT_EQ(chipOf(8, 0), "sm_80");
+  EXPECT_EQ(chipOf(8, 6), "sm_86");
+  EXPECT_EQ(chipOf(8, 9), "sm_89");
+  EXPECT_EQ(chipOf(9, 0), "sm_90a");
+  EXPECT_EQ(chipOf(10, 0), "sm_100a");
+  EXPECT_EQ(chipOf(10, 3), "sm_103a");
+  EXPECT_EQ(chipOf(12, 0), "sm_120");
+  EXPECT_EQ(chipOf(7, 5), "");
+  EXPECT_EQ(chipOf(8, 7), "");
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #define FMLP_TOOLS_COMMON_PIPELINEFLAGS_H
 
 #include "fmlp/Pipeline.h"
+#include "fmlp/Target.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -32,13 +33,20 @@ struct PipelineFlags {
       "precision", llvm::cl::desc("fp32 matmul policy: highest, high, medium"),
       llvm::cl::init("highest")};
 
+  /// One of the chip table's rows (fmlp/Target.h); validatePipelineOptions
+  /// rejects any other name, listing the known ones.
   llvm::cl::opt<std::string> chip{
-      "chip", llvm::cl::desc("GPU to generate kernels for (sm_90a, sm_80...)"),
-      llvm::cl::init("sm_90a")};
+      "chip", llvm::cl::desc(chipHelp()), llvm::cl::init("sm_90a")};
   llvm::cl::opt<std::string> cudaPath{
       "cuda-path",
       llvm::cl::desc("CUDA toolkit: libdevice for the kernels, ptxas"),
       llvm::cl::init("/usr/local/cuda")};
+
+  static llvm::StringRef chipHelp() {
+    static const std::string help =
+        "GPU to generate kernels for: " + knownTargetNames();
+    return help;
+  }
 
   void fill(PipelineOptions &options) const {
     options.chip = chip.getValue();

@@ -88,3 +88,20 @@ func.func @bias_grad_wrong_length(%g: memref<?x96xf32>, %db: memref<200xf32>) {
   fmlp.bias_grad ins(%g : memref<?x96xf32>) outs(%db : memref<200xf32>)
   return
 }
+
+// -----
+
+// The block's precision rule holds on the kernels that carry it.
+func.func @precision_tf32_on_bf16(%x: memref<?x96xbf16>, %wg: memref<200x96xbf16>, %wu: memref<200x96xbf16>, %a: memref<?x200xbf16>) {
+  // expected-error @+1 {{'fmlp.gate_up' op precision 'tf32' takes f32 operands, but operand #0 is 'bf16'}}
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x96xbf16>, memref<200x96xbf16>, memref<200x96xbf16>) outs(%a : memref<?x200xbf16>) {precision = #fmlp.precision<tf32>}
+  return
+}
+
+// -----
+
+func.func @precision_not_an_enum(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %wu: memref<200x96xf32>, %a: memref<?x200xf32>) {
+  // expected-error @+1 {{'fmlp.gate_up' op attribute 'precision' failed to satisfy constraint: operand format of the contractions of a gated MLP block}}
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x96xf32>, memref<200x96xf32>, memref<200x96xf32>) outs(%a : memref<?x200xf32>) {precision = "tf32"}
+  return
+}

@@ -1,0 +1,49 @@
+// RUN: fmlp-opt %s --split-input-file --verify-diagnostics
+
+// expected-error@+1 {{unknown chip 'sm_75': fmlp knows sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_120, sm_120a}}
+module attributes {fmlp.target = #fmlp.target<"sm_75">} {}
+
+// -----
+
+// expected-error@+1 {{a wgmma tile is 128 x N x 64 with N a multiple of 8 up to 256}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 260, 64], stages = 4, cluster = [1, 1], shared_bytes = 0, max_registers = 168, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{a wgmma kernel needs at least two stages}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], stages = 1, cluster = [1, 1], shared_bytes = 0, max_registers = 168, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{a simt kernel has one stage}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 2, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{tile must be three positive extents (M, N, K)}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{cluster must be two positive extents (M, N)}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [0, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{a cluster of 16 blocks is over the portable 8}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [4, 4], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{max_registers must be in [0, 255] (0: no cap)}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 256, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{shared_bytes must be non-negative}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = -1, max_registers = 128, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{stages must be at least 1}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 0, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
