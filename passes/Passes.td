@@ -90,11 +90,22 @@ def ExpandTrainingPass : Pass<"fmlp-expand-training", "::mlir::ModuleOp"> {
       need a backward;
 
     with `mode=infer`, only `forward_nograd`. `<f>` is the function that
-    held the block (`<f>.mlp<i>` when it held several). Each entry carries
-    `fmlp.entry = "forward" | "backward" | "forward_nograd"`. The function
-    that held the blocks is removed when it consists of nothing else (the
-    form fmlp-recognize leaves); otherwise it stays, and later stages reject
-    the `fmlp.gated_mlp` left in it.
+    held the block (`<f>.mlp<i>` when it held several: one entry set per
+    block, in order). Each entry carries
+    `fmlp.entry = "forward" | "backward" | "forward_nograd"` and the block's
+    location (the source of its projections). The function that held the
+    blocks is removed when it consists of nothing else (the form
+    fmlp-recognize leaves); otherwise it stays with `keep-holders=true` (the
+    default, for inspection; later stages reject the `fmlp.gated_mlp` left
+    in it) and is removed with `keep-holders=false`, which
+    fmlp-plan-pipeline and fmlp-compile use: fmlp compiles blocks, and the
+    rest of a whole model (attention, norms, residuals) stays the caller's.
+
+    Weights are always arguments of the entry points, whatever they were in
+    the holder: function arguments, `arith.constant` tensors (dense or
+    `dense_resource`, as iree-turbine inlines them) or values loaded from
+    globals. The plan never embeds weights; the caller passes them as
+    buffers, as the runtime's launch API takes them.
 
     What crosses from forward to backward (saved activations) is not decided
     here: the backward is written as if it recomputed everything, and
@@ -127,7 +138,10 @@ def ExpandTrainingPass : Pass<"fmlp-expand-training", "::mlir::ModuleOp"> {
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"train\"",
            "Which entry points to make: train (forward, backward, "
-           "forward_nograd) or infer (forward_nograd)">
+           "forward_nograd) or infer (forward_nograd)">,
+    Option<"keepHolders", "keep-holders", "bool", /*default=*/"true",
+           "Keep a function that held blocks and also does other work (a "
+           "whole model); false removes it, leaving only entry points">
   ];
 }
 
