@@ -494,7 +494,7 @@ def header(case):
     name = activation.split(",")[0]
     lines += [
         "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
-        "// RUN: fmlp-compile %s --emit=mlir -o %t.mlir | FileCheck %s",
+        "// RUN: fmlp-compile %s --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
         f"// BLOCKS-COUNT-1: fmlp.gated_mlp {name}",
         "// BLOCKS-NOT: fmlp.gated_mlp",
         "// CHECK: block 1 at",
