@@ -435,6 +435,11 @@ CASES = [
     ("onnx-global-opt", "llama", "float32", "dynamic", False),
     ("onnx-global-opt", "llama", "float16", "static", True),
     ("onnx-global-opt", "gemma", "float32", "static", False),
+    # Weights as IREE globals: iree-import-onnx --externalize-params makes
+    # util.global #stream.parameter.named, loaded by util.global.load.
+    ("onnx-params-input", "llama", "float32", "dynamic", True),
+    ("onnx-params-input", "gemma", "float16", "static", False),
+    ("onnx-params-global-opt", "falcon_h1", "float32", "dynamic", False),
 ]
 
 # Forms knowingly not supported, with the remark fmlp-recognize gives and why.
@@ -456,7 +461,12 @@ def lower(case, work):
     onnx_path = work / "model.onnx"
     export_onnx_helper(family, dtype, shape_kind, bias, onnx_path)
     torch_ir = work / "model.torch.mlir"
-    run([BIN / "iree-import-onnx", onnx_path, "-o", torch_ir])
+    externalize = []
+    if frontend.startswith("onnx-params-"):
+        externalize = ["--externalize-params", "--num-elements-threshold", "100",
+                       "--no-save-params"]
+        frontend = frontend.replace("onnx-params-", "onnx-")
+    run([BIN / "iree-import-onnx", onnx_path, *externalize, "-o", torch_ir])
     out = work / "out.mlir"
     if frontend == "onnx-input":
         run([BIN / "iree-compile", torch_ir, "--compile-to=input", "-o", out])
