@@ -53,14 +53,17 @@ std::optional<SplatConstant> getSplatFloat(Attribute attr) {
                        cast<FloatType>(elements.getElementType())};
 }
 
-/// The value of `value` if it is a splat floating-point constant: an
-/// arith.constant, a tosa.const, or a linalg.fill of a constant.
+/// The value of `value` if it is a splat constant: an arith.constant, a
+/// tosa.const, a linalg.fill of a constant, or a broadcast of one (JAX's
+/// dynamic shapes broadcast a rank-0 1.0 to the activation's shape).
 std::optional<SplatConstant> getSplatConstant(Value value) {
   Attribute attr;
   if (matchPattern(value, m_Constant(&attr)))
     return getSplatFloat(attr);
   if (auto fill = value.getDefiningOp<linalg::FillOp>())
     return getSplatConstant(fill.getInputs().front());
+  if (std::optional<BroadcastView> broadcast = getBroadcastSource(value))
+    return getSplatConstant(broadcast->source);
   return std::nullopt;
 }
 
@@ -75,7 +78,7 @@ bool isElementwiseLinalg(linalg::LinalgOp op) {
   // An input that is a broadcast of a smaller tensor (a bias) does not map
   // elements one to one either.
   for (Value input : op.getDpsInputs())
-    if (getBroadcastSource(input))
+    if (getBroadcastSource(input) && !getSplatConstant(input))
       return false;
   // The payload must not read the initial value of its output.
   for (OpOperand &init : op.getDpsInitsMutable())
@@ -427,13 +430,23 @@ std::optional<BroadcastView> mlir::fmlp::getBroadcastSource(Value value) {
       generic.getNumLoops() != generic.getNumParallelLoops())
     return std::nullopt;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  if (!maps[1].isIdentity() || !maps[0].isProjectedPermutation() ||
-      maps[0].getNumResults() >= maps[1].getNumResults())
+  if (!maps[1].isIdentity() ||
+      maps[0].getNumResults() > maps[1].getNumResults())
     return std::nullopt;
   SmallVector<int64_t> added;
   int64_t next = 0;
-  for (AffineExpr result : maps[0].getResults()) {
-    int64_t position = cast<AffineDimExpr>(result).getPosition();
+  ArrayRef<int64_t> sourceShape =
+      cast<ShapedType>(generic.getDpsInputs()[0].getType()).getShape();
+  for (auto [index, result] : llvm::enumerate(maps[0].getResults())) {
+    // A unit dimension of the source read at 0 is broadcast too (JAX:
+    // [1, N] -> [T, N] with the map (d0, d1) -> (0, d1)).
+    if (auto constant = dyn_cast<AffineConstantExpr>(result);
+        constant && constant.getValue() == 0 && sourceShape[index] == 1)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (!dim)
+      return std::nullopt;
+    int64_t position = dim.getPosition();
     if (position < next)
       return std::nullopt; // a transpose as well
     for (; next < position; ++next)
@@ -442,6 +455,8 @@ std::optional<BroadcastView> mlir::fmlp::getBroadcastSource(Value value) {
   }
   for (; next < int64_t(generic.getNumLoops()); ++next)
     added.push_back(next);
+  if (added.empty())
+    return std::nullopt; // a copy
   return BroadcastView{generic.getDpsInputs()[0], added, def};
 }
 

@@ -63,7 +63,8 @@ struct BroadcastView {
 
 /// `value` as a broadcast: a linalg.broadcast, or a linalg.generic with a
 /// copy payload whose input map keeps a strictly increasing subset of the
-/// output's dimensions.
+/// output's dimensions (a unit dimension of the input may be read at 0: it
+/// is broadcast too, and stays in `source`).
 std::optional<BroadcastView> getBroadcastSource(Value value);
 
 class ElementwiseFunction {

@@ -134,8 +134,6 @@ std::optional<Value> matchLinalgBiasAdd(Value value, Projection &projection) {
 
   SmallVector<AffineMap> maps = add.getIndexingMapsArray();
   unsigned rank = add.getNumLoops();
-  SmallVector<int64_t> leadingDims =
-      llvm::to_vector(llvm::seq<int64_t>(0, int64_t(rank) - 1));
   for (unsigned product = 0; product < 2; ++product) {
     unsigned other = 1 - product;
     Value bias = add.getDpsInputs()[other];
@@ -143,19 +141,28 @@ std::optional<Value> matchLinalgBiasAdd(Value value, Projection &projection) {
     bool broadcastMap = maps[other].getNumResults() == 1 &&
                         maps[other].getResult(0) ==
                             getAffineDimExpr(rank - 1, add.getContext());
-    // An elementwise add of a broadcast 1-D bias (linalg.broadcast or a
-    // broadcasting generic, as StableHLO's lowering writes it).
-    std::optional<BroadcastView> broadcast = getBroadcastSource(bias);
-    bool broadcastOp = maps[other].isIdentity() && broadcast &&
-                       shapeOf(broadcast->source).size() == 1 &&
-                       broadcast->addedDimensions == leadingDims;
+    // An elementwise add of a 1-D bias broadcast along all but the last
+    // dimension, in one step or several (linalg.broadcast or broadcasting
+    // generics, as StableHLO's lowering writes it: [N] -> [1, N] -> [T, N]).
+    SmallVector<Operation *> broadcasts;
+    Value source = bias;
+    while (std::optional<BroadcastView> broadcast =
+               getBroadcastSource(source)) {
+      int64_t last = int64_t(shapeOf(source).size()) - 1;
+      if (llvm::is_contained(broadcast->addedDimensions, last))
+        break;
+      broadcasts.push_back(broadcast->op);
+      source = broadcast->source;
+    }
+    bool broadcastOp = maps[other].isIdentity() && !broadcasts.empty() &&
+                       shapeOf(source).size() == 1;
     if (!maps[product].isIdentity() || !maps[2].isIdentity() ||
         !(broadcastMap || broadcastOp))
       continue;
     projection.dataPath.push_back(add);
     if (broadcastOp) {
-      projection.operandPreparation.push_back(broadcast->op);
-      bias = broadcast->source;
+      llvm::append_range(projection.operandPreparation, broadcasts);
+      bias = source;
     }
     projection.bias = bias;
     return add.getDpsInputs()[product];
@@ -173,7 +180,8 @@ std::optional<Value> getBatchedWeightSource(Value weight, unsigned batchCount,
   SmallVector<int64_t> batchDims =
       llvm::to_vector(llvm::seq<int64_t>(0, int64_t(batchCount)));
   if (std::optional<BroadcastView> broadcast = getBroadcastSource(weight);
-      broadcast && broadcast->addedDimensions == batchDims) {
+      broadcast && broadcast->addedDimensions == batchDims &&
+      shapeOf(broadcast->source).size() == 2) {
     projection.operandPreparation.push_back(broadcast->op);
     return broadcast->source;
   }

@@ -703,3 +703,72 @@ func.func @near_miss_collapsed_without_expanded_input(%x3: tensor<1x8x64xf32>, %
   %y = tensor.collapse_shape %y3 [[0, 1], [2]] : tensor<1x8x64xf32> into tensor<8x64xf32>
   return %y : tensor<8x64xf32>
 }
+
+// -----
+
+// JAX with dynamic tokens: silu's 1.0 is a rank-0 constant broadcast to the
+// activation's shape by a generic; a broadcast of a constant is that
+// constant.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @jax_broadcast_constant
+// CHECK-NEXT: fmlp.gated_mlp silu
+// CHECK-NEXT: return
+func.func @jax_broadcast_constant(%x: tensor<?x64xf32>, %wg: tensor<64x160xf32>, %wu: tensor<64x160xf32>,
+    %wd: tensor<160x64xf32>, %t: index) -> tensor<?x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %e_h = tensor.empty(%t) : tensor<?x160xf32>
+  %z_h = linalg.fill ins(%zero : f32) outs(%e_h : tensor<?x160xf32>) -> tensor<?x160xf32>
+  %g = linalg.matmul ins(%x, %wg : tensor<?x64xf32>, tensor<64x160xf32>) outs(%z_h : tensor<?x160xf32>) -> tensor<?x160xf32>
+  %u = linalg.matmul ins(%x, %wu : tensor<?x64xf32>, tensor<64x160xf32>) outs(%z_h : tensor<?x160xf32>) -> tensor<?x160xf32>
+  %ones = linalg.generic {indexing_maps = [#scalar, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%one : tensor<f32>) outs(%e_h : tensor<?x160xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<?x160xf32>
+  %n = arith.negf %g : tensor<?x160xf32>
+  %e = math.exp %n : tensor<?x160xf32>
+  %d = arith.addf %ones, %e : tensor<?x160xf32>
+  %s = arith.divf %ones, %d : tensor<?x160xf32>
+  %silu = arith.mulf %g, %s : tensor<?x160xf32>
+  %a = arith.mulf %silu, %u : tensor<?x160xf32>
+  %e_d = tensor.empty(%t) : tensor<?x64xf32>
+  %z_d = linalg.fill ins(%zero : f32) outs(%e_d : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %y = linalg.matmul ins(%a, %wd : tensor<?x160xf32>, tensor<160x64xf32>) outs(%z_d : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+// Near miss: the same with a rank-0 function argument broadcast in place of
+// the constant 1.0: a third tensor, not a constant of the function.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @near_miss_broadcast_argument
+// CHECK-NOT: fmlp.gated_mlp
+// CHECK: return
+func.func @near_miss_broadcast_argument(%x: tensor<8x64xf32>, %wg: tensor<64x160xf32>, %wu: tensor<64x160xf32>,
+    %wd: tensor<160x64xf32>, %one: tensor<f32>) -> tensor<8x64xf32> {
+  %e_h = tensor.empty() : tensor<8x160xf32>
+  %z_h = arith.constant dense<0.0> : tensor<8x160xf32>
+  // expected-remark @+1 {{not fused into fmlp.gated_mlp: the projected tensor is not computed by elementwise operations, so this is no down projection}}
+  %g = linalg.matmul ins(%x, %wg : tensor<8x64xf32>, tensor<64x160xf32>) outs(%z_h : tensor<8x160xf32>) -> tensor<8x160xf32>
+  // expected-remark @+1 {{not fused into fmlp.gated_mlp: the projected tensor is not computed by elementwise operations, so this is no down projection}}
+  %u = linalg.matmul ins(%x, %wu : tensor<8x64xf32>, tensor<64x160xf32>) outs(%z_h : tensor<8x160xf32>) -> tensor<8x160xf32>
+  %ones = linalg.generic {indexing_maps = [#scalar, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%one : tensor<f32>) outs(%e_h : tensor<8x160xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x160xf32>
+  %n = arith.negf %g : tensor<8x160xf32>
+  %e = math.exp %n : tensor<8x160xf32>
+  %d = arith.addf %ones, %e : tensor<8x160xf32>
+  %s = arith.divf %ones, %d : tensor<8x160xf32>
+  %silu = arith.mulf %g, %s : tensor<8x160xf32>
+  %a = arith.mulf %silu, %u : tensor<8x160xf32>
+  %z_d = arith.constant dense<0.0> : tensor<8x64xf32>
+  // expected-remark @+1 {{not fused into fmlp.gated_mlp: the projected tensor is an elementwise function of 3 tensors, not of a gate and an up projection}}
+  %y = linalg.matmul ins(%a, %wd : tensor<8x160xf32>, tensor<160x64xf32>) outs(%z_d : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
