@@ -14,7 +14,6 @@ from fmlp's output.
   python3 generate.py [--out DIR] [--only SUBSTRING] [--list]
 """
 import argparse
-import os
 import pathlib
 import re
 import subprocess
@@ -250,7 +249,6 @@ def rewrite_iree_for_mlir22(text):
         body_end = func.rfind("\n  }")
         rest = func[body_end + 4:]
         func = func[:body_end + 4]
-        header = func.split("{\n", 1)[0] if "attributes" not in func.split("\n", 1)[0] else None
         name = re.match(r"  util\.func (?:public |private )?@([\w$]+)", func).group(1)
         if "util.call @" + name + "$async" in func:
             out.append(rest)  # the synchronous wrapper
