@@ -26,7 +26,9 @@ using namespace mlir::fmlp;
 
 namespace {
 
-/// A splat floating-point constant: its value and its element type.
+/// A splat constant: its value and, for a floating-point one, its element
+/// type. Integer constants (the exponent of math.fpowi) are exact: they have
+/// no float type and carry no rounding.
 struct SplatConstant {
   double value;
   FloatType type;
@@ -36,6 +38,14 @@ std::optional<SplatConstant> getSplatFloat(Attribute attr) {
   if (auto floatAttr = dyn_cast_or_null<FloatAttr>(attr))
     return SplatConstant{floatAttr.getValueAsDouble(),
                          cast<FloatType>(floatAttr.getType())};
+  if (auto intAttr = dyn_cast_or_null<IntegerAttr>(attr);
+      intAttr && isa<IntegerType>(intAttr.getType()))
+    return SplatConstant{double(intAttr.getValue().getSExtValue()), nullptr};
+  if (auto elements = dyn_cast_or_null<DenseIntElementsAttr>(attr);
+      elements && elements.isSplat() &&
+      isa<IntegerType>(elements.getElementType()))
+    return SplatConstant{
+        double(elements.getSplatValue<APInt>().getSExtValue()), nullptr};
   auto elements = dyn_cast_or_null<DenseFPElementsAttr>(attr);
   if (!elements || !elements.isSplat())
     return std::nullopt;
@@ -43,14 +53,17 @@ std::optional<SplatConstant> getSplatFloat(Attribute attr) {
                        cast<FloatType>(elements.getElementType())};
 }
 
-/// The value of `value` if it is a splat floating-point constant: an
-/// arith.constant, a tosa.const, or a linalg.fill of a constant.
+/// The value of `value` if it is a splat constant: an arith.constant, a
+/// tosa.const, a linalg.fill of a constant, or a broadcast of one (JAX's
+/// dynamic shapes broadcast a rank-0 1.0 to the activation's shape).
 std::optional<SplatConstant> getSplatConstant(Value value) {
   Attribute attr;
   if (matchPattern(value, m_Constant(&attr)))
     return getSplatFloat(attr);
   if (auto fill = value.getDefiningOp<linalg::FillOp>())
     return getSplatConstant(fill.getInputs().front());
+  if (std::optional<BroadcastView> broadcast = getBroadcastSource(value))
+    return getSplatConstant(broadcast->source);
   return std::nullopt;
 }
 
@@ -65,7 +78,7 @@ bool isElementwiseLinalg(linalg::LinalgOp op) {
   // An input that is a broadcast of a smaller tensor (a bias) does not map
   // elements one to one either.
   for (Value input : op.getDpsInputs())
-    if (input.getDefiningOp<linalg::BroadcastOp>())
+    if (getBroadcastSource(input) && !getSplatConstant(input))
       return false;
   // The payload must not read the initial value of its output.
   for (OpOperand &init : op.getDpsInitsMutable())
@@ -79,7 +92,8 @@ bool isTensorLevelElementwise(Operation *op) {
       arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,
       arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp, arith::MinNumFOp,
       arith::ExtFOp, arith::TruncFOp, math::ExpOp, math::TanhOp, math::SqrtOp,
-      math::RsqrtOp, math::AbsFOp, math::PowFOp, math::FmaOp, math::ErfOp,
+      math::RsqrtOp, math::AbsFOp, math::PowFOp, math::FPowIOp, math::IPowIOp,
+      math::FmaOp, math::ErfOp,
       tosa::AddOp, tosa::SubOp, tosa::MulOp, tosa::NegateOp, tosa::ReciprocalOp,
       tosa::ExpOp, tosa::TanhOp, tosa::SigmoidOp, tosa::ClampOp,
       tosa::MaximumOp, tosa::MinimumOp, tosa::PowOp, tosa::CastOp, tosa::ErfOp>(
@@ -159,7 +173,9 @@ double applyScalarOperation(Operation *op, ArrayRef<double> args) {
       .Case<math::SqrtOp>([&](auto) { return std::sqrt(args[0]); })
       .Case<math::RsqrtOp>([&](auto) { return 1.0 / std::sqrt(args[0]); })
       .Case<math::AbsFOp>([&](auto) { return std::fabs(args[0]); })
-      .Case<math::PowFOp, tosa::PowOp>(
+      // x^n for an integral n (fpowi, ipowi, or powf with an integral
+      // exponent): std::pow is exact in sign for a negative base there.
+      .Case<math::PowFOp, math::FPowIOp, math::IPowIOp, tosa::PowOp>(
           [&](auto) { return std::pow(args[0], args[1]); })
       .Case<math::FmaOp>([&](auto) { return args[0] * args[1] + args[2]; })
       .Case<tosa::ReciprocalOp>([&](auto) { return 1.0 / args[0]; })
@@ -194,7 +210,8 @@ public:
     if (!visited.insert(value).second)
       return success();
     if (std::optional<SplatConstant> constant = getSplatConstant(value)) {
-      noteConstant(constant->type);
+      if (constant->type)
+        noteConstant(constant->type);
       return success();
     }
     Operation *def = value.getDefiningOp();
@@ -254,8 +271,9 @@ private:
       if (auto constant = dyn_cast<arith::ConstantOp>(payload)) {
         std::optional<SplatConstant> value = getSplatFloat(constant.getValue());
         if (!value)
-          return failOn(&payload, "is not a floating-point constant");
-        noteConstant(value->type);
+          return failOn(&payload, "is not a numeric constant");
+        if (value->type)
+          noteConstant(value->type);
       }
       // Values captured from above the payload are scalars of the function.
       for (Value operand : payload.getOperands())
@@ -279,6 +297,9 @@ class Interpreter {
 public:
   explicit Interpreter(DenseMap<Value, double> leafValues)
       : values(std::move(leafValues)) {}
+
+  /// The payload's value once its inputs' block arguments are in `values`.
+  double runPayloadOf(linalg::LinalgOp op) { return runScalarPayload(op); }
 
   double valueOf(Value value) {
     if (auto it = values.find(value); it != values.end())
@@ -306,6 +327,10 @@ private:
       if (!argument.use_empty())
         values[argument] = valueOf(input->get());
     }
+    return runScalarPayload(op);
+  }
+
+  double runScalarPayload(linalg::LinalgOp op) {
     for (Operation &payload : op.getBlock()->getOperations()) {
       if (auto yield = dyn_cast<linalg::YieldOp>(payload))
         return valueOf(yield.getValues().front());
@@ -322,9 +347,117 @@ private:
 } // namespace
 
 std::optional<double> mlir::fmlp::getSplatFloatValue(Value value) {
-  if (std::optional<SplatConstant> constant = getSplatConstant(value))
+  if (std::optional<SplatConstant> constant = getSplatConstant(value);
+      constant && constant->type)
     return constant->value;
   return std::nullopt;
+}
+
+std::optional<double>
+mlir::fmlp::evaluatePayload(linalg::LinalgOp op,
+                            ArrayRef<double> inputValues) {
+  if (inputValues.size() != op.getNumDpsInputs())
+    return std::nullopt;
+  Region &region = op->getRegion(0);
+  DenseMap<Value, double> values;
+  for (OpOperand *input : op.getDpsInputOperands())
+    values[op.getMatchingBlockArgument(input)] =
+        inputValues[input->getOperandNumber()];
+  // Only scalar operations whose meaning is known, on the inputs' block
+  // arguments (never the output's), payload values and splat constants.
+  for (Operation &payload : op.getBlock()->getOperations()) {
+    if (!isScalarPayloadOperation(&payload) || isErf(&payload))
+      return std::nullopt;
+    if (auto constant = dyn_cast<arith::ConstantOp>(payload)) {
+      if (!getSplatFloat(constant.getValue()))
+        return std::nullopt;
+      continue;
+    }
+    for (Value operand : payload.getOperands()) {
+      if (values.count(operand) || getSplatConstant(operand))
+        continue;
+      if (operand.getParentRegion() == &region &&
+          !isa<BlockArgument>(operand))
+        continue; // a payload result, in values once computed
+      return std::nullopt;
+    }
+  }
+  return Interpreter(std::move(values)).runPayloadOf(op);
+}
+
+bool mlir::fmlp::isCopyPayload(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getBlock()->getOperations().size() != 1)
+    return false;
+  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  return yield.getValues().size() == 1 &&
+         yield.getValues()[0] ==
+             op.getMatchingBlockArgument(op.getDpsInputOperand(0));
+}
+
+bool mlir::fmlp::isElementwiseCast(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 1 ||
+      linalgOp.getNumDpsInits() != 1 || linalgOp->getNumResults() != 1 ||
+      linalgOp.getNumLoops() != linalgOp.getNumParallelLoops() ||
+      !llvm::all_of(linalgOp.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  // The payload is a chain of extf/truncf from the input to the yield.
+  Value value = linalgOp.getMatchingBlockArgument(
+      linalgOp.getDpsInputOperand(0));
+  for (Operation &payload : linalgOp.getBlock()->without_terminator()) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(payload) ||
+        payload.getOperand(0) != value)
+      return false;
+    value = payload.getResult(0);
+  }
+  auto yield = cast<linalg::YieldOp>(linalgOp.getBlock()->getTerminator());
+  return yield.getValues().size() == 1 && yield.getValues()[0] == value &&
+         !linalgOp.getBlock()->without_terminator().empty();
+}
+
+std::optional<BroadcastView> mlir::fmlp::getBroadcastSource(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto broadcast = dyn_cast_or_null<linalg::BroadcastOp>(def))
+    return BroadcastView{broadcast.getInput(),
+                         SmallVector<int64_t>(broadcast.getDimensions()), def};
+  // A generic that copies its one input into a larger output: the output is
+  // indexed by all loops in order, the input by a strictly increasing subset
+  // of them; the loops it does not read are the added dimensions.
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(def);
+  if (!generic || !isCopyPayload(generic) ||
+      generic.getNumLoops() != generic.getNumParallelLoops())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (!maps[1].isIdentity() ||
+      maps[0].getNumResults() > maps[1].getNumResults())
+    return std::nullopt;
+  SmallVector<int64_t> added;
+  int64_t next = 0;
+  ArrayRef<int64_t> sourceShape =
+      cast<ShapedType>(generic.getDpsInputs()[0].getType()).getShape();
+  for (auto [index, result] : llvm::enumerate(maps[0].getResults())) {
+    // A unit dimension of the source read at 0 is broadcast too (JAX:
+    // [1, N] -> [T, N] with the map (d0, d1) -> (0, d1)).
+    if (auto constant = dyn_cast<AffineConstantExpr>(result);
+        constant && constant.getValue() == 0 && sourceShape[index] == 1)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (!dim)
+      return std::nullopt;
+    int64_t position = dim.getPosition();
+    if (position < next)
+      return std::nullopt; // a transpose as well
+    for (; next < position; ++next)
+      added.push_back(next);
+    next = position + 1;
+  }
+  for (; next < int64_t(generic.getNumLoops()); ++next)
+    added.push_back(next);
+  if (added.empty())
+    return std::nullopt; // a copy
+  return BroadcastView{generic.getDpsInputs()[0], added, def};
 }
 
 FailureOr<ElementwiseFunction> ElementwiseFunction::read(Value root,

@@ -16,6 +16,7 @@
 #ifndef FMLP_PASSES_ELEMENTWISEFUNCTION_H
 #define FMLP_PASSES_ELEMENTWISEFUNCTION_H
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SetVector.h"
@@ -28,6 +29,43 @@ namespace mlir::fmlp {
 /// The value of a splat floating-point constant tensor or scalar
 /// (arith.constant, tosa.const, linalg.fill of a constant), if `value` is one.
 std::optional<double> getSplatFloatValue(Value value);
+
+//===----------------------------------------------------------------------===//
+// Linalg operations read by meaning
+//
+// Frontends write the same copy, broadcast or cast either as a named linalg
+// op or as a linalg.generic; these read both by their indexing maps and
+// payload, so that no matcher depends on which spelling it was given.
+//===----------------------------------------------------------------------===//
+
+/// The scalar function of `op`'s payload at the given input values (one per
+/// DPS input, in order), if the payload reads only its inputs (not its
+/// output), splat constants, and operations ElementwiseFunction knows.
+/// Casts are taken as exact.
+std::optional<double> evaluatePayload(linalg::LinalgOp op,
+                                      ArrayRef<double> inputValues);
+
+/// `op` has one input and one init, and its payload yields the input's
+/// element unchanged (a copy, broadcast or transpose, by its maps).
+bool isCopyPayload(linalg::LinalgOp op);
+
+/// `op` is a linalg op that converts its one input elementwise, with
+/// identity maps and a payload of extf/truncf only (a change of precision).
+bool isElementwiseCast(Operation *op);
+
+/// A tensor that is another one copied along added dimensions.
+struct BroadcastView {
+  Value source;
+  /// The dimensions of the broadcast tensor that `source` does not have.
+  SmallVector<int64_t> addedDimensions;
+  Operation *op;
+};
+
+/// `value` as a broadcast: a linalg.broadcast, or a linalg.generic with a
+/// copy payload whose input map keeps a strictly increasing subset of the
+/// output's dimensions (a unit dimension of the input may be read at 0: it
+/// is broadcast too, and stays in `source`).
+std::optional<BroadcastView> getBroadcastSource(Value value);
 
 class ElementwiseFunction {
 public:

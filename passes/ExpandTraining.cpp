@@ -124,6 +124,20 @@ SmallVector<Value> buildBackward(OpBuilder &builder, GatedMlpOp block,
   return SmallVector<Value>(grad->getResults());
 }
 
+} // namespace
+
+std::string mlir::fmlp::getEntryPointPrefix(Operation *block) {
+  auto holder = block->getParentOfType<func::FuncOp>();
+  SmallVector<GatedMlpOp> blocks(holder.getOps<GatedMlpOp>());
+  std::string prefix = holder.getSymName().str();
+  if (blocks.size() > 1)
+    prefix += ".mlp" + std::to_string(llvm::find(blocks, block) -
+                                      blocks.begin());
+  return prefix;
+}
+
+namespace {
+
 /// True if `func` holds nothing but gated MLP blocks and its return.
 bool holdsOnlyBlocks(func::FuncOp func) {
   return llvm::all_of(func.getBody().getOps(), [](Operation &op) {
@@ -151,10 +165,8 @@ struct ExpandTrainingPass
     for (func::FuncOp holder : holders) {
       SmallVector<GatedMlpOp> blocks(holder.getOps<GatedMlpOp>());
       OpBuilder builder(holder);
-      for (auto [index, block] : llvm::enumerate(blocks)) {
-        std::string prefix = holder.getSymName().str();
-        if (blocks.size() > 1)
-          prefix += ".mlp" + std::to_string(index);
+      for (GatedMlpOp block : blocks) {
+        std::string prefix = getEntryPointPrefix(block);
         auto forward = [&](OpBuilder &b, ValueRange arguments) {
           return buildForward(b, block, arguments);
         };
@@ -177,7 +189,7 @@ struct ExpandTrainingPass
         createEntry(builder, block, prefix + ".forward_nograd",
                     "forward_nograd", {}, {}, {"y"}, forward);
       }
-      if (holdsOnlyBlocks(holder))
+      if (!keepHolders || holdsOnlyBlocks(holder))
         holder.erase();
     }
   }

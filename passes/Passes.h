@@ -29,6 +29,11 @@ namespace mlir::fmlp {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// The prefix of the entry points fmlp-expand-training makes for `block`,
+/// an fmlp.gated_mlp in a function: `<f>`, or `<f>.mlp<i>` when the function
+/// holds several blocks (i counts them from 0 in order).
+std::string getEntryPointPrefix(Operation *block);
+
 } // namespace mlir::fmlp
 
 #endif // FMLP_PASSES_PASSES_H

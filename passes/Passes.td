@@ -17,22 +17,33 @@ def RecognizePass : Pass<"fmlp-recognize"> {
     frontends emit and replaces each with one `fmlp.gated_mlp`, so that later
     passes can plan its forward and backward together.
 
-    What is recognized:
+    What is recognized (a `linalg.generic` is read by its indexing maps and
+    payload wherever a named op would do: a copy with a permuted map is a
+    transpose, a copy whose input map keeps an increasing subset of the
+    loops is a broadcast, a payload of extf/truncf only is a cast, a
+    two-input payload that evaluates to `a + b` is an add):
     - projections (`x W`, with either weight layout, optional 1-D bias):
       any linalg contraction of an `[..., K]` tensor with a 2-D `[K, N]` or
       `[N, K]` weight into `[..., N]` from a zero accumulator
       (`linalg.matmul`, with or without `indexing_maps`, or a
-      `linalg.generic`), the weight read directly or through a
-      `linalg.transpose` (or an equivalent generic); bias adds as a
-      broadcasting `linalg.generic` or `linalg.add` of a `linalg.broadcast`;
-      and `tosa.matmul` between `tosa.reshape`s, the weight read directly or
-      through `tosa.transpose`, with an optional `tosa.cast` and a
-      `tosa.add` of a reshaped bias. Weights are used as stored: the layout
-      becomes an attribute, no transpose or copy is inserted.
+      `linalg.generic`), the weight read directly or through a transpose;
+      a `linalg.batch_matmul` whose weight is one 2-D weight broadcast
+      along the batch (torch-mlir and IREE for nn.Linear on 3-D x) or
+      expanded with unit batch dimensions (`tosa.matmul` lowered to linalg,
+      its result collapsed back); an accumulation in a wider type narrowed
+      by a cast before or after the bias add (bf16 or f16 with an f32
+      accumulator); bias adds whose bias is read through a broadcasting map
+      or a broadcast (named, or StableHLO's own generic); and `tosa.matmul`
+      between `tosa.reshape`s, the weight read directly or through
+      `tosa.transpose`, with an optional `tosa.cast` and a `tosa.add` of a
+      reshaped bias. Weights are used as stored (function arguments,
+      constants or loaded globals): the layout becomes an attribute, no
+      transpose or copy is inserted.
     - the activation product `act(G) * U`, read as a function of `G` and `U`
       whatever operations spell it: linalg elementwise ops (generic or
-      named) and their payloads, arith and math on tensors, TOSA
-      elementwise ops. The function is evaluated at fixed sample points and
+      named) and their payloads, arith and math on tensors (integer powers
+      included: `math.fpowi`, `math.ipowi`, `math.powf` of an integral
+      exponent, as torch-mlir writes GeGLU's cube), TOSA elementwise ops. The function is evaluated at fixed sample points and
       compared with `silu(m g) u`, `gelu_tanh(m g) u` and `relu(m g) u`,
       where the gate multiplier `m = f(1, 1) - f(-1, 1)` (each activation
       satisfies `act(z) - act(-z) = z`). Agreement is required to within the
@@ -90,11 +101,22 @@ def ExpandTrainingPass : Pass<"fmlp-expand-training", "::mlir::ModuleOp"> {
       need a backward;
 
     with `mode=infer`, only `forward_nograd`. `<f>` is the function that
-    held the block (`<f>.mlp<i>` when it held several). Each entry carries
-    `fmlp.entry = "forward" | "backward" | "forward_nograd"`. The function
-    that held the blocks is removed when it consists of nothing else (the
-    form fmlp-recognize leaves); otherwise it stays, and later stages reject
-    the `fmlp.gated_mlp` left in it.
+    held the block (`<f>.mlp<i>` when it held several: one entry set per
+    block, in order). Each entry carries
+    `fmlp.entry = "forward" | "backward" | "forward_nograd"` and the block's
+    location (the source of its projections). The function that held the
+    blocks is removed when it consists of nothing else (the form
+    fmlp-recognize leaves); otherwise it stays with `keep-holders=true` (the
+    default, for inspection; later stages reject the `fmlp.gated_mlp` left
+    in it) and is removed with `keep-holders=false`, which
+    fmlp-plan-pipeline and fmlp-compile use: fmlp compiles blocks, and the
+    rest of a whole model (attention, norms, residuals) stays the caller's.
+
+    Weights are always arguments of the entry points, whatever they were in
+    the holder: function arguments, `arith.constant` tensors (dense or
+    `dense_resource`, as iree-turbine inlines them) or values loaded from
+    globals. The plan never embeds weights; the caller passes them as
+    buffers, as the runtime's launch API takes them.
 
     What crosses from forward to backward (saved activations) is not decided
     here: the backward is written as if it recomputed everything, and
@@ -127,7 +149,10 @@ def ExpandTrainingPass : Pass<"fmlp-expand-training", "::mlir::ModuleOp"> {
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"train\"",
            "Which entry points to make: train (forward, backward, "
-           "forward_nograd) or infer (forward_nograd)">
+           "forward_nograd) or infer (forward_nograd)">,
+    Option<"keepHolders", "keep-holders", "bool", /*default=*/"true",
+           "Keep a function that held blocks and also does other work (a "
+           "whole model); false removes it, leaving only entry points">
   ];
 }
 

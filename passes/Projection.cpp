@@ -2,15 +2,18 @@
 //
 // Implements matchProjection for the forms importers emit:
 //
-//   linalg:  [bias add] <- contraction(input, [transpose] W) with a zero init
-//            where the contraction is any linalg op that is a contraction
-//            of input[m..., k] with W[k, n] or W[n, k] into out[m..., n]
-//            (linalg.matmul, with or without indexing maps, or a
-//            linalg.generic, e.g. over [B, S, D]), or a batched one
-//            (linalg.batch_matmul) whose weight is a linalg.broadcast of a
-//            2-D weight along the batch dimensions; the bias add is a
-//            linalg.generic with a broadcast indexing map, or linalg.add of
-//            a linalg.broadcast.
+//   linalg:  [cast] [bias add] [cast] <- contraction(input, [transpose] W)
+//            with a zero init, where the contraction is any linalg op that
+//            is a contraction of input[m..., k] with W[k, n] or W[n, k] into
+//            out[m..., n] (linalg.matmul, with or without indexing maps, or
+//            a linalg.generic, e.g. over [B, S, D]), or a batched one
+//            (linalg.batch_matmul) whose weight is a 2-D weight broadcast
+//            along the batch dimensions (linalg.broadcast, or a generic
+//            that copies with a map dropping them) or expanded with unit
+//            batch dimensions (tensor.expand_shape); the bias add is any
+//            two-input linalg op whose payload computes a sum, with the
+//            bias read through a broadcast indexing map or a broadcast
+//            (named or generic); the casts are elementwise extf/truncf.
 //   TOSA:    [tosa.add bias] [tosa.reshape] [tosa.cast]
 //              <- tosa.matmul([tosa.reshape] input,
 //              tosa.reshape([tosa.transpose] W))
@@ -52,6 +55,13 @@ bool isZeroConstant(Value value) {
 
 ArrayRef<int64_t> shapeOf(Value value) {
   return cast<ShapedType>(value.getType()).getShape();
+}
+
+/// A shape without its unit dimensions: two shapes with the same such
+/// shape hold their elements in the same order.
+SmallVector<int64_t> dropUnitDims(ArrayRef<int64_t> shape) {
+  return llvm::to_vector(
+      llvm::make_filter_range(shape, [](int64_t d) { return d != 1; }));
 }
 
 /// The loop dimensions an indexing map reads, if it reads plain dimensions.
@@ -101,21 +111,25 @@ Value lookThroughTransposes(Value weight, WeightLayout &layout,
 // linalg
 //===----------------------------------------------------------------------===//
 
+/// True if `add`'s payload computes in0 + in1 (casts taken as exact): the
+/// sum is read by its values, so addf with an extf'd operand, or a sum
+/// written as a - (-b), are all a bias add.
+bool computesSum(linalg::LinalgOp add) {
+  constexpr std::pair<double, double> samples[] = {
+      {1.5, -0.25}, {-3.0, 2.0}, {0.5, 7.0}, {0.0, -1.75}};
+  return llvm::all_of(samples, [&](auto sample) {
+    std::optional<double> sum =
+        evaluatePayload(add, {sample.first, sample.second});
+    return sum && *sum == sample.first + sample.second;
+  });
+}
+
 /// Matches `value = product + broadcast(bias)`; returns the product.
 std::optional<Value> matchLinalgBiasAdd(Value value, Projection &projection) {
   auto add = value.getDefiningOp<linalg::LinalgOp>();
   if (!add || add.getNumDpsInputs() != 2 || add.getNumDpsInits() != 1 ||
       add->getNumResults() != 1 ||
-      add.getNumLoops() != add.getNumParallelLoops())
-    return std::nullopt;
-  Block *body = add.getBlock();
-  auto addf = dyn_cast<arith::AddFOp>(body->front());
-  if (!addf || body->getOperations().size() != 2 ||
-      !llvm::is_contained(body->getTerminator()->getOperands(),
-                          addf.getResult()) ||
-      !llvm::all_of(addf->getOperands(),
-                    [](Value v) { return isa<BlockArgument>(v); }) ||
-      addf.getLhs() == addf.getRhs())
+      add.getNumLoops() != add.getNumParallelLoops() || !computesSum(add))
     return std::nullopt;
 
   SmallVector<AffineMap> maps = add.getIndexingMapsArray();
@@ -127,23 +141,58 @@ std::optional<Value> matchLinalgBiasAdd(Value value, Projection &projection) {
     bool broadcastMap = maps[other].getNumResults() == 1 &&
                         maps[other].getResult(0) ==
                             getAffineDimExpr(rank - 1, add.getContext());
-    // linalg.add of a linalg.broadcast of a 1-D bias.
-    auto broadcast = bias.getDefiningOp<linalg::BroadcastOp>();
-    bool broadcastOp =
-        maps[other].isIdentity() && broadcast &&
-        shapeOf(broadcast.getInput()).size() == 1 &&
-        broadcast.getDimensions().size() == rank - 1 &&
-        !llvm::is_contained(broadcast.getDimensions(), int64_t(rank - 1));
+    // An elementwise add of a 1-D bias broadcast along all but the last
+    // dimension, in one step or several (linalg.broadcast or broadcasting
+    // generics, as StableHLO's lowering writes it: [N] -> [1, N] -> [T, N]).
+    SmallVector<Operation *> broadcasts;
+    Value source = bias;
+    while (std::optional<BroadcastView> broadcast =
+               getBroadcastSource(source)) {
+      int64_t last = int64_t(shapeOf(source).size()) - 1;
+      if (llvm::is_contained(broadcast->addedDimensions, last))
+        break;
+      broadcasts.push_back(broadcast->op);
+      source = broadcast->source;
+    }
+    bool broadcastOp = maps[other].isIdentity() && !broadcasts.empty() &&
+                       shapeOf(source).size() == 1;
     if (!maps[product].isIdentity() || !maps[2].isIdentity() ||
         !(broadcastMap || broadcastOp))
       continue;
     projection.dataPath.push_back(add);
     if (broadcastOp) {
-      projection.operandPreparation.push_back(broadcast);
-      bias = broadcast.getInput();
+      llvm::append_range(projection.operandPreparation, broadcasts);
+      bias = source;
     }
     projection.bias = bias;
     return add.getDpsInputs()[product];
+  }
+  return std::nullopt;
+}
+
+/// The 2-D weight that `weight`, an operand of a contraction with
+/// `batchCount` leading batch dimensions, repeats along them: a broadcast
+/// (named or generic) that adds exactly the batch dimensions, or a
+/// tensor.expand_shape that adds unit batch dimensions (tosa.matmul lowered
+/// to linalg.batch_matmul of batch 1).
+std::optional<Value> getBatchedWeightSource(Value weight, unsigned batchCount,
+                                            Projection &projection) {
+  SmallVector<int64_t> batchDims =
+      llvm::to_vector(llvm::seq<int64_t>(0, int64_t(batchCount)));
+  if (std::optional<BroadcastView> broadcast = getBroadcastSource(weight);
+      broadcast && broadcast->addedDimensions == batchDims &&
+      shapeOf(broadcast->source).size() == 2) {
+    projection.operandPreparation.push_back(broadcast->op);
+    return broadcast->source;
+  }
+  if (auto expand = weight.getDefiningOp<tensor::ExpandShapeOp>()) {
+    ArrayRef<int64_t> shape = shapeOf(weight);
+    if (shapeOf(expand.getSrc()).size() == 2 &&
+        llvm::all_of(shape.take_front(batchCount),
+                     [](int64_t d) { return d == 1; })) {
+      projection.operandPreparation.push_back(expand);
+      return expand.getSrc();
+    }
   }
   return std::nullopt;
 }
@@ -199,14 +248,12 @@ LogicalResult matchLinalgContraction(linalg::LinalgOp op,
 
   Value weight = op.getDpsInputs()[*weightIndex];
   if (!batch.empty()) {
-    auto broadcast = weight.getDefiningOp<linalg::BroadcastOp>();
-    if (!broadcast || broadcast.getDimensions() !=
-                          ArrayRef<int64_t>(llvm::to_vector(llvm::seq<int64_t>(
-                              0, static_cast<int64_t>(batch.size())))))
+    std::optional<Value> source =
+        getBatchedWeightSource(weight, batch.size(), projection);
+    if (!source)
       return fail(reason, "the batched contraction's weight is not one 2-D "
                           "weight broadcast along the batch dimensions");
-    projection.operandPreparation.push_back(broadcast);
-    weight = broadcast.getInput();
+    weight = *source;
   }
 
   Value init = op.getDpsInits().front();
@@ -225,15 +272,35 @@ LogicalResult matchLinalgContraction(linalg::LinalgOp op,
 
 LogicalResult matchLinalgProjection(Value result, Projection &projection,
                                     std::string &reason) {
-  // Peel, outermost first, at most one bias add and one tensor.expand_shape
-  // (torch-mlir's [B*S, N] -> [B, S, N] after a 2-D matmul).
+  // Peel, outermost first, at most one bias add, one tensor.expand_shape
+  // (torch-mlir's [B*S, N] -> [B, S, N] after a 2-D matmul) and two
+  // elementwise casts (a contraction accumulated in f32 and narrowed to
+  // bf16 before or after its bias add, and the bias add's own widening).
   Value product = result;
   tensor::ExpandShapeOp expand;
+  tensor::CollapseShapeOp collapse;
   bool peeledBias = false;
+  unsigned peeledCasts = 0;
   while (true) {
+    if (Operation *def = product.getDefiningOp();
+        peeledCasts < 2 && isElementwiseCast(def)) {
+      ++peeledCasts;
+      projection.dataPath.push_back(def);
+      product = def->getOperand(0);
+      continue;
+    }
     if (auto op = product.getDefiningOp<tensor::ExpandShapeOp>();
-        op && !expand) {
+        op && !expand && !collapse) {
       expand = op;
+      projection.dataPath.push_back(op);
+      product = op.getSrc();
+      continue;
+    }
+    // tosa.matmul lowered to linalg: [1, T, N] collapsed to [T, N].
+    if (auto op = product.getDefiningOp<tensor::CollapseShapeOp>();
+        op && !expand && !collapse &&
+        dropUnitDims(shapeOf(op.getSrc())) == dropUnitDims(shapeOf(op))) {
+      collapse = op;
       projection.dataPath.push_back(op);
       product = op.getSrc();
       continue;
@@ -251,17 +318,33 @@ LogicalResult matchLinalgProjection(Value result, Projection &projection,
     return fail(reason, "not computed by a linalg contraction");
   if (failed(matchLinalgContraction(contraction, projection, reason)))
     return failure();
+  if (collapse) {
+    // Collapsed back from unit dimensions: the projection reads the tensor
+    // before its expansion to them.
+    auto inputExpand =
+        projection.input.getDefiningOp<tensor::ExpandShapeOp>();
+    if (!inputExpand ||
+        shapeOf(inputExpand.getSrc()).drop_back() !=
+            shapeOf(result).drop_back())
+      return fail(reason, "the projection's result is collapsed from unit "
+                          "dimensions its input is not expanded with");
+    projection.inputViews.push_back(inputExpand);
+    projection.input = inputExpand.getSrc();
+    return success();
+  }
   if (!expand)
     return success();
   // Expanded back: the projection reads the tensor before its collapse, so
   // that input and result keep the same leading dimensions.
-  auto collapse = projection.input.getDefiningOp<tensor::CollapseShapeOp>();
-  if (!collapse ||
-      shapeOf(collapse.getSrc()).drop_back() != shapeOf(result).drop_back())
+  auto inputCollapse =
+      projection.input.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!inputCollapse ||
+      shapeOf(inputCollapse.getSrc()).drop_back() !=
+          shapeOf(result).drop_back())
     return fail(reason, "the projection's result is expanded back to "
                         "leading dimensions its input does not have");
-  projection.inputViews.push_back(collapse);
-  projection.input = collapse.getSrc();
+  projection.inputViews.push_back(inputCollapse);
+  projection.input = inputCollapse.getSrc();
   return success();
 }
 

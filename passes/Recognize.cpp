@@ -362,10 +362,11 @@ void eraseDeadOperations(ArrayRef<Operation *> candidates,
 /// its contraction (a bias add, TOSA's reshape and cast).
 SmallVector<Value> getProjectionEnds(Operation *contraction) {
   SmallVector<Value> ends = {contraction->getResult(0)};
-  while (ends.back().hasOneUse() && ends.size() <= 3) {
+  while (ends.back().hasOneUse() && ends.size() <= 5) {
     Operation *user = *ends.back().getUsers().begin();
     if (user->getNumResults() != 1 ||
-        !isa<linalg::LinalgOp, tensor::ExpandShapeOp, tosa::AddOp,
+        !isa<linalg::LinalgOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp, tosa::AddOp,
              tosa::ReshapeOp, tosa::CastOp>(user))
       break;
     ends.push_back(user->getResult(0));

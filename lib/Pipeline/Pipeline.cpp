@@ -64,7 +64,10 @@ bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
 void mlir::fmlp::buildPlanPipeline(OpPassManager &pm,
                                    const PipelineOptions &options) {
   pm.addPass(createRecognizePass());
-  pm.addPass(createExpandTrainingPass(ExpandTrainingPassOptions{options.mode}));
+  // The plan is the blocks' entry points; a whole model's other work stays
+  // the caller's (keep-holders=false).
+  pm.addPass(createExpandTrainingPass(
+      ExpandTrainingPassOptions{options.mode, /*keepHolders=*/false}));
   pm.addPass(createFusePass(FusePassOptions{options.save}));
   pm.addPass(createCSEPass());
   pm.addPass(createPlanMemoryPass(PlanMemoryPassOptions{options.chunkTokens}));

@@ -173,6 +173,6 @@ TEST_P(RecognizeEquivalence, OriginalAndRecognizedAgree) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, RecognizeEquivalence,
-                         ::testing::Range<size_t>(0, 4));
+                         ::testing::Range<size_t>(0, 6));
 
 } // namespace

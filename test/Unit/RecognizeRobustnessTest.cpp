@@ -14,7 +14,10 @@
 //      a value outside it (a weight view, an accumulator, x) keeps it;
 //    - scaling a floating-point constant of an unscaled block breaks it;
 //    - giving one projection of x a different input breaks it;
-//    - feeding the down projection another value than A breaks it.
+//    - feeding the down projection another value than A breaks it;
+//    - negating the payload of a copy or cast generic that prepares a weight
+//      or bias (read as a broadcast, transpose or cast) never leaves the
+//      same block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -290,11 +293,20 @@ std::vector<Mutation> makeMutations() {
   mutations.push_back(
       {"scale a floating-point constant",
        [](ModuleOp module, const Reference &) {
-         return walkSites(module, [](Operation *op) {
+         // The constants of the function: scalars and splats. A non-splat
+         // tensor constant is data (a weight that a frontend inlined), not a
+         // constant of the block's function.
+         auto isFunctionConstant = [](Attribute value) {
+           if (isa<FloatAttr>(value))
+             return true;
+           auto dense = dyn_cast<DenseFPElementsAttr>(value);
+           return dense && dense.isSplat();
+         };
+         return walkSites(module, [&](Operation *op) {
            if (auto constant = dyn_cast<arith::ConstantOp>(op))
-             return isa<FloatType>(getElementTypeOrSelf(constant.getType()));
+             return isFunctionConstant(constant.getValue());
            if (auto constant = dyn_cast<tosa::ConstOp>(op))
-             return isa<FloatType>(getElementTypeOrSelf(constant.getType()));
+             return isFunctionConstant(constant.getValues());
            return false;
          });
        },
@@ -319,6 +331,47 @@ std::vector<Mutation> makeMutations() {
                dense.mapValues(dense.getElementType(), [&](const APFloat &v) {
                  return scale(v).bitcastToAPInt();
                }));
+         return Expect::NotTheSameBlock;
+       }});
+
+  // A generic that copies (a broadcast or transpose of a weight or bias) or
+  // casts stands for a named op only while its payload does exactly that;
+  // negating what it yields makes it an elementwise function, and the block
+  // either no longer matches or matches with other attributes (a gate
+  // multiplier of -1, another layout, no bias). Only generics that prepare
+  // the block's operands other than x are mutated: a negated x is another
+  // input to the same block.
+  mutations.push_back(
+      {"negate a copy or cast generic's payload",
+       [](ModuleOp module, const Reference &reference) {
+         SetVector<Operation *> producers, xProducers;
+         BackwardSliceOptions options;
+         options.omitBlockArguments = true;
+         if (Operation *outputOp = reference.output.getDefiningOp())
+           (void)getBackwardSlice(outputOp, &producers, options);
+         if (Operation *rootOp = reference.root.getDefiningOp()) {
+           (void)getBackwardSlice(rootOp, &xProducers, options);
+           xProducers.insert(rootOp);
+         }
+         return walkSites(module, [&](Operation *op) {
+           auto generic = dyn_cast<linalg::GenericOp>(op);
+           if (!generic || generic.getNumDpsInputs() != 1 ||
+               !producers.contains(op) || xProducers.contains(op))
+             return false;
+           Block *body = generic.getBlock();
+           unsigned payloadOps = body->getOperations().size() - 1;
+           return payloadOps == 0 ||
+                  (payloadOps == 1 &&
+                   isa<arith::ExtFOp, arith::TruncFOp>(body->front()));
+         });
+       },
+       [](Operation *site, const Reference &, OpBuilder &builder) {
+         auto yield = cast<linalg::YieldOp>(
+             cast<linalg::GenericOp>(site).getBlock()->getTerminator());
+         builder.setInsertionPoint(yield);
+         Value negated = arith::NegFOp::create(builder, yield.getLoc(),
+                                               yield.getValues()[0]);
+         yield->setOperand(0, negated);
          return Expect::NotTheSameBlock;
        }});
 
@@ -466,8 +519,9 @@ TEST_F(RecognizeRobustness, MutantsFuseExactlyWhenTheyShould) {
 
   std::vector<std::pair<std::string, std::string>> corpus =
       readChunks((kSourceDir + "/examples").str());
-  for (auto &chunk : readChunks((kSourceDir + "/test/Passes").str()))
-    corpus.push_back(chunk);
+  for (StringRef directory : {"/test/Passes", "/test/Frontends"})
+    for (auto &chunk : readChunks((kSourceDir + directory).str()))
+      corpus.push_back(chunk);
 
   for (auto &[name, source] : corpus) {
     OwningOpRef<ModuleOp> original = parseQuietly(source);

@@ -99,7 +99,8 @@ void describeBlock(GatedMlpOp op, unsigned index, llvm::raw_ostream &os) {
                          type.getDimSize(1), stringifyWeightLayout(layout))
         .str();
   };
-  os << "block " << index << " at " << formatLocation(op.getLoc()) << "\n";
+  os << "block " << index << " at " << formatLocation(op.getLoc())
+     << " -> entry points @" << getEntryPointPrefix(op) << ".*\n";
   os << "  activation     " << stringifyActivation(op.getActivation());
   if (auto multiplier = op.getGateMultiplier())
     os << ", gate multiplier " << multiplier->convertToDouble();

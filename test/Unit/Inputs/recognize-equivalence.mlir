@@ -137,3 +137,77 @@ func.func @tosa_reglu(%x: tensor<1x8x16xf32>, %wg: tensor<16x40xf32>, %wu: tenso
   %y = tosa.matmul %a, %wd3, %zp, %zp : (tensor<1x8x40xf32>, tensor<1x40x16xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x16xf32>
   return %y : tensor<1x8x16xf32>
 }
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+// GeGLU as torch-mlir writes gelu(approximate="tanh"): x^3 as math.fpowi
+// with an i32 exponent.
+func.func @geglu_fpowi(%x: tensor<?x96xf32>, %wg: tensor<96x200xf32>,
+                       %wu: tensor<96x200xf32>, %wd: tensor<200x96xf32>) -> tensor<?x96xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %cube = arith.constant 0.044715 : f32
+  %k = arith.constant 0.797884583 : f32
+  %three = arith.constant 3 : i32
+  %t = tensor.dim %x, %c0 : tensor<?x96xf32>
+  %e_th = tensor.empty(%t) : tensor<?x200xf32>
+  %z_th = linalg.fill ins(%zero : f32) outs(%e_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %g = linalg.matmul ins(%x, %wg : tensor<?x96xf32>, tensor<96x200xf32>) outs(%z_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %u = linalg.matmul ins(%x, %wu : tensor<?x96xf32>, tensor<96x200xf32>) outs(%z_th : tensor<?x200xf32>) -> tensor<?x200xf32>
+  %a = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : tensor<?x200xf32>, tensor<?x200xf32>) outs(%e_th : tensor<?x200xf32>) {
+  ^bb0(%gi: f32, %ui: f32, %o: f32):
+    %p = math.fpowi %gi, %three : f32, i32
+    %cp = arith.mulf %p, %cube : f32
+    %s = arith.addf %gi, %cp : f32
+    %ks = arith.mulf %s, %k : f32
+    %th = math.tanh %ks : f32
+    %t1 = arith.addf %th, %one : f32
+    %h = arith.mulf %gi, %half : f32
+    %r = arith.mulf %h, %t1 : f32
+    %m = arith.mulf %r, %ui : f32
+    linalg.yield %m : f32
+  } -> tensor<?x200xf32>
+  %e_td = tensor.empty(%t) : tensor<?x96xf32>
+  %z_td = linalg.fill ins(%zero : f32) outs(%e_td : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %y = linalg.matmul ins(%a, %wd : tensor<?x200xf32>, tensor<200x96xf32>) outs(%z_td : tensor<?x96xf32>) -> tensor<?x96xf32>
+  return %y : tensor<?x96xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+// tosa.matmul lowered to linalg: batch-1 linalg.batch_matmul between
+// tensor.expand_shape views, collapsed back.
+func.func @tosa_lowered_batch_one(%x: tensor<8x96xf32>, %wg: tensor<96x200xf32>,
+                                  %wu: tensor<96x200xf32>, %wd: tensor<200x96xf32>) -> tensor<8x96xf32> {
+  %one = arith.constant 1.0 : f32
+  %x3 = tensor.expand_shape %x [[0, 1], [2]] output_shape [1, 8, 96] : tensor<8x96xf32> into tensor<1x8x96xf32>
+  %wg3 = tensor.expand_shape %wg [[0, 1], [2]] output_shape [1, 96, 200] : tensor<96x200xf32> into tensor<1x96x200xf32>
+  %wu3 = tensor.expand_shape %wu [[0, 1], [2]] output_shape [1, 96, 200] : tensor<96x200xf32> into tensor<1x96x200xf32>
+  %z_h = arith.constant dense<0.0> : tensor<1x8x200xf32>
+  %g3 = linalg.batch_matmul ins(%x3, %wg3 : tensor<1x8x96xf32>, tensor<1x96x200xf32>) outs(%z_h : tensor<1x8x200xf32>) -> tensor<1x8x200xf32>
+  %g = tensor.collapse_shape %g3 [[0, 1], [2]] : tensor<1x8x200xf32> into tensor<8x200xf32>
+  %u3 = linalg.batch_matmul ins(%x3, %wu3 : tensor<1x8x96xf32>, tensor<1x96x200xf32>) outs(%z_h : tensor<1x8x200xf32>) -> tensor<1x8x200xf32>
+  %u = tensor.collapse_shape %u3 [[0, 1], [2]] : tensor<1x8x200xf32> into tensor<8x200xf32>
+  %e_h = tensor.empty() : tensor<8x200xf32>
+  %a = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : tensor<8x200xf32>, tensor<8x200xf32>) outs(%e_h : tensor<8x200xf32>) {
+  ^bb0(%gi: f32, %ui: f32, %o: f32):
+    %n = arith.negf %gi : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %si = arith.divf %gi, %d : f32
+    %m = arith.mulf %si, %ui : f32
+    linalg.yield %m : f32
+  } -> tensor<8x200xf32>
+  %a3 = tensor.expand_shape %a [[0, 1], [2]] output_shape [1, 8, 200] : tensor<8x200xf32> into tensor<1x8x200xf32>
+  %wd3 = tensor.expand_shape %wd [[0, 1], [2]] output_shape [1, 200, 96] : tensor<200x96xf32> into tensor<1x200x96xf32>
+  %z_d = arith.constant dense<0.0> : tensor<1x8x96xf32>
+  %y3 = linalg.batch_matmul ins(%a3, %wd3 : tensor<1x8x200xf32>, tensor<1x200x96xf32>) outs(%z_d : tensor<1x8x96xf32>) -> tensor<1x8x96xf32>
+  %y = tensor.collapse_shape %y3 [[0, 1], [2]] : tensor<1x8x96xf32> into tensor<8x96xf32>
+  return %y : tensor<8x96xf32>
+}

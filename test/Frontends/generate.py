@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""Regenerates fmlp's frontend corpus (test/Frontends/*.mlir) with the real
+frontend tools from PyPI. Not run by CI: it needs a multi-GB virtual
+environment (see README.md in this directory for its setup).
+
+For each case (frontend x model family x dtype x shape kind) it exports a
+Hugging Face-style MLP (or a whole small model), lowers it with the
+frontend's own tools, rewrites what MLIR 22 cannot parse (IREE's util/hal ABI
+ops: rewrite_iree_for_mlir22 below), and writes <case>.mlir with a lit header
+whose expectations come from the model's configuration (how many blocks,
+which activation, the widths, biases, weight layouts and multipliers), not
+from fmlp's output.
+
+  python3 generate.py [--out DIR] [--only SUBSTRING] [--list]
+"""
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+BIN = pathlib.Path(sys.executable).parent
+D, H = 64, 160  # small widths: the corpus stays small
+
+#===----------------------------------------------------------------------===#
+# Models
+#===----------------------------------------------------------------------===#
+
+
+def make_mlp(family, dtype, bias):
+    """The family's MLP module from transformers, with small widths."""
+    import torch
+    import transformers as tf
+
+    common = dict(hidden_size=D, intermediate_size=H)
+    if family == "llama":
+        module = tf.models.llama.modeling_llama.LlamaMLP(
+            tf.LlamaConfig(**common, hidden_act="silu", mlp_bias=bias))
+    elif family == "qwen2":
+        module = tf.models.qwen2.modeling_qwen2.Qwen2MLP(
+            tf.Qwen2Config(**common, hidden_act="silu"))
+    elif family == "mistral":
+        module = tf.models.mistral.modeling_mistral.MistralMLP(
+            tf.MistralConfig(**common, hidden_act="silu"))
+    elif family == "gemma":
+        module = tf.models.gemma.modeling_gemma.GemmaMLP(
+            tf.GemmaConfig(**common, hidden_act="gelu_pytorch_tanh",
+                           hidden_activation="gelu_pytorch_tanh"))
+    elif family == "phi3":
+        module = tf.models.phi3.modeling_phi3.Phi3MLP(
+            tf.Phi3Config(**common, hidden_act="silu"))
+    elif family == "falcon_h1":
+        module = FalconH1StyleMLP(bias)
+    else:
+        raise ValueError(family)
+    return module.to(getattr(torch, dtype)).eval()
+
+
+def FalconH1StyleMLP(bias):
+    """Falcon-H1's MLP: y = down(silu(gate(x) * gate_multiplier) * up(x)) *
+    down_multiplier (transformers' FalconH1MLP, written out so that the
+    corpus does not depend on its presence in the installed version)."""
+    import torch
+
+    class Mlp(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gate_proj = torch.nn.Linear(D, H, bias=bias)
+            self.up_proj = torch.nn.Linear(D, H, bias=bias)
+            self.down_proj = torch.nn.Linear(H, D, bias=bias)
+            self.gate_multiplier, self.down_multiplier = 0.75, 1.5
+
+        def forward(self, x):
+            g = torch.nn.functional.silu(self.gate_proj(x) * self.gate_multiplier)
+            return self.down_proj(g * self.up_proj(x)) * self.down_multiplier
+
+    return Mlp()
+
+
+def make_decoder(dtype, layers=2):
+    """A whole Llama decoder (embedding excluded: the graph starts at hidden
+    states), `layers` layers, small widths."""
+    import torch
+    import transformers as tf
+
+    config = tf.LlamaConfig(hidden_size=D, intermediate_size=H, num_hidden_layers=layers,
+                            num_attention_heads=2, num_key_value_heads=2, vocab_size=32,
+                            max_position_embeddings=64)
+    model = tf.LlamaModel(config).to(getattr(torch, dtype)).eval()
+
+    class Decoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, x):
+            return self.model(inputs_embeds=x, use_cache=False).last_hidden_state
+
+    return Decoder()
+
+
+def expectation(frontend, family, bias):
+    """What fmlp-compile must report for one block of `family`."""
+    activation = "gelu_tanh" if family == "gemma" else "silu"
+    multipliers = ", gate multiplier 7.500000e-01, down multiplier 1.500000e+00" if family == "falcon_h1" else ""
+    if frontend.startswith("turbine") and family in ("qwen2", "mistral", "gemma", "phi3"):
+        bias = False  # transformers' MLPs of these families have no bias option
+    return activation + multipliers, bias
+
+
+#===----------------------------------------------------------------------===#
+# Frontends
+#===----------------------------------------------------------------------===#
+
+
+def run(args, **kwargs):
+    print("  $", " ".join(str(a) for a in args), file=sys.stderr)
+    subprocess.run([str(a) for a in args], check=True, **kwargs)
+
+
+def sample_input(dtype, shape_kind):
+    import torch
+    return torch.randn(2, 8, D, dtype=getattr(torch, dtype))
+
+
+def dynamic_shapes(shape_kind):
+    import torch
+    if shape_kind == "static":
+        return None
+    return {"x": {1: torch.export.Dim("tokens", min=2, max=4096)}}
+
+
+def export_turbine(module, dtype, shape_kind, path, weights):
+    """iree-turbine's aot.export to the torch dialect. weights: 'constants'
+    (turbine's default: inlined as dense_resource), 'globals' (externalized
+    parameters: util.global) or 'args'."""
+    import torch
+    import iree.turbine.aot as aot
+
+    x = sample_input(dtype, shape_kind)
+    if weights == "globals":
+        aot.externalize_module_parameters(module)
+    if weights == "args":
+        params = dict(module.named_parameters())
+        names = list(params)
+
+        class WithWeights(torch.nn.Module):
+            def forward(self, x, *ws):
+                return torch.func.functional_call(module, dict(zip(names, ws)), (x,))
+
+        shapes = None
+        if shape_kind != "static":
+            shapes = {"x": dynamic_shapes(shape_kind)["x"], "ws": [None] * len(names)}
+        exported = aot.export(WithWeights(), args=(x, *params.values()),
+                              dynamic_shapes=shapes)
+    else:
+        exported = aot.export(module, args=(x,), dynamic_shapes=dynamic_shapes(shape_kind))
+    exported.save_mlir(str(path))
+
+
+def lower_iree(torch_mlir, out, level):
+    """IREE's own lowering: level 'input' or 'global-optimization'."""
+    run([BIN / "iree-compile", torch_mlir, "--iree-input-type=auto",
+         f"--compile-to={level}", "--iree-hal-target-backends=llvm-cpu", "-o", out])
+
+
+def lower_torch_mlir_pipeline(torch_mlir, out):
+    """torch-mlir's own linalg pipeline, as IREE ships it in iree-opt."""
+    run([BIN / "iree-opt", torch_mlir,
+         "--pass-pipeline=builtin.module(torch-function-to-torch-backend-pipeline,"
+         "torch-backend-to-linalg-on-tensors-backend-pipeline)", "-o", out])
+
+
+def export_onnx(module, dtype, shape_kind, path):
+    import torch
+    x = sample_input(dtype, shape_kind)
+    axes = {"x": {1: "tokens"}} if shape_kind != "static" else None
+    torch.onnx.export(module, (x,), str(path), input_names=["x"], output_names=["y"],
+                      dynamic_axes=axes, opset_version=17, dynamo=False)
+
+
+def export_jax(family, dtype, shape_kind, bias, path):
+    """A JAX MLP of the same math, exported to StableHLO by jax.export (weights as function arguments)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    jdtype = {"float32": jnp.float32, "bfloat16": jnp.bfloat16}[dtype]
+    w = lambda *s: jnp.asarray(rng.standard_normal(s) * 0.05, dtype=jdtype)
+    wg, wu, wd = w(D, H), w(D, H), w(H, D)
+    bg, bu, bd = w(H), w(H), w(D)
+    act = (lambda z: jax.nn.gelu(z, approximate=True)) if family == "gemma" else jax.nn.silu
+
+    def mlp(x, wg, wu, wd, bg, bu, bd):
+        g, u = x @ wg, x @ wu
+        if bias:
+            g, u = g + bg, u + bu
+        y = (act(g) * u) @ wd
+        return y + bd if bias else y
+
+    tokens = 8 if shape_kind == "static" else jax.export.symbolic_shape("t")[0]
+    spec = lambda *s: jax.ShapeDtypeStruct(s, jdtype)
+    args = [spec(tokens, D), spec(D, H), spec(D, H), spec(H, D), spec(H), spec(H), spec(D)]
+    exported = jax.export.export(jax.jit(mlp))(*args)
+    path.write_text(exported.mlir_module())
+
+
+#===----------------------------------------------------------------------===#
+# IREE output -> MLIR 22
+#===----------------------------------------------------------------------===#
+
+
+def rewrite_iree_for_mlir22(text):
+    """Rewrites IREE input-level IR into upstream MLIR that MLIR 22 parses:
+    - the synchronous ABI wrapper (`util.func @f` calling `@f$async`) is
+      dropped, and `@f$async` becomes `func.func @f`;
+    - `hal.tensor.import` of a `!hal.buffer_view` argument becomes a tensor
+      argument of the same name, `hal.buffer_view.dim` a `tensor.dim`,
+      `hal.tensor.barrier` its operands, `hal.tensor.export` its tensor;
+      `!hal.fence` arguments are dropped;
+    - `util.global` weights: a dense initial value becomes an
+      `arith.constant` where it is loaded; an externalized parameter
+      (`#stream.parameter.named`) becomes an argument of the function;
+    - `util.func`/`util.return`/`util.call` become func's; other util ops
+      (`util.assume.int`) and `iree_tensor_ext.compute_barrier` are replaced
+      by their operands; global-optimization's device global and module
+      attributes (`#hal.device.target`) are dropped.
+    """
+    globals_ = {}
+    kept = []
+    text = re.sub(r"(?m)^module attributes \{.*\} \{$", "module {", text)
+    for line in text.splitlines():
+        if re.match(r"\s*util\.global private @__device", line):
+            continue  # the HAL device target of global-optimization
+        m = re.match(r"\s*util\.global private (?:mutable )?@([\w.$\"-]+)\s*=\s*(.*)\s*:\s*(tensor<[^>]*>)\s*$", line)
+        if m:
+            globals_[m.group(1)] = (m.group(2).strip(), m.group(3))
+            continue
+        kept.append(line)
+    text = "\n".join(kept)
+
+    # Functions: split at top-level util.func.
+    funcs = re.split(r"(?m)^(?=  util\.func )", text)
+    out = [funcs[0]]
+    for func in funcs[1:]:
+        body_end = func.rfind("\n  }")
+        rest = func[body_end + 4:]
+        func = func[:body_end + 4]
+        name = re.match(r"  util\.func (?:public |private )?@([\w$]+)", func).group(1)
+        if "util.call @" + name + "$async" in func:
+            out.append(rest)  # the synchronous wrapper
+            continue
+        out.append(rewrite_function(func, globals_) + rest)
+    return "".join(out)
+
+
+def rewrite_function(func, globals_):
+    first, body = func.split("\n", 1)
+    name = re.match(r"  util\.func (?:public |private )?@([\w$]+)", first).group(1).replace("$async", "")
+    args = re.findall(r"(%[\w]+): (!hal\.buffer_view|!hal\.fence|tensor<[^>]*>)", first.split(")")[0])
+    arg_types = {}
+    renames = {}
+    new_args = []
+    lines = []
+    results = []
+    extra_args = []
+    constants = 0
+    for line in body.split("\n"):
+        m = re.match(r"\s*(%[\w]+) = hal\.tensor\.import (?:on\(\S+\) )?(?:wait\(%\w+\) => )?(%\w+) (?:\"[^\"]*\" )?: !hal\.buffer_view -> (tensor<[^>]*>)", line)
+        if m:
+            arg_types[m.group(2)] = (m.group(1), m.group(3))
+            continue
+        m = re.match(r"(\s*)(%[\w]+) = hal\.buffer_view\.dim<(%\w+) : !hal\.buffer_view>\[(\d+)\] : index", line)
+        if m:
+            constants += 1
+            c = f"%hal_dim_index{constants}"
+            lines.append(f"{m.group(1)}{c} = arith.constant {m.group(4)} : index")
+            lines.append(f"{m.group(1)}{m.group(2)} = tensor.dim {m.group(3)}__tensor, {c} : TYPEOF{m.group(3)}")
+            continue
+        m = re.match(r"\s*(%[\w]+)(?::\d+)? = hal\.tensor\.barrier join\(([^:]*) : [^)]*\) => %\w+ : !hal\.fence", line)
+        if m:
+            operands = [o.strip() for o in m.group(2).split(",")]
+            if len(operands) == 1:
+                renames[m.group(1)] = operands[0]
+            for i, o in enumerate(operands):
+                renames[f"{m.group(1)}#{i}"] = o
+            continue
+        m = re.match(r"\s*(%[\w]+) = hal\.tensor\.export (?:on\(\S+\) )?(%[\w#]+) (?:\"[^\"]*\" )?: (tensor<[^>]*>)(?:\{[^}]*\})? -> !hal\.buffer_view", line)
+        if m:
+            renames[m.group(1)] = (m.group(2), m.group(3))
+            continue
+        m = re.match(r"(\s*)(%[\w]+) = util\.global\.load (?:immutable )?@([\w.$\"-]+) : (tensor<[^>]*>)", line)
+        if m:
+            value, type_ = globals_[m.group(3)]
+            if value.startswith("#stream.parameter"):
+                extra_args.append(f"{m.group(2)}: {m.group(4)}")
+            else:
+                lines.append(f"{m.group(1)}{m.group(2)} = arith.constant {value} : {m.group(4)}")
+            continue
+        m = re.match(r"\s*(%[\w]+) = iree_tensor_ext\.compute_barrier\.(?:start|end) (%[\w]+) ", line)
+        if m:
+            renames[m.group(1)] = m.group(2)
+            continue
+        m = re.match(r"(\s*)(%[\w:]+) = util\.assume\.int (.*)$", line)
+        if m:
+            operands = re.findall(r"(%\w+)\[", m.group(3))
+            for i, o in enumerate(operands):
+                renames[m.group(2).split(":")[0] + (f"#{i}" if len(operands) > 1 else "")] = o
+            continue
+        m = re.match(r"(\s*)util\.return (.*)$", line)
+        if m:
+            values = [v.strip() for v in m.group(2).split(":")[0].split(",") if v.strip()]
+            types = re.findall(r"tensor<[^>]*>", m.group(2).split(":", 1)[1])
+            # Exported buffer views, or tensors returned as they are.
+            tensors = [renames[v] if v in renames else (v, types[i])
+                       for i, v in enumerate(values)]
+            results = [t for _, t in tensors]
+            lines.append(f"{m.group(1)}func.return {', '.join(v for v, _ in tensors)} : {', '.join(results)}")
+            continue
+        lines.append(line)
+    for arg, ty in args:
+        if ty == "!hal.buffer_view":
+            tensor_name, tensor_type = arg_types[arg]
+            new_args.append(f"{tensor_name}: {tensor_type}")
+            renames[f"{arg}__tensor"] = tensor_name
+            renames[f"TYPEOF{arg}"] = tensor_type
+        elif ty.startswith("tensor"):
+            new_args.append(f"{arg}: {ty}")
+    new_args += extra_args
+    text = "\n".join(lines)
+    for old in sorted(renames, key=len, reverse=True):
+        new = renames[old]
+        if isinstance(new, tuple):
+            new = new[0]
+        while new in renames and not isinstance(renames[new], tuple) and renames[new] != new:
+            new = renames[new]
+        text = re.sub(re.escape(old) + r"(?![\w#])", new, text)
+    signature = f"  func.func @{name}({', '.join(new_args)}) -> ({', '.join(results)}) {{"
+    return signature + "\n" + text
+
+
+#===----------------------------------------------------------------------===#
+# ONNX models written with onnx.helper (the graphs torch.onnx.export writes
+# for these MLPs at opset 17: MatMul against [in, out] initializers, Add of
+# a bias, silu as Sigmoid and Mul, gelu(approximate="tanh") spelled out with
+# Pow(x, 3)); they need no torch.
+#===----------------------------------------------------------------------===#
+
+
+def export_onnx_helper(family, dtype, shape_kind, bias, path):
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    np_dtype = {"float32": np.float32, "float16": np.float16}[dtype]
+    elem = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16}[dtype]
+    rng = np.random.default_rng(0)
+    inits, nodes = [], []
+
+    def const(name, value):
+        inits.append(numpy_helper.from_array(np.asarray(value, dtype=np_dtype), name))
+        return name
+
+    def node(op, inputs, output, **attrs):
+        nodes.append(helper.make_node(op, inputs, [output], **attrs))
+        return output
+
+    def linear(x, name, n, k):
+        y = node("MatMul", [x, const(name, rng.standard_normal((k, n)) * 0.05)], name + "_mm")
+        if bias:
+            y = node("Add", [y, const(name + "_b", rng.standard_normal(n) * 0.05)], name + "_out")
+        return y
+
+    if family == "phi3":
+        # Phi3MLP: one gate_up_proj of 2H outputs, split into gate and up.
+        gu = linear("x", "gate_up", 2 * H, D)
+        nodes.append(helper.make_node("Split", [gu, const_i64(inits, "split", [H, H])],
+                                      ["g", "u"], axis=-1))
+        g, u = "g", "u"
+    else:
+        g, u = linear("x", "gate", H, D), linear("x", "up", H, D)
+    if family == "falcon_h1":
+        g = node("Mul", [g, const("gate_multiplier", 0.75)], "g_scaled")
+    if family == "gemma":
+        cube = node("Pow", [g, const("three", 3.0)], "cube")
+        inner = node("Add", [g, node("Mul", [cube, const("c", 0.044715)], "c_cube")], "inner")
+        t = node("Tanh", [node("Mul", [inner, const("k", (2 / np.pi) ** 0.5)], "k_inner")], "t")
+        act = node("Mul", [node("Mul", [g, const("half", 0.5)], "half_g"),
+                           node("Add", [t, const("one", 1.0)], "one_t")], "act")
+    else:
+        act = node("Mul", [g, node("Sigmoid", [g], "sig")], "act")
+    y = linear(node("Mul", [act, u], "a"), "down", D, H)
+    if family == "falcon_h1":
+        y = node("Mul", [y, const("down_multiplier", 1.5)], "y_scaled")
+    nodes.append(helper.make_node("Identity", [y], ["y"]))
+    tokens = 8 if shape_kind == "static" else "tokens"
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", elem, [2, tokens, D])],
+                              [helper.make_tensor_value_info("y", elem, [2, tokens, D])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+
+
+def const_i64(inits, name, values):
+    import numpy as np
+    from onnx import numpy_helper
+    inits.append(numpy_helper.from_array(np.asarray(values, dtype=np.int64), name))
+    return name
+
+
+#===----------------------------------------------------------------------===#
+# Cases
+#===----------------------------------------------------------------------===#
+
+# (frontend, family, dtype, shape kind, bias). Frontends: onnx-input (IREE's
+# input level), onnx-torch-mlir (torch-mlir's linalg pipeline in iree-opt),
+# onnx-global-opt (IREE global optimization); turbine-* and jax-* need torch
+# and jax (see README.md).
+CASES = [
+    ("onnx-input", "llama", "float32", "dynamic", False),
+    ("onnx-input", "llama", "float32", "static", True),
+    ("onnx-input", "llama", "float16", "static", True),
+    ("onnx-input", "llama", "float16", "dynamic", False),
+    ("onnx-input", "qwen2", "float32", "dynamic", False),
+    ("onnx-input", "mistral", "float16", "static", False),
+    ("onnx-input", "gemma", "float32", "static", False),
+    ("onnx-input", "phi3", "float32", "static", False),
+    ("onnx-input", "falcon_h1", "float32", "dynamic", False),
+    ("onnx-torch-mlir", "llama", "float32", "dynamic", False),
+    ("onnx-torch-mlir", "llama", "float16", "static", True),
+    ("onnx-torch-mlir", "gemma", "float32", "dynamic", False),
+    ("onnx-torch-mlir", "falcon_h1", "float32", "static", True),
+    ("onnx-global-opt", "llama", "float32", "dynamic", False),
+    ("onnx-global-opt", "llama", "float16", "static", True),
+    ("onnx-global-opt", "gemma", "float32", "static", False),
+    # Weights as IREE globals: iree-import-onnx --externalize-params makes
+    # util.global #stream.parameter.named, loaded by util.global.load.
+    ("onnx-params-input", "llama", "float32", "dynamic", True),
+    ("onnx-params-input", "gemma", "float16", "static", False),
+    ("onnx-params-global-opt", "falcon_h1", "float32", "dynamic", False),
+    # JAX: jax.export to StableHLO, IREE's StableHLO input (x is [T, D]).
+    ("jax-input", "llama", "float32", "static", True),
+    ("jax-input", "llama", "float32", "dynamic", False),
+    ("jax-input", "llama", "bfloat16", "dynamic", True),
+    ("jax-input", "gemma", "bfloat16", "static", False),
+    ("jax-input", "gemma", "float32", "dynamic", True),
+]
+
+# Forms knowingly not supported, with the remark fmlp-recognize gives and why.
+UNSUPPORTED = {
+    "phi3": ("the gate and up projections are two halves of one contraction "
+             "(Phi3's fused gate_up_proj, split by tensor.extract_slice); "
+             "fmlp.gated_mlp takes two weights, and reading the halves as "
+             "views of one weight is not implemented"),
+}
+
+
+def case_name(case):
+    frontend, family, dtype, shape_kind, bias = case
+    return f"{frontend}.{family}.{dtype}.{shape_kind}{'.bias' if bias else ''}"
+
+
+def lower(case, work):
+    frontend, family, dtype, shape_kind, bias = case
+    if frontend == "jax-input":
+        stablehlo = work / "model.stablehlo.mlir"
+        export_jax(family, dtype, shape_kind, bias, stablehlo)
+        out = work / "out.mlir"
+        run([BIN / "iree-compile", stablehlo, "--iree-input-type=stablehlo",
+             "--compile-to=input", "-o", out])
+        return rewrite_iree_for_mlir22(out.read_text())
+    onnx_path = work / "model.onnx"
+    export_onnx_helper(family, dtype, shape_kind, bias, onnx_path)
+    torch_ir = work / "model.torch.mlir"
+    externalize = []
+    if frontend.startswith("onnx-params-"):
+        externalize = ["--externalize-params", "--num-elements-threshold", "100",
+                       "--no-save-params"]
+        frontend = frontend.replace("onnx-params-", "onnx-")
+    run([BIN / "iree-import-onnx", onnx_path, *externalize, "-o", torch_ir])
+    out = work / "out.mlir"
+    if frontend == "onnx-input":
+        run([BIN / "iree-compile", torch_ir, "--compile-to=input", "-o", out])
+    elif frontend == "onnx-global-opt":
+        run([BIN / "iree-compile", torch_ir, "--compile-to=global-optimization",
+             "--iree-hal-target-device=local",
+             "--iree-hal-local-target-device-backends=llvm-cpu", "-o", out])
+    elif frontend == "onnx-torch-mlir":
+        run([BIN / "iree-opt", torch_ir, "--pass-pipeline=builtin.module("
+             "torch-onnx-to-torch-backend-pipeline,"
+             "torch-backend-to-linalg-on-tensors-backend-pipeline)", "-o", out])
+    else:
+        raise ValueError(frontend)
+    return rewrite_iree_for_mlir22(out.read_text())
+
+
+def header(case):
+    """The lit RUN lines and checks, from the model's configuration."""
+    frontend, family, dtype, shape_kind, bias = case
+    activation, has_bias = expectation(frontend, family, bias)
+    element = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}[dtype]
+    tokens = "8" if shape_kind == "static" else "?"
+    x_shape = f"{tokens}x{D}" if frontend.startswith("jax") else f"2x{tokens}x{D}"
+    lines = [f"// Generated by test/Frontends/generate.py ({frontend}, {family}, {dtype}, "
+             f"{shape_kind} tokens{', biases' if has_bias else ''}); regenerate, do not edit."]
+    if family in UNSUPPORTED:
+        lines += [
+            "// RUN: fmlp-opt %s --fmlp-recognize=explain-misses 2>&1 >/dev/null | FileCheck %s",
+            "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
+            "// Not supported: " + UNSUPPORTED[family] + ".",
+            "// CHECK: remark: not fused into fmlp.gated_mlp: operand 0 of the activation "
+            "product is not a projection: not computed by a linalg contraction",
+            "// BLOCKS-NOT: fmlp.gated_mlp",
+        ]
+        return "\n".join(lines) + "\n\n"
+    name = activation.split(",")[0]
+    lines += [
+        "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
+        "// RUN: fmlp-compile %s --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
+        f"// BLOCKS-COUNT-1: fmlp.gated_mlp {name}",
+        "// BLOCKS-NOT: fmlp.gated_mlp",
+        "// CHECK: block 1 at",
+        f"// CHECK-NEXT: activation     {activation}",
+        f"// CHECK-NEXT: widths         D = {D}, H = {H}, x of type tensor<{x_shape}x{element}>",
+        f"// CHECK-NEXT: weights        gate [{D}, {H}] in_out, up [{D}, {H}] in_out, down [{H}, {D}] in_out",
+        "// CHECK-NEXT: biases         " + ("gate up down" if has_bias else "none"),
+        "// CHECK-NOT: block 2",
+    ]
+    return "\n".join(lines) + "\n\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=pathlib.Path, default=HERE)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args()
+    for case in CASES:
+        name = case_name(case)
+        if args.only not in name:
+            continue
+        if args.list:
+            print(name)
+            continue
+        print(name, file=sys.stderr)
+        with tempfile.TemporaryDirectory() as tmp:
+            ir = lower(case, pathlib.Path(tmp))
+        (args.out / f"{name}.mlir").write_text(header(case) + ir.lstrip() + "\n")
+
+
+if __name__ == "__main__":
+    main()
