@@ -3,6 +3,7 @@
 #include "Manifest.h"
 
 #include "Checked.h"
+#include "fmlp/Target.h"
 
 #include <algorithm>
 #include <climits>
@@ -276,21 +277,15 @@ Launch parseLaunch(const json &object, const Entry &entry,
   return launch;
 }
 
-/// sm_XY or sm_XYZ, optionally followed by a (architecture-specific) or f
-/// (family-specific).
+/// The chip's row of the compiler's table (fmlp/Target.h): the runtime
+/// knows exactly the chips fmlp-compile does.
 void parseChip(Manifest &manifest) {
-  const std::string &chip = manifest.chip;
-  size_t digits = 0;
-  while (3 + digits < chip.size() && digits < 4 &&
-         chip[3 + digits] >= '0' && chip[3 + digits] <= '9')
-    ++digits;
-  std::string suffix = chip.substr(std::min(chip.size(), 3 + digits));
-  if (chip.rfind("sm_", 0) != 0 || digits < 2 || digits > 3 ||
-      !(suffix.empty() || suffix == "a" || suffix == "f"))
-    throw Malformed{"manifest.chip " + shown(chip) +
-                    " is not sm_XY[a|f] (e.g. sm_90a, sm_80, sm_120)"};
-  manifest.chipVersion = std::stoi(chip.substr(3, digits));
-  manifest.archSpecific = suffix == "a";
+  const mlir::fmlp::Target *target = mlir::fmlp::findTarget(manifest.chip);
+  if (!target)
+    throw Malformed{"manifest.chip " + shown(manifest.chip) + ": " +
+                    mlir::fmlp::unknownTargetMessage(manifest.chip)};
+  manifest.chipVersion = target->major * 10 + target->minor;
+  manifest.archSpecific = target->archSpecific;
 }
 
 } // namespace

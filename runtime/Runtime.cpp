@@ -223,11 +223,16 @@ fmlp_status fmlp_bundle_load(fmlp_bundle *bundle) {
   else if (deviceVersion == chipVersion ||
            (deviceVersion > chipVersion && !archSpecific))
     image = &bundle->ptx;
-  if (!image)
-    return fail(FMLP_ERROR_CHIP, "the bundle was compiled for " + chip +
-                                     " but the device is " + deviceName +
-                                     ": recompile with fmlp-compile --chip=" +
-                                     deviceName + (major >= 9 ? "a" : ""));
+  if (!image) {
+    const mlir::fmlp::Target *device =
+        mlir::fmlp::targetForCapability(major, minor);
+    return fail(FMLP_ERROR_CHIP,
+                "the bundle was compiled for " + chip + " but the device is " +
+                    deviceName +
+                    (device ? ": recompile with fmlp-compile --chip=" +
+                                  std::string(device->chip)
+                            : ", which fmlp does not know"));
+  }
   CUmodule module = nullptr;
   if ((result = driver->cuModuleLoadData(&module, image->c_str())) !=
       kCudaSuccess)

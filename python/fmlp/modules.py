@@ -21,7 +21,7 @@ from typing import List, Optional, Sequence
 import torch
 from torch import nn
 
-from . import guard, ops, parallel, spec as specs
+from . import guard, ops, parallel, runtime, spec as specs
 
 
 _chips = {}
@@ -42,9 +42,8 @@ def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
 def chip_of(device: torch.device) -> str:
     index = device.index if device.index is not None else torch.cuda.current_device()
     if index not in _chips:
-        major, minor = torch.cuda.get_device_capability(index)
-        # Hopper's WGMMA and TMA need the architecture-specific target.
-        _chips[index] = f"sm_{major}{minor}a" if major == 9 else f"sm_{major}{minor}"
+        # The compiler's chip table decides (sm_90a for Hopper's WGMMA).
+        _chips[index] = runtime.chip_for_capability(*torch.cuda.get_device_capability(index))
     return _chips[index]
 
 

@@ -83,6 +83,10 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.fmlp_bundle_close.argtypes = [vp]
     lib.fmlp_bundle_chip.argtypes = [vp]
     lib.fmlp_bundle_chip.restype = cp
+    lib.fmlp_bundle_compiler.argtypes = [vp]
+    lib.fmlp_bundle_compiler.restype = cp
+    lib.fmlp_chip_for_capability.argtypes = [i, i]
+    lib.fmlp_chip_for_capability.restype = cp
     lib.fmlp_bundle_check_saved.argtypes = [vp, i]
     lib.fmlp_entry_find.argtypes = [vp, cp, ctypes.POINTER(i)]
     lib.fmlp_argument_count.argtypes = [vp, i]
@@ -94,6 +98,17 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.fmlp_kernel_name.restype = cp
     lib.fmlp_launch_kernel.argtypes = [vp, i, i, vp, i, vp]
     return lib
+
+
+def chip_for_capability(major: int, minor: int) -> str:
+    """The --chip to compile for a device of compute capability
+    major.minor, from the compiler's chip table (fmlp/Target.h, through the
+    runtime: fmlp_chip_for_capability); an error for a GPU fmlp does not
+    know."""
+    chip = library().fmlp_chip_for_capability(major, minor)
+    if chip is None:
+        raise RuntimeError_(f"fmlp knows no chip of compute capability {major}.{minor}")
+    return chip.decode()
 
 
 class Entry:
@@ -155,6 +170,11 @@ class Bundle:
     @property
     def chip(self) -> str:
         return self.lib.fmlp_bundle_chip(self.handle).decode()
+
+    @property
+    def compiler(self) -> str:
+        """The fmlp-compile that wrote the bundle ("fmlp 0.2.0"; "" if older)."""
+        return self.lib.fmlp_bundle_compiler(self.handle).decode()
 
     def load(self) -> None:
         self._check(self.lib.fmlp_bundle_load(self.handle))

@@ -65,6 +65,7 @@ class SpecTest(unittest.TestCase):
         self.assertEqual(manifest.stat().st_mtime_ns, stamp)
         bundle = runtime.Bundle(path)
         self.assertEqual(bundle.chip, "sm_90a")
+        self.assertRegex(bundle.compiler, r"^fmlp \d+\.\d+\.\d+$")
         self.assertEqual(bundle.entry("forward").names,
                          ["x", "gate", "up", "down", "gate_bias", "up_bias", "down_bias", "y", "saved"])
         backward = bundle.entry("backward")
@@ -74,6 +75,15 @@ class SpecTest(unittest.TestCase):
         self.assertEqual(bundle.entry("forward").arguments[0]["shape"], (-1, 96))
         # saved A, G, U: 3 H columns of T rows.
         self.assertEqual(bundle.entry("forward").workspace_bytes(10), 10 * 3 * 200 * 2)
+
+    def test_chip_for_a_device_from_the_compiler_table(self):
+        # The 'a' form only where it adds an MMA family (WGMMA, tcgen05).
+        self.assertEqual(runtime.chip_for_capability(9, 0), "sm_90a")
+        self.assertEqual(runtime.chip_for_capability(10, 0), "sm_100a")
+        self.assertEqual(runtime.chip_for_capability(8, 0), "sm_80")
+        self.assertEqual(runtime.chip_for_capability(12, 0), "sm_120")
+        with self.assertRaisesRegex(runtime.RuntimeError_, "no chip of compute capability 7.0"):
+            runtime.chip_for_capability(7, 0)
 
     def test_missing_compiler_names_the_command(self):
         os.environ["PATH"] = "/nonexistent"
