@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmlp/InitAll.h"
+#include "tools/common/ToolOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::fmlp::registerAllDialects(registry);
   mlir::fmlp::registerAllPasses();
+  mlir::fmlp::setVersionPrinter("fmlp-opt");
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "fmlp optimizer driver: gated MLP blocks\n", registry));
 }
