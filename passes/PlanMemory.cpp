@@ -429,12 +429,15 @@ private:
           !op.hasTrait<OpTrait::IsTerminator>())
         op.moveBefore(first);
     builder.setInsertionPoint(first);
-    Value anyTokenMajor =
-        *llvm::find_if(kernels.front()->getOperands(), [&](Value v) {
-          return tokenMajor.contains(v) || workspaceViews.contains(v);
-        });
-    Value tokens =
-        memref::DimOp::create(builder, loc, rootOf(anyTokenMajor), 0);
+    // T: the rows of a [T, n] view (x, or saved columns), which dominates
+    // here now; not of its root, whose dim 0 is a batch for x : [B, S, D].
+    // (Every entry point has one: x or dy is read by a kernel.)
+    Value anyTokenMajor;
+    for (Operation *kernel : kernels)
+      for (Value operand : kernel->getOperands())
+        if (!anyTokenMajor && tokenMajor.contains(operand))
+          anyTokenMajor = operand;
+    Value tokens = memref::DimOp::create(builder, loc, anyTokenMajor, 0);
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     Value step = arith::ConstantIndexOp::create(builder, loc, chunkTokens);
     for (Operation *kernel : kernels)
@@ -464,12 +467,6 @@ private:
           operand.set(rows(value, offset, size));
       }
     }
-  }
-
-  Value rootOf(Value view) {
-    while (Operation *def = view.getDefiningOp())
-      view = def->getOperand(0);
-    return view;
   }
 
   Value rows(Value buffer, Value offset, Value size) {

@@ -32,6 +32,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 INPUT_DIRS = ["examples", "test/Tools/Inputs", "test/Unit/Inputs"]
@@ -304,6 +305,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("--keep", help="directory for failing mutants")
+    parser.add_argument("--max-seconds", type=float, default=0,
+                        help="start no case after this long (0: no limit); "
+                        "the report counts the cases run")
     args = parser.parse_args()
     if args.count < 1 or args.jobs < 1 or args.timeout <= 0:
         parser.error("--count, --jobs and --timeout must be positive")
@@ -314,10 +318,21 @@ def main():
     cases = [make_case(inputs, rng) for _ in range(args.count)]
     totals = {}
     failures = []
+    start = time.monotonic()
+
+    def run_in_time(index, case):
+        if args.max_seconds and time.monotonic() - start > args.max_seconds:
+            return None
+        return run_case(index, case, args.bin_dir, args.timeout, args.keep)
+
+    ran = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(run_case, i, case, args.bin_dir, args.timeout,
-                               args.keep) for i, case in enumerate(cases)]
+        futures = [pool.submit(run_in_time, i, case)
+                   for i, case in enumerate(cases)]
         for future in concurrent.futures.as_completed(futures):
+            if future.result() is None:
+                continue
+            ran += 1
             index, source, applied, options, results = future.result()
             for name, outcome, returncode, output in results:
                 if name == "verify":
@@ -335,7 +350,8 @@ def main():
         print(failure)
     runs = sum(totals.values())
     print("fuzz-ir: seed %d, %d cases, %d tool runs (fmlp-opt plan, plan+cpu, "
-          "gpu; fmlp-compile)" % (args.seed, args.count, runs))
+          "gpu; fmlp-compile), %.0f s" % (args.seed, ran, runs,
+                                          time.monotonic() - start))
     for outcome in ["success", "clean-error", "crash", "timeout", "invalid-ir",
                     "bad-exit"]:
         print("  %-12s %d" % (outcome, totals.get(outcome, 0)))

@@ -84,18 +84,19 @@
 
 // VERSION: fmlp-compile (fmlp) {{[0-9]+\.[0-9]+\.[0-9]+}}
 // VERSION-NEXT: built with LLVM and MLIR 22.
+// HELP-NOT: --x86
+// HELP: MLIR debugging options (as fmlp-opt takes them):
+// HELP: --mlir-print-ir-after-all
+// HELP: --mlir-timing
 // HELP: fmlp options:
 // HELP: --chunk-tokens=
 // HELP: --emit=
 // HELP: --tokens=
-// HELP: MLIR debugging options (as fmlp-opt takes them):
-// HELP: --mlir-print-ir-after-all
-// HELP: --mlir-timing
 // HELP-NOT: --x86
 // HELP-NOT: --amdgpu
 // HELP-NOT: --nvptx
 // TIMING: Execution time report
-// TIMING: fmlp-plan-memory
+// TIMING: PlanMemoryPass
 // PRINT-IR: IR Dump After RecognizePass (fmlp-recognize)
 // PRINT-IR: fmlp.gated_mlp silu
 func.func @nothing_to_find(%x: tensor<4xf32>) -> tensor<4xf32> {
