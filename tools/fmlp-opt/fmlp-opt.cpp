@@ -1,8 +1,9 @@
 //===- fmlp-opt.cpp - fmlp's opt-style driver -----------------------------===//
 //
 // MlirOptMain over the fmlp dialect, the upstream dialects fmlp reads, and
-// fmlp's passes and pipelines: nothing else, so that what it accepts is what
-// fmlp supports.
+// fmlp's passes and pipelines with the upstream passes they run: nothing
+// else, so that what it accepts is what fmlp supports. --version names
+// fmlp's version.
 //
 //===----------------------------------------------------------------------===//
 
