@@ -303,7 +303,8 @@ def main():
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--timeout", type=float, default=300,
+                        help="seconds per tool run (a loaded machine is slow)")
     parser.add_argument("--keep", help="directory for failing mutants")
     parser.add_argument("--max-seconds", type=float, default=0,
                         help="start no case after this long (0: no limit); "
