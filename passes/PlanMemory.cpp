@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace mlir::fmlp {
 #define GEN_PASS_DEF_PLANMEMORYPASS
@@ -110,6 +111,34 @@ EntryPlan planEntry(func::FuncOp func) {
   return plan;
 }
 
+/// Every extent of the entry point's arguments and of its kernels' operands
+/// is at least 1: a static zero-size T, D, H or batch has nothing to
+/// compute, and its views and reshapes would not verify. Reported at the
+/// first kernel (the block's location).
+LogicalResult verifyNoZeroExtents(func::FuncOp func) {
+  Operation *firstKernel = nullptr;
+  SmallVector<Type> types(func.getArgumentTypes());
+  func.walk([&](Operation *op) {
+    if (!isKernelOp(op))
+      return;
+    if (!firstKernel)
+      firstKernel = op;
+    llvm::append_range(types, op->getOperandTypes());
+  });
+  for (Type type : types) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank() ||
+        !llvm::is_contained(shaped.getShape(), 0))
+      continue;
+    (firstKernel ? firstKernel : func.getOperation())->emitError()
+        << "fmlp-plan-memory: the block operates on " << type
+        << ", which has a zero-size dimension: fmlp plans blocks whose T, "
+           "D, H and batch extents are at least 1";
+    return failure();
+  }
+  return success();
+}
+
 /// Values written over in place must not be read afterwards: K3's outs G, U.
 LogicalResult verifyInPlaceWrites(func::FuncOp func) {
   WalkResult walk = func.walk([&](DownGradOp op) {
@@ -160,6 +189,8 @@ public:
       }
     unsigned savedArgument = argumentTypes.size();
     int64_t tokens = tokenCount();
+    if (failed(checkBufferSizes(tokens, elementType)))
+      return failure();
     if (plan.savedBlocks) {
       argumentTypes.push_back(MemRefType::get(
           {tokens, plan.savedBlocks * plan.hiddenWidth}, elementType));
@@ -230,6 +261,46 @@ public:
   }
 
 private:
+  /// saved [T, savedBlocks H] and workspace [T or chunk, workspaceBlocks H]
+  /// must have sizes a memref can hold: columns, and with static rows their
+  /// bytes, within int64 (H >= 2^62 would otherwise wrap to negative
+  /// extents).
+  LogicalResult checkBufferSizes(int64_t tokens, Type elementType) {
+    int64_t elementBytes =
+        std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+    auto check = [&](StringRef name, unsigned blocks, int64_t rows) {
+      if (!blocks)
+        return success();
+      std::optional<int64_t> columns =
+          llvm::checkedMul(int64_t(blocks), plan.hiddenWidth);
+      std::optional<int64_t> bytes =
+          columns ? llvm::checkedMul(*columns, elementBytes) : std::nullopt;
+      if (bytes && !ShapedType::isDynamic(rows))
+        bytes = llvm::checkedMul(*bytes, rows);
+      if (bytes)
+        return success();
+      Operation *kernel = nullptr;
+      func.walk([&](Operation *op) {
+        if (!kernel && isKernelOp(op))
+          kernel = op;
+      });
+      InFlightDiagnostic diagnostic =
+          (kernel ? kernel : func.getOperation())->emitError()
+          << "fmlp-plan-memory: the " << name << " buffer of " << blocks
+          << " x H = " << blocks << " x " << plan.hiddenWidth
+          << " columns";
+      if (!ShapedType::isDynamic(rows))
+        diagnostic << " and " << rows << " rows";
+      diagnostic << " is over 2^63 bytes";
+      return failure();
+    };
+    bool chunked = chunkTokens > 0 && plan.workspaceBlocks > 0;
+    return success(
+        succeeded(check("saved", plan.savedBlocks, tokens)) &&
+        succeeded(check("workspace", plan.workspaceBlocks,
+                        chunked ? chunkTokens : tokens)));
+  }
+
   DictionaryAttr named(StringRef name) {
     return builder.getDictionaryAttr(
         builder.getNamedAttr("fmlp.name", builder.getStringAttr(name)));
@@ -346,13 +417,27 @@ private:
   /// weight gradients accumulate, zeroed before the loop.
   void chunkKernels() {
     Location loc = func.getLoc();
-    builder.setInsertionPoint(kernels.front());
-    Value anyTokenMajor =
-        *llvm::find_if(kernels.front()->getOperands(), [&](Value v) {
-          return tokenMajor.contains(v) || workspaceViews.contains(v);
-        });
-    Value tokens =
-        memref::DimOp::create(builder, loc, rootOf(anyTokenMajor), 0);
+    // The views a kernel reads (columns of saved and workspace, an output's
+    // collapse_shape) were built just before it; they depend only on the
+    // arguments and on each other, so they all move, in order, before the
+    // first kernel, where the loop is built: then they dominate every
+    // kernel in its body.
+    Operation *first = kernels.front();
+    for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
+             std::next(first->getIterator()), first->getBlock()->end())))
+      if (!llvm::is_contained(kernels, &op) &&
+          !op.hasTrait<OpTrait::IsTerminator>())
+        op.moveBefore(first);
+    builder.setInsertionPoint(first);
+    // T: the rows of a [T, n] view (x, or saved columns), which dominates
+    // here now; not of its root, whose dim 0 is a batch for x : [B, S, D].
+    // (Every entry point has one: x or dy is read by a kernel.)
+    Value anyTokenMajor;
+    for (Operation *kernel : kernels)
+      for (Value operand : kernel->getOperands())
+        if (!anyTokenMajor && tokenMajor.contains(operand))
+          anyTokenMajor = operand;
+    Value tokens = memref::DimOp::create(builder, loc, anyTokenMajor, 0);
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     Value step = arith::ConstantIndexOp::create(builder, loc, chunkTokens);
     for (Operation *kernel : kernels)
@@ -382,12 +467,6 @@ private:
           operand.set(rows(value, offset, size));
       }
     }
-  }
-
-  Value rootOf(Value view) {
-    while (Operation *def = view.getDefiningOp())
-      view = def->getOperand(0);
-    return view;
   }
 
   Value rows(Value buffer, Value offset, Value size) {
@@ -422,7 +501,8 @@ struct PlanMemoryPass : mlir::fmlp::impl::PlanMemoryPassBase<PlanMemoryPass> {
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
       if (!func->hasAttr("fmlp.entry"))
         continue;
-      if (failed(verifyInPlaceWrites(func)))
+      if (failed(verifyNoZeroExtents(func)) ||
+          failed(verifyInPlaceWrites(func)))
         return signalPassFailure();
       EntryPlan plan = planEntry(func);
       if (failed(EntryRebuilder(func, plan, chunkTokens).rebuild()))

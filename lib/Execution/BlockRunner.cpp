@@ -19,7 +19,7 @@ using namespace mlir::fmlp;
 
 std::unique_ptr<BlockRunner>
 BlockRunner::compile(const std::string &source, const PipelineOptions &options,
-                     std::string &error) {
+                     std::string &error, PlanCheck checkPlan) {
   auto runner = std::unique_ptr<BlockRunner>(new BlockRunner());
   MLIRContext &context = runner->context;
   DialectRegistry registry;
@@ -74,6 +74,9 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
     block.downBias = static_cast<bool>(op.getDownBias());
   });
 
+  if (checkPlan && !checkPlan(*runner, error))
+    return nullptr;
+
   // Only the block's entry points run here; the rest of the program that
   // held the block (say, a residual add around it) is not compiled.
   for (func::FuncOp func :
@@ -110,14 +113,14 @@ bool BlockRunner::run(const std::string &kind, int64_t tokens,
   std::vector<HostTensor *> arguments;
   for (const EntryArgument &argument : entry->arguments) {
     // The dynamic extent holds what T leaves after the static leading ones.
-    std::vector<int64_t> shape = argument.shape;
-    int64_t leading = 1;
-    for (size_t i = 0; i + 1 < shape.size(); ++i)
-      if (shape[i] >= 0)
-        leading *= shape[i];
-    for (int64_t &extent : shape)
-      if (extent < 0)
-        extent = tokens / leading;
+    std::optional<std::vector<int64_t>> resolved =
+        resolveShape(argument, tokens);
+    if (!resolved) {
+      error = kind + ": " + argument.name + " for T = " +
+              std::to_string(tokens) + " has over 2^63 elements";
+      return false;
+    }
+    std::vector<int64_t> shape = std::move(*resolved);
     if (argument.name == "workspace") {
       workspace = std::make_unique<HostTensor>(block.element, shape);
       workspace->poison();

@@ -17,6 +17,7 @@
 #include "lib/Pipeline/PlanSummary.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <map>
 #include <memory>
@@ -37,11 +38,17 @@ struct BlockDescription {
 
 class BlockRunner {
 public:
+  /// Called once the block is planned (entry points and description read),
+  /// before the slow CPU lowering: false, with `error`, stops compile.
+  using PlanCheck =
+      llvm::function_ref<bool(const BlockRunner &planned, std::string &error)>;
+
   /// Compiles `source` (MLIR text) with `options`. Null, with `error`, on
   /// failure.
   static std::unique_ptr<BlockRunner> compile(const std::string &source,
                                               const PipelineOptions &options,
-                                              std::string &error);
+                                              std::string &error,
+                                              PlanCheck checkPlan = nullptr);
 
   const std::vector<EntryPoint> &getEntryPoints() const { return entries; }
   const EntryPoint *findEntry(const std::string &kind) const;

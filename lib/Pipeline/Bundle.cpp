@@ -310,7 +310,8 @@ LogicalResult assemble(StringRef ptxas, StringRef chip, StringRef ptx,
 
 } // namespace
 
-LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
+/// The bundle's files, written into the (new, empty) `directory`.
+static LogicalResult writeBundleFiles(ModuleOp module, StringRef directory,
                                       const BundleOptions &options,
                                       llvm::raw_ostream &log,
                                       std::string &error) {
@@ -418,4 +419,70 @@ LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
   return writeFile(path("manifest.json"), text, error);
+}
+
+LogicalResult mlir::fmlp::writeBundle(ModuleOp module, StringRef directory,
+                                      const BundleOptions &options,
+                                      llvm::raw_ostream &log,
+                                      std::string &error) {
+  namespace fs = llvm::sys::fs;
+  SmallString<256> manifestPath(directory);
+  llvm::sys::path::append(manifestPath, "manifest.json");
+  bool replacing = fs::exists(directory);
+  if (replacing && !fs::exists(manifestPath)) {
+    error = directory.str() + " exists and is not a bundle (no " +
+            "manifest.json): not replaced";
+    return failure();
+  }
+  // Beside the target (same file system, so the renames are atomic):
+  // <directory>.tmp-XXXXXX.
+  SmallString<256> absolute(directory);
+  if (std::error_code code = fs::make_absolute(absolute)) {
+    error = "cannot resolve " + directory.str() + ": " + code.message();
+    return failure();
+  }
+  if (std::error_code code = fs::create_directories(
+          llvm::sys::path::parent_path(absolute))) {
+    error = "cannot create the directory of " + directory.str() + ": " +
+            code.message();
+    return failure();
+  }
+  SmallString<256> staging, previous;
+  if (std::error_code code =
+          fs::createUniqueDirectory(absolute + ".tmp", staging)) {
+    error = "cannot create a directory beside " + directory.str() + ": " +
+            code.message();
+    return failure();
+  }
+  auto discard = [&](StringRef path) { (void)fs::remove_directories(path); };
+  if (failed(writeBundleFiles(module, staging, options, log, error))) {
+    discard(staging);
+    return failure();
+  }
+  if (replacing) {
+    // The old bundle moves aside first, so that a failed rename leaves it.
+    if (std::error_code code =
+            fs::createUniqueDirectory(absolute + ".old", previous)) {
+      discard(staging);
+      error = "cannot replace " + directory.str() + ": " + code.message();
+      return failure();
+    }
+    if (std::error_code code = fs::rename(absolute, previous)) {
+      discard(staging);
+      discard(previous);
+      error = "cannot replace " + directory.str() + ": " + code.message();
+      return failure();
+    }
+  }
+  if (std::error_code code = fs::rename(staging, absolute)) {
+    discard(staging);
+    if (replacing)
+      (void)fs::rename(previous, absolute);
+    error = "cannot move the bundle to " + directory.str() + ": " +
+            code.message();
+    return failure();
+  }
+  if (replacing)
+    discard(previous);
+  return success();
 }

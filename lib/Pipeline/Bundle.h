@@ -53,6 +53,10 @@ struct BundleOptions {
 
 /// Writes the bundle of `module` (after buildGpuPipeline) to `directory`.
 /// `log` receives ptxas' per-kernel report. Errors name what is wrong.
+/// The bundle appears whole or not at all: its files are written into a new
+/// directory beside `directory`, renamed into place once all are written,
+/// and removed on failure. An existing `directory` is replaced only if it
+/// is a bundle (holds a manifest.json); on failure it is left as it was.
 LogicalResult writeBundle(ModuleOp module, StringRef directory,
                           const BundleOptions &options, llvm::raw_ostream &log,
                           std::string &error);

@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -21,11 +22,14 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -65,4 +69,21 @@ void mlir::fmlp::registerAllPasses() {
   registerPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  // The upstream passes fmlp's pipelines run (lib/Pipeline/Pipeline.cpp),
+  // so that what `--dump-pass-pipeline` prints parses as --pass-pipeline.
+  mlir::registerConvertLinalgToLoopsPass();
+  memref::registerExpandStridedMetadataPass();
+  mlir::registerLowerAffinePass();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerConvertMathToLLVMPass();
+  mlir::registerConvertMathToLibmPass();
+  mlir::registerArithToLLVMConversionPass();
+  mlir::registerConvertIndexToLLVMPass();
+  mlir::registerFinalizeMemRefToLLVMConversionPass();
+  mlir::registerConvertFuncToLLVMPass();
+  mlir::registerConvertControlFlowToLLVMPass();
+  mlir::registerReconcileUnrealizedCastsPass();
+  mlir::registerConvertGpuOpsToNVVMOps();
+  mlir::registerConvertNVVMToLLVMPass();
+  mlir::registerGpuModuleToBinaryPass();
 }

@@ -3,6 +3,7 @@
 #include "lib/Pipeline/PlanSummary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -42,27 +43,131 @@ std::vector<EntryPoint> mlir::fmlp::readEntryPoints(ModuleOp module) {
   return entries;
 }
 
-MemoryReport
+std::optional<TokenDomain>
+mlir::fmlp::getTokenDomain(const std::vector<EntryPoint> &entries,
+                           std::string &error) {
+  TokenDomain domain;
+  for (const EntryPoint &entry : entries)
+    for (const EntryArgument &argument : entry.arguments) {
+      if (argument.name != "x" || argument.shape.empty())
+        continue;
+      bool dynamic = false;
+      for (size_t i = 0; i + 1 < argument.shape.size(); ++i) {
+        if (argument.shape[i] < 0) {
+          dynamic = true;
+          continue;
+        }
+        std::optional<int64_t> product =
+            llvm::checkedMul(domain.multiple, argument.shape[i]);
+        if (!product) {
+          error = entry.symbol + ": x's leading extents overflow int64";
+          return std::nullopt;
+        }
+        domain.multiple = *product;
+      }
+      if (!dynamic)
+        domain.staticTokens = domain.multiple;
+      return domain;
+    }
+  return domain;
+}
+
+bool mlir::fmlp::checkTokens(const TokenDomain &domain, int64_t tokens,
+                             std::string &error) {
+  if (domain.staticTokens && tokens != *domain.staticTokens) {
+    error = "the block's x has a static T = " +
+            std::to_string(*domain.staticTokens) + " tokens; it cannot run T = " +
+            std::to_string(tokens) + " (give --tokens=" +
+            std::to_string(*domain.staticTokens) +
+            ", or a dynamic T in the IR)";
+    return false;
+  }
+  if (domain.multiple > 1 && tokens % domain.multiple != 0) {
+    error = "the block's x has static leading extents of " +
+            std::to_string(domain.multiple) + " tokens; T = " +
+            std::to_string(tokens) + " is not a multiple of it";
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<int64_t>>
+mlir::fmlp::resolveShape(const EntryArgument &argument, int64_t tokens) {
+  std::vector<int64_t> shape = argument.shape;
+  int64_t leading = 1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i) {
+    if (shape[i] <= 0)
+      continue;
+    std::optional<int64_t> product = llvm::checkedMul(leading, shape[i]);
+    if (!product)
+      return std::nullopt;
+    leading = *product;
+  }
+  int64_t elements = 1;
+  for (int64_t &extent : shape) {
+    if (extent < 0)
+      extent = leading > 0 ? tokens / leading : 0;
+    std::optional<int64_t> product = llvm::checkedMul(elements, extent);
+    if (!product)
+      return std::nullopt;
+    elements = *product;
+  }
+  return shape;
+}
+
+std::optional<MemoryReport>
 mlir::fmlp::computeMemoryReport(const std::vector<EntryPoint> &entries,
-                                int64_t tokens) {
+                                int64_t tokens, std::string &error) {
   MemoryReport report;
   report.tokens = tokens;
+  // Bytes of the entry's argument `name` (0 if it has none).
+  auto bytesOf = [&](const EntryPoint &entry,
+                     StringRef name) -> std::optional<int64_t> {
+    for (const EntryArgument &argument : entry.arguments) {
+      if (argument.name != name)
+        continue;
+      std::optional<std::vector<int64_t>> shape =
+          resolveShape(argument, tokens);
+      std::optional<int64_t> bytes = entry.elementBytes;
+      for (int64_t extent : shape.value_or(std::vector<int64_t>{}))
+        bytes = bytes ? llvm::checkedMul(*bytes, extent) : std::nullopt;
+      if (!shape || !bytes) {
+        error = llvm::formatv("{0}: the {1} buffer for T = {2} is over "
+                              "2^63 bytes",
+                              entry.symbol, name, tokens)
+                    .str();
+        return std::nullopt;
+      }
+      return bytes;
+    }
+    return 0;
+  };
   for (const EntryPoint &entry : entries) {
-    int64_t rows =
-        entry.chunkTokens > 0 ? std::min(entry.chunkTokens, tokens) : tokens;
-    int64_t workspace = rows * entry.workspaceColumns * entry.elementBytes;
+    std::optional<int64_t> workspace = bytesOf(entry, "workspace");
+    if (!workspace)
+      return std::nullopt;
     if (entry.kind == "forward") {
-      report.savedBytes = tokens * entry.savedColumns * entry.elementBytes;
-      report.forwardWorkspaceBytes = workspace;
+      std::optional<int64_t> saved = bytesOf(entry, "saved");
+      if (!saved)
+        return std::nullopt;
+      report.savedBytes = *saved;
+      report.forwardWorkspaceBytes = *workspace;
     } else if (entry.kind == "backward") {
-      report.backwardWorkspaceBytes = workspace;
+      report.backwardWorkspaceBytes = *workspace;
     } else if (entry.kind == "forward_nograd") {
-      report.nogradWorkspaceBytes = workspace;
+      report.nogradWorkspaceBytes = *workspace;
     }
   }
-  report.trainingPeakBytes =
-      report.savedBytes +
-      std::max(report.forwardWorkspaceBytes, report.backwardWorkspaceBytes);
+  std::optional<int64_t> trainingPeak = llvm::checkedAdd(
+      report.savedBytes,
+      std::max(report.forwardWorkspaceBytes, report.backwardWorkspaceBytes));
+  if (!trainingPeak) {
+    error = llvm::formatv("the training peak for T = {0} is over 2^63 bytes",
+                          tokens)
+                .str();
+    return std::nullopt;
+  }
+  report.trainingPeakBytes = *trainingPeak;
   report.inferencePeakBytes = report.nogradWorkspaceBytes;
   return report;
 }

@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,23 @@ struct EntryPoint {
 
 std::vector<EntryPoint> readEntryPoints(ModuleOp planned);
 
-/// Bytes for T tokens, beyond the block's inputs, weights and outputs.
+/// What T the entry points take: x's leading extents (all but the last)
+/// flattened. A static product is the only T; with a dynamic extent, T is any
+/// multiple of the static ones' product (8 for x : [8, S, D]).
+struct TokenDomain {
+  std::optional<int64_t> staticTokens;
+  int64_t multiple = 1;
+};
+/// Fails, saying why, when x's static leading extents overflow int64.
+std::optional<TokenDomain> getTokenDomain(const std::vector<EntryPoint> &entries,
+                                          std::string &error);
+/// Whether the entry points can run `tokens` tokens; if not, `error` says
+/// which T they take.
+bool checkTokens(const TokenDomain &domain, int64_t tokens, std::string &error);
+
+/// Bytes for T tokens, beyond the block's inputs, weights and outputs: the
+/// `saved` and `workspace` arguments as the plan declares them (a chunked
+/// workspace has chunk-tokens rows, whatever T is).
 struct MemoryReport {
   int64_t tokens = 0;
   int64_t savedBytes = 0; // kept from forward to backward
@@ -50,8 +67,16 @@ struct MemoryReport {
   int64_t inferencePeakBytes = 0;
 };
 
-MemoryReport computeMemoryReport(const std::vector<EntryPoint> &entries,
-                                 int64_t tokens);
+/// Fails, naming the buffer, when a size does not fit in int64 bytes.
+std::optional<MemoryReport>
+computeMemoryReport(const std::vector<EntryPoint> &entries, int64_t tokens,
+                    std::string &error);
+
+/// The shape of `argument` for `tokens` tokens: its dynamic extent is what T
+/// leaves after its static leading extents. Nullopt when its element count
+/// overflows int64.
+std::optional<std::vector<int64_t>> resolveShape(const EntryArgument &argument,
+                                                 int64_t tokens);
 
 /// One line per quantity: `  saved for backward   4,328,521,728 B (4128.0
 /// MiB)`.

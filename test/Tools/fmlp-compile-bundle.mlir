@@ -54,7 +54,36 @@
 
 // NODRIVER: fmlp-bundle-info: FMLP_ERROR_NO_DRIVER: no CUDA driver: cannot load libcuda-absent-for-fmlp-tests.so.1
 
-// NO-OUTPUT: fmlp-compile: a bundle is a directory: give -o
+// NO-OUTPUT: fmlp-compile: error: a bundle is a directory: give -o
+
+// A failed step leaves no bundle behind (nor its temporary directory), and
+// prints no IR; a bundle written again replaces the old one.
+// RUN: rm -rf %t.nocuda.bundle %t.nocuda.bundle.tmp-*
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --cuda-path=/nonexistent -o %t.nocuda.bundle > %t.nocuda.log 2>&1
+// RUN: FileCheck %s --check-prefix=NO-CUDA < %t.nocuda.log
+// RUN: not ls -d %t.nocuda.bundle %t.nocuda.bundle.tmp-{{.*}}
+// RUN: fmlp-compile %S/Inputs/batched-block.mlir --report=false -o %t.again.bundle
+// RUN: fmlp-compile %S/Inputs/batched-block.mlir --report=false -o %t.again.bundle
+// RUN: fmlp-bundle-info %t.again.bundle | FileCheck %s --check-prefix=AGAIN
+// RUN: not fmlp-compile %S/Inputs/batched-block.mlir --report=false --emit=bundle -o %t.nocuda.log 2>&1 | FileCheck %s --check-prefix=NOT-A-BUNDLE
+// RUN: FileCheck %s --check-prefix=NO-CUDA < %t.nocuda.log
+// NO-CUDA: error:
+// NO-CUDA-NOT: gpu.module
+// NO-CUDA-NOT: llvm.func
+// AGAIN: bundle {{.*}}again.bundle: chip sm_90a, 3 entry points
+// NOT-A-BUNDLE: fmlp-compile: error: {{.*}}nocuda.log exists and is not a bundle (no manifest.json): not replaced
+
+// fmlp-bundle-info: llvm::cl's command line.
+// RUN: fmlp-bundle-info --help | FileCheck %s --check-prefix=INFO-HELP
+// RUN: fmlp-bundle-info --version | FileCheck %s --check-prefix=INFO-VERSION
+// RUN: not fmlp-bundle-info %t.again.bundle --tokens=-3 2>&1 | FileCheck %s --check-prefix=INFO-TOKENS
+// RUN: not fmlp-bundle-info 2>&1 | FileCheck %s --check-prefix=INFO-NO-BUNDLE
+// INFO-HELP: USAGE: fmlp-bundle-info [options] <bundle directory>
+// INFO-HELP: --load
+// INFO-HELP: --tokens=
+// INFO-VERSION: fmlp-bundle-info (fmlp) {{[0-9]+\.[0-9]+\.[0-9]+}}
+// INFO-TOKENS: fmlp-bundle-info: for the --tokens option: must be at least 0, got -3
+// INFO-NO-BUNDLE: fmlp-bundle-info: Not enough positional command line arguments specified!
 
 // A batched block: its [8, S, 96] activations are [T, 96] to the runtime.
 // RUN: rm -rf %t.batched.bundle

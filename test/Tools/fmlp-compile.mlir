@@ -11,8 +11,36 @@
 // RUN: diff %t.compile-x.mlir %t.opt-x.mlir
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=65536 --save=gu | FileCheck %s --check-prefix=MEMORY-GU
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --save=all 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
-// RUN: fmlp-compile %s | FileCheck %s --check-prefix=NONE
+// RUN: not fmlp-compile %s 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: not fmlp-compile %S/Inputs/no-block.mlir 2>&1 | FileCheck %s --check-prefix=MISSED
 // RUN: not fmlp-compile %t.missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// The TOSA example fixes T = 2048: the report is at that T, and another
+// --tokens is an error.
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --mode=infer | FileCheck %s --check-prefix=STATIC-T
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --tokens=8 2>&1 | FileCheck %s --check-prefix=STATIC-T-MISMATCH
+
+// Sizes: --tokens at least 1 (checked where it is parsed); every size in
+// the report is checked for overflow; a chunk longer than T still sizes the
+// workspace by the chunk, as the plan declares it (512 x 11008 x 2 B).
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=9223372036854775807 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not fmlp-compile %S/Inputs/huge-width.mlir 2>&1 | FileCheck %s --check-prefix=HUGE-WIDTH
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=37 --chunk-tokens=512 | FileCheck %s --check-prefix=LONG-CHUNK
+
+// What goes to -o is decided before any work: a name that is not a
+// .bundle needs --emit.
+// RUN: rm -rf %t.name
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir -o %t.name 2>&1 | FileCheck %s --check-prefix=NO-EMIT
+// RUN: not ls %t.name
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --emit=none -o %t.name 2>&1 | FileCheck %s --check-prefix=EMIT-NONE
+
+// The tool's flags, the MLIR debugging flags, its version; no LLVM backend
+// flags in --help.
+// RUN: fmlp-compile --version | FileCheck %s --check-prefix=VERSION
+// RUN: fmlp-compile --help | FileCheck %s --check-prefix=HELP
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --mlir-timing 2>&1 | FileCheck %s --check-prefix=TIMING
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --mlir-print-ir-after=fmlp-recognize 2>&1 | FileCheck %s --check-prefix=PRINT-IR
 
 // REPORT: block 1 at {{.*}}llama-7b-mlp.linalg.bf16.mlir:61:10
 // REPORT-NEXT: activation     silu
@@ -28,15 +56,49 @@
 // MEMORY-GU: saved for backward   2,885,681,152 B (2752.0 MiB)
 // MEMORY-GU-NEXT: workspace forward    1,442,840,576 B (1376.0 MiB)
 
-// BAD-OPTION: fmlp-compile: save must be one of agu, gu, x, got 'all
+// BAD-OPTION: fmlp-compile: error: save must be one of agu, gu, x, got 'all
 
 // REPORT-F32: block 1 at
 // REPORT-F32: widths         D = 4096, H = 11008, x of type tensor<2048x4096xf32>
 // REPORT-F32: parameters     135,266,304 (516.0 MiB as f32)
 
-// NONE: no gated MLP block found in
+// NONE: fmlp-compile: error: no gated MLP block found in {{.*}}fmlp-compile.mlir: it has no contraction (matmul) to fuse
 
-// MISSING: fmlp-compile: cannot open input file
+// MISSED: no-block.mlir:9:8: remark: not fused into fmlp.gated_mlp:
+// MISSED: fmlp-compile: error: no gated MLP block found in {{.*}}no-block.mlir: the remarks above say why each contraction was not fused
+
+// MISSING: fmlp-compile: error: cannot open input file
+
+// STATIC-T: memory plan (mode=infer, save=agu, chunk-tokens=0) at T = 2048,
+// STATIC-T: workspace no-grad    90,177,536 B (86.0 MiB)
+// STATIC-T-MISMATCH: fmlp-compile: error: the block's x has a static T = 2048 tokens; it cannot run T = 8 (give --tokens=2048, or a dynamic T in the IR)
+
+// NEGATIVE: fmlp-compile: for the --tokens option: must be at least 1, got -1
+// OVERFLOW: fmlp-compile: error: llama_mlp.forward: the saved buffer for T = 9223372036854775807 is over 2^63 bytes
+// HUGE-WIDTH: fmlp-compile: error: block 1 at {{.*}}huge-width.mlir:5:8: D = 4611686018427387904, H = 8: its parameter bytes or flop per token (18 D H) overflow int64
+// LONG-CHUNK: memory plan (mode=train, save=agu, chunk-tokens=512) at T = 37,
+// LONG-CHUNK: workspace no-grad    11,272,192 B (10.8 MiB)
+
+// NO-EMIT: fmlp-compile: error: -o {{.*}}.name: say what to write there with --emit=bundle, --emit=mlir or --emit=gpu-mlir (a name ending in .bundle means --emit=bundle)
+// EMIT-NONE: fmlp-compile: error: -o {{.*}}.name with --emit=none: nothing would be written there
+
+// VERSION: fmlp-compile (fmlp) {{[0-9]+\.[0-9]+\.[0-9]+}}
+// VERSION-NEXT: built with LLVM and MLIR 22.
+// HELP-NOT: --x86
+// HELP: MLIR debugging options (as fmlp-opt takes them):
+// HELP: --mlir-print-ir-after-all
+// HELP: --mlir-timing
+// HELP: fmlp options:
+// HELP: --chunk-tokens=
+// HELP: --emit=
+// HELP: --tokens=
+// HELP-NOT: --x86
+// HELP-NOT: --amdgpu
+// HELP-NOT: --nvptx
+// TIMING: Execution time report
+// TIMING: PlanMemoryPass
+// PRINT-IR: IR Dump After RecognizePass (fmlp-recognize)
+// PRINT-IR: fmlp.gated_mlp silu
 func.func @nothing_to_find(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

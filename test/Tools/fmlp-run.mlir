@@ -5,6 +5,28 @@
 // RUN: fmlp-run %s --tokens=11 --save=x --chunk-tokens=4 | FileCheck %s --check-prefix=CHUNKED
 // RUN: not fmlp-run %fmlp_src_root/test/Dialect/FMLP/kernel-ops.mlir 2>&1 | FileCheck %s --check-prefix=NO-BLOCK
 // RUN: not fmlp-run %s --save=everything 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+// A batched block ([8, S, 96]) chunked: T is a multiple of 8, the chunks
+// run over the flattened tokens.
+// RUN: fmlp-run %S/Inputs/batched-block.mlir --tokens=16 --save=x --chunk-tokens=8 | FileCheck %s --check-prefix=BATCHED
+// RUN: not fmlp-run %S/Inputs/batched-block.mlir --tokens=12 2>&1 | FileCheck %s --check-prefix=NOT-A-MULTIPLE
+
+// Limits: --tokens and --chunk-tokens are checked where they are parsed,
+// then against the block (its static T, its buffers' sizes) and the host
+// memory, before anything is allocated; never a crash.
+// RUN: not fmlp-run %s --tokens=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not fmlp-run %s --tokens=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not fmlp-run %s --tokens=abc 2>&1 | FileCheck %s --check-prefix=NOT-A-NUMBER
+// RUN: not fmlp-run %s --tokens=9223372036854775807 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not fmlp-run %s --tokens=4611686018427387904 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not fmlp-run %s --save=x --chunk-tokens=9223372036854775807 2>&1 | FileCheck %s --check-prefix=CHUNK-OVERFLOW
+// RUN: not fmlp-run %s --chunk-tokens=-4 2>&1 | FileCheck %s --check-prefix=CHUNK-NEGATIVE
+// RUN: not fmlp-run %s --tokens=1000000000 2>&1 | FileCheck %s --check-prefix=MEMORY
+// RUN: not fmlp-run %s --tokens=100000 --max-host-memory=1000000 2>&1 | FileCheck %s --check-prefix=MEMORY-LIMIT
+// Allocation failure (here under a 3 GB address-space limit) is an error.
+// RUN: (ulimit -v 3000000; not fmlp-run %s --tokens=300000) 2>&1 | FileCheck %s --check-prefix=OUT-OF-MEMORY
+// RUN: not fmlp-run %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --tokens=8 2>&1 | FileCheck %s --check-prefix=STATIC-T
+// RUN: fmlp-run --version | FileCheck %s --check-prefix=VERSION
+// RUN: fmlp-run --help | FileCheck %s --check-prefix=HELP
 
 // CHECK: block: relu, D = 96, H = 200; mode=train save=agu chunk-tokens=0
 // CHECK: layer.forward(x[T, 96], gate[96, 200], up[96, 200], down[200, 96], y[T, 96], saved[T, 600])
@@ -19,7 +41,26 @@
 // CHUNKED: layer.backward({{.*}}workspace[4, 600])
 // CHUNKED: all outputs within their bounds
 // NO-BLOCK: no gated MLP block found
-// BAD-OPTION: save must be one of agu, gu, x, got 'everything'
+// BAD-OPTION: fmlp-run: error: {{.*}}save must be one of agu, gu, x, got 'everything'
+// BATCHED: geglu_in_out_batched.backward({{.*}}workspace[8, 600])
+// BATCHED: all outputs within their bounds
+// NOT-A-MULTIPLE: fmlp-run: error: {{.*}}the block's x has static leading extents of 8 tokens; T = 12 is not a multiple of it
+// NEGATIVE: fmlp-run: for the --tokens option: must be at least 1, got -1
+// ZERO: fmlp-run: for the --tokens option: must be at least 1, got 0
+// NOT-A-NUMBER: fmlp-run: for the --tokens option: 'abc' value invalid for long argument!
+// OVERFLOW: fmlp-run: error: {{.*}}layer.forward: the saved buffer for T = {{[0-9]+}} is over 2^63 bytes
+// CHUNK-OVERFLOW: fmlp-run: error: {{.*}}fmlp-plan-memory: the workspace buffer of 1 x H = 1 x 200 columns and 9223372036854775807 rows is over 2^63 bytes
+// CHUNK-NEGATIVE: fmlp-run: for the --chunk-tokens option: must be at least 0, got -4
+// OUT-OF-MEMORY: fmlp-run: error: out of host memory (Allocation failed) running T = 300000 tokens
+// MEMORY: fmlp-run: error: {{.*}}T = 1000000000 needs about {{[0-9,]+}} B of host memory (buffers and the float64 reference), over the limit of {{[0-9,]+}} B (--max-host-memory, default: physical memory)
+// MEMORY-LIMIT: fmlp-run: error: {{.*}}T = 100000 needs about {{[0-9,]+}} B of host memory {{.*}} over the limit of 1,000,000 B
+// STATIC-T: fmlp-run: error: {{.*}}the block's x has a static T = 2048 tokens; it cannot run T = 8 (give --tokens=2048, or a dynamic T in the IR)
+// VERSION: fmlp-run (fmlp) {{[0-9]+\.[0-9]+\.[0-9]+}}
+// VERSION-NEXT: built with LLVM and MLIR 22.
+// HELP: fmlp options:
+// HELP: --tokens=
+// HELP-NOT: --x86
+// HELP-NOT: --mlir-
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @layer(%x: tensor<?x96xf32>, %wg: tensor<96x200xf32>, %wu: tensor<96x200xf32>, %wd: tensor<200x96xf32>) -> tensor<?x96xf32> {
   %c0 = arith.constant 0 : index

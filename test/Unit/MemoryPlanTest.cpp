@@ -28,7 +28,8 @@ namespace {
 constexpr int64_t kTokens = 65536, kHidden = 11008, kElement = 2;
 constexpr int64_t kTH = kTokens * kHidden * kElement;
 
-MemoryReport planLlama(StringRef mode, StringRef save, int64_t chunkTokens) {
+std::vector<EntryPoint> planLlamaEntries(StringRef mode, StringRef save,
+                                         int64_t chunkTokens) {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
@@ -46,7 +47,16 @@ MemoryReport planLlama(StringRef mode, StringRef save, int64_t chunkTokens) {
   PassManager pm(&context);
   buildPlanPipeline(pm, options);
   EXPECT_TRUE(succeeded(pm.run(*module)));
-  return computeMemoryReport(readEntryPoints(*module), kTokens);
+  return readEntryPoints(*module);
+}
+
+MemoryReport planLlama(StringRef mode, StringRef save, int64_t chunkTokens,
+                       int64_t tokens = kTokens) {
+  std::string error;
+  std::optional<MemoryReport> report = computeMemoryReport(
+      planLlamaEntries(mode, save, chunkTokens), tokens, error);
+  EXPECT_TRUE(report) << error;
+  return report.value_or(MemoryReport{});
 }
 
 TEST(MemoryPlan, SaveAguKeepsThreeTHAndNeedsNoWorkspace) {
@@ -90,6 +100,30 @@ TEST(MemoryPlan, InferenceKeepsOnlyA) {
   EXPECT_EQ(whole.inferencePeakBytes, kTH);
   MemoryReport chunked = planLlama("infer", "agu", 4096);
   EXPECT_EQ(chunked.inferencePeakBytes, 4096 * kHidden * kElement);
+}
+
+// A chunk longer than T still has chunk rows: the report says what the plan
+// declares (and the runtime allocates), 512 x H x 2 B at T = 37.
+TEST(MemoryPlan, ChunkLongerThanTSizesTheWorkspaceByTheChunk) {
+  MemoryReport report = planLlama("train", "x", 512, /*tokens=*/37);
+  EXPECT_EQ(report.forwardWorkspaceBytes, 512 * kHidden * kElement);
+  EXPECT_EQ(report.nogradWorkspaceBytes, 11272192);
+}
+
+// Sizes over 2^63 bytes are an error naming the buffer, never a wrapped or
+// negative count.
+TEST(MemoryPlan, OverflowingSizesAreRefused) {
+  std::string error;
+  EXPECT_FALSE(computeMemoryReport(planLlamaEntries("train", "agu", 0),
+                                   int64_t(1) << 62, error));
+  EXPECT_NE(error.find("saved buffer for T = 4611686018427387904 is over 2^63 "
+                       "bytes"),
+            std::string::npos)
+      << error;
+  // A T whose buffers fit is reported.
+  EXPECT_TRUE(computeMemoryReport(planLlamaEntries("train", "agu", 0),
+                                  int64_t(1) << 40, error))
+      << error;
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 
 #include "fmlp/Pipeline.h"
 #include "fmlp/Target.h"
+#include "tools/common/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -22,25 +23,26 @@ struct PipelineFlags {
       "mode",
       llvm::cl::desc("train (forward, backward, forward_nograd) or "
                      "infer (forward_nograd)"),
-      llvm::cl::init("train")};
+      llvm::cl::init("train"), llvm::cl::cat(getToolCategory())};
   llvm::cl::opt<std::string> save{
       "save", llvm::cl::desc("What the forward saves: agu, gu or x"),
-      llvm::cl::init("agu")};
+      llvm::cl::init("agu"), llvm::cl::cat(getToolCategory())};
   llvm::cl::opt<int64_t> chunkTokens{
       "chunk-tokens", llvm::cl::desc("Workspace chunk in tokens (0: off)"),
-      llvm::cl::init(0)};
+      llvm::cl::init(0), llvm::cl::cat(getToolCategory())};
   llvm::cl::opt<std::string> precision{
       "precision", llvm::cl::desc("fp32 matmul policy: highest, high, medium"),
-      llvm::cl::init("highest")};
+      llvm::cl::init("highest"), llvm::cl::cat(getToolCategory())};
 
   /// One of the chip table's rows (fmlp/Target.h); validatePipelineOptions
   /// rejects any other name, listing the known ones.
   llvm::cl::opt<std::string> chip{
-      "chip", llvm::cl::desc(chipHelp()), llvm::cl::init("sm_90a")};
+      "chip", llvm::cl::desc(chipHelp()), llvm::cl::init("sm_90a"),
+      llvm::cl::cat(getToolCategory())};
   llvm::cl::opt<std::string> cudaPath{
       "cuda-path",
       llvm::cl::desc("CUDA toolkit: libdevice for the kernels, ptxas"),
-      llvm::cl::init("/usr/local/cuda")};
+      llvm::cl::init("/usr/local/cuda"), llvm::cl::cat(getToolCategory())};
 
   static llvm::StringRef chipHelp() {
     static const std::string help =

@@ -7,31 +7,49 @@
 //
 //   fmlp-bundle-info mlp.bundle [--tokens=4096] [--load]
 //
+// The runtime is all it uses of fmlp; its command line is LLVM's (llvm::cl),
+// like the other tools'.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fmlp/Runtime.hpp"
+#include "tools/common/ToolOptions.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
+namespace {
+
+llvm::cl::opt<std::string> bundlePath(llvm::cl::Positional,
+                                      llvm::cl::desc("<bundle directory>"),
+                                      llvm::cl::Required,
+                                      llvm::cl::cat(mlir::fmlp::getToolCategory()));
+llvm::cl::opt<int64_t>
+    tokensOption("tokens",
+                 llvm::cl::desc("Tokens T of the saved and workspace sizes"),
+                 llvm::cl::init(4096), llvm::cl::cat(mlir::fmlp::getToolCategory()));
+llvm::cl::opt<bool> load("load",
+                         llvm::cl::desc("Also load the bundle into the first "
+                                        "CUDA device's primary context"),
+                         llvm::cl::init(false),
+                         llvm::cl::cat(mlir::fmlp::getToolCategory()));
+
+} // namespace
+
 int main(int argc, char **argv) {
-  std::string path;
-  long long tokens = 4096;
-  bool load = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--tokens=", 9) == 0)
-      tokens = std::atoll(argv[i] + 9);
-    else if (std::strcmp(argv[i], "--load") == 0)
-      load = true;
-    else
-      path = argv[i];
-  }
-  if (path.empty()) {
-    std::fprintf(stderr, "usage: %s BUNDLE [--tokens=T] [--load]\n", argv[0]);
-    return 2;
-  }
+  llvm::InitLLVM initLLVM(argc, argv);
+  mlir::fmlp::setVersionPrinter("fmlp-bundle-info");
+  mlir::fmlp::hideUnrelatedOptions(/*keepMlirDebugging=*/false);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv, "fmlp-bundle-info: what a bundle holds, as the runtime "
+                  "sees it\n");
+  if (!mlir::fmlp::checkMinimum(tokensOption, 0))
+    return 1;
+  const std::string &path = bundlePath;
+  long long tokens = tokensOption;
   try {
     fmlp::Bundle bundle(path);
     std::printf("bundle %s: chip %s, %d entry points, compiled by %s\n",

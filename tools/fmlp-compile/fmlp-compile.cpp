@@ -11,7 +11,13 @@
 //   --emit=mlir    the IR after `fmlp-opt --fmlp-plan-pipeline`.
 //
 // The pipelines are fmlp-opt's with the same options (--mode, --save,
-// --chunk-tokens, --precision, --chip).
+// --chunk-tokens, --precision, --chip), and it takes fmlp-opt's MLIR
+// debugging flags (--mlir-timing, --mlir-print-ir-after-all, ...).
+//
+// Exit status 0 means every requested output was written; anything else
+// (no block found, a failed stage, an error diagnostic from any pass) exits
+// 1 with an `error:` line and leaves no output behind: a bundle is written
+// into a temporary directory beside -o and renamed into place at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,21 +26,28 @@
 #include "lib/Pipeline/Bundle.h"
 #include "lib/Pipeline/PlanSummary.h"
 #include "tools/common/PipelineFlags.h"
+#include "tools/common/ToolOptions.h"
 
 #include "dialects/FMLP/FMLPOps.h"
 #include "passes/Passes.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlir::fmlp;
@@ -45,12 +58,16 @@ enum class EmitKind { None, Mlir, GpuMlir, Bundle };
 
 llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                          llvm::cl::desc("<input .mlir>"),
-                                         llvm::cl::init("-"));
+                                         llvm::cl::init("-"),
+                                         llvm::cl::cat(getToolCategory()));
 llvm::cl::opt<std::string> outputFilename("o", llvm::cl::desc("Output file"),
                                           llvm::cl::value_desc("filename"),
-                                          llvm::cl::init("-"));
+                                          llvm::cl::init("-"),
+                                          llvm::cl::cat(getToolCategory()));
 llvm::cl::opt<EmitKind> emit(
-    "emit", llvm::cl::desc("What to write to -o"),
+    "emit",
+    llvm::cl::desc("What to write to -o (a -o name ending in .bundle means "
+                   "bundle)"),
     llvm::cl::values(clEnumValN(EmitKind::None, "none", "nothing (default)"),
                      clEnumValN(EmitKind::Mlir, "mlir",
                                 "the IR after fmlp's plan pipeline"),
@@ -58,20 +75,24 @@ llvm::cl::opt<EmitKind> emit(
                                 "the IR after fmlp's GPU pipeline"),
                      clEnumValN(EmitKind::Bundle, "bundle",
                                 "a kernel bundle (a directory)")),
-    llvm::cl::init(EmitKind::None));
+    llvm::cl::init(EmitKind::None), llvm::cl::cat(getToolCategory()));
 llvm::cl::opt<bool>
     report("report",
            llvm::cl::desc("Describe each gated MLP block and its memory plan"),
-           llvm::cl::init(true));
+           llvm::cl::init(true), llvm::cl::cat(getToolCategory()));
 llvm::cl::opt<bool> checkResources(
     "check-resources",
     llvm::cl::desc(
         "Fail when ptxas reports a spill, a stack frame, shared "
         "memory over the chip's limit or a WGMMA pipeline changed by ptxas"),
-    llvm::cl::init(true));
-llvm::cl::opt<int64_t> tokens("tokens",
-                              llvm::cl::desc("Tokens T of the memory report"),
-                              llvm::cl::init(4096));
+    llvm::cl::init(true), llvm::cl::cat(getToolCategory()));
+llvm::cl::opt<int64_t>
+    tokens("tokens",
+           llvm::cl::desc("Tokens T of the memory report (default 4096, or "
+                          "the block's T when the IR fixes it)"),
+           llvm::cl::init(4096), llvm::cl::cat(getToolCategory()));
+
+constexpr llvm::StringLiteral kTool = "fmlp-compile";
 
 /// `file:line:col` of the block's down projection (the last location the
 /// recognizer fused), or the location as MLIR prints it.
@@ -88,11 +109,29 @@ std::string formatLocation(Location loc) {
   return text;
 }
 
-void describeBlock(GatedMlpOp op, unsigned index, llvm::raw_ostream &os) {
+/// Describes the block; fails, saying which, when one of its counts
+/// overflows int64.
+LogicalResult describeBlock(GatedMlpOp op, unsigned index,
+                            llvm::raw_ostream &os) {
   BlockShape shape = op.getBlockShape();
   auto xType = cast<RankedTensorType>(op.getX().getType());
   Type elementType = xType.getElementType();
   unsigned elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  // BlockShape's counts are 3 D H, 6 D H and 18 D H: they are read only
+  // once 18 D H x bytes is known to fit in int64.
+  std::optional<int64_t> dh =
+      llvm::checkedMul(shape.modelWidth, shape.hiddenWidth);
+  std::optional<int64_t> largest =
+      dh ? llvm::checkedMul(*dh, int64_t(18) * std::max(elementBytes, 1u))
+         : std::nullopt;
+  if (!largest) {
+    toolError(kTool) << "block " << index << " at "
+                     << formatLocation(op.getLoc()) << ": D = "
+                     << shape.modelWidth << ", H = " << shape.hiddenWidth
+                     << ": its parameter bytes or flop per token (18 D H) "
+                        "overflow int64\n";
+    return failure();
+  }
   auto weight = [](Value value, WeightLayout layout) {
     auto type = cast<RankedTensorType>(value.getType());
     return llvm::formatv("[{0}, {1}] {2}", type.getDimSize(0),
@@ -124,6 +163,7 @@ void describeBlock(GatedMlpOp op, unsigned index, llvm::raw_ostream &os) {
      << llvm::formatv("{0:N}", shape.getForwardFlopsPerToken()) << " forward, "
      << llvm::formatv("{0:N}", shape.getTrainingFlopsPerToken())
      << " training step\n";
+  return success();
 }
 
 void describeMemory(const MemoryReport &memory, const PipelineOptions &options,
@@ -134,83 +174,194 @@ void describeMemory(const MemoryReport &memory, const PipelineOptions &options,
   printMemoryReport(memory, os);
 }
 
+/// The T of the memory report: --tokens, or the block's own when its IR
+/// fixes T (and --tokens was not given); fails, saying why, when --tokens
+/// is one the block cannot take.
+std::optional<int64_t> chooseReportTokens(const std::vector<EntryPoint> &entries,
+                                          std::string &error) {
+  std::optional<TokenDomain> domain = getTokenDomain(entries, error);
+  if (!domain)
+    return std::nullopt;
+  if (tokens.getNumOccurrences() == 0) {
+    if (domain->staticTokens)
+      return *domain->staticTokens;
+    // The default, rounded up to what a batched x takes.
+    int64_t multiple = domain->multiple;
+    return (tokens + multiple - 1) / multiple * multiple;
+  }
+  if (!checkTokens(*domain, tokens, error))
+    return std::nullopt;
+  return tokens.getValue();
+}
+
+/// Says why no block was found: the recognizer once more, on a copy, with a
+/// remark at each contraction it leaves unfused.
+void explainMisses(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  OwningOpRef<ModuleOp> copy = module.clone();
+  unsigned remarks = 0;
+  ScopedDiagnosticHandler count(context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Remark)
+      ++remarks;
+    return failure(); // and let the tool's handler print it
+  });
+  PassManager explain(context);
+  explain.addPass(createRecognizePass(RecognizePassOptions{
+      /*explainMisses=*/true}));
+  (void)explain.run(*copy);
+  toolError(kTool) << "no gated MLP block found in " << inputFilename
+                   << (remarks ? ": the remarks above say why each "
+                                 "contraction was not fused"
+                               : ": it has no contraction (matmul) to fuse")
+                   << "\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAllPasses();
+  // fmlp-opt's MLIR debugging flags, applied to every pass manager below.
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  registerDefaultTimingManagerCLOptions();
   PipelineFlags flags;
+  setVersionPrinter(kTool);
+  hideUnrelatedOptions(/*keepMlirDebugging=*/true);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "fmlp-compile: compile gated MLP blocks\n");
+  if (!checkMinimum(tokens, 1) || !checkMinimum(flags.chunkTokens, 0))
+    return 1;
 
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &errorMessage);
-  if (!input) {
-    llvm::errs() << "fmlp-compile: " << errorMessage << "\n";
+  // What goes to -o, decided before any work.
+  EmitKind kind = emit;
+  bool outputGiven = outputFilename.getNumOccurrences() > 0;
+  if (emit.getNumOccurrences() == 0 && outputGiven) {
+    if (!StringRef(outputFilename).ends_with(".bundle")) {
+      toolError(kTool) << "-o " << outputFilename
+                       << ": say what to write there with --emit=bundle, "
+                          "--emit=mlir or --emit=gpu-mlir (a name ending in "
+                          ".bundle means --emit=bundle)\n";
+      return 1;
+    }
+    kind = EmitKind::Bundle;
+  }
+  if (kind == EmitKind::None && outputGiven) {
+    toolError(kTool) << "-o " << outputFilename
+                     << " with --emit=none: nothing would be written there\n";
     return 1;
   }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
+  if (kind == EmitKind::Bundle && outputFilename == "-") {
+    toolError(kTool) << "a bundle is a directory: give -o\n";
     return 1;
+  }
 
   PipelineOptions options;
   flags.fill(options);
   std::string invalid;
   if (!validatePipelineOptions(options, invalid)) {
-    llvm::errs() << "fmlp-compile: " << invalid << "\n";
+    toolError(kTool) << invalid << "\n";
     return 1;
   }
 
-  if (report) {
-    // The blocks as recognized, before they become kernels.
-    OwningOpRef<ModuleOp> recognized = module->clone();
-    PassManager recognize(&context);
-    recognize.addPass(createRecognizePass());
-    if (failed(recognize.run(*recognized)))
-      return 1;
-    unsigned index = 0;
-    recognized->walk(
-        [&](GatedMlpOp op) { describeBlock(op, ++index, llvm::outs()); });
-    if (index == 0)
-      llvm::outs() << "no gated MLP block found in " << inputFilename << "\n";
+  if ((kind == EmitKind::GpuMlir || kind == EmitKind::Bundle) &&
+      !llvm::sys::fs::is_directory(options.cudaPath)) {
+    toolError(kTool) << "--cuda-path=" << options.cudaPath
+                     << " is not a directory: the GPU kernels need the CUDA "
+                        "toolkit (its libdevice, ptxas)\n";
+    return 1;
   }
 
-  EmitKind kind = emit;
-  if (kind == EmitKind::None && emit.getNumOccurrences() == 0 &&
-      StringRef(outputFilename).ends_with(".bundle"))
-    kind = EmitKind::Bundle;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  // An error names its operation's location; the operation itself (for a
+  // GPU stage, megabytes of IR) is printed only when asked for.
+  llvm::cl::Option *printOp =
+      llvm::cl::getRegisteredOptions().lookup("mlir-print-op-on-diagnostic");
+  if (!printOp || printOp->getNumOccurrences() == 0)
+    context.printOpOnDiagnostic(false);
 
-  PassManager pm(&context);
-  buildPlanPipeline(pm, options);
-  if (failed(pm.run(*module)))
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    toolError(kTool) << errorMessage << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // A pass that reports an error without failing still fails the run: no
+  // output is written after an error diagnostic.
+  bool errorReported = false;
+  ScopedDiagnosticHandler watchErrors(&context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+      errorReported = true;
+    return failure(); // printed by `diagnostics`
+  });
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope rootTiming = timing.getRootScope();
+  // Runs `build`'s passes on `target` under the MLIR debugging flags.
+  auto runPasses = [&](ModuleOp target,
+                       llvm::function_ref<void(PassManager &)> build) {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.enableTiming(rootTiming);
+    build(pm);
+    return success(succeeded(pm.run(target)) && !errorReported);
+  };
+
+  // The blocks as recognized, before they become kernels.
+  OwningOpRef<ModuleOp> recognized = module->clone();
+  if (failed(runPasses(*recognized, [](PassManager &pm) {
+        pm.addPass(createRecognizePass());
+      })))
+    return 1;
+  SmallVector<GatedMlpOp> blocks;
+  recognized->walk([&](GatedMlpOp op) { blocks.push_back(op); });
+  if (blocks.empty()) {
+    explainMisses(*module);
+    return 1;
+  }
+  if (report)
+    for (auto [index, block] : llvm::enumerate(blocks))
+      if (failed(describeBlock(block, index + 1, llvm::outs())))
+        return 1;
+
+  if (failed(runPasses(*module, [&](PassManager &pm) {
+        buildPlanPipeline(pm, options);
+      })))
     return 1;
   if (report) {
     std::vector<EntryPoint> entries = readEntryPoints(*module);
-    if (!entries.empty())
-      describeMemory(computeMemoryReport(entries, tokens), options,
-                     llvm::outs());
+    std::string error;
+    std::optional<int64_t> reportTokens = chooseReportTokens(entries, error);
+    std::optional<MemoryReport> memory =
+        reportTokens ? computeMemoryReport(entries, *reportTokens, error)
+                     : std::nullopt;
+    if (!memory) {
+      toolError(kTool) << error << "\n";
+      return 1;
+    }
+    describeMemory(*memory, options, llvm::outs());
   }
   if (kind == EmitKind::GpuMlir || kind == EmitKind::Bundle) {
     // The GPU pipeline's stages after the plan (buildGpuPipeline = plan +
     // these), so the plan is not run twice.
-    PassManager gpu(&context);
-    buildGpuStages(gpu, options);
-    if (failed(gpu.run(*module)))
+    if (failed(runPasses(*module, [&](PassManager &pm) {
+          buildGpuStages(pm, options);
+        })))
       return 1;
   }
   if (kind == EmitKind::Bundle) {
-    if (outputFilename == "-") {
-      llvm::errs() << "fmlp-compile: a bundle is a directory: give -o\n";
-      return 1;
-    }
     BundleOptions bundleOptions;
     bundleOptions.chip = options.chip;
     bundleOptions.cudaPath = options.cudaPath;
@@ -218,24 +369,25 @@ int main(int argc, char **argv) {
     std::string error;
     if (failed(writeBundle(*module, outputFilename, bundleOptions,
                            report ? llvm::outs() : llvm::nulls(), error))) {
-      llvm::errs() << "fmlp-compile: " << error << "\n";
+      toolError(kTool) << error << "\n";
       return 1;
     }
     if (report)
       llvm::outs() << "wrote " << outputFilename << " (chip " << options.chip
                    << ")\n";
     if (options.precision != "highest")
-      llvm::errs() << "fmlp-compile: note: precision=" << options.precision
-                   << " asks for tf32 products; fp32 kernels are generated as "
-                      "IEEE fp32 (the tf32 paths do not exist yet), which is "
-                      "at least as accurate\n";
+      llvm::WithColor::note(llvm::errs(), kTool)
+          << "precision=" << options.precision
+          << " asks for tf32 products; fp32 kernels are generated as "
+             "IEEE fp32 (the tf32 paths do not exist yet), which is "
+             "at least as accurate\n";
     return 0;
   }
   if (kind == EmitKind::Mlir || kind == EmitKind::GpuMlir) {
     std::unique_ptr<llvm::ToolOutputFile> output =
         openOutputFile(outputFilename, &errorMessage);
     if (!output) {
-      llvm::errs() << "fmlp-compile: " << errorMessage << "\n";
+      toolError(kTool) << errorMessage << "\n";
       return 1;
     }
     module->print(output->os());
