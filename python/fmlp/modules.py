@@ -16,7 +16,7 @@ the projections, and warns once per module and reason.
 from __future__ import annotations
 
 import warnings
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import torch
 from torch import nn
@@ -30,11 +30,43 @@ _chips = {}
 # shard fmlp reads (parallel.py).
 TENSOR_TYPES = (torch.Tensor, nn.Parameter)
 SHARDED_TYPES = (parallel.DTensor,) if parallel.DTensor is not None else ()
+# The fast path's (why_not_fusable): exact types, compared by set membership.
+_PLAIN_TYPES = frozenset(TENSOR_TYPES)
+_PLAIN_TYPES_OR_NONE = _PLAIN_TYPES | {type(None)}
 
 
 def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
     """None when the fused kernels may read the weights of `module`'s
-    projections `names` instead of calling them; else why not."""
+    projections `names` instead of calling them; else why not.
+
+    It runs at every forward, so the common case is decided by a fast path
+    that reads nn.Module's own dictionaries: where getattr(module, name)
+    finds a submodule or a parameter only after a failed normal lookup
+    (an AttributeError, then nn.Module.__getattr__), `_modules` and
+    `_parameters` are one dict read each. The fast path accepts only what
+    guard.why_not_plain_linear accepts (exact nn.Linear, the four hook
+    dicts empty, no forward on the instance, weight a plain tensor, bias a
+    plain tensor or None), reading the same objects as getattr: a name
+    in the instance's __dict__ would shadow the dict entry, so such a name
+    sends the decision to the full guard. Anything else (PEFT, quantized
+    Linear, hooks, DTensor weights, ...) goes to guard.why_not_fusable,
+    which decides and says why. Dynamo traces both into guards, as
+    before."""
+    projections, own = module._modules, module.__dict__
+    for name in names:
+        p = projections.get(name)
+        if (name in own or type(p) is not nn.Linear or p._forward_hooks or p._forward_pre_hooks
+                or p._backward_hooks or p._backward_pre_hooks):
+            break
+        attributes, params = p.__dict__, p._parameters
+        # A missing "bias" entry reads as False (a bool, not in the types):
+        # nn.Linear registers it, as None when it has no bias.
+        if ("forward" in attributes or "weight" in attributes or "bias" in attributes
+                or type(params.get("weight")) not in _PLAIN_TYPES
+                or type(params.get("bias", False)) not in _PLAIN_TYPES_OR_NONE):
+            break
+    else:
+        return None
     return guard.why_not_fusable([(n, getattr(module, n, None)) for n in names], nn.Linear,
                                  TENSOR_TYPES, SHARDED_TYPES)
 
@@ -108,8 +140,8 @@ class FusedGatedMLP(nn.Module):
         return fused
 
     @staticmethod
-    def _linears() -> List[str]:
-        return ["gate_proj", "up_proj", "down_proj"]
+    def _linears() -> Tuple[str, ...]:
+        return ("gate_proj", "up_proj", "down_proj")  # a constant: no list per forward
 
     def _widths(self):
         return self.gate_proj.in_features, self.gate_proj.out_features
@@ -235,7 +267,7 @@ class FusedPhi3MLP(FusedGatedMLP):
 
     @staticmethod
     def _linears():
-        return ["gate_up_proj", "down_proj"]
+        return ("gate_up_proj", "down_proj")
 
     def _widths(self):
         return self.gate_up_proj.in_features, self.gate_up_proj.out_features // 2
