@@ -48,7 +48,10 @@ def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
     dicts empty, no forward on the instance, weight a plain tensor, bias a
     plain tensor or None), reading the same objects as getattr: a name
     in the instance's __dict__ would shadow the dict entry, so such a name
-    sends the decision to the full guard. Anything else (PEFT, quantized
+    sends the decision to the full guard. (Not covered: a class attribute
+    named like a projection on the fused module's own class, which getattr
+    would return instead of the submodule; checking the class costs an
+    AttributeError per name.) Anything else (PEFT, quantized
     Linear, hooks, DTensor weights, ...) goes to guard.why_not_fusable,
     which decides and says why. Dynamo traces both into guards, as
     before."""
