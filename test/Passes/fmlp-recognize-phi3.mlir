@@ -123,7 +123,7 @@ func.func @overlapping_halves(%x: tensor<8x64xf32>, %wgu: tensor<320x64xf32>, %w
   %wgu_t = linalg.transpose ins(%wgu : tensor<320x64xf32>) outs(%e_t : tensor<64x320xf32>) permutation = [1, 0]
   %e_gu = tensor.empty() : tensor<8x320xf32>
   %z_gu = linalg.fill ins(%zero : f32) outs(%e_gu : tensor<8x320xf32>) -> tensor<8x320xf32>
-// expected-remark @below {{not fused into fmlp.gated_mlp: GUREASON}}
+// expected-remark @below {{not fused into fmlp.gated_mlp: the projected tensor is not computed by elementwise operations, so this is no down projection}}
   %gu = linalg.matmul ins(%x, %wgu_t : tensor<8x64xf32>, tensor<64x320xf32>) outs(%z_gu : tensor<8x320xf32>) -> tensor<8x320xf32>
   %g = tensor.extract_slice %gu[0, 0] [8, 160] [1, 1] : tensor<8x320xf32> to tensor<8x160xf32>
   %u = tensor.extract_slice %gu[0, 80] [8, 160] [1, 1] : tensor<8x320xf32> to tensor<8x160xf32>
@@ -158,7 +158,7 @@ func.func @slices_not_at_half(%x: tensor<8x64xf32>, %wgu: tensor<400x64xf32>, %w
   %wgu_t = linalg.transpose ins(%wgu : tensor<400x64xf32>) outs(%e_t : tensor<64x400xf32>) permutation = [1, 0]
   %e_gu = tensor.empty() : tensor<8x400xf32>
   %z_gu = linalg.fill ins(%zero : f32) outs(%e_gu : tensor<8x400xf32>) -> tensor<8x400xf32>
-// expected-remark @below {{not fused into fmlp.gated_mlp: GUREASON}}
+// expected-remark @below {{not fused into fmlp.gated_mlp: the projected tensor is not computed by elementwise operations, so this is no down projection}}
   %gu = linalg.matmul ins(%x, %wgu_t : tensor<8x64xf32>, tensor<64x400xf32>) outs(%z_gu : tensor<8x400xf32>) -> tensor<8x400xf32>
   %g = tensor.extract_slice %gu[0, 0] [8, 160] [1, 1] : tensor<8x400xf32> to tensor<8x160xf32>
   %u = tensor.extract_slice %gu[0, 160] [8, 160] [1, 1] : tensor<8x400xf32> to tensor<8x160xf32>
@@ -193,7 +193,7 @@ func.func @unequal_cover(%x: tensor<8x64xf32>, %wgu: tensor<330x64xf32>, %wd: te
   %wgu_t = linalg.transpose ins(%wgu : tensor<330x64xf32>) outs(%e_t : tensor<64x330xf32>) permutation = [1, 0]
   %e_gu = tensor.empty() : tensor<8x330xf32>
   %z_gu = linalg.fill ins(%zero : f32) outs(%e_gu : tensor<8x330xf32>) -> tensor<8x330xf32>
-// expected-remark @below {{not fused into fmlp.gated_mlp: GUREASON}}
+// expected-remark @below {{not fused into fmlp.gated_mlp: the projected tensor is not computed by elementwise operations, so this is no down projection}}
   %gu = linalg.matmul ins(%x, %wgu_t : tensor<8x64xf32>, tensor<64x330xf32>) outs(%z_gu : tensor<8x330xf32>) -> tensor<8x330xf32>
   %g = tensor.extract_slice %gu[0, 0] [8, 160] [1, 1] : tensor<8x330xf32> to tensor<8x160xf32>
   %u = tensor.extract_slice %gu[0, 170] [8, 160] [1, 1] : tensor<8x330xf32> to tensor<8x160xf32>
@@ -228,9 +228,9 @@ func.func @halves_of_different_contractions(%x: tensor<8x64xf32>, %wgu: tensor<3
   %wgu_t = linalg.transpose ins(%wgu : tensor<320x64xf32>) outs(%e_t : tensor<64x320xf32>) permutation = [1, 0]
   %e_gu = tensor.empty() : tensor<8x320xf32>
   %z_gu = linalg.fill ins(%zero : f32) outs(%e_gu : tensor<8x320xf32>) -> tensor<8x320xf32>
-// expected-remark @below {{not fused into fmlp.gated_mlp: GUREASON}}
+// expected-remark @below {{not fused into fmlp.gated_mlp: the projected tensor is not computed by elementwise operations, so this is no down projection}}
   %gu = linalg.matmul ins(%x, %wgu_t : tensor<8x64xf32>, tensor<64x320xf32>) outs(%z_gu : tensor<8x320xf32>) -> tensor<8x320xf32>
-// expected-remark @below {{not fused into fmlp.gated_mlp: GUREASON}}
+// expected-remark @below {{not fused into fmlp.gated_mlp: the projected tensor is not computed by elementwise operations, so this is no down projection}}
   %gu2 = linalg.matmul ins(%x, %wgu_t : tensor<8x64xf32>, tensor<64x320xf32>) outs(%z_gu : tensor<8x320xf32>) -> tensor<8x320xf32>
   %g = tensor.extract_slice %gu[0, 0] [8, 160] [1, 1] : tensor<8x320xf32> to tensor<8x160xf32>
   %u = tensor.extract_slice %gu2[0, 160] [8, 160] [1, 1] : tensor<8x320xf32> to tensor<8x160xf32>
@@ -265,7 +265,7 @@ func.func @gate_up_third_user(%x: tensor<8x64xf32>, %wgu: tensor<320x64xf32>, %w
   %wgu_t = linalg.transpose ins(%wgu : tensor<320x64xf32>) outs(%e_t : tensor<64x320xf32>) permutation = [1, 0]
   %e_gu = tensor.empty() : tensor<8x320xf32>
   %z_gu = linalg.fill ins(%zero : f32) outs(%e_gu : tensor<8x320xf32>) -> tensor<8x320xf32>
-// expected-remark @below {{not fused into fmlp.gated_mlp: GUREASON}}
+// expected-remark @below {{not fused into fmlp.gated_mlp: the projected tensor is not computed by elementwise operations, so this is no down projection}}
   %gu = linalg.matmul ins(%x, %wgu_t : tensor<8x64xf32>, tensor<64x320xf32>) outs(%z_gu : tensor<8x320xf32>) -> tensor<8x320xf32>
   %g = tensor.extract_slice %gu[0, 0] [8, 160] [1, 1] : tensor<8x320xf32> to tensor<8x160xf32>
   %u = tensor.extract_slice %gu[0, 160] [8, 160] [1, 1] : tensor<8x320xf32> to tensor<8x160xf32>

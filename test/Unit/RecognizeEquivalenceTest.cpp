@@ -70,8 +70,7 @@ std::unique_ptr<CpuModule> compileAsWritten(MLIRContext &context,
   auto func = *module->getOps<func::FuncOp>().begin();
   symbol = func.getSymName().str();
   if (func.getNumArguments() == 3)
-    gateUpShape = llvm::to_vector(
-        cast<ShapedType>(func.getArgumentTypes()[1]).getShape());
+    gateUpShape = cast<ShapedType>(func.getArgumentTypes()[1]).getShape().vec();
   PassManager pm(&context);
   tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions{},
                               TosaToLinalgNamedOptions{});
@@ -109,7 +108,8 @@ HostTensor fuseGateUp(const HostTensor &gate, const HostTensor &up,
   HostTensor fused(element, shape);
   int64_t rows = gate.rows(), cols = gate.cols();
   bool stackedRows = shape == std::vector<int64_t>{2 * rows, cols};
-  EXPECT_TRUE(stackedRows || shape == std::vector<int64_t>{rows, 2 * cols});
+  bool sideBySide = shape == std::vector<int64_t>{rows, 2 * cols};
+  EXPECT_TRUE(stackedRows || sideBySide);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
       int64_t g = i * cols + j;
