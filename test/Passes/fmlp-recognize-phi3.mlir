@@ -14,7 +14,7 @@
 // CHECK-SAME: (%[[X:.+]]: tensor<8x64xf32>, %[[WGU:.+]]: tensor<320x64xf32>, %[[WD:.+]]: tensor<160x64xf32>)
 // CHECK-NEXT: %[[WG:.+]] = tensor.extract_slice %[[WGU]][0, 0] [160, 64] [1, 1] : tensor<320x64xf32> to tensor<160x64xf32>
 // CHECK-NEXT: %[[WU:.+]] = tensor.extract_slice %[[WGU]][160, 0] [160, 64] [1, 1] : tensor<320x64xf32> to tensor<160x64xf32>
-// CHECK-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]] {down_layout = #fmlp.layout<in_out>, gate_layout = #fmlp.layout<out_in>, up_layout = #fmlp.layout<out_in>}
+// CHECK-NEXT: %[[Y:.+]] = fmlp.gated_mlp silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]] {down_layout = #fmlp.layout<in_out>} : (tensor<8x64xf32>, tensor<160x64xf32>, tensor<160x64xf32>, tensor<160x64xf32>) -> tensor<8x64xf32>
 // CHECK-NEXT: return %[[Y]]
 func.func @fused_gate_up_out_in(%x: tensor<8x64xf32>, %wgu: tensor<320x64xf32>, %wd: tensor<160x64xf32>) -> (tensor<8x64xf32>) {
   %zero = arith.constant 0.0 : f32
