@@ -233,17 +233,16 @@ func.func @phi3_fused_gate_up(%x: tensor<?x96xf32>, %wgu: tensor<400x96xf32>,
   %g = tensor.extract_slice %gu[0, 0] [%t, 200] [1, 1] : tensor<?x400xf32> to tensor<?x200xf32>
   %u = tensor.extract_slice %gu[0, 200] [%t, 200] [1, 1] : tensor<?x400xf32> to tensor<?x200xf32>
   %e_th = tensor.empty(%t) : tensor<?x200xf32>
-  %sig = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
-      ins(%g : tensor<?x200xf32>) outs(%e_th : tensor<?x200xf32>) {
-  ^bb0(%in: f32, %out: f32):
-    %n = arith.negf %in : f32
+  %a = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : tensor<?x200xf32>, tensor<?x200xf32>) outs(%e_th : tensor<?x200xf32>) {
+  ^bb0(%gi: f32, %ui: f32, %out: f32):
+    %n = arith.negf %gi : f32
     %e = math.exp %n : f32
     %d = arith.addf %e, %one : f32
-    %r = arith.divf %one, %d : f32
-    linalg.yield %r : f32
+    %s = arith.divf %gi, %d : f32
+    %p = arith.mulf %s, %ui : f32
+    linalg.yield %p : f32
   } -> tensor<?x200xf32>
-  %silu = arith.mulf %g, %sig : tensor<?x200xf32>
-  %a = arith.mulf %silu, %u : tensor<?x200xf32>
   %e_hd = tensor.empty() : tensor<200x96xf32>
   %wd_t = linalg.transpose ins(%wd : tensor<96x200xf32>) outs(%e_hd : tensor<200x96xf32>) permutation = [1, 0]
   %e_td = tensor.empty(%t) : tensor<?x96xf32>
