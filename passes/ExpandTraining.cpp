@@ -11,6 +11,7 @@
 #include "dialects/FMLP/FMLPOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -138,9 +139,14 @@ std::string mlir::fmlp::getEntryPointPrefix(Operation *block) {
 
 namespace {
 
-/// True if `func` holds nothing but gated MLP blocks and its return.
+/// True if `func` holds nothing but gated MLP blocks, views of weights
+/// used only by them (the tensor.extract_slice halves of a fused gate_up
+/// weight that fmlp-recognize inserts) and its return.
 bool holdsOnlyBlocks(func::FuncOp func) {
   return llvm::all_of(func.getBody().getOps(), [](Operation &op) {
+    if (isa<tensor::ExtractSliceOp>(op))
+      return llvm::all_of(op.getUsers(),
+                          [](Operation *user) { return isa<GatedMlpOp>(user); });
     return isa<GatedMlpOp, func::ReturnOp>(op);
   });
 }

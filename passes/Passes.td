@@ -51,6 +51,24 @@ def RecognizePass : Pass<"fmlp-recognize"> {
       far below the distance to any other common activation (e.g. the
       sigmoid GELU `x sigmoid(1.702 x)` is 1e-2 away from `gelu_tanh`). The
       exact GELU (`erf`) is not supported and never matched.
+    - a fused gate_up projection (Phi3's `gate_up_proj`): one projection
+      of 2H outputs, `[..., 2H]`, whose columns `[0, H)` and `[H, 2H)`
+      (two `tensor.extract_slice`s with unit strides, all of every other
+      dimension) are the two operands of the activation product; which
+      half is the gate is read from the product. The gate and up weights
+      (and biases, when the bias is added before the split) become
+      `tensor.extract_slice` views of the stored weight, inserted before
+      the `fmlp.gated_mlp`: the output-feature rows of an `out_in` `[2H, D]`
+      weight, or columns of an `in_out` `[D, 2H]` one. Nothing is copied
+      in the IR; the later passes treat the views as any weight operand:
+      fmlp-expand-training makes `gate` and `up` two arguments of each
+      entry point (of type `[H, D]` or `[D, H]`), so a caller passes the
+      two halves of its one weight as two buffers (for `out_in`, the two
+      contiguous row halves, i.e. pointers into the one weight; for
+      `in_out`, the column halves are strided and must be copied by the
+      caller). Slices that overlap, leave a gap, are not at `H`, come from
+      different tensors, or whose whole `[..., 2H]` tensor has another user
+      are not fused.
     - a down multiplier: elementwise operations after the down projection
       that compute `c * y` (including casts) are folded into
       `down_multiplier` up to the last value whose type is `x`'s.

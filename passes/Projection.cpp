@@ -30,6 +30,11 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <array>
 
 #include <optional>
 
@@ -462,4 +467,144 @@ FailureOr<Projection> mlir::fmlp::matchProjection(Value result,
   if (failed(matched))
     return failure();
   return projection;
+}
+
+//===----------------------------------------------------------------------===//
+// Halves of one projection (Phi3's fused gate_up_proj)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The columns [offset, offset + size) of the last dimension that `slice`
+/// takes, if it keeps the rank, has unit strides, and takes all of every
+/// other dimension: statically, or as `tensor.dim` of a tensor in
+/// `sameLeadingExtents` (its source, and the projection's input, whose
+/// leading dimensions are the projection's). The `tensor.dim`s of the
+/// source are added to `sourceDims`: they belong to the block, since the
+/// source does not outlive it.
+std::optional<std::pair<int64_t, int64_t>>
+getLastDimensionColumns(tensor::ExtractSliceOp slice,
+                        ArrayRef<Value> sameLeadingExtents,
+                        SmallVector<Operation *> &sourceDims) {
+  Value source = slice.getSource();
+  ArrayRef<int64_t> sourceShape = shapeOf(source);
+  unsigned rank = sourceShape.size();
+  if (shapeOf(slice.getResult()).size() != rank || rank == 0 ||
+      !slice.hasUnitStride())
+    return std::nullopt;
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    if (getConstantIntValue(offsets[i]) != 0)
+      return std::nullopt;
+    if (std::optional<int64_t> size = getConstantIntValue(sizes[i])) {
+      if (*size != sourceShape[i])
+        return std::nullopt;
+      continue;
+    }
+    auto sizeValue = dyn_cast<Value>(sizes[i]);
+    auto dim = sizeValue ? sizeValue.getDefiningOp<tensor::DimOp>()
+                         : tensor::DimOp();
+    if (!dim || !llvm::is_contained(sameLeadingExtents, dim.getSource()) ||
+        dim.getConstantIndex() != std::optional<int64_t>(i))
+      return std::nullopt;
+    if (dim.getSource() == source)
+      sourceDims.push_back(dim);
+  }
+  std::optional<int64_t> offset = getConstantIntValue(offsets.back());
+  std::optional<int64_t> size = getConstantIntValue(sizes.back());
+  if (!offset || !size)
+    return std::nullopt;
+  return std::make_pair(*offset, *size);
+}
+
+/// `value` restricted to [offset, offset + size) along `dim`: a view.
+Value sliceAlong(OpBuilder &builder, Location loc, Value value, unsigned dim,
+                 int64_t offset, int64_t size) {
+  unsigned rank = shapeOf(value).size();
+  SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, builder.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, value);
+  offsets[dim] = builder.getIndexAttr(offset);
+  sizes[dim] = builder.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(builder, loc, value, offsets, sizes,
+                                        strides);
+}
+
+} // namespace
+
+FailureOr<std::pair<Projection, Projection>>
+mlir::fmlp::matchProjectionHalves(Value first, Value second,
+                                  std::string &reason) {
+  auto slices = std::array{first.getDefiningOp<tensor::ExtractSliceOp>(),
+                           second.getDefiningOp<tensor::ExtractSliceOp>()};
+  if (!slices[0] || !slices[1])
+    return fail(reason, "not both computed by tensor.extract_slice");
+  Value source = slices[0].getSource();
+  if (slices[1].getSource() != source)
+    return fail(reason, "the two slices are of different tensors");
+  std::string why;
+  FailureOr<Projection> whole = matchProjection(source, why);
+  if (failed(whole))
+    return fail(reason, "the sliced tensor is not a projection: " + why);
+  std::optional<std::pair<int64_t, int64_t>> columns[2];
+  SmallVector<Operation *> sourceDims[2];
+  for (unsigned i = 0; i < 2; ++i)
+    if (!(columns[i] = getLastDimensionColumns(
+              slices[i], {source, whole->input}, sourceDims[i])))
+      return fail(reason, "slice " + Twine(i) +
+                              " does not take a range of the last dimension "
+                              "(with unit strides, all of every other one)");
+  // The halves [0, H) and [H, 2H) of [..., 2H], in either order.
+  int64_t width = shapeOf(source).back();
+  int64_t half = width / 2;
+  auto [offset0, size0] = *columns[0];
+  auto [offset1, size1] = *columns[1];
+  bool halves = !ShapedType::isDynamic(width) && width % 2 == 0 &&
+                size0 == half && size1 == half &&
+                std::min(offset0, offset1) == 0 &&
+                std::max(offset0, offset1) == half;
+  if (!halves)
+    return fail(reason,
+                llvm::formatv("the slices take columns [{0}, {1}) and [{2}, "
+                              "{3}) of {4}, not the halves [0, W/2) and "
+                              "[W/2, W) of a static even width W",
+                              offset0, offset0 + size0, offset1,
+                              offset1 + size1,
+                              ShapedType::isDynamic(width)
+                                  ? std::string("a dynamic width")
+                                  : llvm::formatv("width {0}", width).str())
+                    .str());
+
+  auto makeHalf = [&](unsigned i) {
+    Projection projection = *whole;
+    projection.result = i == 0 ? first : second;
+    // The slice and the tensor.dims it reads precede the whole projection's
+    // path, which ends at its contraction.
+    projection.dataPath.insert(projection.dataPath.begin(),
+                               sourceDims[i].begin(), sourceDims[i].end());
+    projection.dataPath.insert(projection.dataPath.begin(), slices[i]);
+    projection.outputSlice = columns[i];
+    return projection;
+  };
+  return std::make_pair(makeHalf(0), makeHalf(1));
+}
+
+Value mlir::fmlp::getWeightOperand(OpBuilder &builder, Location loc,
+                                   const Projection &projection) {
+  if (!projection.outputSlice)
+    return projection.weight;
+  // Output features are the rows of an out_in [N, K] weight and the
+  // columns of an in_out [K, N] one.
+  unsigned outputDim = projection.layout == WeightLayout::out_in ? 0 : 1;
+  auto [offset, size] = *projection.outputSlice;
+  return sliceAlong(builder, loc, projection.weight, outputDim, offset, size);
+}
+
+Value mlir::fmlp::getBiasOperand(OpBuilder &builder, Location loc,
+                                 const Projection &projection) {
+  if (!projection.bias || !projection.outputSlice)
+    return projection.bias;
+  auto [offset, size] = *projection.outputSlice;
+  return sliceAlong(builder, loc, projection.bias, 0, offset, size);
 }

@@ -223,15 +223,31 @@ FailureOr<BlockMatch> matchGatedMlp(const Projection &down,
                              activation->getOperations().end());
 
   Projection projections[2];
-  for (unsigned i = 0; i < 2; ++i) {
-    FailureOr<Projection> projection =
-        matchProjection(activation->getLeaves()[i], why);
-    if (failed(projection)) {
-      reason = "operand " + std::to_string(i) +
-               " of the activation product is not a projection: " + why;
+  ArrayRef<Value> leaves = activation->getLeaves();
+  if (llvm::all_of(leaves, [](Value leaf) {
+        return leaf.getDefiningOp<tensor::ExtractSliceOp>();
+      })) {
+    // Both operands are slices: the two halves of one fused gate_up
+    // projection (Phi3), or no block.
+    FailureOr<std::pair<Projection, Projection>> halves =
+        matchProjectionHalves(leaves[0], leaves[1], why);
+    if (failed(halves)) {
+      reason = "the operands of the activation product are slices, but not "
+               "the two halves of one projection: " +
+               why;
       return failure();
     }
-    projections[i] = *projection;
+    std::tie(projections[0], projections[1]) = *halves;
+  } else {
+    for (unsigned i = 0; i < 2; ++i) {
+      FailureOr<Projection> projection = matchProjection(leaves[i], why);
+      if (failed(projection)) {
+        reason = "operand " + std::to_string(i) +
+                 " of the activation product is not a projection: " + why;
+        return failure();
+      }
+      projections[i] = *projection;
+    }
   }
   if (!isSameTensor(projections[0].input, projections[1].input)) {
     reason = "the gate and up projections read different tensors";
@@ -310,10 +326,17 @@ GatedMlpOp buildGatedMlp(const BlockMatch &match, std::string &reason) {
   auto layout = [&](WeightLayout value) {
     return WeightLayoutAttr::get(context, value);
   };
+  // Halves of a fused gate_up projection take views of its weight and bias
+  // (tensor.extract_slice, built here): operands, never copies.
+  Location loc = builder.getFusedLoc(locations);
+  SmallVector<Value> operands;
+  for (const Projection *projection : {&match.gate, &match.up, &match.down})
+    operands.push_back(getWeightOperand(builder, loc, *projection));
+  for (const Projection *projection : {&match.gate, &match.up, &match.down})
+    operands.push_back(getBiasOperand(builder, loc, *projection));
   auto op = GatedMlpOp::create(
-      builder, builder.getFusedLoc(locations), match.output.getType(),
-      match.gate.input, match.gate.weight, match.up.weight, match.down.weight,
-      match.gate.bias, match.up.bias, match.down.bias,
+      builder, loc, match.output.getType(), match.gate.input, operands[0],
+      operands[1], operands[2], operands[3], operands[4], operands[5],
       ActivationAttr::get(context, match.product.activation),
       layout(match.gate.layout), layout(match.up.layout),
       layout(match.down.layout),
@@ -328,6 +351,15 @@ GatedMlpOp buildGatedMlp(const BlockMatch &match, std::string &reason) {
   if (succeeded(op.verifyInvariants()))
     return op;
   op->erase();
+  // Erase the views built above, and only those.
+  const Projection *projections[] = {&match.gate, &match.up, &match.down};
+  for (auto [index, projection] : llvm::enumerate(projections)) {
+    if (!projection->outputSlice)
+      continue;
+    for (Value view : {operands[index], operands[3 + index]})
+      if (view)
+        view.getDefiningOp()->erase();
+  }
   return nullptr;
 }
 

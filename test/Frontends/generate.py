@@ -449,13 +449,9 @@ CASES = [
     ("jax-input", "gemma", "float32", "dynamic", True),
 ]
 
-# Forms knowingly not supported, with the remark fmlp-recognize gives and why.
-UNSUPPORTED = {
-    "phi3": ("the gate and up projections are two halves of one contraction "
-             "(Phi3's fused gate_up_proj, split by tensor.extract_slice); "
-             "fmlp.gated_mlp takes two weights, and reading the halves as "
-             "views of one weight is not implemented"),
-}
+# Forms knowingly not supported, with the remark fmlp-recognize gives and why
+# (none now: Phi3's fused gate_up_proj is read as two views of one weight).
+UNSUPPORTED = {}
 
 
 def case_name(case):
@@ -520,7 +516,18 @@ def header(case):
     lines += [
         "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
         "// RUN: fmlp-compile %s --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
-        f"// BLOCKS-COUNT-1: fmlp.gated_mlp {name}",
+    ]
+    if family == "phi3":
+        # One [D, 2H] weight; the gate and up weights are views of its
+        # column halves, inserted before the block.
+        lines += [
+            f"// BLOCKS: %[[GATE:.+]] = tensor.extract_slice %[[GATE_UP:[a-z0-9_]+]][0, 0] [{D}, {H}] [1, 1]",
+            f"// BLOCKS-NEXT: %[[UP:.+]] = tensor.extract_slice %[[GATE_UP]][0, {H}] [{D}, {H}] [1, 1]",
+            f"// BLOCKS-NEXT: fmlp.gated_mlp {name} %{{{{.+}}}}, gate %[[GATE]], up %[[UP]],",
+        ]
+    else:
+        lines.append(f"// BLOCKS-COUNT-1: fmlp.gated_mlp {name}")
+    lines += [
         "// BLOCKS-NOT: fmlp.gated_mlp",
         "// CHECK: block 1 at",
         f"// CHECK-NEXT: activation     {activation}",

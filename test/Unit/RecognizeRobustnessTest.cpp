@@ -15,6 +15,8 @@
 //    - scaling a floating-point constant of an unscaled block breaks it;
 //    - giving one projection of x a different input breaks it;
 //    - feeding the down projection another value than A breaks it;
+//    - moving a slice of a fused gate_up projection (Phi3) off its half
+//      breaks it;
 //    - negating the payload of a copy or cast generic that prepares a weight
 //      or bias (read as a broadcast, transpose or cast) never leaves the
 //      same block.
@@ -373,6 +375,31 @@ std::vector<Mutation> makeMutations() {
                                                yield.getValues()[0]);
          yield->setOperand(0, negated);
          return Expect::NotTheSameBlock;
+       }});
+
+  // The halves of a fused gate_up projection (Phi3) are its columns
+  // [0, H) and [H, 2H) only: a slice moved by 8 columns (overlapping the
+  // other half, or leaving a gap) is no half.
+  mutations.push_back(
+      {"move a slice of a fused projection",
+       [](ModuleOp module, const Reference &reference) {
+         return walkSites(module, [&](Operation *op) {
+           auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+           return slice && reference.interior.contains(slice.getResult()) &&
+                  !ShapedType::isDynamic(slice.getStaticOffsets().back()) &&
+                  !ShapedType::isDynamic(slice.getStaticSizes().back());
+         });
+       },
+       [](Operation *site, const Reference &, OpBuilder &) {
+         auto slice = cast<tensor::ExtractSliceOp>(site);
+         SmallVector<int64_t> offsets(slice.getStaticOffsets());
+         int64_t width = slice.getSourceType().getShape().back();
+         offsets.back() += offsets.back() + slice.getStaticSizes().back() + 8 <=
+                                   width
+                               ? 8
+                               : -8;
+         slice.setStaticOffsets(offsets);
+         return Expect::NotFused;
        }});
 
   mutations.push_back(

@@ -211,3 +211,42 @@ func.func @tosa_lowered_batch_one(%x: tensor<8x96xf32>, %wg: tensor<96x200xf32>,
   %y = tensor.collapse_shape %y3 [[0, 1], [2]] : tensor<1x8x96xf32> into tensor<8x96xf32>
   return %y : tensor<8x96xf32>
 }
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+// Phi3's fused gate_up_proj (torch-mlir's form): one nn.Linear weight of 2H
+// outputs, [400, 96], whose output columns [0, 200) are the gate and
+// [200, 400) the up projection; the original takes it whole, fmlp's plan
+// its two row halves.
+func.func @phi3_fused_gate_up(%x: tensor<?x96xf32>, %wgu: tensor<400x96xf32>,
+                              %wd: tensor<96x200xf32>) -> tensor<?x96xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %t = tensor.dim %x, %c0 : tensor<?x96xf32>
+  %e_d2h = tensor.empty() : tensor<96x400xf32>
+  %wgu_t = linalg.transpose ins(%wgu : tensor<400x96xf32>) outs(%e_d2h : tensor<96x400xf32>) permutation = [1, 0]
+  %e_t2h = tensor.empty(%t) : tensor<?x400xf32>
+  %z_t2h = linalg.fill ins(%zero : f32) outs(%e_t2h : tensor<?x400xf32>) -> tensor<?x400xf32>
+  %gu = linalg.matmul ins(%x, %wgu_t : tensor<?x96xf32>, tensor<96x400xf32>) outs(%z_t2h : tensor<?x400xf32>) -> tensor<?x400xf32>
+  %g = tensor.extract_slice %gu[0, 0] [%t, 200] [1, 1] : tensor<?x400xf32> to tensor<?x200xf32>
+  %u = tensor.extract_slice %gu[0, 200] [%t, 200] [1, 1] : tensor<?x400xf32> to tensor<?x200xf32>
+  %e_th = tensor.empty(%t) : tensor<?x200xf32>
+  %a = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : tensor<?x200xf32>, tensor<?x200xf32>) outs(%e_th : tensor<?x200xf32>) {
+  ^bb0(%gi: f32, %ui: f32, %out: f32):
+    %n = arith.negf %gi : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %e, %one : f32
+    %s = arith.divf %gi, %d : f32
+    %p = arith.mulf %s, %ui : f32
+    linalg.yield %p : f32
+  } -> tensor<?x200xf32>
+  %e_hd = tensor.empty() : tensor<200x96xf32>
+  %wd_t = linalg.transpose ins(%wd : tensor<96x200xf32>) outs(%e_hd : tensor<200x96xf32>) permutation = [1, 0]
+  %e_td = tensor.empty(%t) : tensor<?x96xf32>
+  %z_td = linalg.fill ins(%zero : f32) outs(%e_td : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %y = linalg.matmul ins(%a, %wd_t : tensor<?x200xf32>, tensor<200x96xf32>) outs(%z_td : tensor<?x96xf32>) -> tensor<?x96xf32>
+  return %y : tensor<?x96xf32>
+}
