@@ -2,21 +2,15 @@
 //
 // Implements convert-fmlp-to-nvvm (see Passes.td). Each kernel op of a
 // planned entry point becomes one kernel in the gpu.module @fmlp_kernels,
-// and the op itself a gpu.launch_func of it. Every kernel is the one GEMM
-// skeleton of lib/CodeGen/KernelBuilder.h with its operands and epilogue
-// plugged in; the math of each epilogue is the CPU lowering's
-// (ConvertFMLPToLinalg.cpp), so both paths round the same values:
-//
-//   K1 m=T  n=H  k=D   A=x            B=Wg, Wu (2 accumulators) -> A[,G,U]
-//   K2 m=T  n=D  k=H   A=A            B=Wd                      -> y
-//   K3 m=T  n=H  k=D   A=dy           B=Wd read transposed  -> dG,dU on G,U
-//   K4 m=T  n=D  k=2H  A=dG | dU      B=Wg | Wu read transposed -> dx
-//   K5 m=2H n=D  k=T   A=(dG | dU)^T  B=x                   -> dWg | dWu
-//   K6 m=D  n=H  k=T   A=dy^T         B=A, or act(G) U          -> dWd
-//
-// ("|": two buffers concatenated along that index, one MatrixView.) Kernel
-// parameters are one pointer per distinct buffer (already offset to the
-// view's first element by the caller) and T.
+// and the op itself a gpu.launch_func of it. Every kernel but bias_grad's
+// column sum is the one GEMM skeleton of lib/CodeGen/KernelBuilder.h: its
+// extents and operands are the op's KernelGemm (KernelGemm.h), read by the
+// strategy its #fmlp.kernel_config names (SIMT loaders, or the WGMMA
+// strategy's tensor maps), and its epilogue is written here per op
+// (EpilogueLowering), with the math of the CPU lowering
+// (ConvertFMLPToLinalg.cpp), so both paths round the same values. Kernel
+// parameters are the tensor maps, one pointer per distinct buffer (already
+// offset to the view's first element by the caller) and T.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +20,7 @@
 #include "lib/CodeGen/Activation.h"
 #include "lib/CodeGen/KernelBuilder.h"
 #include "lib/CodeGen/TileSelection.h"
-#include "passes/KernelConfig.h"
+#include "passes/KernelGemm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -94,8 +88,6 @@ int64_t staticSize(Value memref, unsigned dim) {
   return cast<MemRefType>(memref.getType()).getDimSize(dim);
 }
 
-bool adjacentAlongCols(const MatrixView &view) { return view.colStride == 1; }
-
 Value scale(KernelBuilder &kb, Value v, std::optional<APFloat> multiplier) {
   return multiplier
              ? arith::MulFOp::create(kb.b, kb.loc, v,
@@ -153,18 +145,89 @@ const Primitives &primitivesFor(Type element) {
   return element.isF32() ? accuratePrimitives() : nvvmPrimitives();
 }
 
-/// What a kernel op becomes: its GEMM (or column sum) and the operand whose
-/// first dimension is T.
-struct KernelPlan {
-  Value tokenOperand;
+/// out(m, n) = acc, or out(m, n) + acc when accumulating, through
+/// KernelBuilder::load and store (which the WGMMA epilogue pairs and stages).
+void storeGradient(KernelBuilder &kb, const MatrixView &out, Value m, Value n,
+                   Value acc, bool accumulate) {
+  if (accumulate)
+    acc = fadd(kb, kb.load(out, m, n), acc);
+  kb.store(out, m, n, acc);
+}
+
+/// The SIMT strategy's reads of a GEMM's operands (KernelGemm.h): each
+/// part as a view of A(m, k) or B_j(k, n), a concatenation as one view.
+class SimtReads {
+public:
+  SimtReads(KernelBuilder &kb, const KernelOperands &ops) : kb(kb), ops(ops) {}
+
+  /// Part `part` of A (`isA`) or of a B_j, indexed (m, k) or (k, n): the
+  /// stored view, transposed when its rows index the other.
+  MatrixView partView(const GemmPart &part, bool isA) const {
+    MatrixView stored = ops.view(kb, part.memref);
+    return isA == part.kMajor ? stored : stored.transposed();
+  }
+  /// A Plain or Concatenated operand as one view.
+  MatrixView operandView(const GemmOperand &operand, bool isA) const {
+    MatrixView first = partView(operand.parts[0], isA);
+    if (operand.form == GemmOperand::Form::Plain)
+      return first;
+    // Along k: A's columns, B's rows; along A's m: its rows.
+    return MatrixView::concatenate(first, partView(operand.parts[1], isA),
+                                   operand.split,
+                                   /*alongRows=*/isA != operand.alongK);
+  }
+
+  /// The GemmSpec of `gemm`, all but its epilogue.
+  GemmSpec spec(const KernelGemm &gemm) const {
+    GemmSpec spec;
+    spec.element = gemm.element;
+    spec.m = gemm.m;
+    spec.n = gemm.n;
+    spec.k = gemm.k;
+    MatrixView a = operandView(gemm.a, /*isA=*/true);
+    spec.loadA = [a](KernelBuilder &kb, Value m, Value k) {
+      return kb.load(a, m, k);
+    };
+    for (const GemmOperand &b : gemm.b)
+      spec.loadB.push_back(loaderB(b, gemm.element));
+    // Whether consecutive k of A's first part, n of B_0's, are adjacent.
+    spec.aAdjacentAlongK = partView(gemm.a.parts[0], true).colStride == 1;
+    spec.bAdjacentAlongN = partView(gemm.b[0].parts[0], false).colStride == 1;
+    return spec;
+  }
+
+private:
+  GemmSpec::Loader loaderB(const GemmOperand &operand, Type element) const {
+    if (operand.form != GemmOperand::Form::Gated) {
+      MatrixView b = operandView(operand, /*isA=*/false);
+      return [b](KernelBuilder &kb, Value k, Value n) {
+        return kb.load(b, k, n);
+      };
+    }
+    // B(k, n) = act(G(k, n)) U(k, n), recomputed as it is loaded.
+    MatrixView g = partView(operand.parts[0], false);
+    MatrixView u = partView(operand.parts[1], false);
+    Activation activation = operand.activation;
+    const Primitives &primitives = primitivesFor(element);
+    return [=, &primitives](KernelBuilder &kb, Value k, Value n) {
+      Value a = kb.load(g, k, n);
+      return fmul(kb, buildActivation(kb.b, kb.loc, activation, a, primitives),
+                  kb.load(u, k, n));
+    };
+  }
+
+  KernelBuilder &kb;
+  const KernelOperands &ops;
 };
 
-/// The GEMM of a kernel op, as either instantiation of the skeleton: the
-/// WGMMA one reads A and B_j through the plan's tensor maps (and moves the
-/// outputs it stages through theirs), the SIMT one through the loaders;
-/// both share the epilogue.
+/// The GEMM of a kernel op, as either strategy: the WGMMA one reads A and
+/// B_j through the plan's tensor maps (and moves the outputs it stages
+/// through theirs), the SIMT one through SimtReads; both run `epilogue`.
 void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
-               const KernelConfig &config, const TmaPlan *tma, GemmSpec spec) {
+               const KernelGemm &gemm, const KernelConfig &config,
+               const TmaPlan *tma, GemmSpec::Epilogue epilogue) {
+  GemmSpec spec = SimtReads(kb, ops).spec(gemm);
+  spec.epilogue = std::move(epilogue);
   if (config.strategy == KernelStrategy::simt || !tma)
     return buildSimtGemm(kb, spec);
   WgmmaGemmSpec wgmma;
@@ -176,257 +239,129 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   for (auto [memref, map] : tma->outputMaps)
     wgmma.outputMaps.push_back({ops.view(kb, memref), map});
   wgmma.tileN = config.tileN;
-  wgmma.sharedBytesLimit =
-      getTarget(kb.func).getInfo().sharedBytesPerBlock;
+  wgmma.sharedBytesLimit = getTarget(kb.func).getInfo().sharedBytesPerBlock;
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
   wgmma.epilogue = spec.epilogue;
   buildWgmmaGemm(kb, wgmma);
 }
 
-KernelPlan build(GateUpOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config, const TmaPlan *tma) {
-  ValueRange outs = op.getInits();
-  MatrixView x = ops.view(kb, op.getX());
-  MatrixView wg = ops.weight(kb, op.getGate(), op.getGateLayout());
-  MatrixView wu = ops.weight(kb, op.getUp(), op.getUpLayout());
-  SmallVector<MatrixView> stored;
-  for (Value out : outs)
-    stored.push_back(ops.view(kb, out));
-  std::optional<MatrixView> gateBias, upBias;
-  if (op.getGateBias())
-    gateBias = ops.view(kb, op.getGateBias());
-  if (op.getUpBias())
-    upBias = ops.view(kb, op.getUpBias());
+/// Each GEMM kernel op's epilogue: what it makes of the accumulators
+/// C_j(m, n) of one output element. Its operands and extents are its
+/// KernelGemm's; the math is the CPU lowering's.
+struct EpilogueLowering {
+  KernelBuilder &kb;
+  const KernelOperands &ops;
+  const KernelGemm &gemm;
+  const KernelConfig &config;
+  const TmaPlan *tma;
 
-  GemmSpec spec;
-  spec.element = x.element;
-  spec.m = Extent::ofTokens();
-  spec.n = Extent::of(staticSize(outs[0], 1));
-  spec.k = Extent::of(staticSize(op.getX(), 1));
-  spec.loadA = [x](KernelBuilder &kb, Value m, Value k) {
-    return kb.load(x, m, k);
-  };
-  for (MatrixView w : {wg, wu})
-    spec.loadB.push_back(
-        [w](KernelBuilder &kb, Value k, Value n) { return kb.load(w, k, n); });
-  spec.aAdjacentAlongK = adjacentAlongCols(x);
-  spec.bAdjacentAlongN = adjacentAlongCols(wg);
-  std::optional<APFloat> mg = op.getGateMultiplier();
-  Activation activation = op.getActivation();
-  const Primitives &primitives = primitivesFor(spec.element);
-  spec.epilogue = [&](KernelBuilder &kb, Value m, Value n,
-                      ArrayRef<Value> acc) {
-    Value zero = kb.i64(0);
-    Value g = gateBias ? fadd(kb, acc[0], kb.load(*gateBias, zero, n)) : acc[0];
-    Value u = upBias ? fadd(kb, acc[1], kb.load(*upBias, zero, n)) : acc[1];
-    g = scale(kb, g, mg);
-    Value a =
-        fmul(kb, buildActivation(kb.b, kb.loc, activation, g, primitives), u);
-    kb.store(stored[0], m, n, a);
-    if (stored.size() == 3) {
-      kb.store(stored[1], m, n, g);
-      kb.store(stored[2], m, n, u);
-    }
-  };
-  buildGemm(kb, ops, config, tma, spec);
-  return {op.getX()};
-}
+  void gemmWith(GemmSpec::Epilogue epilogue) {
+    buildGemm(kb, ops, gemm, config, tma, std::move(epilogue));
+  }
 
-KernelPlan build(DownOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config, const TmaPlan *tma) {
-  Value out = op.getInits()[0];
-  MatrixView a = ops.view(kb, op.getA()), y = ops.view(kb, out);
-  MatrixView wd = ops.weight(kb, op.getDown(), op.getDownLayout());
-  std::optional<MatrixView> bias;
-  if (op.getDownBias())
-    bias = ops.view(kb, op.getDownBias());
-  GemmSpec spec;
-  spec.element = a.element;
-  spec.m = Extent::ofTokens();
-  spec.n = Extent::of(staticSize(out, 1));
-  spec.k = Extent::of(staticSize(op.getA(), 1));
-  spec.loadA = [a](KernelBuilder &kb, Value m, Value k) {
-    return kb.load(a, m, k);
-  };
-  spec.loadB.push_back(
-      [wd](KernelBuilder &kb, Value k, Value n) { return kb.load(wd, k, n); });
-  spec.aAdjacentAlongK = adjacentAlongCols(a);
-  spec.bAdjacentAlongN = adjacentAlongCols(wd);
-  std::optional<APFloat> md = op.getDownMultiplier();
-  spec.epilogue = [&](KernelBuilder &kb, Value m, Value n,
-                      ArrayRef<Value> acc) {
-    Value sum = bias ? fadd(kb, acc[0], kb.load(*bias, kb.i64(0), n)) : acc[0];
-    kb.store(y, m, n, scale(kb, sum, md));
-  };
-  buildGemm(kb, ops, config, tma, spec);
-  return {op.getA()};
-}
+  void build(GateUpOp op) {
+    ValueRange outs = op.getInits();
+    SmallVector<MatrixView> stored;
+    for (Value out : outs)
+      stored.push_back(ops.view(kb, out));
+    std::optional<MatrixView> gateBias, upBias;
+    if (op.getGateBias())
+      gateBias = ops.view(kb, op.getGateBias());
+    if (op.getUpBias())
+      upBias = ops.view(kb, op.getUpBias());
+    std::optional<APFloat> mg = op.getGateMultiplier();
+    Activation activation = op.getActivation();
+    const Primitives &primitives = primitivesFor(gemm.element);
+    gemmWith([&](KernelBuilder &kb, Value m, Value n, ArrayRef<Value> acc) {
+      Value zero = kb.i64(0);
+      Value g =
+          gateBias ? fadd(kb, acc[0], kb.load(*gateBias, zero, n)) : acc[0];
+      Value u = upBias ? fadd(kb, acc[1], kb.load(*upBias, zero, n)) : acc[1];
+      g = scale(kb, g, mg);
+      Value a =
+          fmul(kb, buildActivation(kb.b, kb.loc, activation, g, primitives), u);
+      kb.store(stored[0], m, n, a);
+      if (stored.size() == 3) {
+        kb.store(stored[1], m, n, g);
+        kb.store(stored[2], m, n, u);
+      }
+    });
+  }
 
-KernelPlan build(DownGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config, const TmaPlan *tma) {
-  ValueRange outs = op.getInits();
-  MatrixView dy = ops.view(kb, op.getDy());
-  // B(k = d, n = h) = Wd(in = h, out = d).
-  MatrixView wdT =
-      ops.weight(kb, op.getDown(), op.getDownLayout()).transposed();
-  MatrixView g = ops.view(kb, op.getG()), u = ops.view(kb, op.getU());
-  MatrixView dg = ops.view(kb, outs[0]), du = ops.view(kb, outs[1]);
-  GemmSpec spec;
-  spec.element = dy.element;
-  spec.m = Extent::ofTokens();
-  spec.n = Extent::of(staticSize(op.getG(), 1));
-  spec.k = Extent::of(staticSize(op.getDy(), 1));
-  spec.loadA = [dy](KernelBuilder &kb, Value m, Value k) {
-    return kb.load(dy, m, k);
-  };
-  spec.loadB.push_back([wdT](KernelBuilder &kb, Value k, Value n) {
-    return kb.load(wdT, k, n);
-  });
-  spec.aAdjacentAlongK = adjacentAlongCols(dy);
-  spec.bAdjacentAlongN = adjacentAlongCols(wdT);
-  Activation activation = op.getActivation();
-  std::optional<APFloat> mg = op.getGateMultiplier(),
-                         md = op.getDownMultiplier();
-  const Primitives &primitives = primitivesFor(spec.element);
-  spec.epilogue = [=, &primitives](KernelBuilder &kb, Value m, Value n,
-                                   ArrayRef<Value> acc) {
-    Value da = scale(kb, acc[0], md);
-    Value gv = kb.load(g, m, n), uv = kb.load(u, m, n);
-    Value slope =
-        buildActivationDerivative(kb.b, kb.loc, activation, gv, primitives);
-    Value dgv = scale(kb, fmul(kb, fmul(kb, da, uv), slope), mg);
-    Value duv =
-        fmul(kb, da, buildActivation(kb.b, kb.loc, activation, gv, primitives));
-    kb.store(dg, m, n, dgv);
-    kb.store(du, m, n, duv);
-  };
-  buildGemm(kb, ops, config, tma, spec);
-  return {op.getDy()};
-}
+  void build(DownOp op) {
+    MatrixView y = ops.view(kb, op.getInits()[0]);
+    std::optional<MatrixView> bias;
+    if (op.getDownBias())
+      bias = ops.view(kb, op.getDownBias());
+    std::optional<APFloat> md = op.getDownMultiplier();
+    gemmWith([&](KernelBuilder &kb, Value m, Value n, ArrayRef<Value> acc) {
+      Value sum =
+          bias ? fadd(kb, acc[0], kb.load(*bias, kb.i64(0), n)) : acc[0];
+      kb.store(y, m, n, scale(kb, sum, md));
+    });
+  }
 
-KernelPlan build(InputGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config, const TmaPlan *tma) {
-  Value out = op.getInits()[0];
-  int64_t hidden = staticSize(op.getDg(), 1);
-  MatrixView dg = ops.view(kb, op.getDg()), du = ops.view(kb, op.getDu());
-  // B(k = h, n = d) = W(in = d, out = h).
-  MatrixView wgT =
-      ops.weight(kb, op.getGate(), op.getGateLayout()).transposed();
-  MatrixView wuT = ops.weight(kb, op.getUp(), op.getUpLayout()).transposed();
-  MatrixView dx = ops.view(kb, out);
-  GemmSpec spec;
-  spec.element = dg.element;
-  spec.m = Extent::ofTokens();
-  spec.n = Extent::of(staticSize(out, 1));
-  spec.k = Extent::of(2 * hidden);
-  // K = 2H: k < H reads the gate's half, k >= H the up half.
-  MatrixView a = MatrixView::concatenate(dg, du, hidden, /*alongRows=*/false);
-  MatrixView w = MatrixView::concatenate(wgT, wuT, hidden, /*alongRows=*/true);
-  spec.loadA = [=](KernelBuilder &kb, Value m, Value k) {
-    return kb.load(a, m, k);
-  };
-  spec.loadB.push_back(
-      [=](KernelBuilder &kb, Value k, Value n) { return kb.load(w, k, n); });
-  spec.aAdjacentAlongK = adjacentAlongCols(dg);
-  spec.bAdjacentAlongN = adjacentAlongCols(wgT);
-  spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
-                      ArrayRef<Value> acc) { kb.store(dx, m, n, acc[0]); };
-  buildGemm(kb, ops, config, tma, spec);
-  return {op.getDg()};
-}
+  void build(DownGradOp op) {
+    ValueRange outs = op.getInits();
+    MatrixView g = ops.view(kb, op.getG()), u = ops.view(kb, op.getU());
+    MatrixView dg = ops.view(kb, outs[0]), du = ops.view(kb, outs[1]);
+    Activation activation = op.getActivation();
+    std::optional<APFloat> mg = op.getGateMultiplier(),
+                           md = op.getDownMultiplier();
+    const Primitives &primitives = primitivesFor(gemm.element);
+    gemmWith([=, &primitives](KernelBuilder &kb, Value m, Value n,
+                              ArrayRef<Value> acc) {
+      Value da = scale(kb, acc[0], md);
+      Value gv = kb.load(g, m, n), uv = kb.load(u, m, n);
+      Value slope =
+          buildActivationDerivative(kb.b, kb.loc, activation, gv, primitives);
+      Value dgv = scale(kb, fmul(kb, fmul(kb, da, uv), slope), mg);
+      Value duv = fmul(
+          kb, da, buildActivation(kb.b, kb.loc, activation, gv, primitives));
+      kb.store(dg, m, n, dgv);
+      kb.store(du, m, n, duv);
+    });
+  }
 
-/// out(m, n) = acc, or out(m, n) + acc when accumulating, through
-/// KernelBuilder::load and store (which the WGMMA epilogue pairs and stages).
-void storeGradient(KernelBuilder &kb, const MatrixView &out, Value m, Value n,
-                   Value acc, bool accumulate) {
-  if (accumulate)
-    acc = fadd(kb, kb.load(out, m, n), acc);
-  kb.store(out, m, n, acc);
-}
+  void build(InputGradOp op) {
+    MatrixView dx = ops.view(kb, op.getInits()[0]);
+    gemmWith([=](KernelBuilder &kb, Value m, Value n, ArrayRef<Value> acc) {
+      kb.store(dx, m, n, acc[0]);
+    });
+  }
 
-KernelPlan build(GateUpWeightGradOp op, KernelBuilder &kb,
-                 const KernelOperands &ops, const KernelConfig &config,
-                 const TmaPlan *tma) {
-  ValueRange outs = op.getInits();
-  int64_t hidden = staticSize(op.getDg(), 1);
-  MatrixView x = ops.view(kb, op.getX());
-  // A(m = h, k = t) = dG(t, h) for h < H, dU(t, h - H) above.
-  MatrixView dgT = ops.view(kb, op.getDg()).transposed();
-  MatrixView duT = ops.view(kb, op.getDu()).transposed();
-  // Stored as W(in = d, out = h): element (h, d) is the transpose.
-  MatrixView dwgT = ops.weight(kb, outs[0], op.getGateLayout()).transposed();
-  MatrixView dwuT = ops.weight(kb, outs[1], op.getUpLayout()).transposed();
-  bool accumulate = op.getAccumulate();
-  GemmSpec spec;
-  spec.element = x.element;
-  spec.m = Extent::of(2 * hidden);
-  spec.n = Extent::of(staticSize(op.getX(), 1));
-  spec.k = Extent::ofTokens();
-  // M = 2H: m < H is the gate's half, m >= H the up half.
-  MatrixView grads =
-      MatrixView::concatenate(dgT, duT, hidden, /*alongRows=*/true);
-  MatrixView weights =
-      MatrixView::concatenate(dwgT, dwuT, hidden, /*alongRows=*/true);
-  spec.loadA = [=](KernelBuilder &kb, Value m, Value k) {
-    return kb.load(grads, m, k);
-  };
-  spec.loadB.push_back(
-      [x](KernelBuilder &kb, Value k, Value n) { return kb.load(x, k, n); });
-  spec.aAdjacentAlongK = adjacentAlongCols(dgT);
-  spec.bAdjacentAlongN = adjacentAlongCols(x);
-  spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
-                      ArrayRef<Value> acc) {
-    storeGradient(kb, weights, m, n, acc[0], accumulate);
-  };
-  buildGemm(kb, ops, config, tma, spec);
-  return {op.getX()};
-}
+  void build(GateUpWeightGradOp op) {
+    ValueRange outs = op.getInits();
+    int64_t hidden = staticSize(op.getDg(), 1);
+    // Element (m = h, n = d) of [dWg; dWu], each stored as W(in = d,
+    // out = h): the transposes, concatenated along m.
+    MatrixView dwgT = ops.weight(kb, outs[0], op.getGateLayout()).transposed();
+    MatrixView dwuT = ops.weight(kb, outs[1], op.getUpLayout()).transposed();
+    MatrixView weights =
+        MatrixView::concatenate(dwgT, dwuT, hidden, /*alongRows=*/true);
+    bool accumulate = op.getAccumulate();
+    gemmWith([=](KernelBuilder &kb, Value m, Value n, ArrayRef<Value> acc) {
+      storeGradient(kb, weights, m, n, acc[0], accumulate);
+    });
+  }
 
-KernelPlan build(DownWeightGradOp op, KernelBuilder &kb,
-                 const KernelOperands &ops, const KernelConfig &config,
-                 const TmaPlan *tma) {
-  Value out = op.getInits()[0];
-  ValueRange sources = op.getActivationInputs();
-  MatrixView dyT = ops.view(kb, op.getDy()).transposed();
-  SmallVector<MatrixView> inputs;
-  for (Value source : sources)
-    inputs.push_back(ops.view(kb, source));
-  // Stored as W(in = h, out = d): element (d, h) is the transpose.
-  MatrixView dwdT = ops.weight(kb, out, op.getDownLayout()).transposed();
-  Activation activation = op.getActivation();
-  bool accumulate = op.getAccumulate();
-  GemmSpec spec;
-  spec.element = dyT.element;
-  spec.m = Extent::of(staticSize(op.getDy(), 1));
-  spec.n = Extent::of(staticSize(sources[0], 1));
-  spec.k = Extent::ofTokens();
-  spec.loadA = [dyT](KernelBuilder &kb, Value m, Value k) {
-    return kb.load(dyT, m, k);
-  };
-  // B(k = t, n = h) = A(t, h), or act(G) U recomputed from G and U.
-  const Primitives &primitives = primitivesFor(spec.element);
-  spec.loadB.push_back([=, &primitives](KernelBuilder &kb, Value k, Value n) {
-    Value a = kb.load(inputs[0], k, n);
-    if (inputs.size() == 1)
-      return a;
-    return fmul(kb, buildActivation(kb.b, kb.loc, activation, a, primitives),
-                kb.load(inputs[1], k, n));
-  });
-  spec.aAdjacentAlongK = adjacentAlongCols(dyT);
-  spec.bAdjacentAlongN = adjacentAlongCols(inputs[0]);
-  std::optional<APFloat> md = op.getDownMultiplier();
-  spec.epilogue = [=](KernelBuilder &kb, Value m, Value n,
-                      ArrayRef<Value> acc) {
-    Value grad = scale(kb, acc[0], md);
-    storeGradient(kb, dwdT, m, n, grad, accumulate);
-  };
-  buildGemm(kb, ops, config, tma, spec);
-  return {op.getDy()};
-}
+  void build(DownWeightGradOp op) {
+    // Stored as W(in = h, out = d): element (d, h) is the transpose.
+    MatrixView dwdT =
+        ops.weight(kb, op.getInits()[0], op.getDownLayout()).transposed();
+    bool accumulate = op.getAccumulate();
+    std::optional<APFloat> md = op.getDownMultiplier();
+    gemmWith([=](KernelBuilder &kb, Value m, Value n, ArrayRef<Value> acc) {
+      Value grad = scale(kb, acc[0], md);
+      storeGradient(kb, dwdT, m, n, grad, accumulate);
+    });
+  }
+};
 
-KernelPlan build(BiasGradOp op, KernelBuilder &kb, const KernelOperands &ops,
-                 const KernelConfig &config, const TmaPlan *tma) {
+/// bias_grad: a column sum over T, no GEMM.
+void buildBiasGrad(BiasGradOp op, KernelBuilder &kb,
+                   const KernelOperands &ops) {
   MatrixView grad = ops.view(kb, op.getGrad());
   MatrixView out = ops.view(kb, op.getInits()[0]);
   std::optional<APFloat> factor = op.getScale();
@@ -440,7 +375,6 @@ KernelPlan build(BiasGradOp op, KernelBuilder &kb, const KernelOperands &ops,
         storeGradient(kb, out, kb.i64(0), n, scale(kb, sum, factor),
                       accumulate);
       });
-  return {op.getGrad()};
 }
 
 /// `name` with every character PTX does not take in an identifier as '_'.
@@ -573,11 +507,17 @@ struct ConvertFMLPToNVVMPass
       auto entry = op->getParentOfType<func::FuncOp>();
       unsigned index = countPerEntry[entry]++;
       KernelOperands operands(op);
-      // A column sum (bias_grad) has no GEMM to configure.
-      KernelConfig config;
-      if (auto attr = op->getAttrOfType<KernelConfigAttr>(
-              KernelConfigAttr::kName))
-        config = KernelConfig::fromAttr(attr);
+      std::string name = kernelName(entry.getSymName(), index, op);
+      if (auto biasGrad = dyn_cast<BiasGradOp>(op)) {
+        KernelBuilder kb(gpuModule, name, 0, operands.buffers.size(),
+                         op->getLoc());
+        buildBiasGrad(biasGrad, kb, operands);
+        replaceWithLaunch(op, kb.func, operands, biasGrad.getGrad(), {});
+        continue;
+      }
+      KernelGemm gemm = describeGemm(op);
+      KernelConfig config = KernelConfig::fromAttr(
+          op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kName));
       std::optional<TmaPlan> tma;
       if (config.strategy == KernelStrategy::wgmma) {
         if (!info.has(kWgmma)) {
@@ -586,7 +526,7 @@ struct ConvertFMLPToNVVMPass
           return signalPassFailure();
         }
         std::string whyNot;
-        FailureOr<TmaPlan> planned = planTma(op, config.tileN, whyNot);
+        FailureOr<TmaPlan> planned = planTma(op, gemm, config.tileN, whyNot);
         if (failed(planned)) {
           op->emitOpError("is configured for WGMMA, but ") << whyNot;
           return signalPassFailure();
@@ -595,17 +535,14 @@ struct ConvertFMLPToNVVMPass
       }
       ArrayRef<TmaView> maps =
           tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
-      KernelBuilder kb(gpuModule, kernelName(entry.getSymName(), index, op),
-                       maps.size(), operands.buffers.size(), op->getLoc());
-      KernelPlan plan =
-          llvm::TypeSwitch<Operation *, KernelPlan>(op)
-              .Case<GateUpOp, DownOp, DownGradOp, InputGradOp,
-                    GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
-                  [&](auto kernel) {
-                    return build(kernel, kb, operands, config,
-                                 tma ? &*tma : nullptr);
-                  });
-      replaceWithLaunch(op, kb.func, operands, plan.tokenOperand, maps);
+      KernelBuilder kb(gpuModule, name, maps.size(), operands.buffers.size(),
+                       op->getLoc());
+      EpilogueLowering lowering{kb, operands, gemm, config,
+                                tma ? &*tma : nullptr};
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
+                DownWeightGradOp>([&](auto kernel) { lowering.build(kernel); });
+      replaceWithLaunch(op, kb.func, operands, gemm.tokenOperand, maps);
     }
   }
 };

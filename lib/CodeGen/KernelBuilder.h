@@ -178,16 +178,19 @@ public:
 /// C[m, n] (j) = sum_k A(m, k) B_j(k, n) for every accumulator j, then
 /// epilogue(m, n, C(0..j)) for every (m, n) inside the extents.
 struct GemmSpec {
+  /// Element (i, j) of an operand, as f32; called only in bounds.
+  using Loader = std::function<Value(KernelBuilder &, Value i, Value j)>;
+  /// What the kernel makes of the accumulators acc[j] of element (m, n).
+  using Epilogue = std::function<void(KernelBuilder &, Value m, Value n,
+                                      ArrayRef<Value> acc)>;
   Extent m, n, k;
   Type element; // of the operands (the tensor-core path needs it)
-  /// Element (m, k) of A, (k, n) of B_j, as f32; called only in bounds.
-  std::function<Value(KernelBuilder &, Value m, Value k)> loadA;
-  SmallVector<std::function<Value(KernelBuilder &, Value k, Value n)>> loadB;
+  Loader loadA;                // A(m, k)
+  SmallVector<Loader> loadB;   // B_j(k, n)
   /// Whether consecutive k (for A) or n (for B) are adjacent in memory:
   /// neighbouring threads then fill the shared tile along that index.
   bool aAdjacentAlongK = true, bAdjacentAlongN = true;
-  std::function<void(KernelBuilder &, Value m, Value n, ArrayRef<Value> acc)>
-      epilogue;
+  Epilogue epilogue;
 };
 
 /// The SIMT instantiation: 256 threads, a 64 x 64 tile per block, 4 x 4
@@ -234,8 +237,7 @@ struct WgmmaGemmSpec {
   /// hand-off area goes past the ring only where it fits).
   int64_t sharedBytesLimit = 0;
   Type element; // bf16 or f16
-  std::function<void(KernelBuilder &, Value m, Value n, ArrayRef<Value> acc)>
-      epilogue;
+  GemmSpec::Epilogue epilogue;
 };
 constexpr int64_t kWgmmaTileM = 128, kWgmmaTileK = 64, kWgmmaThreads = 384;
 /// A consumer's 64 rows by 64 16-bit columns (128 bytes, the widest box

@@ -1,0 +1,281 @@
+//===- KernelGemm.cpp - Each kernel op as one GEMM ------------------------===//
+
+#include "passes/KernelGemm.h"
+
+#include "dialects/FMLP/FMLPOps.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+/// Extent 1 of a 2-D memref (H of dG, D of x and dy).
+int64_t columnsOf(Value view) {
+  return cast<MemRefType>(view.getType()).getDimSize(1);
+}
+
+/// A weight W(in, out) stored in `layout`, read as B(k = in, n = out) or,
+/// `readTransposed`, as B(k = out, n = in): K-major when its stored rows
+/// index n.
+GemmPart weight(Value memref, WeightLayout layout, bool readTransposed,
+                StringRef role) {
+  bool rowsAreOut = layout == WeightLayout::out_in;
+  return {memref, rowsAreOut != readTransposed, role};
+}
+
+GemmOperand plain(GemmPart part) {
+  GemmOperand operand;
+  operand.parts.push_back(part);
+  operand.role = part.role;
+  return operand;
+}
+
+GemmOperand concatenated(GemmPart first, GemmPart second, int64_t split,
+                         bool alongK, StringRef role) {
+  GemmOperand operand;
+  operand.parts = {first, second};
+  operand.form = GemmOperand::Form::Concatenated;
+  operand.split = split;
+  operand.alongK = alongK;
+  operand.role = role;
+  return operand;
+}
+
+} // namespace
+
+KernelGemm mlir::fmlp::describeGemm(Operation *op) {
+  KernelGemm gemm;
+  gemm.element = getElementTypeOrSelf(op->getOperand(0).getType());
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](GateUpOp k1) {
+        gemm.m = Extent::ofTokens();
+        gemm.n = Extent::of(columnsOf(k1.getInits()[0]));
+        gemm.k = Extent::of(columnsOf(k1.getX()));
+        gemm.a = plain({k1.getX(), true, "x"});
+        gemm.b.push_back(
+            plain(weight(k1.getGate(), k1.getGateLayout(), false, "gate")));
+        gemm.b.push_back(
+            plain(weight(k1.getUp(), k1.getUpLayout(), false, "up")));
+        gemm.tokenOperand = k1.getX();
+      })
+      .Case([&](DownOp k2) {
+        gemm.m = Extent::ofTokens();
+        gemm.n = Extent::of(columnsOf(k2.getInits()[0]));
+        gemm.k = Extent::of(columnsOf(k2.getA()));
+        gemm.a = plain({k2.getA(), true, "A"});
+        gemm.b.push_back(
+            plain(weight(k2.getDown(), k2.getDownLayout(), false, "down")));
+        gemm.tokenOperand = k2.getA();
+      })
+      .Case([&](DownGradOp k3) { // B(k = d, n = h) = Wd(in = h, out = d)
+        gemm.m = Extent::ofTokens();
+        gemm.n = Extent::of(columnsOf(k3.getG()));
+        gemm.k = Extent::of(columnsOf(k3.getDy()));
+        gemm.a = plain({k3.getDy(), true, "dy"});
+        gemm.b.push_back(
+            plain(weight(k3.getDown(), k3.getDownLayout(), true, "down")));
+        gemm.tokenOperand = k3.getDy();
+      })
+      .Case([&](InputGradOp k4) { // k < H: gate's half, k >= H: up's
+        int64_t hidden = columnsOf(k4.getDg());
+        gemm.m = Extent::ofTokens();
+        gemm.n = Extent::of(columnsOf(k4.getInits()[0]));
+        gemm.k = Extent::of(2 * hidden);
+        gemm.a = concatenated({k4.getDg(), true, "dG"}, {k4.getDu(), true, "dU"},
+                              hidden, /*alongK=*/true, "[dG dU]");
+        // B(k = h, n = d) = W(in = d, out = h).
+        gemm.b.push_back(concatenated(
+            weight(k4.getGate(), k4.getGateLayout(), true, "gate"),
+            weight(k4.getUp(), k4.getUpLayout(), true, "up"), hidden,
+            /*alongK=*/true, "[Wg Wu]"));
+        gemm.tokenOperand = k4.getDg();
+      })
+      .Case([&](GateUpWeightGradOp k5) { // m < H: gate's half, m >= H: up's
+        int64_t hidden = columnsOf(k5.getDg());
+        gemm.m = Extent::of(2 * hidden);
+        gemm.n = Extent::of(columnsOf(k5.getX()));
+        gemm.k = Extent::ofTokens();
+        // A(m = h, k = t) = dG(t, h): rows index k.
+        gemm.a = concatenated({k5.getDg(), false, "dG"},
+                              {k5.getDu(), false, "dU"}, hidden,
+                              /*alongK=*/false, "[dG dU]");
+        gemm.b.push_back(plain({k5.getX(), false, "x"}));
+        gemm.tokenOperand = k5.getX();
+        gemm.outputsMappable = false;
+      })
+      .Case([&](DownWeightGradOp k6) {
+        ValueRange sources = k6.getActivationInputs();
+        gemm.m = Extent::of(columnsOf(k6.getDy()));
+        gemm.n = Extent::of(columnsOf(sources[0]));
+        gemm.k = Extent::ofTokens();
+        gemm.a = plain({k6.getDy(), false, "dy"});
+        if (sources.size() == 1) {
+          gemm.b.push_back(plain({sources[0], false, "A"}));
+        } else {
+          GemmOperand gated;
+          gated.parts = {{sources[0], false, "G"}, {sources[1], false, "U"}};
+          gated.form = GemmOperand::Form::Gated;
+          gated.activation = k6.getActivation();
+          gated.role = "A";
+          gemm.b.push_back(gated);
+        }
+        gemm.tokenOperand = k6.getDy();
+      })
+      .Default([](Operation *op) {
+        llvm_unreachable("describeGemm: not a GEMM kernel op");
+      });
+  return gemm;
+}
+
+//===----------------------------------------------------------------------===//
+// The WGMMA strategy's tensor maps
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr int64_t kTmaAlignment = 16; // bytes: TMA's address and strides
+
+/// Why `view` read as `cols` columns cannot be a TMA view (unit inner
+/// stride, rows and first element 16-byte aligned), or "".
+std::string notTmaAddressable(Value view, int64_t cols, StringRef role) {
+  auto type = cast<MemRefType>(view.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  if (type.getRank() != 2 || strides[1] != 1)
+    return (role + " has no unit inner stride").str();
+  if (ShapedType::isDynamic(strides[0]) || ShapedType::isDynamic(offset) ||
+      (strides[0] * bytes) % kTmaAlignment ||
+      (offset * bytes) % kTmaAlignment || strides[0] < cols)
+    return (role + " has rows or an offset not 16-byte aligned").str();
+  return "";
+}
+
+/// Whether `second` follows `first` in the same rows: one view of both.
+bool adjacent(Value first, Value second) {
+  auto f = cast<MemRefType>(first.getType());
+  auto s = cast<MemRefType>(second.getType());
+  auto [fs, fo] = f.getStridesAndOffset();
+  auto [ss, so] = s.getStridesAndOffset();
+  return fs == ss && !ShapedType::isDynamic(fo) && !ShapedType::isDynamic(so) &&
+         so == fo + f.getDimSize(1);
+}
+
+/// Plans tensor maps one operand at a time.
+class TmaPlanner {
+public:
+  explicit TmaPlanner(int64_t tileN) : tileN(tileN) {}
+
+  /// Why the WGMMA strategy cannot read `operand` as it is formed, or "".
+  /// A concatenation is one map over both parts when they are adjacent
+  /// columns of one buffer (A), or two maps split at a k-step (B).
+  static std::string unsupportedForm(const GemmOperand &operand, bool isA) {
+    using Form = GemmOperand::Form;
+    const auto &parts = operand.parts;
+    if (operand.form == Form::Gated)
+      return (operand.role + " is recomputed from " + parts[0].role + " and " +
+              parts[1].role + " as it is loaded (save=gu)")
+          .str();
+    if (operand.form != Form::Concatenated)
+      return "";
+    if (isA) {
+      if (!adjacent(parts[0].memref, parts[1].memref))
+        return (parts[0].role + " and " + parts[1].role +
+                " are not adjacent columns of one buffer")
+            .str();
+      return "";
+    }
+    if (operand.split % kWgmmaTileK)
+      return (parts[1].role + " starts at k = " + Twine(operand.split) +
+              ", not a multiple of 64")
+          .str();
+    if (parts[0].kMajor != parts[1].kMajor)
+      return (parts[0].role + " and " + parts[1].role +
+              " have different layouts")
+          .str();
+    return "";
+  }
+
+  WgmmaOperand operandA(const GemmOperand &operand) {
+    const GemmPart &first = operand.parts[0];
+    // Concatenated: the adjacent parts as one view of 2 split columns.
+    int64_t cols = operand.form == GemmOperand::Form::Concatenated
+                       ? 2 * operand.split
+                       : 0;
+    return {add(first.memref, first.kMajor, kWgmmaTileM, operand.role, cols),
+            first.kMajor};
+  }
+  WgmmaOperand operandB(const GemmOperand &operand) {
+    const GemmPart &first = operand.parts[0];
+    WgmmaOperand b{add(first.memref, first.kMajor, tileN, first.role),
+                   first.kMajor};
+    if (operand.form == GemmOperand::Form::Concatenated) {
+      const GemmPart &second = operand.parts[1];
+      b.kSplit = operand.split;
+      b.highMap = add(second.memref, second.kMajor, tileN, second.role);
+    }
+    return b;
+  }
+  /// The map of an output the epilogue stages, in boxes of its consumers'
+  /// 64 rows, if TMA can address it (else its blocks move by threads).
+  void addOutput(Value view) {
+    auto type = cast<MemRefType>(view.getType());
+    if (type.getRank() != 2 || type.getElementTypeBitWidth() != 16)
+      return;
+    int64_t cols = type.getDimSize(1);
+    if (notTmaAddressable(view, cols, "").empty())
+      plan.outputMaps.push_back(
+          {view, record(view, cols, /*kMajor=*/true, kWgmmaOutputBox)});
+  }
+  void fail(std::string reason) {
+    if (whyNot.empty())
+      whyNot = std::move(reason);
+  }
+
+  int64_t tileN;
+  TmaPlan plan;
+  std::string whyNot;
+
+private:
+  /// Adds the map of `view` (`cols` columns; 0: all), whose rows index the
+  /// tile's m/n (K-major) or k (MN-major), for an operand of `tileRows`.
+  unsigned add(Value view, bool kMajor, int64_t tileRows, StringRef role,
+               int64_t cols = 0) {
+    if (!cols)
+      cols = cast<MemRefType>(view.getType()).getDimSize(1);
+    fail(notTmaAddressable(view, cols, role));
+    return record(view, cols, kMajor, tileRows);
+  }
+  unsigned record(Value view, int64_t cols, bool kMajor, int64_t tileRows) {
+    plan.maps.push_back({view, cols, kMajor, kMajor ? tileRows : 64});
+    return plan.maps.size() - 1;
+  }
+};
+
+} // namespace
+
+FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, const KernelGemm &gemm,
+                                       int64_t tileN, std::string &whyNot) {
+  TmaPlanner p(tileN);
+  // Each operand's form first, then (in parameter order) its maps.
+  p.fail(TmaPlanner::unsupportedForm(gemm.a, /*isA=*/true));
+  for (const GemmOperand &b : gemm.b)
+    p.fail(TmaPlanner::unsupportedForm(b, /*isA=*/false));
+  if (!p.whyNot.empty()) {
+    whyNot = p.whyNot;
+    return failure();
+  }
+  p.plan.a = p.operandA(gemm.a);
+  for (const GemmOperand &b : gemm.b)
+    p.plan.b.push_back(p.operandB(b));
+  if (!p.whyNot.empty()) {
+    whyNot = p.whyNot;
+    return failure();
+  }
+  if (gemm.outputsMappable)
+    for (Value out : cast<DestinationStyleOpInterface>(op).getDpsInits())
+      p.addOutput(out);
+  return p.plan;
+}

@@ -1,0 +1,107 @@
+//===- KernelGemm.h - Each kernel op as one GEMM ---------------*- C++ -*-===//
+//
+// The one description of what each kernel op computes as a GEMM
+// C_j(m, n) = sum_k A(m, k) B_j(k, n): its extents in terms of T, D and H,
+// its operands as they are stored (which buffers, and which of their
+// indices is k), and the operand whose first dimension is T. Every reader
+// derives from it: tile selection its shape (SelectTiles.cpp), the SIMT
+// strategy its loaders and the WGMMA strategy its tensor maps (planTma,
+// both in ConvertFMLPToNVVM.cpp). What each op does with an accumulated
+// element, its epilogue, is written beside its lowering there.
+//
+//   op                    m     n    k    A            B_j
+//   K1 gate_up            T     H    D    x            Wg, Wu
+//   K2 down               T     D    H    A            Wd
+//   K3 down_grad          T     H    D    dy           Wd read transposed
+//   K4 input_grad         T     D    2H   dG | dU      Wg | Wu, transposed
+//   K5 gate_up_weight_grad 2H   D    T    (dG | dU)^T  x
+//   K6 down_weight_grad   D     H    T    dy^T         A, or act(G) U
+//
+// ("|": two buffers concatenated along that index.)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMLP_PASSES_KERNELGEMM_H
+#define FMLP_PASSES_KERNELGEMM_H
+
+#include "dialects/FMLP/FMLPAttrs.h"
+#include "lib/CodeGen/KernelBuilder.h"
+
+#include "mlir/IR/Operation.h"
+
+#include <string>
+
+namespace mlir::fmlp {
+
+/// One stored buffer of an operand. K-major: its rows index the operand's
+/// m (of A) or n (of B_j), so k runs along them; else its rows index k.
+struct GemmPart {
+  Value memref;
+  bool kMajor = true;
+  StringRef role; // names it in reasons: "x", "gate", "dG"
+};
+
+/// An operand, A(m, k) or B_j(k, n), as its parts are read.
+struct GemmOperand {
+  enum class Form {
+    /// parts[0] itself.
+    Plain,
+    /// parts[0] then parts[1] along k (`alongK`) or along A's m, parts[1]
+    /// from index `split` on (K4's and K5's [dG dU], K4's [Wg Wu]).
+    Concatenated,
+    /// act(parts[0]) parts[1], elementwise (K6's B recomputed from G and U
+    /// when the forward saved no A).
+    Gated,
+  };
+  SmallVector<GemmPart, 2> parts;
+  Form form = Form::Plain;
+  bool alongK = true;
+  int64_t split = 0;
+  Activation activation = Activation::silu; // of a Gated operand
+  StringRef role;                            // the whole operand, in reasons
+};
+
+struct KernelGemm {
+  Extent m, n, k;
+  Type element; // of every operand
+  GemmOperand a;
+  SmallVector<GemmOperand> b; // one per accumulator
+  /// The operand whose first dimension is T (the launch's grid follows it).
+  Value tokenOperand;
+  /// Whether the outputs are each one buffer TMA may address (not K5's
+  /// [dWg; dWu], two buffers under one view).
+  bool outputsMappable = true;
+};
+
+/// The GEMM of a kernel op (every kernel op but bias_grad, a column sum).
+KernelGemm describeGemm(Operation *kernelOp);
+
+/// A view the WGMMA strategy reads through a tensor map: `cols` columns of
+/// it (more than its type's when two adjacent views are read as one, K4's
+/// and K5's [dG dU]), K-major or MN-major, boxes of `boxRows` rows.
+struct TmaView {
+  Value view;
+  int64_t cols = 0;
+  bool kMajor = true;
+  int64_t boxRows = 0;
+};
+
+/// How the WGMMA strategy reads a GEMM's operands: the tensor maps (in
+/// parameter order) and the operands A, B_j that use them; and the maps
+/// (boxes of 64 x 64) of the outputs TMA can address, through which the
+/// epilogue moves its staged blocks (WgmmaGemmSpec::outputMaps).
+struct TmaPlan {
+  SmallVector<TmaView> maps;
+  WgmmaOperand a;
+  SmallVector<WgmmaOperand> b;
+  SmallVector<std::pair<Value, unsigned>> outputMaps; // memref, map
+};
+
+/// The plan of `kernelOp`'s GEMM for tiles of 128 x tileN, or failure with
+/// `whyNot` set.
+FailureOr<TmaPlan> planTma(Operation *kernelOp, const KernelGemm &gemm,
+                           int64_t tileN, std::string &whyNot);
+
+} // namespace mlir::fmlp
+
+#endif // FMLP_PASSES_KERNELGEMM_H
