@@ -36,6 +36,7 @@ On a CPU (no fmlp, no graphs; for checking the script): --device cpu
 """
 import argparse
 import datetime
+import gc
 import json
 import statistics
 import sys
@@ -168,7 +169,8 @@ def build(d, h, t, device, dtype, implementations):
     for each (mode, implementation) the call to time."""
     config = LlamaConfig(hidden_size=d, intermediate_size=h, hidden_act="silu")
     torch.manual_seed(0)
-    original = LlamaMLP(config).to(device, dtype)
+    with device:  # made on the device: no host-side init of the large shapes
+        original = LlamaMLP(config).to(dtype)
     with torch.no_grad():
         for p in original.parameters():
             p.normal_(0.0, 0.02)
@@ -375,6 +377,7 @@ def main():
         print_cell(cell, args.impls)
         write()
         if cuda:
+            gc.collect()
             torch.cuda.empty_cache()  # the cell's graphs' pools
     write()
     print(f"done in {time.monotonic() - start:.0f} s: {args.out / 'sweep.json'}, {args.out / 'sweep.md'}")
