@@ -254,6 +254,9 @@ def run_cell(d, h, t, args, timer, bandwidth):
                 failed([f"{mode}/{impl}/{launch}" for launch in args.launches], error)
                 continue
             for launch in args.launches:
+                if f"{mode}/{impl}/{launch}" in args.skip:
+                    cell["skipped"][f"{mode}/{impl}/{launch}"] = "left out by --skip"
+                    continue
                 try:
                     run = fn
                     if launch == "graph":
@@ -318,6 +321,8 @@ def main():
     p.add_argument("--busy-ms", type=float, default=1.0, help="GPU time of one sample")
     p.add_argument("--max-calls", type=int, default=200, help="most calls in one sample")
     p.add_argument("--flush-l2", action="store_true")
+    p.add_argument("--skip", type=csv(str), default=[],
+                   help="mode/implementation/launch,... not to run (e.g. train/hf_compile/graph)")
     p.add_argument("--deadline-s", type=float, default=None,
                    help="start no cell after this many seconds from the start")
     args = p.parse_args()
