@@ -9,7 +9,8 @@
 # within 60 s of the 530-s limit (sweep.json and sweep.md are rewritten
 # after every cell, so a cut keeps what was measured). L2 not flushed.
 # Writes $OUT/sweep.json, sweep.md, sweep.log; the plot afterwards, where
-# matplotlib is: python3 bench/sweep_report.py DIR.
+# matplotlib is: python3 bench/sweep_report.py DIR. Arguments go to
+# bench_sweep.py (e.g. --tokens 4,64,1024,65536 for the cells a cut run left).
 #   .device/fmlp-cache: python/tests/make-gpu-cache.sh at this commit
 #   .device/include: nlohmann's headers (the runtime's build)
 cd "$(dirname "$0")/../../../.."
@@ -27,5 +28,5 @@ echo "runtime built $(( $(date +%s) - s )) s"
 export PYTHONPATH=$PWD/python FMLP_CACHE_DIR=$PWD/.device/fmlp-cache PYTHONUNBUFFERED=1 \
   FMLP_RUNTIME_LIB=$PWD/build-gpu-runtime/lib/libfmlp_runtime.so
 left=$(( 530 - ($(date +%s) - s) ))
-timeout $left python3 bench/bench_sweep.py --out "$R" --deadline-s $(( left - 60 )) 2>&1 | tee "$R/sweep.log"
+timeout $left python3 bench/bench_sweep.py --out "$R" --deadline-s $(( left - 60 )) "$@" 2>&1 | tee "$R/sweep.log"
 echo "sweep rc=${PIPESTATUS[0]} $(( $(date +%s) - s )) s"
