@@ -4,8 +4,9 @@ log-log plot of time against T. Needs neither torch nor a GPU (the table is
 also written by bench_sweep.py on the GPU machine; the plot needs
 matplotlib, which that machine may lack: run this where it is installed).
 
-  python3 bench/sweep_report.py DIR      reads DIR/sweep.json, writes
-                                         DIR/sweep.md and DIR/sweep.png
+  python3 bench/sweep_report.py DIR [MORE...]   reads DIR/sweep.json, writes
+      DIR/sweep.md and DIR/sweep.png; with MORE (runs for the cells a run cut
+      short left), their cells join DIR's, each cell still from one run
 
 Every ratio is of two times measured in the same run (bench_sweep.py's
 JSON holds the times; the ratios are computed here, in one place).
@@ -181,13 +182,34 @@ def check(data):
                         raise ValueError(f"{where}: {mode}/{impl}/{launch} time is {v!r}")
 
 
+def merge(data, more):
+    """`data` with the cells of the results `more` that it lacks, from runs
+    of the same implementations, modes and launches on the same device."""
+    meta = data["meta"]
+    have = {(c["D"], c["H"], c["T"]) for c in data["cells"]}
+    for other in more:
+        for key in ("device", "dtype", "implementations", "modes", "launches", "flush_l2"):
+            if other["meta"][key] != meta[key]:
+                raise ValueError(f"runs differ in {key}: {meta[key]!r} and {other['meta'][key]!r}")
+        for c in other["cells"]:
+            if (c["D"], c["H"], c["T"]) not in have:
+                have.add((c["D"], c["H"], c["T"]))
+                data["cells"].append(c)
+        meta["date"] += f"; cells also from {other['meta']['date']}"
+    meta["not_run"] = [c for c in meta.get("not_run", []) if tuple(c) not in have]
+    return data
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("dir", type=Path, help="holds sweep.json (bench_sweep.py --out)")
+    p.add_argument("more", type=Path, nargs="*", help="further runs' directories to merge in")
     p.add_argument("--no-plot", action="store_true", help="the table only (no matplotlib)")
     args = p.parse_args()
-    data = json.loads((args.dir / "sweep.json").read_text())
-    check(data)
+    runs = [json.loads((d / "sweep.json").read_text()) for d in [args.dir, *args.more]]
+    for run in runs:
+        check(run)
+    data = merge(runs[0], runs[1:])
     (args.dir / "sweep.md").write_text(markdown_table(data))
     print(f"wrote {args.dir / 'sweep.md'}")
     if not args.no_plot:

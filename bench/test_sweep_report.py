@@ -88,6 +88,24 @@ class Table(unittest.TestCase):
         self.assertNotIn("fmlp /", text.split("\n## ")[1])
 
 
+class Merge(unittest.TestCase):
+    def test_cells_of_a_second_run_join(self):
+        first, second = made_up(0), made_up(1)
+        first["cells"] = [c for c in first["cells"] if c["T"] <= 256]
+        first["meta"]["not_run"] = [[d, h, t] for d, h in SHAPES for t in TOKENS if t > 256]
+        kept = copy.deepcopy(first["cells"])
+        merged = sweep_report.merge(first, [second])
+        self.assertEqual(len(merged["cells"]), len(second["cells"]))
+        self.assertEqual(merged["cells"][:len(kept)], kept)  # the first run's cells stay
+        self.assertEqual(merged["meta"]["not_run"], [[4096, 11008, 65536]])
+
+    def test_different_runs_refused(self):
+        other = made_up(1)
+        other["meta"]["implementations"] = ["fmlp", "hf_eager"]
+        with self.assertRaises(ValueError):
+            sweep_report.merge(made_up(0), [other])
+
+
 class Check(unittest.TestCase):
     """The check refuses what is not a result (the negative controls)."""
 
