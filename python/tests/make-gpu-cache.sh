@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles the bundles the GPU-side Python tests and benchmarks use
 # (python/tests/gpu_modules.py, gpu_tensor_parallel.py, gpu_peft_guard.py,
-# bench/bench_torch.py)
+# bench/bench_torch.py, bench/bench_sweep.py: bf16 silu at (1024, 2816) and
+# (4096, 11008); a bundle serves every T, each entry's T is dynamic)
 # into a cache directory: the GPU machine has no fmlp-compile.
 #   make-gpu-cache.sh DIR
 set -euo pipefail
