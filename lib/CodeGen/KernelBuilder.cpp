@@ -112,6 +112,16 @@ Value KernelBuilder::select(Value condition, Value x, Value y) {
 Value KernelBuilder::toI64(Value i32Value) {
   return arith::ExtUIOp::create(b, loc, b.getI64Type(), i32Value);
 }
+Value KernelBuilder::udiv(Value x, int64_t y) {
+  return arith::DivUIOp::create(b, loc, x, i32(static_cast<int32_t>(y)));
+}
+Value KernelBuilder::urem(Value x, int64_t y) {
+  return arith::RemUIOp::create(b, loc, x, i32(static_cast<int32_t>(y)));
+}
+Value KernelBuilder::eq(Value x, int64_t y) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x,
+                               i32(static_cast<int32_t>(y)));
+}
 Value KernelBuilder::threadIdX() {
   return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
 }

@@ -48,18 +48,19 @@ struct MatrixView {
                                 const MatrixView &second, int64_t split,
                                 bool alongRows);
 
-  /// Element (row, 2c) starts 4-byte aligned: two columns of 16-bit
-  /// elements can be stored as one 32-bit word.
-  bool pairs() const {
-    return element.getIntOrFloatBitWidth() == 16 && colStride == 1 &&
-           rowStride % 2 == 0 && baseAlignment % 2 == 0 &&
-           (!splitCols || split % 2 == 0);
-  }
-  /// Element (row, 8c) starts 16-byte aligned: eight columns can be moved
-  /// as one 16-byte piece.
+  /// Element (row, 2c) starts aligned to two elements: two columns can be
+  /// stored as one word of twice the element's width.
+  bool pairs() const { return alignedColumns(2); }
+  /// Element (row, pc) starts 16-byte aligned, p = 16 bytes / element: p
+  /// columns can be moved as one 16-byte piece.
   bool vectors() const {
-    return pairs() && rowStride % 8 == 0 && baseAlignment % 8 == 0 &&
-           (!splitCols || split % 8 == 0);
+    return alignedColumns(128 / element.getIntOrFloatBitWidth());
+  }
+  /// Element (row, c) starts aligned to `columns` elements wherever c is a
+  /// multiple of `columns`.
+  bool alignedColumns(int64_t columns) const {
+    return colStride == 1 && rowStride % columns == 0 &&
+           baseAlignment % columns == 0 && (!splitCols || split % columns == 0);
   }
 
   /// The same memory read with rows and columns swapped.
@@ -142,6 +143,10 @@ public:
   Value both(Value x, Value y);     // i1 and
   Value select(Value condition, Value x, Value y);
   Value toI64(Value i32Value);
+  /// Unsigned x / y, x mod y and x == y of an i32 `x` and a constant.
+  Value udiv(Value x, int64_t y);
+  Value urem(Value x, int64_t y);
+  Value eq(Value x, int64_t y);
   Value threadIdX();
   Value blockId(unsigned dim);
   void barrier();
