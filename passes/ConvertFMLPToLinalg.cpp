@@ -19,7 +19,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/FMLP/FMLPOps.h"
-#include "lib/CodeGen/Activation.h"
+#include "codegen/Activation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

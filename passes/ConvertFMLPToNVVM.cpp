@@ -3,7 +3,7 @@
 // Implements convert-fmlp-to-nvvm (see Passes.td). Each kernel op of a
 // planned entry point becomes one kernel in the gpu.module @fmlp_kernels,
 // and the op itself a gpu.launch_func of it. Every kernel but bias_grad's
-// column sum is the one GEMM skeleton of lib/CodeGen/KernelBuilder.h: its
+// column sum is the one GEMM skeleton of codegen/KernelBuilder.h: its
 // extents and operands are the op's KernelGemm (KernelGemm.h), read by the
 // strategy its #fmlp.kernel_config names (SIMT loaders, or the WGMMA
 // strategy's tensor maps), and its epilogue is written here per op
@@ -17,9 +17,9 @@
 #include "passes/Passes.h"
 
 #include "dialects/FMLP/FMLPOps.h"
-#include "lib/CodeGen/Activation.h"
-#include "lib/CodeGen/KernelBuilder.h"
-#include "lib/CodeGen/TileSelection.h"
+#include "codegen/Activation.h"
+#include "codegen/KernelBuilder.h"
+#include "codegen/TileSelection.h"
 #include "passes/KernelGemm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -25,7 +25,7 @@
 #define FMLP_PASSES_KERNELGEMM_H
 
 #include "dialects/FMLP/FMLPAttrs.h"
-#include "lib/CodeGen/KernelBuilder.h"
+#include "codegen/KernelBuilder.h"
 
 #include "mlir/IR/Operation.h"
 

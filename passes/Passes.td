@@ -382,7 +382,7 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
     `fmlp.grid_fixed`, `fmlp.block`, `fmlp.dynamic_shared_bytes`) for the
     bundle's manifest.
 
-    Every kernel is one GEMM skeleton (lib/CodeGen/KernelBuilder.h) with its
+    Every kernel is one GEMM skeleton (codegen/KernelBuilder.h) with its
     operands and epilogue plugged in; the epilogues compute what
     convert-fmlp-to-linalg computes, rounding the same values. Each kernel
     op takes the strategy its `fmlp.kernel_config` names (see

@@ -1,7 +1,7 @@
 //===- SelectTiles.cpp - Tile configuration per kernel --------------------===//
 //
 // Implements fmlp-select-tiles (see Passes.td): the rule of
-// lib/CodeGen/TileSelection.h on each kernel op's GEMM (KernelGemm.h).
+// codegen/TileSelection.h on each kernel op's GEMM (KernelGemm.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,7 +9,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/FMLP/FMLPOps.h"
-#include "lib/CodeGen/TileSelection.h"
+#include "codegen/TileSelection.h"
 
 namespace mlir::fmlp {
 #define GEN_PASS_DEF_SELECTTILESPASS

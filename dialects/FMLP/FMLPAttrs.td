@@ -117,7 +117,7 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
   let summary = "the strategy, tiles, stages and cluster of one kernel";
   let description = [{
     What fmlp-select-tiles decides for a GEMM kernel op (the rule is in
-    lib/CodeGen/TileSelection.h), recorded on it as `fmlp.kernel_config`;
+    codegen/TileSelection.h), recorded on it as `fmlp.kernel_config`;
     convert-fmlp-to-nvvm generates exactly this and selects nothing itself.
     Tiles are M x N x K elements per block (N per accumulator); `stages` the
     depth of the operand ring; `cluster` the blocks of a thread block

@@ -2,7 +2,7 @@
 
 #include "lib/Pipeline/Bundle.h"
 
-#include "lib/CodeGen/KernelBuilder.h"
+#include "codegen/KernelBuilder.h"
 #include "dialects/FMLP/FMLPAttrs.h"
 
 #include "fmlp/Version.h"

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/CodeGen/TileSelection.h"
-#include "lib/CodeGen/KernelBuilder.h"
+#include "codegen/TileSelection.h"
+#include "codegen/KernelBuilder.h"
 #include "dialects/FMLP/FMLPDialect.h"
 #include "fmlp/Target.h"
 

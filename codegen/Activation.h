@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMLP_LIB_CODEGEN_ACTIVATION_H
-#define FMLP_LIB_CODEGEN_ACTIVATION_H
+#ifndef FMLP_CODEGEN_ACTIVATION_H
+#define FMLP_CODEGEN_ACTIVATION_H
 
 #include "dialects/FMLP/FMLPAttrs.h"
 
@@ -43,4 +43,4 @@ Value buildActivationDerivative(OpBuilder &builder, Location loc,
 
 } // namespace mlir::fmlp
 
-#endif // FMLP_LIB_CODEGEN_ACTIVATION_H
+#endif // FMLP_CODEGEN_ACTIVATION_H

@@ -1,6 +1,6 @@
 //===- StagedEpilogue.cpp - Epilogues of tensor-core main loops -----------===//
 
-#include "lib/CodeGen/StagedEpilogue.h"
+#include "codegen/StagedEpilogue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

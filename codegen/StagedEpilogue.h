@@ -46,10 +46,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMLP_LIB_CODEGEN_STAGEDEPILOGUE_H
-#define FMLP_LIB_CODEGEN_STAGEDEPILOGUE_H
+#ifndef FMLP_CODEGEN_STAGEDEPILOGUE_H
+#define FMLP_CODEGEN_STAGEDEPILOGUE_H
 
-#include "lib/CodeGen/KernelBuilder.h"
+#include "codegen/KernelBuilder.h"
 
 #include <optional>
 
@@ -206,4 +206,4 @@ void buildStagedEpilogue(KernelBuilder &kb, const StagedEpilogueSpec &spec,
 
 } // namespace mlir::fmlp
 
-#endif // FMLP_LIB_CODEGEN_STAGEDEPILOGUE_H
+#endif // FMLP_CODEGEN_STAGEDEPILOGUE_H

@@ -1,6 +1,6 @@
 //===- KernelBuilder.cpp - GPU kernels as LLVM + NVVM dialect -------------===//
 
-#include "lib/CodeGen/KernelBuilder.h"
+#include "codegen/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

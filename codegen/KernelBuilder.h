@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMLP_LIB_CODEGEN_KERNELBUILDER_H
-#define FMLP_LIB_CODEGEN_KERNELBUILDER_H
+#ifndef FMLP_CODEGEN_KERNELBUILDER_H
+#define FMLP_CODEGEN_KERNELBUILDER_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -263,4 +263,4 @@ void buildColumnSum(
 
 } // namespace mlir::fmlp
 
-#endif // FMLP_LIB_CODEGEN_KERNELBUILDER_H
+#endif // FMLP_CODEGEN_KERNELBUILDER_H

@@ -25,9 +25,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/CodeGen/KernelBuilder.h"
-#include "lib/CodeGen/StagedEpilogue.h"
-#include "lib/CodeGen/TileSelection.h"
+#include "codegen/KernelBuilder.h"
+#include "codegen/StagedEpilogue.h"
+#include "codegen/TileSelection.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

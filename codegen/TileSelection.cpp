@@ -1,8 +1,8 @@
 //===- TileSelection.cpp - Tile and stage choice per kernel ---------------===//
 
-#include "lib/CodeGen/TileSelection.h"
+#include "codegen/TileSelection.h"
 
-#include "lib/CodeGen/KernelBuilder.h"
+#include "codegen/KernelBuilder.h"
 
 #include "llvm/Support/MathExtras.h"
 

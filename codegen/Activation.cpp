@@ -1,6 +1,6 @@
 //===- Activation.cpp - The gating activations as arith/math ops ----------===//
 
-#include "lib/CodeGen/Activation.h"
+#include "codegen/Activation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

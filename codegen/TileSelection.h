@@ -23,8 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMLP_LIB_CODEGEN_TILESELECTION_H
-#define FMLP_LIB_CODEGEN_TILESELECTION_H
+#ifndef FMLP_CODEGEN_TILESELECTION_H
+#define FMLP_CODEGEN_TILESELECTION_H
 
 #include "dialects/FMLP/FMLPAttrs.h"
 #include "fmlp/Target.h"
@@ -70,4 +70,4 @@ KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape);
 
 } // namespace mlir::fmlp
 
-#endif // FMLP_LIB_CODEGEN_TILESELECTION_H
+#endif // FMLP_CODEGEN_TILESELECTION_H
