@@ -254,6 +254,30 @@ constexpr int32_t kWgmmaMaxRegisters = 168;
 int64_t wgmmaSharedBytes(const WgmmaGemmSpec &spec);
 void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 
+/// The instantiation for a few tokens (SmallTokensGemm.cpp), launched for
+/// T <= kSmallTokens: C(t, n) = sum_k A(t, k) B_j(k, n) with A stored
+/// [T, K] and each B_j stored [N, K] (both K-major, rows and base 16-byte
+/// aligned), 16-bit, K a multiple of 32 and N of 16. Computed as its
+/// transpose on mma.sync m16n8k16 (the weights are A), one block of 8
+/// warps per 16 columns of N with K split over the warps; then
+/// epilogue(t, n, C(t, n)) for every t < T.
+struct SmallTokensGemmSpec {
+  int64_t n = 0, k = 0;
+  MatrixView a;                // element (t, k)
+  SmallVector<MatrixView> b;   // element (n, k) of B_j; one or two
+  Type element;                // bf16 or f16
+  GemmSpec::Epilogue epilogue;
+};
+constexpr int64_t kSmallTokens = 16, kSmallTokensTileN = 16,
+                  kSmallTokensChunk = 32, kSmallTokensThreads = 256;
+constexpr int32_t kSmallTokensMaxRegisters = 128;
+/// Shared memory: every warp's partial sums (8 warps x 16 x 16 fp32 per
+/// accumulator).
+constexpr int64_t smallTokensSharedBytes(unsigned accumulators) {
+  return 8 * accumulators * kSmallTokens * kSmallTokensTileN * 4;
+}
+void buildSmallTokensGemm(KernelBuilder &kb, const SmallTokensGemmSpec &spec);
+
 /// out[n] = epilogue(n, sum_t in(t, n)) for n < columns: one thread per
 /// column, the sum in fp32 in token order.
 void buildColumnSum(

@@ -44,6 +44,19 @@ Precision formatOf(Type element) {
     return Precision::f16;
   return Precision::ieee;
 }
+
+/// Why the 16-bit tensor-core strategies do not take `shape`'s operands,
+/// or "".
+std::string notSixteenBitOperands(const GemmShape &shape) {
+  if (isFloat32Precision(formatOf(shape.element)))
+    return "fp32 operands take the IEEE fp32 SIMT path";
+  if (shape.precision && *shape.precision != formatOf(shape.element))
+    return ("precision " + stringifyPrecision(*shape.precision) + " on " +
+            stringifyPrecision(formatOf(shape.element)) +
+            " operands takes the SIMT path")
+        .str();
+  return "";
+}
 } // namespace
 
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
@@ -67,19 +80,35 @@ KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
   return config;
 }
 
+
+std::optional<KernelConfig>
+mlir::fmlp::selectSmallTokensConfig(const Target &target,
+                                    const GemmShape &shape) {
+  if (!target.has(kMmaSync) || !notSixteenBitOperands(shape).empty() ||
+      !shape.smallTokensReady)
+    return std::nullopt;
+  KernelConfig config;
+  config.strategy = KernelStrategy::small_tokens;
+  config.tileM = kSmallTokens;
+  config.tileN = kSmallTokensTileN;
+  config.tileK = kSmallTokensChunk;
+  config.stages = 1;
+  config.sharedBytes = smallTokensSharedBytes(shape.accumulators);
+  config.maxRegisters = kSmallTokensMaxRegisters;
+  config.reason = "T <= 16: the weights streamed through mma.sync on " +
+                  std::string(target.chip) + ", K split over 8 warps";
+  return config;
+}
+
 KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
                                           const GemmShape &shape) {
   int64_t limit = target.sharedBytesPerBlock;
   std::string why;
   if (!target.has(kWgmma))
     why = std::string(target.chip) + " has no WGMMA";
-  else if (isFloat32Precision(formatOf(shape.element)))
-    why = "fp32 operands take the IEEE fp32 SIMT path";
-  else if (shape.precision && *shape.precision != formatOf(shape.element))
-    why = ("precision " + stringifyPrecision(*shape.precision) + " on " +
-           stringifyPrecision(formatOf(shape.element)) +
-           " operands takes the SIMT path")
-              .str();
+  else if (std::string operands = notSixteenBitOperands(shape);
+           !operands.empty())
+    why = operands;
   else if (!shape.tmaReady)
     why = shape.notTmaReady;
 

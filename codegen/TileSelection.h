@@ -13,6 +13,14 @@
 //     weight gradients, whose K is T) the grid is known: a narrower tile
 //     (192 or 128) is taken when it cuts waves x width, the time of the
 //     busiest multiprocessor, by at least 10 %.
+//   Few tokens, beside either (fmlp.small_tokens_config): on chips with
+//     mma.sync (sm_80 onwards), for a GEMM whose M is T with 16-bit
+//     operands contracted in their own format, both stored K-major in
+//     16-byte pieces, K a multiple of 32 and N of 16 (K1, K2, and K3 with
+//     [in, out] weights): the small_tokens kernel for launches with
+//     T <= 16, tile 16 x 16 x 32. Below 17 tokens a GEMM streams its
+//     weights; the 128-row WGMMA tile (or 64-row SIMT tile) would leave
+//     most multiprocessors idle and most of its rows empty.
 //   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides;
 //     fp32 operands (whatever the precision: tf32, tf32x3, ieee) are
 //     computed as IEEE fp32 until the tensor-core fp32 strategies exist,
@@ -61,12 +69,18 @@ struct GemmShape {
   std::string notTmaReady; // why not, when !tmaReady
   /// M and N when both are static (0 when either is T).
   int64_t rows = 0, cols = 0;
+  /// M is T and the operands suit the small_tokens kernel (its rule above).
+  bool smallTokensReady = false;
+  std::string notSmallTokensReady; // why not, when !smallTokensReady
   /// The contractions' operand format (the block's precision attribute);
   /// without one, that of the element type (bf16, f16, ieee for f32).
   std::optional<Precision> precision;
 };
 
 KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape);
+/// The variant for launches of T <= 16, when the rule gives one.
+std::optional<KernelConfig> selectSmallTokensConfig(const Target &target,
+                                                    const GemmShape &shape);
 
 } // namespace mlir::fmlp
 

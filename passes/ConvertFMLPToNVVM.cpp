@@ -220,12 +220,25 @@ private:
   const KernelOperands &ops;
 };
 
-/// The GEMM of a kernel op, as either strategy: the WGMMA one reads A and
-/// B_j through the plan's tensor maps (and moves the outputs it stages
-/// through theirs), the SIMT one through SimtReads; both run `epilogue`.
+/// The GEMM of a kernel op, as its configured strategy: the WGMMA one
+/// reads A and B_j through the plan's tensor maps (and moves the outputs it
+/// stages through theirs), the SIMT one through SimtReads, the
+/// small_tokens one the stored K-major buffers in 16-byte pieces
+/// (notSmallTokensReady); all run `epilogue`.
 void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
                const KernelGemm &gemm, const KernelConfig &config,
                const TmaPlan *tma, GemmSpec::Epilogue epilogue) {
+  if (config.strategy == KernelStrategy::small_tokens) {
+    SmallTokensGemmSpec small;
+    small.n = gemm.n.value;
+    small.k = gemm.k.value;
+    small.a = ops.view(kb, gemm.a.parts[0].memref); // element (t, k)
+    for (const GemmOperand &b : gemm.b)
+      small.b.push_back(ops.view(kb, b.parts[0].memref)); // element (n, k)
+    small.element = gemm.element;
+    small.epilogue = std::move(epilogue);
+    return buildSmallTokensGemm(kb, small);
+  }
   GemmSpec spec = SimtReads(kb, ops).spec(gemm);
   spec.epilogue = std::move(epilogue);
   if (config.strategy == KernelStrategy::simt || !tma)
@@ -387,14 +400,14 @@ std::string kernelName(StringRef entry, unsigned index, Operation *op) {
   return name;
 }
 
-/// Replaces `op` with the launch of `kernel` (geometry as the kernel says).
-void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
-                       const KernelOperands &operands, Value tokenOperand,
-                       ArrayRef<TmaView> tensorMaps) {
-  OpBuilder b(op);
+/// The launch of `kernel` for `op` at `b`'s insertion point (geometry as
+/// the kernel says).
+gpu::LaunchFuncOp createLaunch(OpBuilder &b, Operation *op,
+                               LLVM::LLVMFuncOp kernel,
+                               const KernelOperands &operands, Value tokens,
+                               ArrayRef<TmaView> tensorMaps) {
   Location loc = op->getLoc();
   LaunchGeometry geometry = LaunchGeometry::readFrom(kernel);
-  Value tokens = memref::DimOp::create(b, loc, tokenOperand, 0);
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -434,6 +447,38 @@ void replaceWithLaunch(Operation *op, LLVM::LLVMFuncOp kernel,
   launch->setAttr("fmlp.written", b.getDenseI64ArrayAttr(written));
   launch->setAttr("fmlp.tensor_map_box_rows", b.getDenseI64ArrayAttr(boxRows));
   launch->setAttr("fmlp.tensor_map_cols", b.getDenseI64ArrayAttr(cols));
+  return launch;
+}
+
+/// Replaces `op` with the launch of `kernel`; with a `small` kernel, with
+/// `scf.if T <= kSmallTokens` choosing between the two launches, each
+/// marked with its range of T (fmlp.max_tokens, fmlp.min_tokens: the
+/// bundle's manifest says the same, and the runtime picks by it).
+void replaceWithLaunches(Operation *op, LLVM::LLVMFuncOp kernel,
+                         LLVM::LLVMFuncOp small,
+                         const KernelOperands &operands, Value tokenOperand,
+                         ArrayRef<TmaView> tensorMaps) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value tokens = memref::DimOp::create(b, loc, tokenOperand, 0);
+  if (!small) {
+    createLaunch(b, op, kernel, operands, tokens, tensorMaps);
+    op->erase();
+    return;
+  }
+  Value few = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ule, tokens,
+      arith::ConstantIndexOp::create(b, loc, kSmallTokens));
+  auto branch = scf::IfOp::create(b, loc, few, /*withElseRegion=*/true);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  gpu::LaunchFuncOp fewLaunch =
+      createLaunch(b, op, small, operands, tokens, {});
+  fewLaunch->setAttr("fmlp.max_tokens", b.getI64IntegerAttr(kSmallTokens));
+  // Its 16-byte loads ask 16-byte aligned arguments (as tensor maps do).
+  fewLaunch->setAttr("fmlp.vector_access", b.getUnitAttr());
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
+  createLaunch(b, op, kernel, operands, tokens, tensorMaps)
+      ->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(kSmallTokens + 1));
   op->erase();
 }
 
@@ -512,7 +557,7 @@ struct ConvertFMLPToNVVMPass
         KernelBuilder kb(gpuModule, name, 0, operands.buffers.size(),
                          op->getLoc());
         buildBiasGrad(biasGrad, kb, operands);
-        replaceWithLaunch(op, kb.func, operands, biasGrad.getGrad(), {});
+        replaceWithLaunches(op, kb.func, {}, operands, biasGrad.getGrad(), {});
         continue;
       }
       KernelGemm gemm = describeGemm(op);
@@ -537,12 +582,36 @@ struct ConvertFMLPToNVVMPass
           tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
       KernelBuilder kb(gpuModule, name, maps.size(), operands.buffers.size(),
                        op->getLoc());
-      EpilogueLowering lowering{kb, operands, gemm, config,
-                                tma ? &*tma : nullptr};
-      llvm::TypeSwitch<Operation *>(op)
-          .Case<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-                DownWeightGradOp>([&](auto kernel) { lowering.build(kernel); });
-      replaceWithLaunch(op, kb.func, operands, gemm.tokenOperand, maps);
+      auto lower = [&](KernelBuilder &kb, const KernelConfig &config,
+                       const TmaPlan *tma) {
+        EpilogueLowering lowering{kb, operands, gemm, config, tma};
+        llvm::TypeSwitch<Operation *>(op)
+            .Case<GateUpOp, DownOp, DownGradOp, InputGradOp,
+                  GateUpWeightGradOp, DownWeightGradOp>(
+                [&](auto kernel) { lowering.build(kernel); });
+      };
+      lower(kb, config, tma ? &*tma : nullptr);
+      // The variant for few tokens, where tile selection gave one.
+      LLVM::LLVMFuncOp small;
+      if (auto attr = op->getAttrOfType<KernelConfigAttr>(
+              KernelConfigAttr::kSmallTokensName)) {
+        KernelConfig smallConfig = KernelConfig::fromAttr(attr);
+        std::string whyNot = notSmallTokensReady(gemm);
+        if (smallConfig.strategy != KernelStrategy::small_tokens ||
+            !whyNot.empty() || !info.has(kMmaSync)) {
+          op->emitOpError("has a small_tokens_config it cannot take: ")
+              << (whyNot.empty() ? "not the small_tokens strategy on a chip "
+                                   "with mma.sync"
+                                 : whyNot);
+          return signalPassFailure();
+        }
+        KernelBuilder smallKb(gpuModule, name + "_small_tokens", 0,
+                              operands.buffers.size(), op->getLoc());
+        lower(smallKb, smallConfig, nullptr);
+        small = smallKb.func;
+      }
+      replaceWithLaunches(op, kb.func, small, operands, gemm.tokenOperand,
+                          maps);
     }
   }
 };

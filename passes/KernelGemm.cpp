@@ -130,28 +130,52 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
   return gemm;
 }
 
-//===----------------------------------------------------------------------===//
-// The WGMMA strategy's tensor maps
-//===----------------------------------------------------------------------===//
-
 namespace {
 
-constexpr int64_t kTmaAlignment = 16; // bytes: TMA's address and strides
+constexpr int64_t kPieceBytes = 16; // TMA's alignment; a vector load's
 
-/// Why `view` read as `cols` columns cannot be a TMA view (unit inner
-/// stride, rows and first element 16-byte aligned), or "".
-std::string notTmaAddressable(Value view, int64_t cols, StringRef role) {
+/// Why `view` read as `cols` columns cannot be read in 16-byte pieces
+/// (unit inner stride, rows and first element 16-byte aligned: a TMA view
+/// or 16-byte loads), or "".
+std::string notIn16BytePieces(Value view, int64_t cols, StringRef role) {
   auto type = cast<MemRefType>(view.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   int64_t bytes = type.getElementTypeBitWidth() / 8;
   if (type.getRank() != 2 || strides[1] != 1)
     return (role + " has no unit inner stride").str();
   if (ShapedType::isDynamic(strides[0]) || ShapedType::isDynamic(offset) ||
-      (strides[0] * bytes) % kTmaAlignment ||
-      (offset * bytes) % kTmaAlignment || strides[0] < cols)
+      (strides[0] * bytes) % kPieceBytes || (offset * bytes) % kPieceBytes ||
+      strides[0] < cols)
     return (role + " has rows or an offset not 16-byte aligned").str();
   return "";
 }
+
+} // namespace
+
+std::string mlir::fmlp::notSmallTokensReady(const KernelGemm &gemm) {
+  if (!gemm.m.tokens || gemm.n.tokens || gemm.k.tokens)
+    return "M is not T";
+  if (gemm.element.getIntOrFloatBitWidth() != 16)
+    return "the elements are not 16-bit";
+  if (gemm.k.value % 32 || gemm.n.value % 16)
+    return "K is not a multiple of 32 or N of 16";
+  for (const GemmOperand &operand : llvm::concat<const GemmOperand>(
+           ArrayRef<GemmOperand>(gemm.a), ArrayRef<GemmOperand>(gemm.b))) {
+    const GemmPart &part = operand.parts[0];
+    if (operand.form != GemmOperand::Form::Plain || !part.kMajor)
+      return (operand.role + " is not one K-major buffer").str();
+    if (std::string why = notIn16BytePieces(part.memref, 0, part.role);
+        !why.empty())
+      return why;
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// The WGMMA strategy's tensor maps
+//===----------------------------------------------------------------------===//
+
+namespace {
 
 /// Whether `second` follows `first` in the same rows: one view of both.
 bool adjacent(Value first, Value second) {
@@ -225,7 +249,7 @@ public:
     if (type.getRank() != 2 || type.getElementTypeBitWidth() != 16)
       return;
     int64_t cols = type.getDimSize(1);
-    if (notTmaAddressable(view, cols, "").empty())
+    if (notIn16BytePieces(view, cols, "").empty())
       plan.outputMaps.push_back(
           {view, record(view, cols, /*kMajor=*/true, kWgmmaOutputBox)});
   }
@@ -245,7 +269,7 @@ private:
                int64_t cols = 0) {
     if (!cols)
       cols = cast<MemRefType>(view.getType()).getDimSize(1);
-    fail(notTmaAddressable(view, cols, role));
+    fail(notIn16BytePieces(view, cols, role));
     return record(view, cols, kMajor, tileRows);
   }
   unsigned record(Value view, int64_t cols, bool kMajor, int64_t tileRows) {

@@ -76,6 +76,11 @@ struct KernelGemm {
 /// The GEMM of a kernel op (every kernel op but bias_grad, a column sum).
 KernelGemm describeGemm(Operation *kernelOp);
 
+/// Why the small_tokens strategy (codegen/KernelBuilder.h) cannot compute
+/// `gemm`, or "": M must be T, A and each B_j one K-major buffer read in
+/// 16-byte pieces, the elements 16-bit, K a multiple of 32 and N of 16.
+std::string notSmallTokensReady(const KernelGemm &gemm);
+
 /// A view the WGMMA strategy reads through a tensor map: `cols` columns of
 /// it (more than its type's when two adjacent views are read as one, K4's
 /// and K5's [dG dU]), K-major or MN-major, boxes of `boxRows` rows.

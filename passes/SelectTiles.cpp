@@ -30,6 +30,8 @@ GemmShape describe(Operation *op) {
     shape.precision = precision.getValue();
   (void)planTma(op, gemm, 256 / shape.accumulators, shape.notTmaReady);
   shape.tmaReady = shape.notTmaReady.empty();
+  shape.notSmallTokensReady = notSmallTokensReady(gemm);
+  shape.smallTokensReady = shape.notSmallTokensReady.empty();
   // The grid is static when neither M nor N is T (the weight gradients).
   if (!gemm.m.tokens && !gemm.n.tokens) {
     shape.rows = gemm.m.value;
@@ -52,9 +54,14 @@ struct SelectTilesPass
     module.walk([&](Operation *op) {
       if (!isKernelOp(op) || isa<BiasGradOp>(op) || op->getNumResults() != 0)
         return;
+      GemmShape shape = describe(op);
       op->setAttr(KernelConfigAttr::kName,
-                  selectGemmConfig(target.getInfo(), describe(op))
+                  selectGemmConfig(target.getInfo(), shape)
                       .toAttr(op->getContext()));
+      if (std::optional<KernelConfig> small =
+              selectSmallTokensConfig(target.getInfo(), shape))
+        op->setAttr(KernelConfigAttr::kSmallTokensName,
+                    small->toAttr(op->getContext()));
     });
   }
 };

@@ -104,6 +104,13 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (stages < 2)
       return emitError() << "a wgmma kernel needs at least two stages";
     break;
+  case KernelStrategy::small_tokens:
+    // 16 tokens (two m16n8k16 n-tiles) x 16 output columns, k in chunks of
+    // 32 (one 16-byte piece of four threads).
+    if (tile[0] != 16 || tile[1] != 16 || tile[2] != 32 || stages != 1)
+      return emitError() << "a small_tokens kernel has tile 16 x 16 x 32 and "
+                            "one stage";
+    break;
   }
   return success();
 }

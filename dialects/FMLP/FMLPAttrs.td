@@ -105,7 +105,11 @@ def FMLP_KernelStrategy : I32EnumAttr<"KernelStrategy",
       // fp32 FMA on shared-memory tiles: any chip, any strides, IEEE fp32.
       I32EnumAttrCase<"simt", 0>,
       // sm_90a: TMA ring, warp-specialized WGMMA, staged epilogue.
-      I32EnumAttrCase<"wgmma", 1>
+      I32EnumAttrCase<"wgmma", 1>,
+      // Few tokens (T <= tile M, chosen per launch): the GEMM transposed,
+      // W x^T, on mma.sync m16n8k16 with the weights streamed in 16-byte
+      // pieces and K split over the block's 8 warps (any chip since sm_80).
+      I32EnumAttrCase<"small_tokens", 2>
       // Room for mma_sync (sm_80..sm_120), split_k, tf32 and tf32x3 forms.
     ]> {
   let cppNamespace = "::mlir::fmlp";
@@ -124,6 +128,11 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     cluster along M and N; `shared_bytes` the block's ring (or SIMT tiles)
     and barriers; `max_registers` the per-thread cap ptxas must keep;
     `reason` why this strategy and not a faster one.
+
+    A kernel op may also carry `fmlp.small_tokens_config`, a second
+    configuration (strategy `small_tokens`) for launches with T at most its
+    tile M: the lowering then generates both kernels, and each launch runs
+    the one whose range of T holds its T.
 
     ```mlir
     fmlp.down ... {fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma,
@@ -152,6 +161,9 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     int64_t getTileK() const { return getTile()[2]; }
     /// The name of the discardable attribute that holds it on a kernel op.
     static constexpr ::llvm::StringLiteral kName = "fmlp.kernel_config";
+    /// The name of the one that holds the variant for few tokens.
+    static constexpr ::llvm::StringLiteral kSmallTokensName =
+        "fmlp.small_tokens_config";
   }];
 }
 

@@ -117,14 +117,15 @@ traceToArgument(Value operand, func::FuncOp entry, std::string &error) {
 }
 
 /// The alignment (bytes) each entry argument needs: TMA reads 16-byte
-/// aligned addresses, and the WGMMA kernels store rows in 16-byte pieces;
-/// the SIMT kernels access single elements.
+/// aligned addresses, the WGMMA kernels store rows in 16-byte pieces and
+/// the small_tokens kernels load them (fmlp.vector_access); the SIMT
+/// kernels access single elements.
 DenseMap<unsigned, int64_t> argumentAlignments(func::FuncOp func) {
   DenseMap<unsigned, int64_t> alignment;
   func.walk([&](gpu::LaunchFuncOp launch) {
     auto rows =
         launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.tensor_map_box_rows");
-    if (!rows || rows.empty())
+    if ((!rows || rows.empty()) && !launch->hasAttr("fmlp.vector_access"))
       return;
     for (Value operand : launch.getKernelOperands())
       if (auto argument = dyn_cast<BlockArgument>(rootOf(operand)))

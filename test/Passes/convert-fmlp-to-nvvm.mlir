@@ -5,10 +5,21 @@
 // 64 x 64 boxes, through which the epilogue moves its staged blocks: A, G,
 // U), then every buffer, then T; the grid is ceil(T / 128) x (n tiles), 384
 // threads, the shared memory of 4 stages.
+// K1 and K2 also have a small_tokens kernel: an scf.if on T <= 16 picks
+// the launch, each marked with its range of T (the manifest's); the small
+// one has a fixed grid of N / 16 blocks of 256 threads, no tensor maps,
+// and asks 16-byte aligned arguments (fmlp.vector_access).
 // CHECK-LABEL: func.func @mlp.forward(
 // CHECK: %[[T:.+]] = memref.dim %arg0, %c0
+// CHECK: %[[FEW:.+]] = arith.cmpi ule, %[[T]], %c16
+// CHECK: scf.if %[[FEW]] {
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_gate_up_small_tokens blocks in (%c8, %c1{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c0_i32 args(%arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %{{.+}}, %{{.+}}, %{{.+}}, %[[T]] : index)
+// CHECK-SAME: fmlp.max_tokens = 16
+// CHECK-SAME: fmlp.vector_access
+// CHECK: } else {
 // CHECK: %[[GX:.+]] = arith.ceildivui %[[T]], %c128
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_gate_up blocks in (%[[GX]], %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c197632_i32 args(%arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %[[A:.+]] : memref<?x128xbf16, strided<[384, 1]>>, %[[G:.+]] : memref<?x128xbf16, strided<[384, 1], offset: 128>>, %[[U:.+]] : memref<?x128xbf16, strided<[384, 1], offset: 256>>, %arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %[[A]] : {{.+}}, %[[G]] : {{.+}}, %[[U]] : {{.+}}, %[[T]] : index)
+// CHECK-SAME: fmlp.min_tokens = 17
 // CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 128, 128, 64, 64, 64>
 // CHECK-SAME: fmlp.written = array<i64: 9, 10, 11>
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down

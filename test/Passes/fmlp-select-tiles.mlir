@@ -10,20 +10,31 @@
 // bf16 in nn.Linear's layout on sm_90a: every kernel on WGMMA, 128 x 128
 // tiles for K1's two accumulators, 128 x 256 for the others, 4 stages of
 // 48 KiB (197632 B with the barriers, under 232448).
+// K1 and K2 (M = T, weights K-major) also get the variant for T <= 16:
+// the small_tokens kernel, 8 KiB of partial sums per accumulator. K3..K6
+// do not (K3 reads nn.Linear's Wd along its rows: MN-major).
 // CHECK-LABEL: func.func @mlp.forward
-// CHECK: fmlp.gate_up {{.*}}fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "16-bit operands in TMA-addressable views on sm_90a">
-// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4
+// CHECK: fmlp.gate_up {{.*}}fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "16-bit operands in TMA-addressable views on sm_90a">, fmlp.small_tokens_config = #fmlp.kernel_config<strategy = small_tokens, tile = [16, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 16384, max_registers = 128, reason = "T <= 16: the weights streamed through mma.sync on sm_90a, K split over 8 warps">
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4{{.*}}fmlp.small_tokens_config = #fmlp.kernel_config<strategy = small_tokens, {{.*}}shared_bytes = 8192
 // CHECK-LABEL: func.func @mlp.backward
+// CHECK-NOT: small_tokens
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma
 // CHECK: fmlp.down_grad {{.*}}strategy = wgmma
 // CHECK: fmlp.input_grad {{.*}}strategy = wgmma
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma
+// CHECK-NOT: small_tokens
+// CHECK-LABEL: func.func @mlp.forward_nograd
+// CHECK: fmlp.gate_up {{.*}}small_tokens_config
+// CHECK: fmlp.down {{.*}}small_tokens_config
 // save=gu recomputes A from G and U inside K6's loads: K6 stays SIMT.
 // GU-LABEL: func.func @mlp.backward
 // GU: fmlp.down_weight_grad {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "A is recomputed from G and U as it is loaded (save=gu)"
 // GU: fmlp.down_grad {{.*}}strategy = wgmma
 // Chips without WGMMA: the SIMT kernels, within their shared memory.
 // SM80-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "sm_80 has no WGMMA"
+// Every chip has mma.sync: K1 and K2 take the small_tokens variant there too.
+// SM80: fmlp.gate_up {{.*}}strategy = small_tokens, {{.*}}reason = "T <= 16: the weights streamed through mma.sync on sm_80, K split over 8 warps"
+// SM120A: fmlp.down {{.*}}strategy = small_tokens
 // SM100A-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "sm_100a has no WGMMA"
 // SM120A-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "sm_120a has no WGMMA"
 func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,
@@ -38,6 +49,8 @@ func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x
 // fp32 takes the IEEE SIMT path: 64 x 64 x 16 tiles in f32 shared memory.
 // CHECK-LABEL: func.func @f32.forward
 // CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands take the IEEE fp32 SIMT path"
+// CHECK-NOT: small_tokens
+// CHECK-LABEL: func.func @f32.backward
 func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
@@ -50,6 +63,8 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 // Rows of 36 bf16 (72 B) are not 16-byte aligned: no tensor map, SIMT.
 // CHECK-LABEL: func.func @unaligned.forward
 // CHECK: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "x has rows or an offset not 16-byte aligned"
+// CHECK-NOT: small_tokens
+// CHECK-LABEL: func.func @unaligned.backward
 func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tensor<128x36xbf16>,
                      %wd: tensor<36x128xbf16>) -> tensor<?x36xbf16> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd

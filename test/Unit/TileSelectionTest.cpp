@@ -34,7 +34,7 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
   MLIRContext context;
   context.loadDialect<FMLPDialect>();
   Builder b(&context);
-  unsigned wgmmaCount = 0, simtCount = 0;
+  unsigned wgmmaCount = 0, simtCount = 0, smallCount = 0;
   // Every chip of the table, every element type, with and without a
   // precision attribute (the block's, carried by fmlp-fuse).
   for (const Target &chip : kTargets) {
@@ -72,6 +72,25 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                  (!precision || *precision == Precision::bf16)) ||
                 (element.isF16() && (!precision || *precision == Precision::f16));
             bool wgmmaAllowed = chip.has(kWgmma) && ownFormat && tmaReady;
+            // The variant for T <= 16 (here: when the operands are ready
+            // for it exactly when they are for TMA): wherever mma.sync
+            // exists, within the chip, and it verifies.
+            shape.smallTokensReady = tmaReady;
+            std::optional<KernelConfig> small =
+                selectSmallTokensConfig(chip, shape);
+            EXPECT_EQ(small.has_value(),
+                      chip.has(kMmaSync) && ownFormat && tmaReady);
+            if (small) {
+              ++smallCount;
+              EXPECT_EQ(small->strategy, KernelStrategy::small_tokens);
+              EXPECT_EQ(small->tileM, kSmallTokens);
+              EXPECT_LE(small->sharedBytes, limit);
+              EXPECT_EQ(small->sharedBytes,
+                        smallTokensSharedBytes(accumulators));
+              EXPECT_LE(small->maxRegisters * kSmallTokensThreads,
+                        chip.registersPerMultiprocessor);
+              EXPECT_TRUE(small->toAttr(&context));
+            }
             EXPECT_EQ(c.strategy == KernelStrategy::wgmma, wgmmaAllowed)
                 << c.reason;
             EXPECT_FALSE(c.reason.empty());
@@ -109,6 +128,8 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
   // and 2 accumulators and TMA-ready operands.
   EXPECT_EQ(wgmmaCount, 8u);
   EXPECT_GT(simtCount, 0u);
+  // Every chip has mma.sync: 11 chips x the same 8 cases.
+  EXPECT_EQ(smallCount, 8u * std::size(kTargets));
 }
 
 TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {

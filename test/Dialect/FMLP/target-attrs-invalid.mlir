@@ -15,6 +15,11 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 2
 
 // -----
 
+// expected-error@+1 {{a small_tokens kernel has tile 16 x 16 x 32 and one stage}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+
+// -----
+
 // expected-error@+1 {{a simt kernel has one stage}}
 module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 2, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
 

@@ -1,0 +1,235 @@
+//===- SmallTokensGemm.cpp - GEMMs of a few tokens on mma.sync ------------===//
+//
+// buildSmallTokensGemm (KernelBuilder.h): C(t, n) = sum_k x(t, k) W_j(n, k)
+// for T <= 16 tokens, at the speed of reading the weights. With so few
+// tokens the GEMM is a stream of W: the kernel computes its transpose,
+// C^T = W x^T, so that the weights are mma.sync's A operand (16 rows of n)
+// and the tokens its N = 8 (two n-tiles: tokens 0-7 and 8-15).
+//
+// Block: 8 warps on 16 output columns n0 .. n0 + 15 (grid: N / 16 blocks);
+// warp w takes the chunks [w C / 8, (w + 1) C / 8) of the C = K / 32
+// chunks of 32 k, reads them as 16-byte pieces straight into registers and
+// multiplies; the 8 partial sums are added in shared memory in warp order
+// (deterministic), and each thread runs the epilogue of one (token, n).
+//
+// Operands in registers without shuffles: the sum over k does not depend
+// on the order of k, so A and B only need to agree on which k each of
+// their fragment registers holds. In chunk u, thread (g = lane / 4,
+// q = lane mod 4) loads the 8 elements at k = 32 u + 8 q .. + 7 of W rows
+// n0 + g and n0 + g + 8 and of tokens g and g + 8, one 16-byte piece each;
+// its 32-bit word 2 s + i (i = 0, 1) is the fragment register of the
+// m16n8k16 k positions {2 q, 2 q + 1} (i = 0) or {2 q + 8, 2 q + 9} (i = 1)
+// of the chunk's step s = 0, 1 (PTX ISA, "Matrix Fragments for
+// mma.m16n8k16"): both operands map k position p of step s of thread q to
+// the same k, so every product pairs the right elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+constexpr int64_t kWarps = kSmallTokensThreads / 32;
+constexpr int64_t kTokenTiles = kSmallTokens / 8; // m16n8: 8 tokens each
+
+/// One chunk's pieces: W_j rows n0 + g, n0 + g + 8, and x rows g, g + 8.
+struct Chunk {
+  SmallVector<std::array<Value, 2>> weights; // vector<4xi32> each
+  std::array<Value, kTokenTiles> tokens;
+};
+
+class SmallTokens {
+public:
+  SmallTokens(KernelBuilder &kb, const SmallTokensGemmSpec &spec)
+      : kb(kb), spec(spec), b(kb.b), loc(kb.loc), i32(b.getI32Type()),
+        piece(VectorType::get({4}, i32)) {}
+
+  void build() {
+    Value tid = kb.threadIdX();
+    Value warp = kb.udiv(tid, 32), lane = kb.urem(tid, 32);
+    Value g = kb.toI64(kb.udiv(lane, 4));
+    q8 = kb.toI64(kb.mul(kb.urem(lane, 4), kb.i32(8)));
+    Value n0 = kb.toI64(kb.mul(kb.blockId(0), kb.i32(kSmallTokensTileN)));
+    rows = {kb.add(n0, g), kb.add(n0, kb.add(g, kb.i64(8)))};
+    // Tokens past T read row T - 1 (in bounds) and use zeros instead.
+    Value last = kb.add(kb.tokens(), kb.i64(-1));
+    for (int64_t i = 0; i < kTokenTiles; ++i) {
+      Value token = kb.add(g, kb.i64(8 * i));
+      tokenRows[i] = arith::MinSIOp::create(b, loc, token, last);
+      hasToken[i] = kb.lessThan(token, kb.tokens());
+    }
+
+    // This warp's chunks, U at a time, then one at a time.
+    int64_t chunks = spec.k / kSmallTokensChunk;
+    int64_t unroll = 4 / spec.b.size();
+    Value begin = kb.udiv(kb.mul(warp, kb.i32(chunks)), kWarps);
+    Value end = kb.udiv(kb.mul(kb.add(warp, kb.i32(1)), kb.i32(chunks)), kWarps);
+    Value whole = kb.add(
+        begin, kb.mul(kb.udiv(arith::SubIOp::create(b, loc, end, begin),
+                              unroll),
+                      kb.i32(unroll)));
+    SmallVector<Value> acc(spec.b.size() * kTokenTiles,
+                           LLVM::ZeroOp::create(b, loc, accumulatorType()));
+    acc = loop(begin, whole, unroll, acc);
+    acc = loop(whole, end, 1, acc);
+    reduceAndFinish(tid, warp, lane, acc);
+  }
+
+private:
+  LLVM::LLVMStructType accumulatorType() {
+    Type f32 = b.getF32Type();
+    return LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  }
+
+  /// Chunks [from, to) in steps of `step`, each step's loads before its
+  /// MMAs.
+  SmallVector<Value> loop(Value from, Value to, int64_t step,
+                          ArrayRef<Value> acc) {
+    auto forOp = scf::ForOp::create(b, loc, from, to, kb.i32(step), acc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    SmallVector<Chunk> loaded;
+    for (int64_t u = 0; u < step; ++u)
+      loaded.push_back(load(kb.add(forOp.getInductionVar(), kb.i32(u))));
+    SmallVector<Value> sums(forOp.getRegionIterArgs());
+    for (const Chunk &chunk : loaded)
+      multiply(chunk, sums);
+    scf::YieldOp::create(b, loc, sums);
+    return SmallVector<Value>(forOp.getResults());
+  }
+
+  Value loadPiece(const MatrixView &view, Value row, Value k) {
+    return LLVM::LoadOp::create(b, loc, piece, kb.address(view, row, k),
+                                /*alignment=*/16);
+  }
+
+  Chunk load(Value chunk) {
+    Value k = kb.add(kb.toI64(kb.mul(chunk, kb.i32(kSmallTokensChunk))), q8);
+    Chunk loaded;
+    for (const MatrixView &w : spec.b)
+      loaded.weights.push_back(
+          {loadPiece(w, rows[0], k), loadPiece(w, rows[1], k)});
+    Value zero = LLVM::ZeroOp::create(b, loc, piece);
+    for (int64_t i = 0; i < kTokenTiles; ++i)
+      loaded.tokens[i] =
+          kb.select(hasToken[i], loadPiece(spec.a, tokenRows[i], k), zero);
+    return loaded;
+  }
+
+  /// Word `word` of `pieceValue` as an mma.sync register of the element
+  /// type (bf16 pairs are i32, f16 pairs vector<2xf16>).
+  Value word(Value pieceValue, int64_t word) {
+    Value bits =
+        LLVM::ExtractElementOp::create(b, loc, pieceValue, kb.i32(word));
+    if (spec.element.isBF16())
+      return bits;
+    return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, spec.element),
+                                   bits);
+  }
+
+  void multiply(const Chunk &chunk, SmallVector<Value> &acc) {
+    std::optional<std::array<NVVM::MMATypes, 2>> types;
+    if (spec.element.isBF16())
+      types = {NVVM::MMATypes::bf16, NVVM::MMATypes::bf16};
+    std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col};
+    for (int64_t s = 0; s < 2; ++s)
+      for (auto [j, w] : llvm::enumerate(chunk.weights)) {
+        Value a[] = {word(w[0], 2 * s), word(w[1], 2 * s),
+                     word(w[0], 2 * s + 1), word(w[1], 2 * s + 1)};
+        for (int64_t i = 0; i < kTokenTiles; ++i) {
+          Value x[] = {word(chunk.tokens[i], 2 * s),
+                       word(chunk.tokens[i], 2 * s + 1)};
+          Value &sum = acc[j * kTokenTiles + i];
+          SmallVector<Value> c;
+          for (int64_t r = 0; r < 4; ++r)
+            c.push_back(LLVM::ExtractValueOp::create(b, loc, sum, r));
+          sum = NVVM::MmaOp::create(b, loc, accumulatorType(), a, x, c,
+                                    {16, 8, 16}, std::nullopt, std::nullopt,
+                                    types, layouts);
+        }
+      }
+  }
+
+  /// The warps' partial sums into shared memory, added in warp order; then
+  /// thread t runs the epilogue of register r = (t / 32) mod 4 of lane
+  /// t mod 32's fragment in token tile t / 128: row (n) g + 8 (r / 2),
+  /// token 8 (t / 128) + 2 q + r mod 2 (m16n8 accumulator fragment).
+  void reduceAndFinish(Value tid, Value warp, Value lane,
+                       ArrayRef<Value> acc) {
+    int64_t values = static_cast<int64_t>(acc.size()) * 4 * 32;
+    Value partial = kb.sharedF32("partial", kWarps * values);
+    // Value v (accumulator a, register r, lane l) of warp w at
+    // w values + (a 4 + r) 32 + l: consecutive lanes, consecutive words.
+    Value warpBase = kb.mul(warp, kb.i32(values));
+    for (auto [a, sum] : llvm::enumerate(acc))
+      for (int64_t r = 0; r < 4; ++r) {
+        Value at = kb.add(warpBase,
+                          kb.add(kb.i32((int64_t(a) * 4 + r) * 32), lane));
+        LLVM::StoreOp::create(b, loc,
+                              LLVM::ExtractValueOp::create(b, loc, sum, r),
+                              kb.sharedAt(partial, at));
+      }
+    kb.barrier();
+    static_assert(kTokenTiles * 4 * 32 == kSmallTokensThreads,
+                  "one accumulator element per thread");
+    Value tile = kb.udiv(tid, 128), r = kb.urem(kb.udiv(tid, 32), 4);
+    Value l = kb.urem(tid, 32);
+    Value row = kb.add(kb.udiv(l, 4), kb.mul(kb.udiv(r, 2), kb.i32(8)));
+    Value token = kb.add(kb.mul(tile, kb.i32(8)),
+                         kb.add(kb.mul(kb.urem(l, 4), kb.i32(2)), kb.urem(r, 2)));
+    Value element = kb.add(kb.mul(kb.add(kb.mul(tile, kb.i32(4)), r),
+                                  kb.i32(32)),
+                           l); // (a 4 + r) 32 + l for accumulator a = tile
+    SmallVector<Value> sums;
+    for (size_t j = 0; j < spec.b.size(); ++j) {
+      Value sum;
+      // Accumulator a = j kTokenTiles + tile.
+      Value at = kb.add(element, kb.i32(int64_t(j) * kTokenTiles * 4 * 32));
+      for (int64_t w = 0; w < kWarps; ++w) {
+        Value v = LLVM::LoadOp::create(
+            b, loc, b.getF32Type(),
+            kb.sharedAt(partial, kb.add(at, kb.i32(w * values))));
+        sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
+      }
+      sums.push_back(sum);
+    }
+    Value m = kb.toI64(token);
+    Value n = kb.add(kb.toI64(kb.mul(kb.blockId(0), kb.i32(kSmallTokensTileN))),
+                     kb.toI64(row));
+    kb.ifThen(kb.lessThan(m, kb.tokens()),
+              [&] { spec.epilogue(kb, m, n, sums); });
+  }
+
+  KernelBuilder &kb;
+  const SmallTokensGemmSpec &spec;
+  OpBuilder &b;
+  Location loc;
+  Type i32;
+  VectorType piece;
+  Value q8;                             // 8 q: this thread's first k
+  std::array<Value, 2> rows;            // n0 + g, n0 + g + 8
+  std::array<Value, kTokenTiles> tokenRows, hasToken;
+};
+
+} // namespace
+
+void mlir::fmlp::buildSmallTokensGemm(KernelBuilder &kb,
+                                      const SmallTokensGemmSpec &spec) {
+  assert(spec.k % kSmallTokensChunk == 0 && spec.n % kSmallTokensTileN == 0 &&
+         (spec.b.size() == 1 || spec.b.size() == 2) &&
+         "a GEMM the small-tokens strategy does not take");
+  SmallTokens(kb, spec).build();
+  LaunchGeometry geometry;
+  geometry.block = {kSmallTokensThreads, 1, 1};
+  geometry.tile(0, Extent::of(spec.n), kSmallTokensTileN);
+  geometry.maxRegisters = kSmallTokensMaxRegisters;
+  kb.finish(geometry);
+}
