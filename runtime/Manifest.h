@@ -76,8 +76,9 @@ struct Launch {
   std::vector<Param> params;
   // The range of T the launch serves: 1 <= minTokens <= maxTokens
   // (INT64_MAX: no upper bound). An entry point runs, in order, the
-  // launches whose range holds T; variants of one kernel (a small-T one
-  // and the usual one) have disjoint ranges.
+  // launches whose range holds T (the compiler gives the variants of one
+  // kernel, a small-T one and the usual one, disjoint ranges; nothing here
+  // relies on it).
   int64_t minTokens = 1, maxTokens = INT64_MAX;
 
   std::array<uint64_t, 3> grid(int64_t tokens) const;
