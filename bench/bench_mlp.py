@@ -168,7 +168,9 @@ def bench_shape(bundles, d, h, t, dtype=torch.bfloat16, rounds=5):
     # each GEMM of an unfused implementation, eager and torch.compile.
     timed = {}
     for entry, args in ((fwd, forward_args), (bwd, backward_args)):
-        for k, name in enumerate(entry.kernels()):
+        # The kernels a launch at this T runs (a variant for other T is
+        # refused by launch_kernel).
+        for k, name in entry.kernels_at(t):
             timed["kernel " + name] = (lambda e=entry, a=args, k=k: launcher(e)(a, kernel=k))
     timed.update({"fmlp_forward": f_forward, "fmlp_nograd": f_nograd, "fmlp_step": f_step})
     wgu = torch.cat([wg, wu])

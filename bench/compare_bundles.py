@@ -38,7 +38,7 @@ def kernels_of(directory, dtype_name, d, h, t):
     launcher(fwd)(forward_args)
     out = {}
     for entry, args in ((fwd, forward_args), (bwd, backward_args)):
-        for k, name in enumerate(entry.kernels()):
+        for k, name in entry.kernels_at(t):
             out[name] = (lambda e=entry, a=args, k=k: launcher(e)(a, kernel=k))
     out["step (forward + backward)"] = lambda: (launcher(fwd)(forward_args),
                                                 launcher(bwd)(backward_args))

@@ -241,6 +241,12 @@ Launch parseLaunch(const json &object, const Entry &entry,
   for (int d = 0; d < 3; ++d)
     if (launch.tokensPerBlock[d] == 0 && launch.fixed[d] == 0)
       throw Malformed{where + " has an empty grid dimension"};
+  // Optional (version 2): absent, the launch serves every T >= 1.
+  if (object.contains("min_tokens"))
+    launch.minTokens = integer(object, "min_tokens", where, 1, kInt64Max);
+  if (object.contains("max_tokens"))
+    launch.maxTokens =
+        integer(object, "max_tokens", where, launch.minTokens, kInt64Max);
   // Each factor is at most 1024: no overflow.
   int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
   if (threads > kMaxThreads)

@@ -74,8 +74,17 @@ struct Launch {
   std::array<int64_t, 3> tokensPerBlock{}, fixed{}, block{};
   int64_t dynamicSharedBytes = 0;
   std::vector<Param> params;
+  // The range of T the launch serves: 1 <= minTokens <= maxTokens
+  // (INT64_MAX: no upper bound). An entry point runs, in order, the
+  // launches whose range holds T (the compiler gives the variants of one
+  // kernel, a small-T one and the usual one, disjoint ranges; nothing here
+  // relies on it).
+  int64_t minTokens = 1, maxTokens = INT64_MAX;
 
   std::array<uint64_t, 3> grid(int64_t tokens) const;
+  bool serves(int64_t tokens) const {
+    return minTokens <= tokens && tokens <= maxTokens;
+  }
 };
 
 struct Entry {

@@ -669,14 +669,17 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   }
   if (fmlp_status status = checkLoaded(bundle, entry))
     return status;
-  // Every kernel's grid before the first launch: none or all run.
+  // The launches whose range holds T, in order; every grid is checked
+  // before the first launch: none or all run.
   for (const Launch &launch : entry.launches)
-    if (fmlp_status status = checkGrid(entry, launch, tokens))
-      return status;
+    if (launch.serves(tokens))
+      if (fmlp_status status = checkGrid(entry, launch, tokens))
+        return status;
   for (const Launch &launch : entry.launches)
-    if (fmlp_status status =
-            launchKernel(bundle, entry, launch, tensors, tokens, stream))
-      return status;
+    if (launch.serves(tokens))
+      if (fmlp_status status =
+              launchKernel(bundle, entry, launch, tensors, tokens, stream))
+        return status;
   for (int i = 0; i < count && bundle->checkSaved; ++i) {
     const Argument &a = entry.arguments[i];
     if (a.role == FMLP_ROLE_SAVED)
@@ -699,6 +702,21 @@ extern "C" const char *fmlp_kernel_name(const fmlp_bundle *bundle, int entry,
   return bundle->manifest.entries[entry].launches[kernel].kernel.c_str();
 }
 
+extern "C" fmlp_status fmlp_kernel_tokens(const fmlp_bundle *bundle,
+                                          int entry, int kernel,
+                                          int64_t *minTokens,
+                                          int64_t *maxTokens) {
+  if (!minTokens || !maxTokens || kernel < 0 ||
+      kernel >= fmlp_kernel_count(bundle, entry))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_kernel_tokens: null bundle or pointer, or no such entry "
+                "point or kernel");
+  const Launch &launch = bundle->manifest.entries[entry].launches[kernel];
+  *minTokens = launch.minTokens;
+  *maxTokens = launch.maxTokens;
+  return FMLP_OK;
+}
+
 extern "C" fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entryIndex,
                                           int kernel,
                                           const fmlp_tensor *tensors, int count,
@@ -713,8 +731,18 @@ extern "C" fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entryIndex,
     return status;
   if (tokens == 0)
     return FMLP_OK;
+  const Launch &launch = entry.launches[kernel];
+  if (!launch.serves(tokens))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_launch_kernel: kernel " + std::to_string(kernel) + " (" +
+                    launch.kernel + ") of " + entry.symbol + " serves T in [" +
+                    std::to_string(launch.minTokens) + ", " +
+                    (launch.maxTokens == INT64_MAX
+                         ? std::string("inf")
+                         : std::to_string(launch.maxTokens)) +
+                    "], not T = " + std::to_string(tokens) +
+                    " (fmlp_kernel_tokens gives each kernel's range)");
   if (fmlp_status status = checkLoaded(bundle, entry))
     return status;
-  return launchKernel(bundle, entry, entry.launches[kernel], tensors, tokens,
-                      stream);
+  return launchKernel(bundle, entry, launch, tensors, tokens, stream);
 }

@@ -38,8 +38,10 @@
 extern "C" {
 #endif
 
-/* The bundle format this runtime reads (manifest.json's "version"). */
-#define FMLP_BUNDLE_VERSION 1
+/* The bundle format this runtime reads (manifest.json's "version"): 2 since
+ * launches carry the range of T they serve (min_tokens, max_tokens), which
+ * a version-1 reader would ignore, launching every variant of a kernel. */
+#define FMLP_BUNDLE_VERSION 2
 
 #if defined(__GNUC__)
 #define FMLP_API __attribute__((visibility("default")))
@@ -169,10 +171,21 @@ FMLP_API const char *fmlp_chip_for_capability(int major, int minor);
 /* For profiling: the kernels of an entry point, in launch order, and one
  * of them launched alone (tensors checked as by fmlp_launch; the saved
  * activations are neither checked nor marked, an entry point run in part
- * leaves its outputs meaningless, and T = 0 launches nothing). */
+ * leaves its outputs meaningless, and T = 0 launches nothing). Each kernel
+ * serves a range of T, min_tokens <= T <= max_tokens (fmlp_kernel_tokens);
+ * fmlp_launch runs, in order, exactly the kernels whose range holds T
+ * (variants of one kernel for small and large T have disjoint ranges), and
+ * fmlp_launch_kernel refuses, with FMLP_ERROR_INVALID_ARGUMENT, a kernel
+ * whose range does not hold the T of its tensors. */
 FMLP_API int fmlp_kernel_count(const fmlp_bundle *bundle, int entry);
 FMLP_API const char *fmlp_kernel_name(const fmlp_bundle *bundle, int entry,
                                       int kernel);
+/* The range of T a kernel serves: *max_tokens is INT64_MAX when it has no
+ * upper bound. FMLP_ERROR_INVALID_ARGUMENT for a null bundle or pointer,
+ * or no such entry point or kernel. */
+FMLP_API fmlp_status fmlp_kernel_tokens(const fmlp_bundle *bundle, int entry,
+                                        int kernel, int64_t *min_tokens,
+                                        int64_t *max_tokens);
 FMLP_API fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entry,
                                         int kernel, const fmlp_tensor *tensors,
                                         int count, void *stream);

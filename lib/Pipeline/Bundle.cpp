@@ -161,6 +161,49 @@ std::string argumentRole(func::FuncOp func, unsigned index, StringRef name,
   return written.contains(index) ? "output" : "input";
 }
 
+/// The range of T a launch serves, from fmlp.min_tokens / fmlp.max_tokens
+/// on the launch op (variants of one kernel for small and large T, under an
+/// scf.if on T): min_tokens >= 1, max_tokens >= min_tokens; each absent
+/// means 1 and no upper bound, and is left out of the manifest.
+LogicalResult describeTokenRange(gpu::LaunchFuncOp launch, func::FuncOp func,
+                                 llvm::json::Object &described,
+                                 std::string &error) {
+  auto bound = [&](StringRef name,
+                   int64_t least) -> FailureOr<std::optional<int64_t>> {
+    Attribute attribute = launch->getAttr(name);
+    if (!attribute)
+      return std::optional<int64_t>();
+    // A signless integer of at most 64 bits, or an index.
+    auto integer = dyn_cast<IntegerAttr>(attribute);
+    bool readable = integer && (integer.getType().isIndex() ||
+                                (integer.getType().isSignlessInteger() &&
+                                 integer.getType().getIntOrFloatBitWidth() <=
+                                     64));
+    if (!readable || integer.getInt() < least) {
+      std::string shown;
+      llvm::raw_string_ostream os(shown);
+      os << attribute;
+      error = "the launch of " + launch.getKernelName().str() + " in " +
+              func.getSymName().str() + " has " + name.str() + " = " + shown +
+              ": not an integer of at least " + std::to_string(least);
+      return failure();
+    }
+    return std::optional<int64_t>(integer.getInt());
+  };
+  FailureOr<std::optional<int64_t>> min = bound("fmlp.min_tokens", 1);
+  if (failed(min))
+    return failure();
+  FailureOr<std::optional<int64_t>> max =
+      bound("fmlp.max_tokens", min->value_or(1));
+  if (failed(max))
+    return failure();
+  if (*min)
+    described["min_tokens"] = **min;
+  if (*max)
+    described["max_tokens"] = **max;
+  return success();
+}
+
 FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
                                             std::string &error) {
   llvm::SmallDenseSet<unsigned> written = writtenArguments(func);
@@ -259,13 +302,16 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
       params.push_back(llvm::json::Object{{"argument", traced->first},
                                           {"offset", traced->second}});
     }
-    launches.push_back(llvm::json::Object{
+    llvm::json::Object described{
         {"kernel", launch.getKernelName().str()},
         {"grid_tokens_per_block", toJson(geometry.tokensPerBlock)},
         {"grid_fixed", toJson(geometry.fixed)},
         {"block", toJson(geometry.block)},
         {"dynamic_shared_bytes", geometry.dynamicSharedBytes},
-        {"params", std::move(params)}});
+        {"params", std::move(params)}};
+    if (failed(describeTokenRange(launch, func, described, error)))
+      return WalkResult::interrupt();
+    launches.push_back(std::move(described));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())

@@ -7,7 +7,9 @@
 //                   types, shapes with -1 for T, flags; launches in order,
 //                   each naming its kernel, its grid as functions of T and
 //                   its parameters as entry arguments + element offsets or
-//                   T), and the images' file names;
+//                   T, and the range of T it serves when the launch op
+//                   has fmlp.min_tokens / fmlp.max_tokens), and the
+//                   images' file names;
 //   kernels.ptx     the PTX of every kernel (always);
 //   kernels.cubin   the same assembled by ptxas for the chip (when ptxas is
 //                   present), with ptxas.log, its -v report.
@@ -20,6 +22,8 @@
 #ifndef FMLP_LIB_PIPELINE_BUNDLE_H
 #define FMLP_LIB_PIPELINE_BUNDLE_H
 
+#include "fmlp/Runtime.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -29,7 +33,9 @@
 
 namespace mlir::fmlp {
 
-constexpr int kBundleVersion = 1;
+/// The format written: the one the runtime reads (one definition, in the
+/// runtime's C header).
+constexpr int kBundleVersion = FMLP_BUNDLE_VERSION;
 
 /// One kernel as `ptxas -v` reported it.
 struct KernelResources {

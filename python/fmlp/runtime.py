@@ -10,9 +10,10 @@ import ctypes
 import os
 import threading
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 MAX_RANK = 8
+INT64_MAX = 2**63 - 1  # fmlp_kernel_tokens' max for a kernel without bound
 DTYPE_CODES = {"f32": 0, "bf16": 1, "f16": 2}
 ROLES = {0: "input", 1: "output", 2: "saved", 3: "workspace"}
 
@@ -96,6 +97,8 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.fmlp_kernel_count.argtypes = [vp, i]
     lib.fmlp_kernel_name.argtypes = [vp, i, i]
     lib.fmlp_kernel_name.restype = cp
+    lib.fmlp_kernel_tokens.argtypes = [vp, i, i, ctypes.POINTER(ctypes.c_int64),
+                                       ctypes.POINTER(ctypes.c_int64)]
     lib.fmlp_launch_kernel.argtypes = [vp, i, i, vp, i, vp]
     return lib
 
@@ -144,6 +147,25 @@ class Entry:
         lib, h = self.bundle.lib, self.bundle.handle
         return [lib.fmlp_kernel_name(h, self.index, k).decode()
                 for k in range(lib.fmlp_kernel_count(h, self.index))]
+
+    def kernel_tokens(self, kernel: int) -> Tuple[int, Optional[int]]:
+        """The range of T kernel `kernel` serves, (min, max); max is None
+        when unbounded (fmlp_kernel_tokens). fmlp_launch runs the kernels
+        whose range holds T; launch_kernel refuses the others."""
+        low, high = ctypes.c_int64(), ctypes.c_int64()
+        self.bundle._check(self.bundle.lib.fmlp_kernel_tokens(
+            self.bundle.handle, self.index, kernel, ctypes.byref(low), ctypes.byref(high)))
+        return low.value, (None if high.value == INT64_MAX else high.value)
+
+    def kernels_at(self, tokens: int) -> List[Tuple[int, str]]:
+        """(index, name) of the kernels a launch at T = `tokens` runs, in
+        order: those whose range holds T (none at T = 0)."""
+        served = []
+        for k, name in enumerate(self.kernels()):
+            low, high = self.kernel_tokens(k)
+            if low <= tokens and (high is None or tokens <= high):
+                served.append((k, name))
+        return served
 
     def launch_kernel(self, kernel: int, tensors: Sequence[Tensor], stream: int) -> None:
         array = (Tensor * len(tensors))(*tensors)

@@ -113,6 +113,44 @@ class SpecTest(unittest.TestCase):
             with self.assertRaisesRegex(runtime.RuntimeError_, "manifest"):
                 runtime.Bundle(empty)
 
+    def test_kernel_ranges_of_t(self):
+        """Two variants of a kernel (T <= 16, T >= 17) and one for every T:
+        kernel_tokens reports each range, kernels_at picks exactly one
+        variant on either side of the boundary."""
+        launch = ('{{"kernel": "{0}", "grid_tokens_per_block": [0, 0, 0], '
+                  '"grid_fixed": [1, 1, 1], "block": [32, 1, 1], '
+                  '"dynamic_shared_bytes": 0{1}, '
+                  '"params": [{{"argument": 0, "offset": 0}}]}}')
+        launches = [launch.format("k_small", ', "max_tokens": 16'),
+                    launch.format("k_large", ', "min_tokens": 17'),
+                    launch.format("k_after", "")]
+        manifest = (
+            '{"format": "fmlp-bundle", "version": 2, "chip": "sm_90a", '
+            '"images": {"ptx": "kernels.ptx"}, "entry_points": [{"symbol": '
+            '"v.forward_nograd", "kind": "forward_nograd", "static_tokens": 0, '
+            '"arguments": [{"name": "x", "role": "input", "dtype": "bf16", '
+            '"shape": [-1, 8], "alignment": 16, "consumed": false}], '
+            '"launches": [' + ", ".join(launches) + ']}]}')
+        with tempfile.TemporaryDirectory() as directory:
+            (Path(directory) / "manifest.json").write_text(manifest)
+            (Path(directory) / "kernels.ptx").write_text("")
+            entry = runtime.Bundle(directory).entry("forward_nograd")
+            self.assertEqual([entry.kernel_tokens(k) for k in range(3)],
+                             [(1, 16), (17, None), (1, None)])
+            self.assertEqual(entry.kernels_at(1), [(0, "k_small"), (2, "k_after")])
+            self.assertEqual(entry.kernels_at(16), [(0, "k_small"), (2, "k_after")])
+            self.assertEqual(entry.kernels_at(17), [(1, "k_large"), (2, "k_after")])
+            self.assertEqual(entry.kernels_at(0), [])
+            with self.assertRaisesRegex(runtime.RuntimeError_,
+                                        "FMLP_ERROR_INVALID_ARGUMENT: fmlp_kernel_tokens"):
+                entry.kernel_tokens(3)
+            # A version-1 bundle is refused, naming both versions.
+            (Path(directory) / "manifest.json").write_text(
+                manifest.replace('"version": 2', '"version": 1'))
+            with self.assertRaisesRegex(runtime.RuntimeError_,
+                                        "version 1 is not supported: this runtime reads version 2"):
+                runtime.Bundle(directory)
+
 
 if __name__ == "__main__":
     unittest.main()

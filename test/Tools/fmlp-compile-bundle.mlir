@@ -38,7 +38,7 @@
 // MANIFEST: "format": "fmlp-bundle",
 // MANIFEST: "cubin": "kernels.cubin",
 // MANIFEST: "ptx": "kernels.ptx"
-// MANIFEST: "version": 1
+// MANIFEST: "version": 2
 
 // INFO: bundle {{.+}}.bundle: chip sm_90a, 3 entry points, compiled by fmlp {{[0-9]+\.[0-9]+\.[0-9]+}}
 // INFO: entry llama_mlp.forward (forward): 2443776 B saved + workspace at T = 37
@@ -48,6 +48,7 @@
 // INFO-NEXT: down       input     bf16 [4096, 11008] align 16
 // INFO-NEXT: y          output    bf16 [T, 4096] align 16
 // INFO-NEXT: saved      saved     bf16 [T, 33024] align 16
+// INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [1, inf], runs at T = 37
 // INFO: entry llama_mlp.backward (backward)
 // INFO: saved      saved     bf16 [T, 33024] align 16 consumed
 // INFO: entry llama_mlp.forward_nograd (forward_nograd): 814592 B saved + workspace at T = 37

@@ -17,7 +17,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <cstdlib>
 #include <cstring>
@@ -27,7 +30,7 @@ namespace {
 // forward: k0(tensor map of x, saved + 16 elements, T); backward: k1(saved,
 // T), consuming saved.
 const char *kManifest = R"({
-  "format": "fmlp-bundle", "version": 1, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "m.forward", "kind": "forward", "static_tokens": 0,
@@ -228,7 +231,7 @@ TEST_F(RuntimeLaunch, OneKernelAloneForProfiling) {
 // token arguments may be null.
 TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
   fmlp::test::BundleDir weights{R"({
-  "format": "fmlp-bundle", "version": 1, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "w.backward", "kind": "backward", "static_tokens": 0,
@@ -266,6 +269,127 @@ TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
   bundle.launch(backward, {dy, dw}, stream);
   EXPECT_EQ(fake_cuda_launch_count(), 1);
   EXPECT_EQ(fake_cuda_memset_count(), 1);
+}
+
+// Two variants of one kernel, k_small for T in [1, 16] and k_large for T
+// >= 17, then k_after for every T: a launch runs, in order, exactly the
+// kernels whose range holds T. k_small's grid of one block per token would
+// be over the driver's limit at T = 2^40, where only k_large (a fixed grid,
+// 132 blocks) runs: the grids checked are those of the launches that run.
+const char *kVariants = R"({
+  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "images": {"ptx": "kernels.ptx"},
+  "entry_points": [
+    {"symbol": "v.forward_nograd", "kind": "forward_nograd", "static_tokens": 0,
+     "arguments": [
+       {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "y", "role": "output", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false}],
+     "launches": [
+       {"kernel": "k_small", "grid_tokens_per_block": [1, 0, 0], "grid_fixed": [0, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0, "min_tokens": 1, "max_tokens": 16,
+        "params": [{"argument": 0, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_large", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [132, 1, 1],
+        "block": [256, 1, 1], "dynamic_shared_bytes": 0, "min_tokens": 17,
+        "params": [{"argument": 0, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_after", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [4, 1, 1],
+        "block": [64, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 1, "offset": 0}, {"tokens": true}]}]}]
+})";
+
+class RuntimeVariants : public RuntimeLaunch {
+protected:
+  void SetUp() override {
+    RuntimeLaunch::SetUp();
+    const size_t sizes[] = {8, 8};
+    fake_cuda_reset(9, 0, sizes, 2);
+  }
+  std::vector<fmlp_tensor> tensors(int64_t tokens) {
+    return {fmlp::denseTensor(address(0x10000), FMLP_BF16, {tokens, 8}),
+            fmlp::denseTensor(address(0x90000), FMLP_BF16, {tokens, 8})};
+  }
+  /// The kernels launched since launch `from`, in order.
+  static std::vector<std::string> launchedSince(int from) {
+    std::vector<std::string> names;
+    for (int i = from; i < fake_cuda_launch_count(); ++i)
+      names.push_back(fake_cuda_launch_at(i)->kernel);
+    return names;
+  }
+  fmlp::test::BundleDir variants{kVariants};
+};
+
+TEST_F(RuntimeVariants, EachTRunsTheVariantWhoseRangeHoldsIt) {
+  fmlp::Bundle bundle(variants.path());
+  bundle.load();
+  int entry = bundle.entry("forward_nograd");
+  using Names = std::vector<std::string>;
+  const Names small{"k_small", "k_after"}, large{"k_large", "k_after"};
+  // The boundary (16, 17) and either side of it.
+  const std::pair<int64_t, Names> expected[] = {
+      {1, small}, {2, small}, {16, small}, {17, large}, {18, large},
+      {300, large}, {int64_t(1) << 40, large}};
+  for (const auto &[tokens, names] : expected) {
+    int before = fake_cuda_launch_count();
+    std::vector<fmlp_tensor> t = tensors(tokens);
+    ASSERT_EQ(fmlp_launch(bundle.get(), entry, t.data(), 2, nullptr), FMLP_OK)
+        << "T = " << tokens << ": " << fmlp_last_error();
+    EXPECT_EQ(launchedSince(before), names) << "T = " << tokens;
+    // T reaches the variant that runs; its grid is its own.
+    const fake_cuda_launch *first = fake_cuda_launch_at(before);
+    EXPECT_EQ(param<int64_t>(first, 1), tokens);
+    EXPECT_EQ(first->grid[0], tokens <= 16 ? unsigned(tokens) : 132u);
+  }
+  // T = 0 runs nothing (and needs no range).
+  int before = fake_cuda_launch_count();
+  std::vector<fmlp_tensor> empty = tensors(0);
+  EXPECT_EQ(fmlp_launch(bundle.get(), entry, empty.data(), 2, nullptr),
+            FMLP_OK);
+  EXPECT_EQ(fake_cuda_launch_count(), before);
+}
+
+TEST_F(RuntimeVariants, OneKernelAloneOnlyAtATItServes) {
+  fmlp::Bundle bundle(variants.path());
+  bundle.load();
+  int entry = bundle.entry("forward_nograd");
+  ASSERT_EQ(fmlp_kernel_count(bundle.get(), entry), 3);
+  const int64_t ranges[3][2] = {{1, 16}, {17, INT64_MAX}, {1, INT64_MAX}};
+  for (int k = 0; k < 3; ++k) {
+    int64_t min = 0, max = 0;
+    ASSERT_EQ(fmlp_kernel_tokens(bundle.get(), entry, k, &min, &max), FMLP_OK);
+    EXPECT_EQ(min, ranges[k][0]) << k;
+    EXPECT_EQ(max, ranges[k][1]) << k;
+  }
+  std::vector<fmlp_tensor> at16 = tensors(16), at17 = tensors(17);
+  // The variant for the T: launched.
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), entry, 0, at16.data(), 2, nullptr),
+            FMLP_OK)
+      << fmlp_last_error();
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), entry, 1, at17.data(), 2, nullptr),
+            FMLP_OK)
+      << fmlp_last_error();
+  EXPECT_EQ(launchedSince(0), (std::vector<std::string>{"k_small", "k_large"}));
+  // The other one: refused, naming the kernel, its range and T; nothing
+  // reaches the driver.
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), entry, 0, at17.data(), 2, nullptr),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("kernel 0 (k_small) of v.forward_nograd serves T in "
+                      "[1, 16], not T = 17"),
+            std::string::npos)
+      << fmlp_last_error();
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), entry, 1, at16.data(), 2, nullptr),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("kernel 1 (k_large) of v.forward_nograd serves T in "
+                      "[17, inf], not T = 16"),
+            std::string::npos)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 2);
+  // A kernel for every T runs at either.
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), entry, 2, at16.data(), 2, nullptr),
+            FMLP_OK);
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), entry, 2, at17.data(), 2, nullptr),
+            FMLP_OK);
+  EXPECT_EQ(fake_cuda_launch_count(), 4);
 }
 
 TEST_F(RuntimeLaunch, AnotherChipIsRefusedWithTheCommandToRecompile) {

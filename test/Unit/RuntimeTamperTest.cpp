@@ -129,11 +129,29 @@ std::string misread(const json &manifest, size_t e, int64_t tokens,
     }
     if (!calls.memsets.empty())
       return where + ": a memset at T = " + std::to_string(tokens);
-    const json &plan = entry.at("launches");
+    // The launches whose range of T (min_tokens 1 and max_tokens no bound
+    // when absent) holds T, in order.
+    std::vector<json> plan;
+    for (const json &launch : entry.at("launches")) {
+      std::optional<Wide> min = launch.contains("min_tokens")
+                                    ? integerOf(launch.at("min_tokens"))
+                                    : std::optional<Wide>(1);
+      std::optional<Wide> max = launch.contains("max_tokens")
+                                    ? integerOf(launch.at("max_tokens"))
+                                    : std::optional<Wide>(INT64_MAX);
+      if (!min || !max || *min < 1 || *max < *min || *max > INT64_MAX)
+        return where + ": a launch with the range of T [" +
+               launch.value("min_tokens", json(1)).dump() + ", " +
+               launch.value("max_tokens", json("none")).dump() +
+               "] was accepted";
+      if (*min <= tokens && tokens <= *max)
+        plan.push_back(launch);
+    }
     if (calls.launches.size() != plan.size())
       return where + ": " + std::to_string(calls.launches.size()) +
              " kernels launched, the manifest lists " +
-             std::to_string(plan.size());
+             std::to_string(plan.size()) + " at T = " +
+             std::to_string(tokens);
     for (size_t l = 0; l < plan.size(); ++l) {
       const json &p = plan[l];
       const fake_cuda_launch &r = calls.launches[l];
@@ -381,8 +399,32 @@ private:
     return true;
   }
 
+  /// A range of T (version 2) put on a launch: well-formed (the variants
+  /// of a kernel for T <= 16 and T >= 17) or not.
+  bool addRange(json &root) {
+    std::vector<json::json_pointer> launches, paths;
+    collect(root, json::json_pointer(), paths);
+    for (const json::json_pointer &p : paths)
+      if (root[p].is_object() && root[p].contains("kernel"))
+        launches.push_back(p);
+    if (launches.empty())
+      return false;
+    json &launch = root[launches[below(launches.size())]];
+    switch (below(6)) {
+    case 0: launch["max_tokens"] = 16; break;
+    case 1: launch["min_tokens"] = 17; break;
+    case 2: launch["min_tokens"] = 17; launch["max_tokens"] = 16; break;
+    case 3: launch["min_tokens"] = number(json(17)); break;
+    case 4: launch["max_tokens"] = number(json(16)); break;
+    default: launch["min_tokens"] = 37; launch["max_tokens"] = 37; break;
+    }
+    return true;
+  }
+
   void mutateOnce(json &root) {
     if (below(5) == 0 && moveView(root))
+      return;
+    if (below(6) == 0 && addRange(root))
       return;
     std::vector<json::json_pointer> paths;
     collect(root, json::json_pointer(), paths);
@@ -622,6 +664,29 @@ TEST_F(RuntimeTamper, TheRealManifestLaunchesAsWritten) {
   }
 }
 
+// The real manifest with each launch split into two variants, the first
+// for T <= 16 and the second for T >= 17: at each T exactly one of each
+// pair runs, in order, as the oracle reads the ranges.
+TEST_F(RuntimeTamper, VariantsByTLaunchAsWritten) {
+  json split = manifest;
+  for (json &entry : split["entry_points"]) {
+    json launches = json::array();
+    for (const json &launch : entry["launches"]) {
+      json small = launch, large = launch;
+      small["max_tokens"] = 16;
+      large["min_tokens"] = 17;
+      launches.push_back(small);
+      launches.push_back(large);
+    }
+    entry["launches"] = launches;
+  }
+  for (int64_t tokens : {int64_t(1), int64_t(16), int64_t(17), int64_t(300)}) {
+    CaseResult result = runCase(split.dump(2), tokens);
+    EXPECT_EQ(result.outcome, Outcome::Success)
+        << "T = " << tokens << ": " << result.detail;
+  }
+}
+
 // The oracle can fail: a driver call that differs from the manifest by a
 // narrowing, or that reaches outside a buffer, is reported.
 TEST_F(RuntimeTamper, TheOracleCatchesMisreads) {
@@ -667,6 +732,12 @@ TEST_F(RuntimeTamper, TheOracleCatchesMisreads) {
   for (Buffer &b : small)
     b.bytes /= 2;
   EXPECT_NE(misread(manifest, 0, 37, small, calls, maps).find("outside"),
+            std::string::npos);
+  // A range that excludes T = 37 on a launch that ran at 37.
+  json ranged = manifest;
+  ranged["entry_points"][0]["launches"][0]["max_tokens"] = 16;
+  EXPECT_NE(misread(ranged, 0, 37, buffers, calls, maps).find(
+                "kernels launched, the manifest lists"),
             std::string::npos);
   // An address 8 KB before the buffer.
   DriverCalls early = calls;

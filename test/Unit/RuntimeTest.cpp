@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -27,7 +28,7 @@ namespace {
 /// backward(x, dy [T,4], dx [T,8], saved consumed); k0 takes views of x
 /// (T rows) and w (4 static rows).
 const char *kManifest = R"({
-  "format": "fmlp-bundle", "version": 1, "compiler": "fmlp 0.2.0", "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 2, "compiler": "fmlp 0.2.0", "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "mlp.forward", "kind": "forward", "static_tokens": 0,
@@ -108,10 +109,12 @@ TEST(RuntimeBundle, MissingDirectoryOrImage) {
   EXPECT_EQ(fmlp_bundle_open(nullptr, &bundle), FMLP_ERROR_INVALID_ARGUMENT);
 }
 
-TEST(RuntimeBundle, NewerFormatVersionIsRefused) {
-  // 4294967297 = 2^32 + 1 would read as 1 narrowed to 32 bits.
-  for (const char *version : {"2", "4294967297", "18446744073709551615"}) {
-    BundleDir dir(replaced(kManifest, R"("version": 1)",
+// Version 1 (launches without a range of T: a version-1 runtime would run
+// every variant of a kernel) and any other version are refused, naming both.
+TEST(RuntimeBundle, OtherFormatVersionsAreRefused) {
+  // 4294967298 = 2^32 + 2 would read as 2 narrowed to 32 bits.
+  for (const char *version : {"1", "3", "4294967298", "18446744073709551615"}) {
+    BundleDir dir(replaced(kManifest, R"("version": 2)",
                            std::string(R"("version": )") + version));
     fmlp_bundle *bundle = nullptr;
     EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle),
@@ -119,14 +122,15 @@ TEST(RuntimeBundle, NewerFormatVersionIsRefused) {
         << version;
     EXPECT_NE(std::string(fmlp_last_error())
                   .find("version " + std::string(version) +
-                        " is not supported"),
+                        " is not supported: this runtime reads version 2"),
               std::string::npos)
         << fmlp_last_error();
   }
 }
 
-// A bundle from before fmlp 0.2.0 names no compiler: still format version
-// 1, opened, with an empty compiler; a compiler that is not a string is not.
+// A bundle from before fmlp 0.2.0 names no compiler: within one format
+// version the field is optional, so a manifest without it opens, with an
+// empty compiler; a compiler that is not a string does not.
 TEST(RuntimeBundle, CompilerIsOptionalButAString) {
   BundleDir old(replaced(kManifest, R"("compiler": "fmlp 0.2.0", )", ""));
   fmlp::Bundle bundle(old.path());
@@ -176,7 +180,7 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
        "launches[0].kernel is not a string"},
       {R"("launches": []})", R"("launches": 3})", "launches is not an array"},
       {R"(, "consumed": true})", R"(})", "has no \"consumed\""},
-      {R"("version": 1,)", R"("version": 1,,)", "not valid JSON"},
+      {R"("version": 2,)", R"("version": 2,,)", "not valid JSON"},
       {R"("rows": -1, "cols": 8)", R"("rows": 6, "cols": 8)",
        "tensor_map does not describe a view of argument x"},
       {R"("row_stride": 8)", R"("row_stride": 4)",
@@ -298,6 +302,90 @@ TEST(RuntimeBundle, NumbersThatDoNotFitTheirFieldAreRefused) {
         << fmlp_last_error();
     fmlp_bundle_close(bundle);
   }
+}
+
+// A launch's range of T (min_tokens, max_tokens; version 2): optional,
+// each an integer, 1 <= min_tokens <= max_tokens; anything else is refused
+// when the bundle is opened, naming the field.
+TEST(RuntimeBundle, TokenRangesAreCheckedWhenOpened) {
+  const char *at = R"("dynamic_shared_bytes": 0,)";
+  auto ranged = [&](const std::string &fields) {
+    return replaced(kManifest, at,
+                    std::string(R"("dynamic_shared_bytes": 0, )") + fields +
+                        ",");
+  };
+  const Malformation cases[] = {
+      {"", R"("min_tokens": 0)",
+       "manifest.entry_points[0].launches[0].min_tokens = 0 is outside 1 to "
+       "9223372036854775807"},
+      {"", R"("min_tokens": -17)", "launches[0].min_tokens = -17 is outside"},
+      {"", R"("min_tokens": 1.5)", "launches[0].min_tokens = 1.5 is not an "
+                                   "integer"},
+      {"", R"("min_tokens": "17")", "launches[0].min_tokens = \"17\" is not an "
+                                    "integer"},
+      {"", R"("max_tokens": null)", "launches[0].max_tokens = null is not an "
+                                    "integer"},
+      {"", R"("max_tokens": 0)", "launches[0].max_tokens = 0 is outside 1 to"},
+      {"", R"("min_tokens": 17, "max_tokens": 16)",
+       "launches[0].max_tokens = 16 is outside 17 to 9223372036854775807"},
+      {"", R"("max_tokens": 18446744073709551615)",
+       "launches[0].max_tokens = 18446744073709551615 is outside 1 to"},
+  };
+  for (const Malformation &c : cases) {
+    BundleDir dir(ranged(c.to));
+    fmlp_bundle *bundle = nullptr;
+    SCOPED_TRACE(c.to);
+    EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle), FMLP_ERROR_BUNDLE)
+        << "accepted: " << c.to;
+    EXPECT_EQ(bundle, nullptr);
+    EXPECT_NE(std::string(fmlp_last_error()).find(c.expected),
+              std::string::npos)
+        << fmlp_last_error();
+    fmlp_bundle_close(bundle);
+  }
+  // Well-formed ranges open, and fmlp_kernel_tokens reports them.
+  struct Range {
+    const char *fields;
+    int64_t min, max;
+  };
+  const Range ranges[] = {{R"("min_tokens": 1)", 1, INT64_MAX},
+                          {R"("min_tokens": 17)", 17, INT64_MAX},
+                          {R"("max_tokens": 16)", 1, 16},
+                          {R"("min_tokens": 5, "max_tokens": 5)", 5, 5}};
+  for (const Range &r : ranges) {
+    BundleDir dir(ranged(r.fields));
+    fmlp::Bundle bundle(dir.path());
+    int64_t min = 0, max = 0;
+    ASSERT_EQ(fmlp_kernel_tokens(bundle.get(), 0, 0, &min, &max), FMLP_OK)
+        << fmlp_last_error();
+    EXPECT_EQ(min, r.min) << r.fields;
+    EXPECT_EQ(max, r.max) << r.fields;
+  }
+}
+
+TEST(RuntimeBundle, KernelTokensOfNoKernelIsAnError) {
+  BundleDir dir(kManifest);
+  fmlp::Bundle bundle(dir.path());
+  int64_t min = -7, max = -7;
+  // Absent fields: every T >= 1.
+  ASSERT_EQ(fmlp_kernel_tokens(bundle.get(), 0, 0, &min, &max), FMLP_OK);
+  EXPECT_EQ(min, 1);
+  EXPECT_EQ(max, INT64_MAX);
+  // The backward has no launches; entry 2 does not exist.
+  const std::pair<int, int> missing[] = {{0, 1}, {0, -1}, {1, 0}, {2, 0},
+                                         {-1, 0}};
+  for (auto [entry, kernel] : missing)
+    EXPECT_EQ(fmlp_kernel_tokens(bundle.get(), entry, kernel, &min, &max),
+              FMLP_ERROR_INVALID_ARGUMENT)
+        << entry << ", " << kernel;
+  EXPECT_EQ(fmlp_kernel_tokens(nullptr, 0, 0, &min, &max),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fmlp_kernel_tokens(bundle.get(), 0, 0, nullptr, &max),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fmlp_kernel_tokens(bundle.get(), 0, 0, &min, nullptr),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fmlp_last_error()).find("fmlp_kernel_tokens"),
+            std::string::npos);
 }
 
 // T for which the saved buffers' bytes overflow int64 (12 bf16 per token:

@@ -71,6 +71,18 @@ int main(int argc, char **argv) {
                     fmlp_role_name(a.role), fmlp_dtype_name(a.dtype),
                     shape.c_str(), a.alignment, a.consumed ? " consumed" : "");
       }
+      // The kernels in launch order, each with the range of T it serves.
+      for (int k = 0; k < fmlp_kernel_count(bundle.get(), e); ++k) {
+        int64_t min = 0, max = 0;
+        fmlp::check(fmlp_kernel_tokens(bundle.get(), e, k, &min, &max));
+        std::string upper =
+            max == INT64_MAX ? std::string("inf") : std::to_string(max);
+        bool runs = min <= tokens && tokens <= max;
+        std::printf("  kernel %s: T in [%lld, %s], %s at T = %lld\n",
+                    fmlp_kernel_name(bundle.get(), e, k),
+                    static_cast<long long>(min), upper.c_str(),
+                    runs ? "runs" : "not run", tokens);
+      }
     }
     if (load) {
       bundle.load();
