@@ -61,6 +61,7 @@ PACKAGES = {"llama4_text": "llama4"}  # model type -> transformers.models packag
 
 
 def original_mlp(label, class_name, extra):
+    label = label.split(" ")[0]  # "llama+bias T=3": the case, not its T
     model_type = label.split("+")[0]
     package = PACKAGES.get(model_type, model_type)
     module = __import__(f"transformers.models.{package}.modeling_{package}", fromlist=["x"])
@@ -173,6 +174,15 @@ def modules():
                     kept = result
             except Exception as error:  # reported, then the next case
                 report(f"{label} {dtype}", False, f"{type(error).__name__}: {error}")
+    # Decode and small batches (T <= 16: K1 and K2's small_tokens kernels),
+    # and T = 17, the first past their range.
+    for tokens in ((1, 1), (1, 3), (2, 8), (1, 17)):
+        for label, class_name, extra in (CASES[0], CASES[1], CASES[4]):
+            try:
+                compare(f"{label} T={tokens[0] * tokens[1]}", class_name, extra,
+                        torch.bfloat16, tokens)
+            except Exception as error:
+                report(f"{label} T={tokens}", False, f"{type(error).__name__}: {error}")
     print_table()
     fused, x, dy = kept
     report("state_dict keys unchanged", list(fused.state_dict()) ==

@@ -37,9 +37,10 @@ for dtype in ${DTYPES:-bf16 f16 f32}; do
     done
   fi
 done
+# T = 3 runs K1 and K2's small_tokens kernels, T = 37 the WGMMA ones.
 for tool in memcheck racecheck; do
-  echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, T=37)"
+  echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, T=3 and 37)"
   timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
-    "$test" "$bundles/mlp-bf16-1024-2816.bundle" bf16 1024 2816 37 | tail -3 || status=1
+    "$test" "$bundles/mlp-bf16-1024-2816.bundle" bf16 1024 2816 3 37 | tail -3 || status=1
 done
 exit $status
