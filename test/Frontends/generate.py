@@ -129,7 +129,8 @@ def dynamic_shapes(shape_kind):
     import torch
     if shape_kind == "static":
         return None
-    return {"x": {1: torch.export.Dim("tokens", min=2, max=4096)}}
+    # Positional, so that it holds whatever the module names its input.
+    return ({1: torch.export.Dim("tokens", min=2, max=4096)},)
 
 
 def export_turbine(module, dtype, shape_kind, path, weights):
@@ -139,6 +140,7 @@ def export_turbine(module, dtype, shape_kind, path, weights):
     import torch
     import iree.turbine.aot as aot
 
+    allow_bf16_constants()
     x = sample_input(dtype, shape_kind)
     if weights == "globals":
         aot.externalize_module_parameters(module)
@@ -152,12 +154,34 @@ def export_turbine(module, dtype, shape_kind, path, weights):
 
         shapes = None
         if shape_kind != "static":
-            shapes = {"x": dynamic_shapes(shape_kind)["x"], "ws": [None] * len(names)}
+            shapes = dynamic_shapes(shape_kind) + (None,) * len(names)
         exported = aot.export(WithWeights(), args=(x, *params.values()),
                               dynamic_shapes=shapes)
     else:
         exported = aot.export(module, args=(x,), dynamic_shapes=dynamic_shapes(shape_kind))
     exported.save_mlir(str(path))
+
+
+def allow_bf16_constants():
+    """iree-turbine 3.9 inlines a constant through `np.array(tensor)`, which
+    fails for bfloat16 (numpy has no such type: "Got unsupported ScalarType
+    BFloat16"). Its resource blob holds the tensor's bytes, so the
+    generator hands turbine the same bytes as int16."""
+    import numpy
+    import torch
+    from iree.turbine.aot.support import ir_utils
+
+    class NumpyWithBf16:
+        def __getattr__(self, name):
+            return getattr(numpy, name)
+
+        @staticmethod
+        def array(value, *args, **kwargs):
+            if isinstance(value, torch.Tensor) and value.dtype == torch.bfloat16:
+                value = value.view(torch.int16)
+            return numpy.array(value, *args, **kwargs)
+
+    ir_utils.np = NumpyWithBf16()
 
 
 def lower_iree(torch_mlir, out, level):
@@ -231,7 +255,10 @@ def rewrite_iree_for_mlir22(text):
     """
     globals_ = {}
     kept = []
-    text = re.sub(r"(?m)^module attributes \{.*\} \{$", "module {", text)
+    # The resource section (`{-# dialect_resources ... #-}`, the constants'
+    # bytes) is kept as it is, out of the way of the function splitting.
+    text, resources = (text.split("\n{-#", 1) + [None])[:2]
+    text = re.sub(r"(?m)^module (@\w+ )?attributes \{.*\} \{$", r"module \1{", text)
     for line in text.splitlines():
         if re.match(r"\s*util\.global private @__device", line):
             continue  # the HAL device target of global-optimization
@@ -254,6 +281,8 @@ def rewrite_iree_for_mlir22(text):
             out.append(rest)  # the synchronous wrapper
             continue
         out.append(rewrite_function(func, globals_) + rest)
+    if resources is not None:
+        out.append("\n{-#" + resources)
     return "".join(out)
 
 
@@ -292,10 +321,10 @@ def rewrite_function(func, globals_):
         if m:
             renames[m.group(1)] = (m.group(2), m.group(3))
             continue
-        m = re.match(r"(\s*)(%[\w]+) = util\.global\.load (?:immutable )?@([\w.$\"-]+) : (tensor<[^>]*>)", line)
+        m = re.match(r"(\s*)(%[\w.$-]+) = util\.global\.load (?:immutable )?@([\w.$\"-]+) : (tensor<[^>]*>)", line)
         if m:
             value, type_ = globals_[m.group(3)]
-            if value.startswith("#stream.parameter"):
+            if value.startswith(("#stream.parameter", "#flow.parameter")):
                 extra_args.append(f"{m.group(2)}: {m.group(4)}")
             else:
                 lines.append(f"{m.group(1)}{m.group(2)} = arith.constant {value} : {m.group(4)}")
@@ -447,6 +476,32 @@ CASES = [
     ("jax-input", "llama", "bfloat16", "dynamic", True),
     ("jax-input", "gemma", "bfloat16", "static", False),
     ("jax-input", "gemma", "float32", "dynamic", True),
+    # iree-turbine: aot.export of transformers' MLP modules (nn.Linear,
+    # weights [out, in]) on x of shape [2, T, 64]; weights as constants
+    # (turbine's default) or, for turbine-params-*, as externalized
+    # parameters (util.global #stream.parameter.named).
+    ("turbine-input", "llama", "float32", "dynamic", False),
+    ("turbine-input", "llama", "float32", "static", True),
+    ("turbine-input", "llama", "bfloat16", "static", True),
+    ("turbine-input", "llama", "float16", "dynamic", False),
+    ("turbine-input", "qwen2", "bfloat16", "dynamic", False),
+    ("turbine-input", "mistral", "float16", "static", False),
+    ("turbine-input", "gemma", "float32", "dynamic", False),
+    ("turbine-input", "phi3", "float32", "static", False),
+    ("turbine-input", "falcon_h1", "float32", "dynamic", True),
+    ("turbine-torch-mlir", "llama", "float32", "dynamic", False),
+    ("turbine-torch-mlir", "llama", "bfloat16", "static", True),
+    ("turbine-torch-mlir", "gemma", "bfloat16", "dynamic", False),
+    ("turbine-torch-mlir", "phi3", "float16", "dynamic", False),
+    ("turbine-torch-mlir", "falcon_h1", "float32", "static", False),
+    ("turbine-global-opt", "llama", "float32", "dynamic", True),
+    ("turbine-global-opt", "llama", "bfloat16", "static", False),
+    ("turbine-global-opt", "gemma", "float16", "static", False),
+    ("turbine-global-opt", "phi3", "bfloat16", "dynamic", False),
+    ("turbine-params-input", "llama", "bfloat16", "dynamic", True),
+    ("turbine-params-input", "qwen2", "float32", "static", False),
+    ("turbine-params-global-opt", "gemma", "float32", "dynamic", False),
+    ("turbine-params-global-opt", "falcon_h1", "float16", "static", True),
 ]
 
 # Forms knowingly not supported, with the remark fmlp-recognize gives and why
@@ -459,8 +514,54 @@ def case_name(case):
     return f"{frontend}.{family}.{dtype}.{shape_kind}{'.bias' if bias else ''}"
 
 
+def inline_util_globals(text):
+    """turbine writes constant weights as `util.global` with a dense initial
+    value, loaded by `util.global.load`; torch-mlir's backend contract
+    rejects IREE's util ops, so before its pipeline each load becomes an
+    `arith.constant` of the global's value (the same tensor)."""
+    values = {}
+
+    def collect(m):
+        values[m.group(1)] = m.group(2).strip()
+        return ""
+
+    text = re.sub(r"(?m)^\s*util\.global private (?:mutable )?@([\w.$\"-]+)\s*=\s*(.*?)\s*:\s*"
+                  r"tensor<[^>]*>\s*\n", collect, text)
+    return re.sub(r"(%[\w.$\"-]+) = util\.global\.load (?:immutable )?@([\w.$\"-]+) : (tensor<[^>]*>)",
+                  lambda m: f"{m.group(1)} = arith.constant {values[m.group(2)]} : {m.group(3)}", text)
+
+
+def lower_turbine(case, work):
+    """iree-turbine's aot.export of the transformers module (or the whole
+    decoder), lowered by IREE or by torch-mlir's pipeline."""
+    import torch
+    frontend, family, dtype, shape_kind, bias = case
+    torch.manual_seed(0)
+    module = make_decoder(dtype) if family == "decoder" else make_mlp(family, dtype, bias)
+    weights = "globals" if frontend.startswith("turbine-params-") else "constants"
+    torch_ir = work / "model.torch.mlir"
+    export_turbine(module, dtype, shape_kind, torch_ir, weights)
+    out = work / "out.mlir"
+    level = frontend.replace("turbine-params-", "turbine-").replace("turbine-", "")
+    if level == "input":
+        run([BIN / "iree-compile", torch_ir, "--compile-to=input", "-o", out])
+    elif level == "global-opt":
+        run([BIN / "iree-compile", torch_ir, "--compile-to=global-optimization",
+             "--iree-hal-target-device=local",
+             "--iree-hal-local-target-device-backends=llvm-cpu", "-o", out])
+    elif level == "torch-mlir":
+        inlined = work / "model.inlined.mlir"
+        inlined.write_text(inline_util_globals(torch_ir.read_text()))
+        lower_torch_mlir_pipeline(inlined, out)
+    else:
+        raise ValueError(frontend)
+    return rewrite_iree_for_mlir22(out.read_text())
+
+
 def lower(case, work):
     frontend, family, dtype, shape_kind, bias = case
+    if frontend.startswith("turbine"):
+        return lower_turbine(case, work)
     if frontend == "jax-input":
         stablehlo = work / "model.stablehlo.mlir"
         export_jax(family, dtype, shape_kind, bias, stablehlo)
@@ -493,6 +594,20 @@ def lower(case, work):
     return rewrite_iree_for_mlir22(out.read_text())
 
 
+def weight_layout(frontend):
+    """How the frontend stores the weights: ONNX initializers and JAX
+    arguments are [in, out]; nn.Linear's weights (turbine) are [out, in]."""
+    return "out_in" if frontend.startswith("turbine") else "in_out"
+
+
+def weights_line(layout):
+    """fmlp-compile's report of the three stored weights in `layout`."""
+    def shape(inputs, outputs):
+        return f"[{inputs}, {outputs}]" if layout == "in_out" else f"[{outputs}, {inputs}]"
+    return (f"gate {shape(D, H)} {layout}, up {shape(D, H)} {layout}, "
+            f"down {shape(H, D)} {layout}")
+
+
 def header(case):
     """The lit RUN lines and checks, from the model's configuration."""
     frontend, family, dtype, shape_kind, bias = case
@@ -517,12 +632,18 @@ def header(case):
         "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
         "// RUN: fmlp-compile %s --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
     ]
+    layout = weight_layout(frontend)
     if family == "phi3":
-        # One [D, 2H] weight; the gate and up weights are views of its
-        # column halves, inserted before the block.
+        # One weight of 2H outputs; the gate and up weights are views of its
+        # output-feature halves (columns of [D, 2H] in_out, rows of [2H, D]
+        # out_in), inserted before the block.
+        if layout == "in_out":
+            offsets, sizes = ("[0, 0]", f"[0, {H}]"), f"[{D}, {H}]"
+        else:
+            offsets, sizes = ("[0, 0]", f"[{H}, 0]"), f"[{H}, {D}]"
         lines += [
-            f"// BLOCKS: %[[GATE:.+]] = tensor.extract_slice %[[GATE_UP:[a-z0-9_]+]][0, 0] [{D}, {H}] [1, 1]",
-            f"// BLOCKS-NEXT: %[[UP:.+]] = tensor.extract_slice %[[GATE_UP]][0, {H}] [{D}, {H}] [1, 1]",
+            f"// BLOCKS: %[[GATE:.+]] = tensor.extract_slice %[[GATE_UP:[a-z0-9_]+]]{offsets[0]} {sizes} [1, 1]",
+            f"// BLOCKS-NEXT: %[[UP:.+]] = tensor.extract_slice %[[GATE_UP]]{offsets[1]} {sizes} [1, 1]",
             f"// BLOCKS-NEXT: fmlp.gated_mlp {name} %{{{{.+}}}}, gate %[[GATE]], up %[[UP]],",
         ]
     else:
@@ -532,7 +653,7 @@ def header(case):
         "// CHECK: block 1 at",
         f"// CHECK-NEXT: activation     {activation}",
         f"// CHECK-NEXT: widths         D = {D}, H = {H}, x of type tensor<{x_shape}x{element}>",
-        f"// CHECK-NEXT: weights        gate [{D}, {H}] in_out, up [{D}, {H}] in_out, down [{H}, {D}] in_out",
+        f"// CHECK-NEXT: weights        {weights_line(layout)}",
         "// CHECK-NEXT: biases         " + ("gate up down" if has_bias else "none"),
         "// CHECK-NOT: block 2",
     ]
