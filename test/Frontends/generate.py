@@ -247,7 +247,9 @@ def rewrite_iree_for_mlir22(text):
       `!hal.fence` arguments are dropped;
     - `util.global` weights: a dense initial value becomes an
       `arith.constant` where it is loaded; an externalized parameter
-      (`#stream.parameter.named`) becomes an argument of the function;
+      (`#stream.parameter.named`, turbine's `#flow.parameter.named`, and
+      global optimization's `flow.tensor.constant` of one) becomes an
+      argument of the function;
     - `util.func`/`util.return`/`util.call` become func's; other util ops
       (`util.assume.int`) and `iree_tensor_ext.compute_barrier` are replaced
       by their operands; global-optimization's device global and module
@@ -328,6 +330,12 @@ def rewrite_function(func, globals_):
                 extra_args.append(f"{m.group(2)}: {m.group(4)}")
             else:
                 lines.append(f"{m.group(1)}{m.group(2)} = arith.constant {value} : {m.group(4)}")
+            continue
+        # Global optimization inlines an externalized parameter as
+        # `flow.tensor.constant #flow.parameter.named<...>`.
+        m = re.match(r"\s*(%[\w.$-]+) = flow\.tensor\.constant #(?:flow|stream)\.parameter\.named<[^>]*> : (tensor<[^>]*>)", line)
+        if m:
+            extra_args.append(f"{m.group(1)}: {m.group(2)}")
             continue
         m = re.match(r"\s*(%[\w]+) = iree_tensor_ext\.compute_barrier\.(?:start|end) (%[\w]+) ", line)
         if m:
