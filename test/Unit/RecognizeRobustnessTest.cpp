@@ -13,7 +13,9 @@
 //    - an extra user of a value computed inside the block breaks it; one of
 //      a value outside it (a weight view, an accumulator, x) keeps it;
 //    - scaling a floating-point constant of an unscaled block breaks it;
-//    - giving one projection of x a different input breaks it;
+//    - giving one projection of x a different input breaks it (so does
+//      giving the only projection of x, a fused gate_up one, a different
+//      input while its halves are sliced with x's extents);
 //    - feeding the down projection another value than A breaks it;
 //    - moving a slice of a fused gate_up projection (Phi3) off its half
 //      breaks it;
@@ -415,13 +417,25 @@ std::vector<Mutation> makeMutations() {
              llvm::count_if(reference.root.getUsers(), [](Operation *user) {
                return !isa<tensor::DimOp>(user);
              });
+         // Slices of a fused gate_up projection (Phi3, dynamic tokens)
+         // whose sizes are tensor.dim of x keep taking x's extents.
+         bool slicedByExtentsOfX =
+             llvm::any_of(reference.root.getUsers(), [](Operation *user) {
+               return isa<tensor::DimOp>(user) &&
+                      llvm::any_of(user->getUsers(), [](Operation *dimUser) {
+                        return isa<tensor::ExtractSliceOp>(dimUser);
+                      });
+             });
          Value replacement =
              addFunctionArgument(site, reference.root.getType());
          site->replaceUsesOfWith(reference.root, replacement);
          // With one use (a reshape both projections share), the whole block
          // now reads the new input; otherwise gate and up read different
-         // tensors.
-         return dataUses == 1 ? Expect::Fused : Expect::NotFused;
+         // tensors. Where the gate and up halves are sliced with x's
+         // extents, the block would slice the new input's projection by
+         // another tensor's sizes: no block.
+         return dataUses == 1 && !slicedByExtentsOfX ? Expect::Fused
+                                                     : Expect::NotFused;
        }});
 
   mutations.push_back(
