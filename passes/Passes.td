@@ -124,7 +124,11 @@ def ExpandTrainingPass : Pass<"fmlp-expand-training", "::mlir::ModuleOp"> {
 
     with `mode=infer`, only `forward_nograd`. `<f>` is the function that
     held the block (`<f>.mlp<i>` when it held several: one entry set per
-    block, in order). Each entry carries
+    block, in order): the operation directly in the module that holds it,
+    a `func.func` or another dialect's function, named by its symbol (e.g.
+    IREE's `util.func @main$async`, read as an opaque operation when
+    IREE's output is printed in generic form and parsed with
+    `--allow-unregistered-dialect`). Each entry carries
     `fmlp.entry = "forward" | "backward" | "forward_nograd"` and the block's
     location (the source of its projections). The function that held the
     blocks is removed when it consists of nothing else (the form

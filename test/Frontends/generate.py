@@ -589,6 +589,14 @@ CASES = [
     # rewrite below does not read. JAX only with static tokens: IREE 3.13's
     # StableHLO input does not lower the rotary table's
     # stablehlo.dynamic_broadcast_in_dim for a symbolic length.)
+    # IREE's own output, printed in generic form (iree-compile
+    # --mlir-print-op-generic) and read with --allow-unregistered-dialect:
+    # util/hal/flow ops stay as opaque operations, nothing is rewritten.
+    ("turbine-generic-input", "gemma", "float32", "static", False),
+    ("turbine-params-generic-global-opt", "decoder", "float32", "dynamic", False),
+    ("onnx-params-generic-global-opt", "decoder", "float32", "static", False),
+    ("onnx-params-generic-input", "phi3", "float16", "dynamic", False),
+    ("jax-generic-input", "llama", "bfloat16", "dynamic", True),
     ("jax-decoder-input", "decoder", "float32", "static", False),
     ("jax-decoder-input", "decoder", "bfloat16", "static", False),
 ]
@@ -620,7 +628,17 @@ def inline_util_globals(text):
                   lambda m: f"{m.group(1)} = arith.constant {values[m.group(2)]} : {m.group(3)}", text)
 
 
-def lower_turbine(case, work):
+def generic_flags(generic):
+    return ["--mlir-print-op-generic"] if generic else []
+
+
+def finish(out, generic):
+    """The lowered file as the corpus keeps it: IREE's generic form as it
+    is, or rewritten into upstream MLIR (rewrite_iree_for_mlir22)."""
+    return out.read_text() if generic else rewrite_iree_for_mlir22(out.read_text())
+
+
+def lower_turbine(case, work, generic):
     """iree-turbine's aot.export of the transformers module (or the whole
     decoder), lowered by IREE or by torch-mlir's pipeline."""
     import torch
@@ -633,9 +651,9 @@ def lower_turbine(case, work):
     out = work / "out.mlir"
     level = frontend.replace("turbine-params-", "turbine-").replace("turbine-", "")
     if level == "input":
-        run([BIN / "iree-compile", torch_ir, "--compile-to=input", "-o", out])
+        run([BIN / "iree-compile", *generic_flags(generic), torch_ir, "--compile-to=input", "-o", out])
     elif level == "global-opt":
-        run([BIN / "iree-compile", torch_ir, "--compile-to=global-optimization",
+        run([BIN / "iree-compile", *generic_flags(generic), torch_ir, "--compile-to=global-optimization",
              "--iree-hal-target-device=local",
              "--iree-hal-local-target-device-backends=llvm-cpu", "-o", out])
     elif level == "torch-mlir":
@@ -644,27 +662,33 @@ def lower_turbine(case, work):
         lower_torch_mlir_pipeline(inlined, out)
     else:
         raise ValueError(frontend)
-    return rewrite_iree_for_mlir22(out.read_text())
+    return finish(out, generic)
 
 
 def lower(case, work):
     frontend, family, dtype, shape_kind, bias = case
+    # `-generic`: IREE's output as iree-compile prints it in generic form,
+    # read by fmlp with --allow-unregistered-dialect, not rewritten.
+    generic = "-generic" in frontend
+    if generic:
+        frontend = frontend.replace("-generic", "")
+        case = (frontend, family, dtype, shape_kind, bias)
     if frontend.startswith("turbine"):
-        return lower_turbine(case, work)
+        return lower_turbine(case, work, generic)
     if frontend == "jax-input":
         stablehlo = work / "model.stablehlo.mlir"
         export_jax(family, dtype, shape_kind, bias, stablehlo)
         out = work / "out.mlir"
-        run([BIN / "iree-compile", stablehlo, "--iree-input-type=stablehlo",
+        run([BIN / "iree-compile", *generic_flags(generic), stablehlo, "--iree-input-type=stablehlo",
              "--compile-to=input", "-o", out])
-        return rewrite_iree_for_mlir22(out.read_text())
+        return finish(out, generic)
     if frontend == "jax-decoder-input":
         stablehlo = work / "model.stablehlo.mlir"
         export_jax_decoder(dtype, shape_kind, stablehlo)
         out = work / "out.mlir"
-        run([BIN / "iree-compile", stablehlo, "--iree-input-type=stablehlo",
+        run([BIN / "iree-compile", *generic_flags(generic), stablehlo, "--iree-input-type=stablehlo",
              "--compile-to=input", "-o", out])
-        return rewrite_iree_for_mlir22(out.read_text())
+        return finish(out, generic)
     onnx_path = work / "model.onnx"
     if family == "decoder":
         # The whole transformers model, through torch.onnx.export.
@@ -682,9 +706,9 @@ def lower(case, work):
     run([BIN / "iree-import-onnx", onnx_path, *externalize, "-o", torch_ir])
     out = work / "out.mlir"
     if frontend == "onnx-input":
-        run([BIN / "iree-compile", torch_ir, "--compile-to=input", "-o", out])
+        run([BIN / "iree-compile", *generic_flags(generic), torch_ir, "--compile-to=input", "-o", out])
     elif frontend == "onnx-global-opt":
-        run([BIN / "iree-compile", torch_ir, "--compile-to=global-optimization",
+        run([BIN / "iree-compile", *generic_flags(generic), torch_ir, "--compile-to=global-optimization",
              "--iree-hal-target-device=local",
              "--iree-hal-local-target-device-backends=llvm-cpu", "-o", out])
     elif frontend == "onnx-torch-mlir":
@@ -693,7 +717,7 @@ def lower(case, work):
              "torch-backend-to-linalg-on-tensors-backend-pipeline)", "-o", out])
     else:
         raise ValueError(frontend)
-    return rewrite_iree_for_mlir22(out.read_text())
+    return finish(out, generic)
 
 
 def weight_layout(frontend):
@@ -708,6 +732,11 @@ def weights_line(layout):
         return f"[{inputs}, {outputs}]" if layout == "in_out" else f"[{outputs}, {inputs}]"
     return (f"gate {shape(D, H)} {layout}, up {shape(D, H)} {layout}, "
             f"down {shape(H, D)} {layout}")
+
+
+def tool_flags(frontend):
+    """IREE's generic form holds util/hal ops that fmlp reads as opaque."""
+    return " --allow-unregistered-dialect" if "-generic" in frontend else ""
 
 
 def count_lines(ir, pattern):
@@ -729,11 +758,11 @@ def decoder_header(case, ir, layers=2):
     lines = [
         f"// Generated by test/Frontends/generate.py ({frontend}, whole 2-layer Llama decoder, "
         f"{dtype}, {shape_kind} tokens); regenerate, do not edit.",
-        "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
-        "// RUN: fmlp-opt %s --fmlp-recognize | grep -c -E '" + contraction +
+        "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
+        "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | grep -c -E '" + contraction +
         "' | FileCheck %s --check-prefix=CONTRACTIONS",
-        "// RUN: fmlp-opt %s --fmlp-recognize | grep -c -E '" + norm + "' | FileCheck %s --check-prefix=NORMS",
-        "// RUN: fmlp-compile %s --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
+        "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | grep -c -E '" + norm + "' | FileCheck %s --check-prefix=NORMS",
+        "// RUN: fmlp-compile %s" + tool_flags(frontend) + " --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
         f"// {layers} MLP blocks become {layers} fmlp.gated_mlp; of the file's {contractions} "
         f"contractions the {3 * layers} of the MLPs are gone, the attention's stay; the "
         f"{norms} square roots of the RMSNorms stay.",
@@ -766,8 +795,8 @@ def header(case):
              f"{shape_kind} tokens{', biases' if has_bias else ''}); regenerate, do not edit."]
     if family in UNSUPPORTED:
         lines += [
-            "// RUN: fmlp-opt %s --fmlp-recognize=explain-misses 2>&1 >/dev/null | FileCheck %s",
-            "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
+            "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize=explain-misses 2>&1 >/dev/null | FileCheck %s",
+            "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
             "// Not supported: " + UNSUPPORTED[family] + ".",
             "// CHECK: remark: not fused into fmlp.gated_mlp: operand 0 of the activation "
             "product is not a projection: not computed by a linalg contraction",
@@ -776,8 +805,8 @@ def header(case):
         return "\n".join(lines) + "\n\n"
     name = activation.split(",")[0]
     lines += [
-        "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
-        "// RUN: fmlp-compile %s --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
+        "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
+        "// RUN: fmlp-compile %s" + tool_flags(frontend) + " --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
     ]
     layout = weight_layout(frontend)
     if family == "phi3":
