@@ -6,7 +6,9 @@ environment (see README.md in this directory for its setup).
 For each case (frontend x model family x dtype x shape kind) it exports a
 Hugging Face-style MLP (or a whole small model), lowers it with the
 frontend's own tools, rewrites what MLIR 22 cannot parse (IREE's util/hal ABI
-ops: rewrite_iree_for_mlir22 below), and writes <case>.mlir with a lit header
+ops: rewrite_iree_for_mlir22 below; the `-generic` frontends instead keep
+IREE's output as iree-compile prints it in generic form, which fmlp reads
+with --allow-unregistered-dialect), and writes <case>.mlir with a lit header
 whose expectations come from the model's configuration (how many blocks,
 which activation, the widths, biases, weight layouts and multipliers), not
 from fmlp's output.
@@ -521,10 +523,14 @@ def const_i64(inits, name, values):
 # Cases
 #===----------------------------------------------------------------------===#
 
-# (frontend, family, dtype, shape kind, bias). Frontends: onnx-input (IREE's
-# input level), onnx-torch-mlir (torch-mlir's linalg pipeline in iree-opt),
-# onnx-global-opt (IREE global optimization); turbine-* and jax-* need torch
-# and jax (see README.md).
+# (frontend, family, dtype, shape kind, bias). Frontends: <exporter>-<level>
+# with exporter onnx (onnx.helper graphs, or torch.onnx.export for the
+# whole decoder), onnx-params (the same with --externalize-params), turbine,
+# turbine-params (externalized parameters), jax, jax-decoder; level input
+# (IREE's input level), torch-mlir (torch-mlir's linalg pipeline in
+# iree-opt), global-opt (IREE global optimization); `-generic` before the
+# level keeps IREE's generic-form output unrewritten. Family `decoder` is
+# a whole 2-layer model.
 CASES = [
     ("onnx-input", "llama", "float32", "dynamic", False),
     ("onnx-input", "llama", "float32", "static", True),
