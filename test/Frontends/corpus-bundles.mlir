@@ -5,14 +5,19 @@
 // narrowed before the bias add; whole 2-layer decoders from turbine and
 // JAX): the constant weights become arguments of the entry points; Phi3's
 // gate and up weights (views of the halves of one weight) are two of them;
-// a whole model gives one entry point set per block in one bundle.
+// a whole model gives one entry point set per block in one bundle, also
+// from IREE's generic-form output read with --allow-unregistered-dialect
+// (without it, MLIR's parser names the flag).
 // RUN: rm -rf %t.f16.bundle %t.gemma.bundle %t.phi3.bundle
 // RUN: fmlp-compile %S/onnx-input.llama.float16.static.bias.mlir --mode=infer -o %t.f16.bundle | FileCheck %s --check-prefix=F16
 // RUN: FileCheck %s --check-prefix=F16-MANIFEST < %t.f16.bundle/manifest.json
 // RUN: fmlp-compile %S/onnx-global-opt.gemma.float32.static.mlir --mode=infer -o %t.gemma.bundle | FileCheck %s --check-prefix=GEMMA
 // RUN: fmlp-compile %S/onnx-input.phi3.float32.static.mlir --mode=infer -o %t.phi3.bundle | FileCheck %s --check-prefix=PHI3
 // RUN: FileCheck %s --check-prefix=PHI3-MANIFEST < %t.phi3.bundle/manifest.json
-// RUN: rm -rf %t.turbine.bundle %t.turbine-decoder.bundle %t.jax-decoder.bundle
+// RUN: rm -rf %t.turbine.bundle %t.turbine-decoder.bundle %t.jax-decoder.bundle %t.generic.bundle
+// RUN: fmlp-compile %S/onnx-params-generic-global-opt.decoder.float32.static.mlir --allow-unregistered-dialect --mode=infer -o %t.generic.bundle | FileCheck %s --check-prefix=GENERIC
+// RUN: FileCheck %s --check-prefix=GENERIC-MANIFEST < %t.generic.bundle/manifest.json
+// RUN: not fmlp-compile %S/onnx-params-generic-global-opt.decoder.float32.static.mlir --mode=infer -o %t.refused.bundle 2>&1 | FileCheck %s --check-prefix=GENERIC-REFUSED
 // RUN: fmlp-compile %S/turbine-input.llama.bfloat16.static.bias.mlir --mode=infer -o %t.turbine.bundle | FileCheck %s --check-prefix=TURBINE
 // RUN: fmlp-compile %S/turbine-params-input.decoder.float32.static.mlir --mode=infer -o %t.turbine-decoder.bundle | FileCheck %s --check-prefix=DECODER
 // RUN: FileCheck %s --check-prefix=DECODER-MANIFEST < %t.turbine-decoder.bundle/manifest.json
@@ -42,3 +47,9 @@
 // DECODER: wrote {{.*}}decoder.bundle (chip sm_90a)
 // DECODER-MANIFEST-DAG: "main.mlp0.forward_nograd"
 // DECODER-MANIFEST-DAG: "main.mlp1.forward_nograd"
+// GENERIC: block 1 at {{.*}} -> entry points @main_graph$async.mlp0.*
+// GENERIC: block 2 at {{.*}} -> entry points @main_graph$async.mlp1.*
+// GENERIC: wrote {{.*}}.generic.bundle (chip sm_90a)
+// GENERIC-MANIFEST-DAG: "main_graph$async.mlp0.forward_nograd"
+// GENERIC-MANIFEST-DAG: "main_graph$async.mlp1.forward_nograd"
+// GENERIC-REFUSED: error: operation being parsed with an unregistered dialect. If this is intended, please use -allow-unregistered-dialect
