@@ -127,10 +127,25 @@ SmallVector<Value> buildBackward(OpBuilder &builder, GatedMlpOp block,
 
 } // namespace
 
+Operation *mlir::fmlp::getBlockHolder(Operation *block) {
+  Operation *holder = block->getParentOp();
+  while (holder && !isa_and_nonnull<ModuleOp>(holder->getParentOp()))
+    holder = holder->getParentOp();
+  return holder;
+}
+
+SmallVector<GatedMlpOp> mlir::fmlp::getHeldBlocks(Operation *holder) {
+  SmallVector<GatedMlpOp> blocks;
+  holder->walk([&](GatedMlpOp block) { blocks.push_back(block); });
+  return blocks;
+}
+
 std::string mlir::fmlp::getEntryPointPrefix(Operation *block) {
-  auto holder = block->getParentOfType<func::FuncOp>();
-  SmallVector<GatedMlpOp> blocks(holder.getOps<GatedMlpOp>());
-  std::string prefix = holder.getSymName().str();
+  Operation *holder = getBlockHolder(block);
+  SmallVector<GatedMlpOp> blocks = getHeldBlocks(holder);
+  auto name = holder->getAttrOfType<StringAttr>(
+      SymbolTable::getSymbolAttrName());
+  std::string prefix = name ? name.str() : "block";
   if (blocks.size() > 1)
     prefix += ".mlp" + std::to_string(llvm::find(blocks, block) -
                                       blocks.begin());
@@ -139,10 +154,13 @@ std::string mlir::fmlp::getEntryPointPrefix(Operation *block) {
 
 namespace {
 
-/// True if `func` holds nothing but gated MLP blocks, views of weights
-/// used only by them (the tensor.extract_slice halves of a fused gate_up
-/// weight that fmlp-recognize inserts) and its return.
-bool holdsOnlyBlocks(func::FuncOp func) {
+/// True if `holder` is a func.func that holds nothing but gated MLP blocks,
+/// views of weights used only by them (the tensor.extract_slice halves of a
+/// fused gate_up weight that fmlp-recognize inserts) and its return.
+bool holdsOnlyBlocks(Operation *holder) {
+  auto func = dyn_cast<func::FuncOp>(holder);
+  if (!func)
+    return false;
   return llvm::all_of(func.getBody().getOps(), [](Operation &op) {
     if (isa<tensor::ExtractSliceOp>(op))
       return llvm::all_of(op.getUsers(),
@@ -163,13 +181,16 @@ struct ExpandTrainingPass
       return signalPassFailure();
     }
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> holders;
-    for (func::FuncOp func : module.getOps<func::FuncOp>())
-      if (!func->hasAttr("fmlp.entry") && !func.getOps<GatedMlpOp>().empty())
-        holders.push_back(func);
+    // Holders: the operations directly in the module that hold blocks
+    // (func.func, or a function of another dialect, e.g. IREE's util.func
+    // parsed as an opaque operation).
+    SmallVector<Operation *> holders;
+    for (Operation &op : module.getBody()->getOperations())
+      if (!op.hasAttr("fmlp.entry") && !getHeldBlocks(&op).empty())
+        holders.push_back(&op);
 
-    for (func::FuncOp holder : holders) {
-      SmallVector<GatedMlpOp> blocks(holder.getOps<GatedMlpOp>());
+    for (Operation *holder : holders) {
+      SmallVector<GatedMlpOp> blocks = getHeldBlocks(holder);
       OpBuilder builder(holder);
       for (GatedMlpOp block : blocks) {
         std::string prefix = getEntryPointPrefix(block);
@@ -196,7 +217,7 @@ struct ExpandTrainingPass
                     "forward_nograd", {}, {}, {"y"}, forward);
       }
       if (!keepHolders || holdsOnlyBlocks(holder))
-        holder.erase();
+        holder->erase();
     }
   }
 };

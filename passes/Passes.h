@@ -8,6 +8,7 @@
 #define FMLP_PASSES_PASSES_H
 
 #include "dialects/FMLP/FMLPDialect.h"
+#include "dialects/FMLP/FMLPOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,9 +30,18 @@ namespace mlir::fmlp {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// The operation directly in the module that holds `block`: its function
+/// (a func.func, or another dialect's function, e.g. IREE's util.func
+/// parsed as an opaque operation).
+Operation *getBlockHolder(Operation *block);
+
+/// The gated MLP blocks inside `holder`, in order.
+SmallVector<GatedMlpOp> getHeldBlocks(Operation *holder);
+
 /// The prefix of the entry points fmlp-expand-training makes for `block`,
-/// an fmlp.gated_mlp in a function: `<f>`, or `<f>.mlp<i>` when the function
-/// holds several blocks (i counts them from 0 in order).
+/// an fmlp.gated_mlp in a function: `<f>` (the holder's symbol name), or
+/// `<f>.mlp<i>` when the function holds several blocks (i counts them from
+/// 0 in order).
 std::string getEntryPointPrefix(Operation *block);
 
 } // namespace mlir::fmlp

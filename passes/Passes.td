@@ -48,9 +48,13 @@ def RecognizePass : Pass<"fmlp-recognize"> {
       where the gate multiplier `m = f(1, 1) - f(-1, 1)` (each activation
       satisfies `act(z) - act(-z) = z`). Agreement is required to within the
       rounding of the IR's own constants (a quarter of their unit roundoff),
-      far below the distance to any other common activation (e.g. the
-      sigmoid GELU `x sigmoid(1.702 x)` is 1e-2 away from `gelu_tanh`). The
-      exact GELU (`erf`) is not supported and never matched.
+      and at least 5e-5 of `|u| (1 + |m g|)`: torch-mlir writes GELU-tanh's
+      `sqrt(2/pi)` = 0.7978846 as 0.797724, which moves the function by
+      2.3e-5 on that scale; fmlp then computes the exact `gelu_tanh`. Both
+      are far below the distance to any other common activation (the exact,
+      erf GELU is 1.3e-4 away from `gelu_tanh`; the sigmoid GELU
+      `x sigmoid(1.702 x)` 1e-2). The exact GELU (`erf`) is not supported
+      and never matched.
     - a fused gate_up projection (Phi3's `gate_up_proj`): one projection
       of 2H outputs, `[..., 2H]`, whose columns `[0, H)` and `[H, 2H)`
       (two `tensor.extract_slice`s with unit strides, all of every other
@@ -120,7 +124,11 @@ def ExpandTrainingPass : Pass<"fmlp-expand-training", "::mlir::ModuleOp"> {
 
     with `mode=infer`, only `forward_nograd`. `<f>` is the function that
     held the block (`<f>.mlp<i>` when it held several: one entry set per
-    block, in order). Each entry carries
+    block, in order): the operation directly in the module that holds it,
+    a `func.func` or another dialect's function, named by its symbol (e.g.
+    IREE's `util.func @main$async`, read as an opaque operation when
+    IREE's output is printed in generic form and parsed with
+    `--allow-unregistered-dialect`). Each entry carries
     `fmlp.entry = "forward" | "backward" | "forward_nograd"` and the block's
     location (the source of its projections). The function that held the
     blocks is removed when it consists of nothing else (the form

@@ -6,7 +6,9 @@ environment (see README.md in this directory for its setup).
 For each case (frontend x model family x dtype x shape kind) it exports a
 Hugging Face-style MLP (or a whole small model), lowers it with the
 frontend's own tools, rewrites what MLIR 22 cannot parse (IREE's util/hal ABI
-ops: rewrite_iree_for_mlir22 below), and writes <case>.mlir with a lit header
+ops: rewrite_iree_for_mlir22 below; the `-generic` frontends instead keep
+IREE's output as iree-compile prints it in generic form, which fmlp reads
+with --allow-unregistered-dialect), and writes <case>.mlir with a lit header
 whose expectations come from the model's configuration (how many blocks,
 which activation, the widths, biases, weight layouts and multipliers), not
 from fmlp's output.
@@ -80,14 +82,18 @@ def FalconH1StyleMLP(bias):
 
 
 def make_decoder(dtype, layers=2):
-    """A whole Llama decoder (embedding excluded: the graph starts at hidden
-    states), `layers` layers, small widths."""
+    """A whole Llama decoder (transformers' LlamaModel: `layers` decoder
+    layers, rotary embeddings, final RMSNorm; small widths), from hidden
+    states to hidden states. Its layers are called directly with a causal
+    mask made here: LlamaModel.forward builds its mask with torch.diff
+    (packed-sequence detection), which IREE 3.13's torch input does not
+    lower. Eager attention, so that attention is matmuls and a softmax."""
     import torch
     import transformers as tf
 
     config = tf.LlamaConfig(hidden_size=D, intermediate_size=H, num_hidden_layers=layers,
                             num_attention_heads=2, num_key_value_heads=2, vocab_size=32,
-                            max_position_embeddings=64)
+                            max_position_embeddings=4096, attn_implementation="eager")
     model = tf.LlamaModel(config).to(getattr(torch, dtype)).eval()
 
     class Decoder(torch.nn.Module):
@@ -96,7 +102,16 @@ def make_decoder(dtype, layers=2):
             self.model = model
 
         def forward(self, x):
-            return self.model(inputs_embeds=x, use_cache=False).last_hidden_state
+            tokens = x.shape[1]
+            positions = torch.arange(tokens).unsqueeze(0)
+            rotary = self.model.rotary_emb(x, positions)
+            mask = torch.full((tokens, tokens), float("-inf"), dtype=x.dtype).triu(1)[None, None]
+            h = x
+            for layer in self.model.layers:
+                h = layer(h, attention_mask=mask, position_ids=positions,
+                          position_embeddings=rotary)
+                h = h[0] if isinstance(h, tuple) else h
+            return self.model.norm(h)
 
     return Decoder()
 
@@ -129,7 +144,8 @@ def dynamic_shapes(shape_kind):
     import torch
     if shape_kind == "static":
         return None
-    return {"x": {1: torch.export.Dim("tokens", min=2, max=4096)}}
+    # Positional, so that it holds whatever the module names its input.
+    return ({1: torch.export.Dim("tokens", min=2, max=4096)},)
 
 
 def export_turbine(module, dtype, shape_kind, path, weights):
@@ -139,6 +155,7 @@ def export_turbine(module, dtype, shape_kind, path, weights):
     import torch
     import iree.turbine.aot as aot
 
+    allow_bf16_constants()
     x = sample_input(dtype, shape_kind)
     if weights == "globals":
         aot.externalize_module_parameters(module)
@@ -152,12 +169,34 @@ def export_turbine(module, dtype, shape_kind, path, weights):
 
         shapes = None
         if shape_kind != "static":
-            shapes = {"x": dynamic_shapes(shape_kind)["x"], "ws": [None] * len(names)}
+            shapes = dynamic_shapes(shape_kind) + (None,) * len(names)
         exported = aot.export(WithWeights(), args=(x, *params.values()),
                               dynamic_shapes=shapes)
     else:
         exported = aot.export(module, args=(x,), dynamic_shapes=dynamic_shapes(shape_kind))
     exported.save_mlir(str(path))
+
+
+def allow_bf16_constants():
+    """iree-turbine 3.9 inlines a constant through `np.array(tensor)`, which
+    fails for bfloat16 (numpy has no such type: "Got unsupported ScalarType
+    BFloat16"). Its resource blob holds the tensor's bytes, so the
+    generator hands turbine the same bytes as int16."""
+    import numpy
+    import torch
+    from iree.turbine.aot.support import ir_utils
+
+    class NumpyWithBf16:
+        def __getattr__(self, name):
+            return getattr(numpy, name)
+
+        @staticmethod
+        def array(value, *args, **kwargs):
+            if isinstance(value, torch.Tensor) and value.dtype == torch.bfloat16:
+                value = value.view(torch.int16)
+            return numpy.array(value, *args, **kwargs)
+
+    ir_utils.np = NumpyWithBf16()
 
 
 def lower_iree(torch_mlir, out, level):
@@ -208,6 +247,62 @@ def export_jax(family, dtype, shape_kind, bias, path):
     path.write_text(exported.mlir_module())
 
 
+def export_jax_decoder(dtype, shape_kind, path, layers=2, heads=2):
+    """A whole Llama decoder written with jax.numpy (transformers has no JAX
+    models since version 5): per layer RMSNorm, attention with rotary
+    embeddings, a causal mask and a softmax, a residual add, RMSNorm, the
+    SwiGLU MLP and a residual add; a final RMSNorm. x is [2, T, D]; weights
+    are function arguments in [in, out] layout."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    jdtype = {"float32": jnp.float32, "bfloat16": jnp.bfloat16}[dtype]
+    head_dim = D // heads
+
+    def rms_norm(h, scale):
+        h32 = h.astype(jnp.float32)
+        h32 = h32 * jax.lax.rsqrt(jnp.mean(h32 * h32, axis=-1, keepdims=True) + 1e-6)
+        return h32.astype(h.dtype) * scale
+
+    def rotate(q, cos, sin):
+        q1, q2 = q[..., : head_dim // 2], q[..., head_dim // 2 :]
+        return q * cos + jnp.concatenate([-q2, q1], axis=-1) * sin
+
+    def decoder(x, params):
+        batch, tokens = x.shape[0], x.shape[1]
+        positions = jnp.arange(tokens, dtype=jnp.float32)
+        inv_freq = 1.0 / (10000.0 ** (jnp.arange(0, head_dim, 2, dtype=jnp.float32) / head_dim))
+        angles = positions[:, None] * inv_freq[None, :]
+        angles = jnp.concatenate([angles, angles], axis=-1)
+        cos, sin = jnp.cos(angles).astype(x.dtype), jnp.sin(angles).astype(x.dtype)
+        causal = jnp.tril(jnp.ones((tokens, tokens), dtype=bool))
+        h = x
+        for layer in params["layers"]:
+            a = rms_norm(h, layer["input_norm"])
+            split = lambda t: t.reshape(batch, tokens, heads, head_dim).transpose(0, 2, 1, 3)
+            q = rotate(split(a @ layer["q"]), cos, sin)
+            k = rotate(split(a @ layer["k"]), cos, sin)
+            v = split(a @ layer["v"])
+            # A Python float is weakly typed: the scores keep x's type.
+            scores = (q @ k.transpose(0, 1, 3, 2)) / float(np.sqrt(head_dim))
+            scores = jnp.where(causal, scores, jnp.asarray(-1e9, scores.dtype))
+            attention = jax.nn.softmax(scores, axis=-1) @ v
+            h = h + attention.transpose(0, 2, 1, 3).reshape(batch, tokens, D) @ layer["o"]
+            m = rms_norm(h, layer["post_norm"])
+            h = h + (jax.nn.silu(m @ layer["gate"]) * (m @ layer["up"])) @ layer["down"]
+        return rms_norm(h, params["norm"])
+
+    spec = lambda *shape: jax.ShapeDtypeStruct(shape, jdtype)
+    layer_spec = {"input_norm": spec(D), "q": spec(D, D), "k": spec(D, D), "v": spec(D, D),
+                  "o": spec(D, D), "post_norm": spec(D), "gate": spec(D, H), "up": spec(D, H),
+                  "down": spec(H, D)}
+    params = {"layers": [layer_spec] * layers, "norm": spec(D)}
+    tokens = 8 if shape_kind == "static" else jax.export.symbolic_shape("t")[0]
+    exported = jax.export.export(jax.jit(decoder))(spec(2, tokens, D), params)
+    path.write_text(exported.mlir_module())
+
+
 #===----------------------------------------------------------------------===#
 # IREE output -> MLIR 22
 #===----------------------------------------------------------------------===#
@@ -223,7 +318,9 @@ def rewrite_iree_for_mlir22(text):
       `!hal.fence` arguments are dropped;
     - `util.global` weights: a dense initial value becomes an
       `arith.constant` where it is loaded; an externalized parameter
-      (`#stream.parameter.named`) becomes an argument of the function;
+      (`#stream.parameter.named`, turbine's `#flow.parameter.named`, and
+      global optimization's `flow.tensor.constant` of one) becomes an
+      argument of the function;
     - `util.func`/`util.return`/`util.call` become func's; other util ops
       (`util.assume.int`) and `iree_tensor_ext.compute_barrier` are replaced
       by their operands; global-optimization's device global and module
@@ -231,7 +328,10 @@ def rewrite_iree_for_mlir22(text):
     """
     globals_ = {}
     kept = []
-    text = re.sub(r"(?m)^module attributes \{.*\} \{$", "module {", text)
+    # The resource section (`{-# dialect_resources ... #-}`, the constants'
+    # bytes) is kept as it is, out of the way of the function splitting.
+    text, resources = (text.split("\n{-#", 1) + [None])[:2]
+    text = re.sub(r"(?m)^module (@\w+ )?attributes \{.*\} \{$", r"module \1{", text)
     for line in text.splitlines():
         if re.match(r"\s*util\.global private @__device", line):
             continue  # the HAL device target of global-optimization
@@ -254,6 +354,8 @@ def rewrite_iree_for_mlir22(text):
             out.append(rest)  # the synchronous wrapper
             continue
         out.append(rewrite_function(func, globals_) + rest)
+    if resources is not None:
+        out.append("\n{-#" + resources)
     return "".join(out)
 
 
@@ -292,13 +394,19 @@ def rewrite_function(func, globals_):
         if m:
             renames[m.group(1)] = (m.group(2), m.group(3))
             continue
-        m = re.match(r"(\s*)(%[\w]+) = util\.global\.load (?:immutable )?@([\w.$\"-]+) : (tensor<[^>]*>)", line)
+        m = re.match(r"(\s*)(%[\w.$-]+) = util\.global\.load (?:immutable )?@([\w.$\"-]+) : (tensor<[^>]*>)", line)
         if m:
             value, type_ = globals_[m.group(3)]
-            if value.startswith("#stream.parameter"):
+            if value.startswith(("#stream.parameter", "#flow.parameter")):
                 extra_args.append(f"{m.group(2)}: {m.group(4)}")
             else:
                 lines.append(f"{m.group(1)}{m.group(2)} = arith.constant {value} : {m.group(4)}")
+            continue
+        # Global optimization inlines an externalized parameter as
+        # `flow.tensor.constant #flow.parameter.named<...>`.
+        m = re.match(r"\s*(%[\w.$-]+) = flow\.tensor\.constant #(?:flow|stream)\.parameter\.named<[^>]*> : (tensor<[^>]*>)", line)
+        if m:
+            extra_args.append(f"{m.group(1)}: {m.group(2)}")
             continue
         m = re.match(r"\s*(%[\w]+) = iree_tensor_ext\.compute_barrier\.(?:start|end) (%[\w]+) ", line)
         if m:
@@ -415,10 +523,14 @@ def const_i64(inits, name, values):
 # Cases
 #===----------------------------------------------------------------------===#
 
-# (frontend, family, dtype, shape kind, bias). Frontends: onnx-input (IREE's
-# input level), onnx-torch-mlir (torch-mlir's linalg pipeline in iree-opt),
-# onnx-global-opt (IREE global optimization); turbine-* and jax-* need torch
-# and jax (see README.md).
+# (frontend, family, dtype, shape kind, bias). Frontends: <exporter>-<level>
+# with exporter onnx (onnx.helper graphs, or torch.onnx.export for the
+# whole decoder), onnx-params (the same with --externalize-params), turbine,
+# turbine-params (externalized parameters), jax, jax-decoder; level input
+# (IREE's input level), torch-mlir (torch-mlir's linalg pipeline in
+# iree-opt), global-opt (IREE global optimization); `-generic` before the
+# level keeps IREE's generic-form output unrewritten. Family `decoder` is
+# a whole 2-layer model.
 CASES = [
     ("onnx-input", "llama", "float32", "dynamic", False),
     ("onnx-input", "llama", "float32", "static", True),
@@ -447,6 +559,52 @@ CASES = [
     ("jax-input", "llama", "bfloat16", "dynamic", True),
     ("jax-input", "gemma", "bfloat16", "static", False),
     ("jax-input", "gemma", "float32", "dynamic", True),
+    # iree-turbine: aot.export of transformers' MLP modules (nn.Linear,
+    # weights [out, in]) on x of shape [2, T, 64]; weights as constants
+    # (turbine's default) or, for turbine-params-*, as externalized
+    # parameters (util.global #stream.parameter.named).
+    ("turbine-input", "llama", "float32", "dynamic", False),
+    ("turbine-input", "llama", "float32", "static", True),
+    ("turbine-input", "llama", "bfloat16", "static", True),
+    ("turbine-input", "llama", "float16", "dynamic", False),
+    ("turbine-input", "qwen2", "bfloat16", "dynamic", False),
+    ("turbine-input", "mistral", "float16", "static", False),
+    ("turbine-input", "gemma", "float32", "dynamic", False),
+    ("turbine-input", "phi3", "float32", "static", False),
+    ("turbine-input", "falcon_h1", "float32", "dynamic", True),
+    ("turbine-torch-mlir", "llama", "float32", "dynamic", False),
+    ("turbine-torch-mlir", "llama", "bfloat16", "static", True),
+    ("turbine-torch-mlir", "gemma", "bfloat16", "dynamic", False),
+    ("turbine-torch-mlir", "phi3", "float16", "dynamic", False),
+    ("turbine-torch-mlir", "falcon_h1", "float32", "static", False),
+    ("turbine-global-opt", "llama", "float32", "dynamic", True),
+    ("turbine-global-opt", "llama", "bfloat16", "static", False),
+    ("turbine-global-opt", "gemma", "float16", "static", False),
+    ("turbine-global-opt", "phi3", "bfloat16", "dynamic", False),
+    ("turbine-params-input", "llama", "bfloat16", "dynamic", True),
+    ("turbine-params-input", "qwen2", "float32", "static", False),
+    ("turbine-params-global-opt", "gemma", "float32", "dynamic", False),
+    ("turbine-params-global-opt", "falcon_h1", "float16", "static", True),
+    # Whole models: transformers' LlamaModel, 2 layers (attention, RMSNorm,
+    # rotary embeddings, residuals), from hidden states to hidden states.
+    ("turbine-params-input", "decoder", "float32", "static", False),
+    ("turbine-params-global-opt", "decoder", "float32", "dynamic", False),
+    ("onnx-params-input", "decoder", "float32", "dynamic", False),
+    # (Not at ONNX's global optimization: IREE hoists constant parts of the
+    # attention into globals set by a util.initializer, which the textual
+    # rewrite below does not read. JAX only with static tokens: IREE 3.13's
+    # StableHLO input does not lower the rotary table's
+    # stablehlo.dynamic_broadcast_in_dim for a symbolic length.)
+    # IREE's own output, printed in generic form (iree-compile
+    # --mlir-print-op-generic) and read with --allow-unregistered-dialect:
+    # util/hal/flow ops stay as opaque operations, nothing is rewritten.
+    ("turbine-generic-input", "gemma", "float32", "static", False),
+    ("turbine-params-generic-global-opt", "decoder", "float32", "dynamic", False),
+    ("onnx-params-generic-global-opt", "decoder", "float32", "static", False),
+    ("onnx-params-generic-input", "phi3", "float16", "dynamic", False),
+    ("jax-generic-input", "llama", "bfloat16", "dynamic", True),
+    ("jax-decoder-input", "decoder", "float32", "static", False),
+    ("jax-decoder-input", "decoder", "bfloat16", "static", False),
 ]
 
 # Forms knowingly not supported, with the remark fmlp-recognize gives and why
@@ -459,17 +617,92 @@ def case_name(case):
     return f"{frontend}.{family}.{dtype}.{shape_kind}{'.bias' if bias else ''}"
 
 
+def inline_util_globals(text):
+    """turbine writes constant weights as `util.global` with a dense initial
+    value, loaded by `util.global.load`; torch-mlir's backend contract
+    rejects IREE's util ops, so before its pipeline each load becomes an
+    `arith.constant` of the global's value (the same tensor)."""
+    values = {}
+
+    def collect(m):
+        values[m.group(1)] = m.group(2).strip()
+        return ""
+
+    text = re.sub(r"(?m)^\s*util\.global private (?:mutable )?@([\w.$\"-]+)\s*=\s*(.*?)\s*:\s*"
+                  r"tensor<[^>]*>\s*\n", collect, text)
+    return re.sub(r"(%[\w.$\"-]+) = util\.global\.load (?:immutable )?@([\w.$\"-]+) : (tensor<[^>]*>)",
+                  lambda m: f"{m.group(1)} = arith.constant {values[m.group(2)]} : {m.group(3)}", text)
+
+
+def generic_flags(generic):
+    return ["--mlir-print-op-generic"] if generic else []
+
+
+def finish(out, generic):
+    """The lowered file as the corpus keeps it: IREE's generic form as it
+    is, or rewritten into upstream MLIR (rewrite_iree_for_mlir22)."""
+    return out.read_text() if generic else rewrite_iree_for_mlir22(out.read_text())
+
+
+def lower_turbine(case, work, generic):
+    """iree-turbine's aot.export of the transformers module (or the whole
+    decoder), lowered by IREE or by torch-mlir's pipeline."""
+    import torch
+    frontend, family, dtype, shape_kind, bias = case
+    torch.manual_seed(0)
+    module = make_decoder(dtype) if family == "decoder" else make_mlp(family, dtype, bias)
+    weights = "globals" if frontend.startswith("turbine-params-") else "constants"
+    torch_ir = work / "model.torch.mlir"
+    export_turbine(module, dtype, shape_kind, torch_ir, weights)
+    out = work / "out.mlir"
+    level = frontend.replace("turbine-params-", "turbine-").replace("turbine-", "")
+    if level == "input":
+        run([BIN / "iree-compile", *generic_flags(generic), torch_ir, "--compile-to=input", "-o", out])
+    elif level == "global-opt":
+        run([BIN / "iree-compile", *generic_flags(generic), torch_ir, "--compile-to=global-optimization",
+             "--iree-hal-target-device=local",
+             "--iree-hal-local-target-device-backends=llvm-cpu", "-o", out])
+    elif level == "torch-mlir":
+        inlined = work / "model.inlined.mlir"
+        inlined.write_text(inline_util_globals(torch_ir.read_text()))
+        lower_torch_mlir_pipeline(inlined, out)
+    else:
+        raise ValueError(frontend)
+    return finish(out, generic)
+
+
 def lower(case, work):
     frontend, family, dtype, shape_kind, bias = case
+    # `-generic`: IREE's output as iree-compile prints it in generic form,
+    # read by fmlp with --allow-unregistered-dialect, not rewritten.
+    generic = "-generic" in frontend
+    if generic:
+        frontend = frontend.replace("-generic", "")
+        case = (frontend, family, dtype, shape_kind, bias)
+    if frontend.startswith("turbine"):
+        return lower_turbine(case, work, generic)
     if frontend == "jax-input":
         stablehlo = work / "model.stablehlo.mlir"
         export_jax(family, dtype, shape_kind, bias, stablehlo)
         out = work / "out.mlir"
-        run([BIN / "iree-compile", stablehlo, "--iree-input-type=stablehlo",
+        run([BIN / "iree-compile", *generic_flags(generic), stablehlo, "--iree-input-type=stablehlo",
              "--compile-to=input", "-o", out])
-        return rewrite_iree_for_mlir22(out.read_text())
+        return finish(out, generic)
+    if frontend == "jax-decoder-input":
+        stablehlo = work / "model.stablehlo.mlir"
+        export_jax_decoder(dtype, shape_kind, stablehlo)
+        out = work / "out.mlir"
+        run([BIN / "iree-compile", *generic_flags(generic), stablehlo, "--iree-input-type=stablehlo",
+             "--compile-to=input", "-o", out])
+        return finish(out, generic)
     onnx_path = work / "model.onnx"
-    export_onnx_helper(family, dtype, shape_kind, bias, onnx_path)
+    if family == "decoder":
+        # The whole transformers model, through torch.onnx.export.
+        import torch
+        torch.manual_seed(0)
+        export_onnx(make_decoder(dtype), dtype, shape_kind, onnx_path)
+    else:
+        export_onnx_helper(family, dtype, shape_kind, bias, onnx_path)
     torch_ir = work / "model.torch.mlir"
     externalize = []
     if frontend.startswith("onnx-params-"):
@@ -479,9 +712,9 @@ def lower(case, work):
     run([BIN / "iree-import-onnx", onnx_path, *externalize, "-o", torch_ir])
     out = work / "out.mlir"
     if frontend == "onnx-input":
-        run([BIN / "iree-compile", torch_ir, "--compile-to=input", "-o", out])
+        run([BIN / "iree-compile", *generic_flags(generic), torch_ir, "--compile-to=input", "-o", out])
     elif frontend == "onnx-global-opt":
-        run([BIN / "iree-compile", torch_ir, "--compile-to=global-optimization",
+        run([BIN / "iree-compile", *generic_flags(generic), torch_ir, "--compile-to=global-optimization",
              "--iree-hal-target-device=local",
              "--iree-hal-local-target-device-backends=llvm-cpu", "-o", out])
     elif frontend == "onnx-torch-mlir":
@@ -490,7 +723,71 @@ def lower(case, work):
              "torch-backend-to-linalg-on-tensors-backend-pipeline)", "-o", out])
     else:
         raise ValueError(frontend)
-    return rewrite_iree_for_mlir22(out.read_text())
+    return finish(out, generic)
+
+
+def weight_layout(frontend):
+    """How the frontend stores the weights: ONNX initializers and JAX
+    arguments are [in, out]; nn.Linear's weights (turbine) are [out, in]."""
+    return "out_in" if frontend.startswith("turbine") else "in_out"
+
+
+def weights_line(layout):
+    """fmlp-compile's report of the three stored weights in `layout`."""
+    def shape(inputs, outputs):
+        return f"[{inputs}, {outputs}]" if layout == "in_out" else f"[{outputs}, {inputs}]"
+    return (f"gate {shape(D, H)} {layout}, up {shape(D, H)} {layout}, "
+            f"down {shape(H, D)} {layout}")
+
+
+def tool_flags(frontend):
+    """IREE's generic form holds util/hal ops that fmlp reads as opaque."""
+    return " --allow-unregistered-dialect" if "-generic" in frontend else ""
+
+
+def count_lines(ir, pattern):
+    return sum(1 for line in ir.splitlines() if re.search(pattern, line))
+
+
+def decoder_header(case, ir, layers=2):
+    """The lit RUN lines and checks of a whole model: exactly `layers`
+    blocks, each reported as the model's MLP; the contractions of the rest
+    of the model (attention) and its RMSNorms' square roots are still
+    there."""
+    frontend, family, dtype, shape_kind, bias = case
+    element = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}[dtype]
+    tokens = "8" if shape_kind == "static" else "?"
+    contraction = r"linalg\.(batch_)?matmul"  # grep -E and Python read it alike
+    contractions = count_lines(ir, contraction)
+    norm = r"math\.r?sqrt"  # RMSNorm's 1/sqrt: rsqrt, or sqrt and a division (ONNX)
+    norms = count_lines(ir, norm)
+    lines = [
+        f"// Generated by test/Frontends/generate.py ({frontend}, whole 2-layer Llama decoder, "
+        f"{dtype}, {shape_kind} tokens); regenerate, do not edit.",
+        "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
+        "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | grep -c -E '" + contraction +
+        "' | FileCheck %s --check-prefix=CONTRACTIONS",
+        "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | grep -c -E '" + norm + "' | FileCheck %s --check-prefix=NORMS",
+        "// RUN: fmlp-compile %s" + tool_flags(frontend) + " --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
+        f"// {layers} MLP blocks become {layers} fmlp.gated_mlp; of the file's {contractions} "
+        f"contractions the {3 * layers} of the MLPs are gone, the attention's stay; the "
+        f"{norms} square roots of the RMSNorms stay.",
+        f"// BLOCKS-COUNT-{layers}: fmlp.gated_mlp silu",
+        "// BLOCKS-NOT: fmlp.gated_mlp",
+        f"// CONTRACTIONS: {{{{^}}}}{contractions - 3 * layers}{{{{$}}}}",
+        f"// NORMS: {{{{^}}}}{norms}{{{{$}}}}",
+    ]
+    layout = weight_layout(frontend)
+    for block in range(layers):
+        lines += [
+            f"// CHECK: block {block + 1} at {{{{.*}}}} -> entry points @{{{{.*}}}}.mlp{block}.*",
+            "// CHECK-NEXT: activation     silu",
+            f"// CHECK-NEXT: widths         D = {D}, H = {H}, x of type tensor<2x{tokens}x{D}x{element}>",
+            f"// CHECK-NEXT: weights        {weights_line(layout)}",
+            "// CHECK-NEXT: biases         none",
+        ]
+    lines.append(f"// CHECK-NOT: block {layers + 1}")
+    return "\n".join(lines) + "\n\n"
 
 
 def header(case):
@@ -504,8 +801,8 @@ def header(case):
              f"{shape_kind} tokens{', biases' if has_bias else ''}); regenerate, do not edit."]
     if family in UNSUPPORTED:
         lines += [
-            "// RUN: fmlp-opt %s --fmlp-recognize=explain-misses 2>&1 >/dev/null | FileCheck %s",
-            "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
+            "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize=explain-misses 2>&1 >/dev/null | FileCheck %s",
+            "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
             "// Not supported: " + UNSUPPORTED[family] + ".",
             "// CHECK: remark: not fused into fmlp.gated_mlp: operand 0 of the activation "
             "product is not a projection: not computed by a linalg contraction",
@@ -514,15 +811,21 @@ def header(case):
         return "\n".join(lines) + "\n\n"
     name = activation.split(",")[0]
     lines += [
-        "// RUN: fmlp-opt %s --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
-        "// RUN: fmlp-compile %s --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
+        "// RUN: fmlp-opt %s" + tool_flags(frontend) + " --fmlp-recognize | FileCheck %s --check-prefix=BLOCKS",
+        "// RUN: fmlp-compile %s" + tool_flags(frontend) + " --mode=infer --emit=gpu-mlir -o %t.mlir | FileCheck %s",
     ]
+    layout = weight_layout(frontend)
     if family == "phi3":
-        # One [D, 2H] weight; the gate and up weights are views of its
-        # column halves, inserted before the block.
+        # One weight of 2H outputs; the gate and up weights are views of its
+        # output-feature halves (columns of [D, 2H] in_out, rows of [2H, D]
+        # out_in), inserted before the block.
+        if layout == "in_out":
+            offsets, sizes = ("[0, 0]", f"[0, {H}]"), f"[{D}, {H}]"
+        else:
+            offsets, sizes = ("[0, 0]", f"[{H}, 0]"), f"[{H}, {D}]"
         lines += [
-            f"// BLOCKS: %[[GATE:.+]] = tensor.extract_slice %[[GATE_UP:[a-z0-9_]+]][0, 0] [{D}, {H}] [1, 1]",
-            f"// BLOCKS-NEXT: %[[UP:.+]] = tensor.extract_slice %[[GATE_UP]][0, {H}] [{D}, {H}] [1, 1]",
+            f"// BLOCKS: %[[GATE:.+]] = tensor.extract_slice %[[GATE_UP:[a-z0-9_]+]]{offsets[0]} {sizes} [1, 1]",
+            f"// BLOCKS-NEXT: %[[UP:.+]] = tensor.extract_slice %[[GATE_UP]]{offsets[1]} {sizes} [1, 1]",
             f"// BLOCKS-NEXT: fmlp.gated_mlp {name} %{{{{.+}}}}, gate %[[GATE]], up %[[UP]],",
         ]
     else:
@@ -532,7 +835,7 @@ def header(case):
         "// CHECK: block 1 at",
         f"// CHECK-NEXT: activation     {activation}",
         f"// CHECK-NEXT: widths         D = {D}, H = {H}, x of type tensor<{x_shape}x{element}>",
-        f"// CHECK-NEXT: weights        gate [{D}, {H}] in_out, up [{D}, {H}] in_out, down [{H}, {D}] in_out",
+        f"// CHECK-NEXT: weights        {weights_line(layout)}",
         "// CHECK-NEXT: biases         " + ("gate up down" if has_bias else "none"),
         "// CHECK-NOT: block 2",
     ]
@@ -556,7 +859,8 @@ def main():
         print(name, file=sys.stderr)
         with tempfile.TemporaryDirectory() as tmp:
             ir = lower(case, pathlib.Path(tmp))
-        (args.out / f"{name}.mlir").write_text(header(case) + ir.lstrip() + "\n")
+        head = decoder_header(case, ir) if case[1] == "decoder" else header(case)
+        (args.out / f"{name}.mlir").write_text(head + ir.lstrip() + "\n")
 
 
 if __name__ == "__main__":

@@ -300,6 +300,46 @@ func.func @geglu_fpowi(%x: tensor<?x64xf32>, %wg: tensor<64x160xf32>, %wu: tenso
 
 // -----
 
+// GeGLU in f32 as torch-mlir (IREE 3.13) writes gelu(approximate="tanh"):
+// sqrt(2/pi) = 0.7978846 is written 0.797724 (2e-4 relative), which moves
+// the function by 2.3e-5 of |u| (1 + |g|): within fmlp-recognize's 5e-5
+// floor, so the block is gelu_tanh (and fmlp computes the exact one).
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @geglu_torch_mlir_constant
+// CHECK-NEXT: fmlp.gated_mlp gelu_tanh
+// CHECK-NEXT: return
+func.func @geglu_torch_mlir_constant(%x: tensor<8x64xf32>, %wg: tensor<64x160xf32>, %wu: tensor<64x160xf32>,
+    %wd: tensor<160x64xf32>) -> tensor<8x64xf32> {
+  %c3 = arith.constant 3 : i64
+  %c = arith.constant 4.471500e-02 : f32
+  %k = arith.constant 7.977240e-01 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %e_h = tensor.empty() : tensor<8x160xf32>
+  %z_h = arith.constant dense<0.0> : tensor<8x160xf32>
+  %g = linalg.matmul ins(%x, %wg : tensor<8x64xf32>, tensor<64x160xf32>) outs(%z_h : tensor<8x160xf32>) -> tensor<8x160xf32>
+  %u = linalg.matmul ins(%x, %wu : tensor<8x64xf32>, tensor<64x160xf32>) outs(%z_h : tensor<8x160xf32>) -> tensor<8x160xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : tensor<8x160xf32>, tensor<8x160xf32>) outs(%e_h : tensor<8x160xf32>) {
+  ^bb0(%in: f32, %ui: f32, %o: f32):
+    %p = math.fpowi %in, %c3 : f32, i64
+    %cp = arith.mulf %p, %c : f32
+    %s = arith.addf %in, %cp : f32
+    %ks = arith.mulf %s, %k : f32
+    %th = math.tanh %ks : f32
+    %t1 = arith.addf %th, %one : f32
+    %h = arith.mulf %t1, %half : f32
+    %r = arith.mulf %in, %h : f32
+    %m = arith.mulf %r, %ui : f32
+    linalg.yield %m : f32
+  } -> tensor<8x160xf32>
+  %z_d = arith.constant dense<0.0> : tensor<8x64xf32>
+  %y = linalg.matmul ins(%a, %wd : tensor<8x160xf32>, tensor<160x64xf32>) outs(%z_d : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+
+// -----
+
 // GeGLU with x^3 as math.powf of 3.0 and as math.ipowi-free x*x*x mixed:
 // powf with an integral exponent is exact for a negative base.
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -626,6 +666,47 @@ func.func @near_miss_powf_fractional(%x: tensor<8x64xf32>, %wg: tensor<64x160xf3
     %t1 = arith.addf %th, %one : f32
     %h = arith.mulf %in, %half : f32
     %r = arith.mulf %h, %t1 : f32
+    %m = arith.mulf %r, %ui : f32
+    linalg.yield %m : f32
+  } -> tensor<8x160xf32>
+  %z_d = arith.constant dense<0.0> : tensor<8x64xf32>
+  // expected-remark @+1 {{not fused into fmlp.gated_mlp: the activation product is none of silu(g)*u, gelu_tanh(g)*u, relu(g)*u (with a gate multiplier), for either operand as g}}
+  %y = linalg.matmul ins(%a, %wd : tensor<8x160xf32>, tensor<160x64xf32>) outs(%z_d : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+
+// -----
+
+// Near miss: sqrt(2/pi) written 0.797 (1.1e-3 relative) moves the function
+// by 1.3e-4, as far as the exact (erf) GELU is from gelu_tanh: not fused.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @near_miss_gelu_constant_off
+// CHECK-NOT: fmlp.gated_mlp
+// CHECK: return
+func.func @near_miss_gelu_constant_off(%x: tensor<8x64xf32>, %wg: tensor<64x160xf32>, %wu: tensor<64x160xf32>,
+    %wd: tensor<160x64xf32>) -> tensor<8x64xf32> {
+  %c3 = arith.constant 3 : i64
+  %c = arith.constant 4.471500e-02 : f32
+  %k = arith.constant 7.970000e-01 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %e_h = tensor.empty() : tensor<8x160xf32>
+  %z_h = arith.constant dense<0.0> : tensor<8x160xf32>
+  // expected-remark @+1 {{the projected tensor is not computed by elementwise operations}}
+  %g = linalg.matmul ins(%x, %wg : tensor<8x64xf32>, tensor<64x160xf32>) outs(%z_h : tensor<8x160xf32>) -> tensor<8x160xf32>
+  // expected-remark @+1 {{the projected tensor is not computed by elementwise operations}}
+  %u = linalg.matmul ins(%x, %wu : tensor<8x64xf32>, tensor<64x160xf32>) outs(%z_h : tensor<8x160xf32>) -> tensor<8x160xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : tensor<8x160xf32>, tensor<8x160xf32>) outs(%e_h : tensor<8x160xf32>) {
+  ^bb0(%in: f32, %ui: f32, %o: f32):
+    %p = math.fpowi %in, %c3 : f32, i64
+    %cp = arith.mulf %p, %c : f32
+    %s = arith.addf %in, %cp : f32
+    %ks = arith.mulf %s, %k : f32
+    %th = math.tanh %ks : f32
+    %t1 = arith.addf %th, %one : f32
+    %h = arith.mulf %t1, %half : f32
+    %r = arith.mulf %in, %h : f32
     %m = arith.mulf %r, %ui : f32
     linalg.yield %m : f32
   } -> tensor<8x160xf32>

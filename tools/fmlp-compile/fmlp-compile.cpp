@@ -92,6 +92,14 @@ llvm::cl::opt<int64_t>
                           "the block's T when the IR fixes it)"),
            llvm::cl::init(4096), llvm::cl::cat(getToolCategory()));
 
+llvm::cl::opt<bool> allowUnregisteredDialect(
+    "allow-unregistered-dialect",
+    llvm::cl::desc("Accept operations of dialects fmlp does not know, in "
+                   "generic form, as opaque (as fmlp-opt's flag of this "
+                   "name): e.g. IREE's util and hal ops around the linalg "
+                   "body, printed by iree-compile --mlir-print-op-generic"),
+    llvm::cl::init(false), llvm::cl::cat(getToolCategory()));
+
 constexpr llvm::StringLiteral kTool = "fmlp-compile";
 
 /// `file:line:col` of the block's down projection (the last location the
@@ -276,6 +284,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
+  context.allowUnregisteredDialects(allowUnregisteredDialect);
   // An error names its operation's location; the operation itself (for a
   // GPU stage, megabytes of IR) is printed only when asked for.
   llvm::cl::Option *printOp =
