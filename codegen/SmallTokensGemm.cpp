@@ -30,9 +30,22 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 using namespace mlir::fmlp;
+
+// Tuning knobs for A/B runs on a GPU (bench/compare_bundles.py); the
+// defaults are the measured choice.
+static llvm::cl::opt<int> piecesInFlight(
+    "fmlp-small-tokens-pieces", llvm::cl::Hidden, llvm::cl::init(4),
+    llvm::cl::desc("small_tokens kernels: 16-byte weight-row pairs each "
+                   "warp loads before multiplying (divided among the "
+                   "weights)"));
+static llvm::cl::opt<int> maxRegisters(
+    "fmlp-small-tokens-max-registers", llvm::cl::Hidden,
+    llvm::cl::init(kSmallTokensMaxRegisters),
+    llvm::cl::desc("small_tokens kernels: the register cap per thread"));
 
 namespace {
 
@@ -68,7 +81,7 @@ public:
 
     // This warp's chunks, U at a time, then one at a time.
     int64_t chunks = spec.k / kSmallTokensChunk;
-    int64_t unroll = 4 / spec.b.size();
+    int64_t unroll = std::max<int64_t>(1, piecesInFlight / spec.b.size());
     Value begin = kb.udiv(kb.mul(warp, kb.i32(chunks)), kWarps);
     Value end = kb.udiv(kb.mul(kb.add(warp, kb.i32(1)), kb.i32(chunks)), kWarps);
     Value whole = kb.add(
@@ -230,6 +243,6 @@ void mlir::fmlp::buildSmallTokensGemm(KernelBuilder &kb,
   LaunchGeometry geometry;
   geometry.block = {kSmallTokensThreads, 1, 1};
   geometry.tile(0, Extent::of(spec.n), kSmallTokensTileN);
-  geometry.maxRegisters = kSmallTokensMaxRegisters;
+  geometry.maxRegisters = maxRegisters;
   kb.finish(geometry);
 }

@@ -11,20 +11,30 @@
 // RUN: diff %t.compile.mlir %t.opt.mlir
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --emit=bundle --report=false 2>&1 | FileCheck %s --check-prefix=NO-OUTPUT
 
-// Every kernel assembled by ptxas -v: registers, no stack, no spills.
-// REPORT-COUNT-8: {{^llama_mlp_[a-z_0-9]+ +[0-9]+ registers +[0-9]+ B static smem 0 B stack 0 B spill stores 0 B spill loads}}
+// Every kernel assembled by ptxas -v (12: K1 and K2 twice in forward and
+// forward_nograd): registers, no stack, no spills.
+// REPORT-COUNT-12: {{^llama_mlp_[a-z_0-9]+ +[0-9]+ registers +[0-9]+ B static smem 0 B stack 0 B spill stores 0 B spill loads}}
 // REPORT: wrote {{.+}}.bundle (chip sm_90a)
 
 // MANIFEST: "chip": "sm_90a",
 // MANIFEST-NEXT: "compiler": "fmlp {{[0-9]+\.[0-9]+\.[0-9]+}}",
 // MANIFEST: "kind": "forward",
+// K1 first as its small_tokens kernel (T <= 16: a fixed grid of H / 16
+// blocks of 256 threads), then as its WGMMA kernel (T >= 17).
 // MANIFEST: "launches": [
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 256,
+// MANIFEST: "grid_fixed": [
+// MANIFEST-NEXT: 688,
+// MANIFEST: "kernel": "llama_mlp_forward_k0_gate_up_small_tokens",
+// MANIFEST-NEXT: "max_tokens": 16,
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 384,
 // MANIFEST: "dynamic_shared_bytes": 197632,
 // MANIFEST: "grid_tokens_per_block": [
 // MANIFEST-NEXT: 128,
 // MANIFEST: "kernel": "llama_mlp_forward_k0_gate_up",
+// MANIFEST-NEXT: "min_tokens": 17,
 // MANIFEST: "tensor_map": {
 // MANIFEST-NEXT: "argument": 0,
 // MANIFEST-NEXT: "box_cols": 64,
@@ -48,7 +58,10 @@
 // INFO-NEXT: down       input     bf16 [4096, 11008] align 16
 // INFO-NEXT: y          output    bf16 [T, 4096] align 16
 // INFO-NEXT: saved      saved     bf16 [T, 33024] align 16
-// INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [1, inf], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k0_gate_up_small_tokens: T in [1, 16], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [17, inf], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_small_tokens: T in [1, 16], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down: T in [17, inf], runs at T = 37
 // INFO: entry llama_mlp.backward (backward)
 // INFO: saved      saved     bf16 [T, 33024] align 16 consumed
 // INFO: entry llama_mlp.forward_nograd (forward_nograd): 814592 B saved + workspace at T = 37
