@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Where an eager call of fmlp's module spends its host time (issue 22's
+lean host path): the same module call as bench_sweep.py (FusedGatedMLP
+over a LlamaMLP's own Linear modules, bf16), no-grad and a training step,
+timed on the host's clock per call (the GPU is far from busy at small T),
+beside Hugging Face's LlamaMLP eager, then one cProfile of each fmlp call
+kind: the functions with the most own time and the most cumulative time.
+
+  python3 bench/profile_host.py [--d 1024] [--h 2816] [--tokens 1] [--calls 2000]
+
+Needs a GPU, torch, transformers, and the bundle in FMLP_CACHE_DIR
+(python/tests/make-gpu-cache.sh).
+"""
+import argparse
+import cProfile
+import io
+import pstats
+import time
+
+import torch
+from transformers import LlamaConfig
+from transformers.models.llama.modeling_llama import LlamaMLP
+
+import fmlp
+
+
+def host_us(call, calls):
+    """Median over 5 rounds of the host time per call (us), the stream
+    drained once per round (not per call: the host's own cost is wanted)."""
+    rounds = []
+    for _ in range(5):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        host = time.perf_counter() - start
+        torch.cuda.synchronize()
+        rounds.append(host / calls * 1e6)
+    return sorted(rounds)[2]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--d", type=int, default=1024)
+    p.add_argument("--h", type=int, default=2816)
+    p.add_argument("--tokens", type=int, default=1)
+    p.add_argument("--calls", type=int, default=2000)
+    args = p.parse_args()
+    config = LlamaConfig(hidden_size=args.d, intermediate_size=args.h, hidden_act="silu")
+    torch.manual_seed(0)
+    with torch.device("cuda"):
+        original = LlamaMLP(config).to(torch.bfloat16)
+    fused = fmlp.FusedGatedMLP.wrap(original, config)
+    x = torch.randn(args.tokens, args.d, device="cuda", dtype=torch.bfloat16,
+                    requires_grad=True)
+    dy = torch.randn_like(x)
+    params = list(original.parameters())
+
+    def nograd(module):
+        def call():
+            with torch.no_grad():
+                module(x)
+        return call
+
+    def train(module):
+        def call():
+            x.grad = None
+            for q in params:
+                q.grad = None
+            module(x).backward(dy)
+        return call
+
+    print(f"D={args.d} H={args.h} T={args.tokens} bf16, {torch.cuda.get_device_name()}, "
+          f"torch {torch.__version__}, fmlp {fmlp.__version__}")
+    for name, make in (("no-grad", nograd), ("train", train)):
+        for label, module in (("fmlp", fused), ("HF eager", original)):
+            call = make(module)
+            for _ in range(50):
+                call()
+            print(f"{name:8s} {label:9s} host {host_us(call, args.calls):8.1f} us per call")
+    for name, make in (("no-grad", nograd), ("train", train)):
+        call = make(fused)
+        profile = cProfile.Profile()
+        profile.enable()
+        for _ in range(args.calls):
+            call()
+        profile.disable()
+        torch.cuda.synchronize()
+        for key in ("tottime", "cumulative"):
+            out = io.StringIO()
+            pstats.Stats(profile, stream=out).sort_stats(key).print_stats(18)
+            print(f"\n== fmlp {name}: cProfile of {args.calls} calls, by {key}")
+            print("\n".join(line for line in out.getvalue().splitlines()
+                            if line.strip())[:6000])
+
+
+if __name__ == "__main__":
+    main()
