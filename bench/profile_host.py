@@ -39,6 +39,34 @@ def host_us(call, calls):
     return sorted(rounds)[2]
 
 
+def dispatch(fused, x, calls):
+    """The no-grad op's host time by layer: fmlp's Python alone (the
+    function under the custom op), the same function registered as a plain
+    torch.library op (the dispatcher, no custom_op wrapper), the custom op
+    itself (torch.ops.fmlp.forward_nograd), and the module call."""
+    from fmlp import ops
+    from fmlp.modules import _bundle_for
+    params = [p.detach() for p in (fused.gate_proj.weight, fused.up_proj.weight,
+                                   fused.down_proj.weight)]
+    rows = x.detach().reshape(-1, fused.hidden_size)
+    bundle = str(_bundle_for(fused.block_spec(rows, params)))
+    plain = ops.forward_nograd._init_fn
+    lib = torch.library.Library("fmlp_probe", "DEF")
+    lib.define("forward_nograd(str bundle, Tensor x, Tensor[] params) -> Tensor")
+    lib.impl("forward_nograd", plain, "CUDA")
+    layers = (
+        ("fmlp's Python alone", lambda: plain(bundle, rows, params)),
+        ("as a plain torch.library op", lambda: torch.ops.fmlp_probe.forward_nograd(bundle, rows, params)),
+        ("as the custom op", lambda: torch.ops.fmlp.forward_nograd(bundle, rows, params)),
+        ("the module call", lambda: fused(rows)),
+    )
+    with torch.no_grad():
+        for label, call in layers:
+            for _ in range(50):
+                call()
+            print(f"no-grad by layer: {label:30s} host {host_us(call, calls):8.1f} us per call")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--d", type=int, default=1024)
@@ -78,6 +106,7 @@ def main():
             for _ in range(50):
                 call()
             print(f"{name:8s} {label:9s} host {host_us(call, args.calls):8.1f} us per call")
+    dispatch(fused, x, args.calls)
     for name, make in (("no-grad", nograd), ("train", train)):
         call = make(fused)
         profile = cProfile.Profile()
