@@ -11,6 +11,7 @@ compiler's.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +20,13 @@ from pathlib import Path
 from typing import Optional
 
 from ._version import __version__
+
+# The bundle format fmlp-compile writes and the runtime reads
+# (FMLP_BUNDLE_VERSION in include/fmlp/Runtime.h; test_spec.py checks that
+# they agree). A cached bundle of another format, written by an fmlp of the
+# same version before the format changed, is compiled again: the runtime
+# would refuse it.
+BUNDLE_FORMAT = 2
 
 DTYPES = ("bf16", "f16", "f32")
 ACTIVATIONS = ("silu", "gelu_tanh", "relu")
@@ -127,11 +135,20 @@ class BundleMissing(FileNotFoundError):
     """No bundle in the cache and no fmlp-compile to make one."""
 
 
+def _format_of(bundle: Path) -> Optional[int]:
+    """The format version `bundle`'s manifest says, or None."""
+    try:
+        return json.loads((bundle / "manifest.json").read_text()).get("version")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def find_or_compile(spec: BlockSpec) -> Path:
     """The bundle for `spec`: from the cache, else compiled into it by
     fmlp-compile when it is on PATH; else an error naming the command."""
     bundle = bundle_path(spec)
-    if (bundle / "manifest.json").is_file():
+    stale = (bundle / "manifest.json").is_file()
+    if stale and _format_of(bundle) == BUNDLE_FORMAT:
         return bundle
     source = bundle.with_suffix(".mlir")
     command = compile_command(spec, source, bundle)
@@ -151,10 +168,12 @@ def find_or_compile(spec: BlockSpec) -> Path:
                                 capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
+        if stale:  # replaced (a reader of the old one fails either way)
+            shutil.rmtree(bundle, ignore_errors=True)
         try:
             os.rename(staging / "b.bundle", bundle)
         except OSError:
-            if not (bundle / "manifest.json").is_file():
+            if _format_of(bundle) != BUNDLE_FORMAT:
                 raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -46,6 +46,25 @@ class SpecTest(unittest.TestCase):
         self.assertNotEqual(upgraded, s.key)
         self.assertEqual(upgraded.replace("fmlp0.2.1-", f"fmlp{spec.__version__}-"), s.key)
 
+    def test_bundle_format_is_the_runtime_s(self):
+        header = (Path(__file__).resolve().parents[2] / "include" / "fmlp" /
+                  "Runtime.h").read_text()
+        self.assertIn(f"#define FMLP_BUNDLE_VERSION {spec.BUNDLE_FORMAT}\n", header)
+
+    def test_cached_bundle_of_another_format_is_compiled_again(self):
+        # An fmlp of the same version may have cached a bundle before the
+        # format changed (version 1 had no launch ranges): the runtime
+        # would refuse it, so the cache does not return it.
+        s = spec.BlockSpec(96, 200, "bf16")
+        path = spec.find_or_compile(s)
+        manifest = path / "manifest.json"
+        text = manifest.read_text()
+        self.assertIn(f'"version": {spec.BUNDLE_FORMAT}', text)
+        manifest.write_text(text.replace(f'"version": {spec.BUNDLE_FORMAT}', '"version": 1'))
+        self.assertEqual(spec.find_or_compile(s), path)
+        self.assertIn(f'"version": {spec.BUNDLE_FORMAT}', manifest.read_text())
+        runtime.Bundle(path)  # and the runtime reads it
+
     def test_hf_activations(self):
         self.assertEqual(spec.activation_of("silu"), "silu")
         self.assertEqual(spec.activation_of("gelu_pytorch_tanh"), "gelu_tanh")
