@@ -267,9 +267,11 @@ struct SmallTokensGemmSpec {
   SmallVector<MatrixView> b;   // element (n, k) of B_j; one or two
   Type element;                // bf16 or f16
   GemmSpec::Epilogue epilogue;
+  int32_t maxRegisters = 0;    // per thread: the kernel config's cap
 };
 constexpr int64_t kSmallTokens = 16, kSmallTokensTileN = 16,
                   kSmallTokensChunk = 32, kSmallTokensThreads = 256;
+/// Two blocks of 256 threads per multiprocessor.
 constexpr int32_t kSmallTokensMaxRegisters = 128;
 /// Shared memory: every warp's partial sums (8 warps x 16 x 16 fp32 per
 /// accumulator).

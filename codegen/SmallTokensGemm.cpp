@@ -35,17 +35,14 @@
 using namespace mlir;
 using namespace mlir::fmlp;
 
-// Tuning knobs for A/B runs on a GPU (bench/compare_bundles.py); the
-// defaults are the measured choice.
+// A tuning knob for A/B runs on a GPU (bench/compare_bundles.py; the
+// register cap beside it is tile selection's, recorded in the config); the
+// default is the measured choice.
 static llvm::cl::opt<int> piecesInFlight(
     "fmlp-small-tokens-pieces", llvm::cl::Hidden, llvm::cl::init(4),
     llvm::cl::desc("small_tokens kernels: 16-byte weight-row pairs each "
                    "warp loads before multiplying (divided among the "
                    "weights)"));
-static llvm::cl::opt<int> maxRegisters(
-    "fmlp-small-tokens-max-registers", llvm::cl::Hidden,
-    llvm::cl::init(kSmallTokensMaxRegisters),
-    llvm::cl::desc("small_tokens kernels: the register cap per thread"));
 
 namespace {
 
@@ -69,7 +66,7 @@ public:
     Value warp = kb.udiv(tid, 32), lane = kb.urem(tid, 32);
     Value g = kb.toI64(kb.udiv(lane, 4));
     q8 = kb.toI64(kb.mul(kb.urem(lane, 4), kb.i32(8)));
-    Value n0 = kb.toI64(kb.mul(kb.blockId(0), kb.i32(kSmallTokensTileN)));
+    n0 = kb.toI64(kb.mul(kb.blockId(0), kb.i32(kSmallTokensTileN)));
     rows = {kb.add(n0, g), kb.add(n0, kb.add(g, kb.i64(8)))};
     // Tokens past T read row T - 1 (in bounds) and use zeros instead.
     Value last = kb.add(kb.tokens(), kb.i64(-1));
@@ -215,8 +212,7 @@ private:
       sums.push_back(sum);
     }
     Value m = kb.toI64(token);
-    Value n = kb.add(kb.toI64(kb.mul(kb.blockId(0), kb.i32(kSmallTokensTileN))),
-                     kb.toI64(row));
+    Value n = kb.add(n0, kb.toI64(row));
     kb.ifThen(kb.lessThan(m, kb.tokens()),
               [&] { spec.epilogue(kb, m, n, sums); });
   }
@@ -227,6 +223,7 @@ private:
   Location loc;
   Type i32;
   VectorType piece;
+  Value n0;                             // the block's first column (i64)
   Value q8;                             // 8 q: this thread's first k
   std::array<Value, 2> rows;            // n0 + g, n0 + g + 8
   std::array<Value, kTokenTiles> tokenRows, hasToken;
@@ -243,6 +240,6 @@ void mlir::fmlp::buildSmallTokensGemm(KernelBuilder &kb,
   LaunchGeometry geometry;
   geometry.block = {kSmallTokensThreads, 1, 1};
   geometry.tile(0, Extent::of(spec.n), kSmallTokensTileN);
-  geometry.maxRegisters = maxRegisters;
+  geometry.maxRegisters = spec.maxRegisters;
   kb.finish(geometry);
 }

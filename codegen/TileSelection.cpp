@@ -4,10 +4,18 @@
 
 #include "codegen/KernelBuilder.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fmlp;
+
+// For A/B runs on a GPU (bench/compare_bundles.py): the small_tokens
+// kernels' register cap, recorded in their config like every choice here.
+static llvm::cl::opt<int> smallTokensMaxRegisters(
+    "fmlp-small-tokens-max-registers", llvm::cl::Hidden,
+    llvm::cl::init(kSmallTokensMaxRegisters),
+    llvm::cl::desc("small_tokens kernels: the register cap per thread"));
 
 namespace {
 constexpr int64_t kMaxStages = 6;
@@ -94,7 +102,7 @@ mlir::fmlp::selectSmallTokensConfig(const Target &target,
   config.tileK = kSmallTokensChunk;
   config.stages = 1;
   config.sharedBytes = smallTokensSharedBytes(shape.accumulators);
-  config.maxRegisters = kSmallTokensMaxRegisters;
+  config.maxRegisters = smallTokensMaxRegisters;
   config.reason = "T <= 16: the weights streamed through mma.sync on " +
                   std::string(target.chip) + ", K split over 8 warps";
   return config;

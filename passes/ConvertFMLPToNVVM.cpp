@@ -237,6 +237,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
       small.b.push_back(ops.view(kb, b.parts[0].memref)); // element (n, k)
     small.element = gemm.element;
     small.epilogue = std::move(epilogue);
+    small.maxRegisters = config.maxRegisters;
     return buildSmallTokensGemm(kb, small);
   }
   GemmSpec spec = SimtReads(kb, ops).spec(gemm);
