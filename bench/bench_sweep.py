@@ -164,9 +164,9 @@ def gemm_floor_fn(x, dy, wgu, wd, mode):
     return run
 
 
-def build(d, h, t, device, dtype, implementations):
-    """The modules over one set of weights (N(0, 0.02), random x and dy), and
-    for each (mode, implementation) the call to time."""
+def make_modules(d, h, t, device, dtype, implementations):
+    """The modules over one set of weights (N(0, 0.02)), by implementation,
+    with the LlamaMLP itself and random x (requiring grad) and dy."""
     config = LlamaConfig(hidden_size=d, intermediate_size=h, hidden_act="silu")
     torch.manual_seed(0)
     with device:  # made on the device: no host-side init of the large shapes
@@ -185,6 +185,13 @@ def build(d, h, t, device, dtype, implementations):
                 if impl == "fmlp_compile" else fused
         else:
             modules[impl] = torch.compile(original, dynamic=False) if impl == "hf_compile" else original
+    return modules, original, x, dy
+
+
+def module_calls(modules, original, x, dy):
+    """(mode, implementation) -> the call to time: "nograd" under
+    torch.no_grad(); "train" with x's and every parameter's gradient set to
+    None, then module(x).backward(dy)."""
     params = list(original.parameters())
 
     def nograd(module):
@@ -200,8 +207,15 @@ def build(d, h, t, device, dtype, implementations):
                 p.grad = None
             module(x).backward(dy)
         return call
-    calls = {(mode, impl): make(m) for mode, make in (("nograd", nograd), ("train", train))
-             for impl, m in modules.items()}
+    return {(mode, impl): make(m) for mode, make in (("nograd", nograd), ("train", train))
+            for impl, m in modules.items()}
+
+
+def build(d, h, t, device, dtype, implementations):
+    """make_modules and module_calls, with the weights the GEMM floor
+    multiplies ([Wg; Wu] and Wd)."""
+    modules, original, x, dy = make_modules(d, h, t, device, dtype, implementations)
+    calls = module_calls(modules, original, x, dy)
     wgu = torch.cat([original.gate_proj.weight, original.up_proj.weight]).detach()
     return calls, x.detach(), dy, wgu, original.down_proj.weight.detach()
 

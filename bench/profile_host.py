@@ -18,10 +18,13 @@ import pstats
 import time
 
 import torch
-from transformers import LlamaConfig
-from transformers.models.llama.modeling_llama import LlamaMLP
 
 import fmlp
+from bench_sweep import make_modules, module_calls  # same directory
+
+
+# The names in the printed lines (those of the recorded runs' greps).
+LABELS = {"nograd": "no-grad", "train": "train", "fmlp": "fmlp", "hf_eager": "HF eager"}
 
 
 def host_us(call, calls):
@@ -74,41 +77,24 @@ def main():
     p.add_argument("--tokens", type=int, default=1)
     p.add_argument("--calls", type=int, default=2000)
     args = p.parse_args()
-    config = LlamaConfig(hidden_size=args.d, intermediate_size=args.h, hidden_act="silu")
-    torch.manual_seed(0)
-    with torch.device("cuda"):
-        original = LlamaMLP(config).to(torch.bfloat16)
-    fused = fmlp.FusedGatedMLP.wrap(original, config)
-    x = torch.randn(args.tokens, args.d, device="cuda", dtype=torch.bfloat16,
-                    requires_grad=True)
-    dy = torch.randn_like(x)
-    params = list(original.parameters())
-
-    def nograd(module):
-        def call():
-            with torch.no_grad():
-                module(x)
-        return call
-
-    def train(module):
-        def call():
-            x.grad = None
-            for q in params:
-                q.grad = None
-            module(x).backward(dy)
-        return call
+    # The modules and calls of bench_sweep.py (same weights, same call path).
+    modules, original, x, dy = make_modules(args.d, args.h, args.tokens, torch.device("cuda"),
+                                            torch.bfloat16, ["fmlp", "hf_eager"])
+    fused = modules["fmlp"]
+    calls = module_calls(modules, original, x, dy)
 
     print(f"D={args.d} H={args.h} T={args.tokens} bf16, {torch.cuda.get_device_name()}, "
           f"torch {torch.__version__}, fmlp {fmlp.__version__}")
-    for name, make in (("no-grad", nograd), ("train", train)):
-        for label, module in (("fmlp", fused), ("HF eager", original)):
-            call = make(module)
+    for mode in ("nograd", "train"):
+        for impl in ("fmlp", "hf_eager"):
+            call = calls[mode, impl]
             for _ in range(50):
                 call()
-            print(f"{name:8s} {label:9s} host {host_us(call, args.calls):8.1f} us per call")
+            print(f"{LABELS[mode]:8s} {LABELS[impl]:9s} host "
+                  f"{host_us(call, args.calls):8.1f} us per call")
     dispatch(fused, x, args.calls)
-    for name, make in (("no-grad", nograd), ("train", train)):
-        call = make(fused)
+    for mode in ("nograd", "train"):
+        call = calls[mode, "fmlp"]
         profile = cProfile.Profile()
         profile.enable()
         for _ in range(args.calls):
@@ -118,7 +104,7 @@ def main():
         for key in ("tottime", "cumulative"):
             out = io.StringIO()
             pstats.Stats(profile, stream=out).sort_stats(key).print_stats(18)
-            print(f"\n== fmlp {name}: cProfile of {args.calls} calls, by {key}")
+            print(f"\n== fmlp {LABELS[mode]}: cProfile of {args.calls} calls, by {key}")
             print("\n".join(line for line in out.getvalue().splitlines()
                             if line.strip())[:6000])
 
