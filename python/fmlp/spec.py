@@ -147,8 +147,8 @@ def find_or_compile(spec: BlockSpec) -> Path:
     """The bundle for `spec`: from the cache, else compiled into it by
     fmlp-compile when it is on PATH; else an error naming the command."""
     bundle = bundle_path(spec)
-    stale = (bundle / "manifest.json").is_file()
-    if stale and _format_of(bundle) == BUNDLE_FORMAT:
+    cached = (bundle / "manifest.json").is_file()
+    if cached and _format_of(bundle) == BUNDLE_FORMAT:
         return bundle
     source = bundle.with_suffix(".mlir")
     command = compile_command(spec, source, bundle)
@@ -168,7 +168,7 @@ def find_or_compile(spec: BlockSpec) -> Path:
                                 capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
-        if stale:  # replaced (a reader of the old one fails either way)
+        if cached:  # of another format: replaced (its readers fail anyway)
             shutil.rmtree(bundle, ignore_errors=True)
         try:
             os.rename(staging / "b.bundle", bundle)

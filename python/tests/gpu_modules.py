@@ -61,7 +61,6 @@ PACKAGES = {"llama4_text": "llama4"}  # model type -> transformers.models packag
 
 
 def original_mlp(label, class_name, extra):
-    label = label.split(" ")[0]  # "llama+bias T=3": the case, not its T
     model_type = label.split("+")[0]
     package = PACKAGES.get(model_type, model_type)
     module = __import__(f"transformers.models.{package}.modeling_{package}", fromlist=["x"])
@@ -117,9 +116,11 @@ def judged(ref, y, dx, grads):
 TABLE = []
 
 
-def compare(label, class_name, extra, dtype, tokens=(2, 37)):
+def compare(case, class_name, extra, dtype, tokens=(2, 37)):
     torch.manual_seed(0)
-    original, config = original_mlp(label, class_name, extra)
+    original, config = original_mlp(case, class_name, extra)
+    # Reported as the case, with its T where it is not the usual one.
+    label = case if tokens == (2, 37) else f"{case} T={tokens[0] * tokens[1]}"
     original = original.to("cuda", dtype)
     # Weights ~ N(0, 1/fan_in), biases ~ N(0, 1/4): G and U of order one.
     with torch.no_grad():
@@ -179,8 +180,7 @@ def modules():
     for tokens in ((1, 1), (1, 3), (2, 8), (1, 17)):
         for label, class_name, extra in (CASES[0], CASES[1], CASES[4]):
             try:
-                compare(f"{label} T={tokens[0] * tokens[1]}", class_name, extra,
-                        torch.bfloat16, tokens)
+                compare(label, class_name, extra, torch.bfloat16, tokens)
             except Exception as error:
                 report(f"{label} T={tokens}", False, f"{type(error).__name__}: {error}")
     print_table()
