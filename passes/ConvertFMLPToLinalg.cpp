@@ -248,9 +248,12 @@ void lower(DownGradOp op, KernelLowering &k) {
             arith::MulFOp::create(
                 k.b, k.loc, arith::MulFOp::create(k.b, k.loc, da, u), slope),
             mg);
-        Value du = arith::MulFOp::create(
-            k.b, k.loc, da, buildActivation(k.b, k.loc, activation, g));
-        return {dg, du};
+        Value ag = buildActivation(k.b, k.loc, activation, g);
+        Value du = arith::MulFOp::create(k.b, k.loc, da, ag);
+        if (outs.size() == 2)
+          return {dg, du};
+        // A for K6 (save=gu), from the same G and U.
+        return {dg, du, arith::MulFOp::create(k.b, k.loc, ag, u)};
       });
 }
 
@@ -279,8 +282,7 @@ void storeWeightGradient(KernelLowering &k, Value acc, Value out,
 /// The weight gradient of a projection `in -> out` stored in `layout`:
 /// dW[in -> out] = sum_t input[t, in] grad[t, out].
 void weightGradient(KernelLowering &k, Value input, Value grad,
-                    WeightLayout layout, Value out, bool accumulate,
-                    function_ref<Value(ValueRange)> product = nullptr) {
+                    WeightLayout layout, Value out, bool accumulate) {
   Value acc = k.accumulator(k.size(out, 0), k.size(out, 1));
   // in_out: dW[i = in, j = out]; out_in: dW[i = out, j = in].
   bool inFirst = layout == WeightLayout::in_out;
@@ -299,24 +301,11 @@ void lower(GateUpWeightGradOp op, KernelLowering &k) {
 
 void lower(DownWeightGradOp op, KernelLowering &k) {
   Value out = op.getInits()[0];
-  ValueRange sources = op.getActivationInputs();
-  Activation activation = op.getActivation();
   Value acc = k.accumulator(k.size(out, 0), k.size(out, 1));
-  // dWd[h -> d] = sum_t A[t, h] dY[t, d]; A read, or act(G) U recomputed.
+  // dWd[h -> d] = sum_t A[t, h] dY[t, d].
   bool inFirst = op.getDownLayout() == WeightLayout::in_out;
-  AffineMap activationMap = inFirst ? k.map(K, I) : k.map(K, J);
-  AffineMap dyMap = inFirst ? k.map(K, J) : k.map(K, I);
-  SmallVector<Value> ins(sources.begin(), sources.end());
-  ins.push_back(op.getDy());
-  SmallVector<AffineMap> maps(sources.size(), activationMap);
-  maps.push_back(dyMap);
-  k.contract(ins, maps, acc, [&](ValueRange v) -> Value {
-    Value a = v[0];
-    if (v.size() == 3)
-      a = arith::MulFOp::create(
-          k.b, k.loc, buildActivation(k.b, k.loc, activation, v[0]), v[1]);
-    return arith::MulFOp::create(k.b, k.loc, a, v.back());
-  });
+  k.contract(op.getA(), inFirst ? k.map(K, I) : k.map(K, J), op.getDy(),
+             inFirst ? k.map(K, J) : k.map(K, I), acc);
   std::optional<APFloat> md = op.getDownMultiplier();
   k.epilogue({acc}, {out}, [&](ValueRange v) -> SmallVector<Value> {
     Value grad = k.scale(v[0], md);

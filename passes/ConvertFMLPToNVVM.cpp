@@ -188,8 +188,12 @@ public:
     spec.loadA = [a](KernelBuilder &kb, Value m, Value k) {
       return kb.load(a, m, k);
     };
-    for (const GemmOperand &b : gemm.b)
-      spec.loadB.push_back(loaderB(b, gemm.element));
+    for (const GemmOperand &b : gemm.b) {
+      MatrixView view = operandView(b, /*isA=*/false);
+      spec.loadB.push_back([view](KernelBuilder &kb, Value k, Value n) {
+        return kb.load(view, k, n);
+      });
+    }
     // Whether consecutive k of A's first part, n of B_0's, are adjacent.
     spec.aAdjacentAlongK = partView(gemm.a.parts[0], true).colStride == 1;
     spec.bAdjacentAlongN = partView(gemm.b[0].parts[0], false).colStride == 1;
@@ -197,25 +201,6 @@ public:
   }
 
 private:
-  GemmSpec::Loader loaderB(const GemmOperand &operand, Type element) const {
-    if (operand.form != GemmOperand::Form::Gated) {
-      MatrixView b = operandView(operand, /*isA=*/false);
-      return [b](KernelBuilder &kb, Value k, Value n) {
-        return kb.load(b, k, n);
-      };
-    }
-    // B(k, n) = act(G(k, n)) U(k, n), recomputed as it is loaded.
-    MatrixView g = partView(operand.parts[0], false);
-    MatrixView u = partView(operand.parts[1], false);
-    Activation activation = operand.activation;
-    const Primitives &primitives = primitivesFor(element);
-    return [=, &primitives](KernelBuilder &kb, Value k, Value n) {
-      Value a = kb.load(g, k, n);
-      return fmul(kb, buildActivation(kb.b, kb.loc, activation, a, primitives),
-                  kb.load(u, k, n));
-    };
-  }
-
   KernelBuilder &kb;
   const KernelOperands &ops;
 };
@@ -320,6 +305,9 @@ struct EpilogueLowering {
     ValueRange outs = op.getInits();
     MatrixView g = ops.view(kb, op.getG()), u = ops.view(kb, op.getU());
     MatrixView dg = ops.view(kb, outs[0]), du = ops.view(kb, outs[1]);
+    std::optional<MatrixView> a; // A recomputed for K6 (save=gu)
+    if (outs.size() == 3)
+      a = ops.view(kb, outs[2]);
     Activation activation = op.getActivation();
     std::optional<APFloat> mg = op.getGateMultiplier(),
                            md = op.getDownMultiplier();
@@ -331,10 +319,11 @@ struct EpilogueLowering {
       Value slope =
           buildActivationDerivative(kb.b, kb.loc, activation, gv, primitives);
       Value dgv = scale(kb, fmul(kb, fmul(kb, da, uv), slope), mg);
-      Value duv = fmul(
-          kb, da, buildActivation(kb.b, kb.loc, activation, gv, primitives));
+      Value ag = buildActivation(kb.b, kb.loc, activation, gv, primitives);
       kb.store(dg, m, n, dgv);
-      kb.store(du, m, n, duv);
+      kb.store(du, m, n, fmul(kb, da, ag));
+      if (a)
+        kb.store(*a, m, n, fmul(kb, ag, uv));
     });
   }
 

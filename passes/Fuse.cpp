@@ -112,22 +112,25 @@ public:
         ->getResult(0);
   }
 
-  /// K6, K3, K4, K5; `activationInputs` is A, or G and U (recompute).
+  /// K3, K6, K4, K5 over the saved G and U, and A when it was saved (else
+  /// K3 recomputes A for K6, into a buffer of its own).
   SmallVector<Value> backward(Value x, Value gate, Value up, Value down,
-                              Value dy, ValueRange activationInputs, Value g,
-                              Value u) {
+                              Value dy, Value savedA, Value g, Value u) {
+    // dG, dU are written over G, U.
+    SmallVector<Value> inits = {g, u};
+    if (!savedA)
+      inits.push_back(emptyTokenMajor(g, hiddenWidth));
+    auto grads = DownGradOp::create(builder, loc, ValueRange(inits).getTypes(),
+                                    dy, down, g, u, inits, activation,
+                                    downLayout, gateMultiplier, downMultiplier,
+                                    precision);
+    Value dg = grads->getResult(0), du = grads->getResult(1);
+    Value a = savedA ? savedA : grads->getResult(2);
     Value dDownInit = emptyLike(down);
     auto dDown = DownWeightGradOp::create(
-        builder, loc, TypeRange{dDownInit.getType()}, dy, activationInputs,
-        ValueRange{dDownInit}, activation, downLayout, downMultiplier,
+        builder, loc, TypeRange{dDownInit.getType()}, dy, a,
+        ValueRange{dDownInit}, downLayout, downMultiplier,
         /*accumulate=*/nullptr, precision);
-    // dG, dU are written over G, U.
-    auto grads =
-        DownGradOp::create(builder, loc, TypeRange{g.getType(), u.getType()},
-                           dy, down, g, u, ValueRange{g, u}, activation,
-                           downLayout, gateMultiplier, downMultiplier,
-                           precision);
-    Value dg = grads->getResult(0), du = grads->getResult(1);
     Value dxInit =
         emptyTokenMajor(dy, cast<ShapedType>(dy.getType()).getDimSize(1));
     auto dx =
@@ -241,20 +244,20 @@ LogicalResult fuseBackward(func::FuncOp func, GatedMlpGradOp block,
   case SavePolicy::AGU: {
     Value a = addSaved("a"), g = addSaved("g"), u = addSaved("u");
     grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, {a}, g, u);
+                          dy, a, g, u);
     break;
   }
   case SavePolicy::GU: {
     Value g = addSaved("g"), u = addSaved("u");
     grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, {g, u}, g, u);
+                          dy, /*savedA=*/Value(), g, u);
     break;
   }
   case SavePolicy::X: {
     SmallVector<Value> k1 =
         plan.gateUp(x, block.getGate(), block.getUp(), /*keepGU=*/true);
     grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, {k1[0]}, k1[1], k1[2]);
+                          dy, k1[0], k1[1], k1[2]);
     break;
   }
   }

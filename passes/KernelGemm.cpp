@@ -107,21 +107,11 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
         gemm.outputsMappable = false;
       })
       .Case([&](DownWeightGradOp k6) {
-        ValueRange sources = k6.getActivationInputs();
         gemm.m = Extent::of(columnsOf(k6.getDy()));
-        gemm.n = Extent::of(columnsOf(sources[0]));
+        gemm.n = Extent::of(columnsOf(k6.getA()));
         gemm.k = Extent::ofTokens();
         gemm.a = plain({k6.getDy(), false, "dy"});
-        if (sources.size() == 1) {
-          gemm.b.push_back(plain({sources[0], false, "A"}));
-        } else {
-          GemmOperand gated;
-          gated.parts = {{sources[0], false, "G"}, {sources[1], false, "U"}};
-          gated.form = GemmOperand::Form::Gated;
-          gated.activation = k6.getActivation();
-          gated.role = "A";
-          gemm.b.push_back(gated);
-        }
+        gemm.b.push_back(plain({k6.getA(), false, "A"}));
         gemm.tokenOperand = k6.getDy();
       })
       .Default([](Operation *op) {
@@ -198,10 +188,6 @@ public:
   static std::string unsupportedForm(const GemmOperand &operand, bool isA) {
     using Form = GemmOperand::Form;
     const auto &parts = operand.parts;
-    if (operand.form == Form::Gated)
-      return (operand.role + " is recomputed from " + parts[0].role + " and " +
-              parts[1].role + " as it is loaded (save=gu)")
-          .str();
     if (operand.form != Form::Concatenated)
       return "";
     if (isA) {

@@ -15,7 +15,7 @@
 //   K3 down_grad          T     H    D    dy           Wd read transposed
 //   K4 input_grad         T     D    2H   dG | dU      Wg | Wu, transposed
 //   K5 gate_up_weight_grad 2H   D    T    (dG | dU)^T  x
-//   K6 down_weight_grad   D     H    T    dy^T         A, or act(G) U
+//   K6 down_weight_grad   D     H    T    dy^T         A
 //
 // ("|": two buffers concatenated along that index.)
 //
@@ -49,15 +49,11 @@ struct GemmOperand {
     /// parts[0] then parts[1] along k (`alongK`) or along A's m, parts[1]
     /// from index `split` on (K4's and K5's [dG dU], K4's [Wg Wu]).
     Concatenated,
-    /// act(parts[0]) parts[1], elementwise (K6's B recomputed from G and U
-    /// when the forward saved no A).
-    Gated,
   };
   SmallVector<GemmPart, 2> parts;
   Form form = Form::Plain;
   bool alongK = true;
   int64_t split = 0;
-  Activation activation = Activation::silu; // of a Gated operand
   StringRef role;                            // the whole operand, in reasons
 };
 

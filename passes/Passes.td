@@ -244,8 +244,9 @@ def PlanMemoryPass : Pass<"fmlp-plan-memory", "::mlir::ModuleOp"> {
       and K5. The backward's saved argument is marked `fmlp.consumed`: it
       overwrites G and U, so a second backward over the same buffer would
       read gradients as activations; whoever launches it must refuse that.
-    - **Workspace**: A where it is not saved (`save=gu`, `save=x` and
-      `forward_nograd`: `[T, H]`), A, G, U recomputed by `save=x`'s backward
+    - **Workspace**: A where it is not saved (`save=gu` and `save=x`'s
+      forward, `forward_nograd`, and `save=gu`'s backward, where K3
+      recomputes it: `[T, H]`), A, G, U recomputed by `save=x`'s backward
       (`[T, 3H]`).
     - **chunk-tokens=N** (0: off) bounds the workspace to N tokens: the
       entry points that have a workspace loop over token chunks of N, and

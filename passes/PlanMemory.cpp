@@ -6,7 +6,8 @@
 //   function argument  -> memref argument (saved ones: columns of `saved`)
 //   returned value     -> caller-provided output (saved ones: columns)
 //   kernel result      -> the buffer of its `outs` operand (so K3's dG, dU
-//                         are G's and U's buffers)
+//                         are G's and U's buffers; the A it recomputes
+//                         with save=gu, a tensor.empty, is workspace)
 //   other tensor.empty -> the next columns of the workspace
 //
 // then, with chunk-tokens, the kernels of an entry with a workspace run in a
@@ -142,7 +143,7 @@ LogicalResult verifyNoZeroExtents(func::FuncOp func) {
 /// Values written over in place must not be read afterwards: K3's outs G, U.
 LogicalResult verifyInPlaceWrites(func::FuncOp func) {
   WalkResult walk = func.walk([&](DownGradOp op) {
-    for (Value overwritten : op.getInits())
+    for (Value overwritten : op.getInits().take_front(2))
       for (Operation *user : overwritten.getUsers())
         if (user != op && op->isBeforeInBlock(user)) {
           op.emitOpError("writes dG and dU over G and U, but ")

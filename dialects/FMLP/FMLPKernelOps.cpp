@@ -214,17 +214,24 @@ LogicalResult BiasGradOp::verify() {
 }
 
 LogicalResult DownGradOp::verify() {
+  bool recomputesA = getInits().size() == 3;
   FailureOr<KernelDims> dims = readKernelDims(
-      *this, {"dg", "du"}, "down", getDown(), getDownLayout(), getDy());
+      *this,
+      recomputesA ? ArrayRef<StringRef>{"dg", "du", "a"}
+                  : ArrayRef<StringRef>{"dg", "du"},
+      "down", getDown(), getDownLayout(), getDy());
   if (failed(dims))
     return failure();
   auto [h, d] = dims->weight;
   int64_t t = dims->tokens;
-  return expectShapes(*this, {{"dy", getDy(), {t, d}},
-                              {"g", getG(), {t, h}},
-                              {"u", getU(), {t, h}},
-                              {"dg", getInits()[0], {t, h}},
-                              {"du", getInits()[1], {t, h}}});
+  SmallVector<ExpectedShape> expected = {{"dy", getDy(), {t, d}},
+                                         {"g", getG(), {t, h}},
+                                         {"u", getU(), {t, h}},
+                                         {"dg", getInits()[0], {t, h}},
+                                         {"du", getInits()[1], {t, h}}};
+  if (recomputesA)
+    expected.push_back({"a", getInits()[2], {t, h}});
+  return expectShapes(*this, expected);
 }
 
 LogicalResult InputGradOp::verify() {
@@ -257,22 +264,14 @@ LogicalResult GateUpWeightGradOp::verify() {
 }
 
 LogicalResult DownWeightGradOp::verify() {
-  size_t sources = getActivationInputs().size();
-  if (sources != 1 && sources != 2)
-    return emitOpError("expected the activation product A, or G and U to "
-                       "recompute it from, got ")
-           << sources << " activation operands";
   if (failed(verifyKernelForm(*this, {"d_down"})))
     return failure();
+  if (shapeOf(getDy()).size() != 2 || shapeOf(getA()).size() != 2)
+    return emitOpError("dy and a must be 2-D ([T, D] and [T, H])");
   int64_t t = tokensOf(getDy());
-  Value first = getActivationInputs().front();
-  if (shapeOf(getDy()).size() != 2 || shapeOf(first).size() != 2)
-    return emitOpError("dy and the activation operands must be 2-D");
-  int64_t d = shapeOf(getDy())[1], h = shapeOf(first)[1];
-  SmallVector<ExpectedShape> expected;
-  for (Value source : getActivationInputs())
-    expected.push_back({"activation operand", source, {t, h}});
-  expected.push_back(
-      {"d_down", getInits().front(), getWeightShape(getDownLayout(), {h, d})});
-  return expectShapes(*this, expected);
+  int64_t d = shapeOf(getDy())[1], h = shapeOf(getA())[1];
+  return expectShapes(
+      *this, {{"a", getA(), {t, h}},
+              {"d_down", getInits().front(),
+               getWeightShape(getDownLayout(), {h, d})}});
 }

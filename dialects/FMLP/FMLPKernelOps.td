@@ -97,6 +97,10 @@ def FMLP_DownGradOp : FMLP_KernelOp<"down_grad"> {
     `dG = mg dA U act'(G)` and `dU = dA act(G)`. Each element of dG and dU
     depends only on the same element of G and U, so on memrefs the outs may
     be the very buffers of G and U: dG and dU are written over them.
+
+    With a third init it also stores `A = act(G) * U`, recomputed from the
+    same elements before they are overwritten, for K6 (fmlp-fuse with
+    save=gu keeps no A).
   }];
   let arguments = (ins
     AnyShaped:$dy, AnyShaped:$down, AnyShaped:$g, AnyShaped:$u,
@@ -149,26 +153,22 @@ def FMLP_GateUpWeightGradOp : FMLP_KernelOp<"gate_up_weight_grad"> {
   }], FMLP_KernelResults);
 }
 
-def FMLP_DownWeightGradOp : FMLP_KernelOp<"down_weight_grad",
-    [AttrSizedOperandSegments]> {
+def FMLP_DownWeightGradOp : FMLP_KernelOp<"down_weight_grad"> {
   let summary = "K6: dWd = md (A^T dY)";
   let description = [{
-    Reads A, or G and U from which it recomputes `A = act(G) * U` as it
-    loads them (fmlp-fuse with save=gu keeps no A). With `accumulate`, adds
-    to the out instead of overwriting it.
+    Reads A as the forward saved it, or as K3 recomputed it (save=gu). With
+    `accumulate`, adds to the out instead of overwriting it.
   }];
   let arguments = (ins
-    AnyShaped:$dy, Variadic<AnyShaped>:$activation_inputs,
+    AnyShaped:$dy, AnyShaped:$a,
     Variadic<AnyShaped>:$inits,
-    FMLP_ActivationAttr:$activation,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
     OptionalAttr<F64Attr>:$down_multiplier,
     UnitAttr:$accumulate,
     OptionalAttr<FMLP_PrecisionAttr>:$precision);
   let assemblyFormat = !strconcat([{
-    custom<ActivationKeyword>($activation) `ins` `(` $dy `,` $activation_inputs
-    `:` type($dy) `,` type($activation_inputs) `)`
+    `ins` `(` $dy `,` $a `:` type($dy) `,` type($a) `)`
   }], FMLP_KernelResults);
 }
 

@@ -456,13 +456,14 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   };
   weightGradient(absX, dGExact, edG, e.dGate, 1.0, b.dGate, b.dGateChunk);
   weightGradient(absX, dUExact, edU, e.dUp, 1.0, b.dUp, b.dUpChunk);
-  // dWd reads A as stored, or recomputes it from stored G and U (save=gu):
-  // the larger of the two errors.
+  // dWd reads A as the forward stored it, or as K3 recomputed and stored
+  // it from the stored G and U (save=gu): the larger of the two errors
+  // (the recomputed one: act(G) U in fp32, then rounded to storage).
   Matrix eAUsed = map(e.a, [&](size_t i) {
     double ag = std::fabs(activation(act, e.g.values[i]));
     double recomputed =
         activationError(i, eGs) * (std::fabs(e.u.values[i]) + eUs.values[i]) +
-        ag * eUs.values[i] + u * std::fabs(e.a.values[i]);
+        ag * eUs.values[i] + (u + s) * std::fabs(e.a.values[i]);
     return std::max(eA.values[i], recomputed);
   });
   // dWd = md A^T dY: the error sits in A here (dY is exact).

@@ -39,15 +39,24 @@ func.func @down_grad_in_place(%dy: memref<?x96xf32>, %wd: memref<96x200xf32>,
 
 // -----
 
-// K6 recomputing A = relu(G) U inside the contraction, accumulating.
-// CHECK-LABEL: func.func @down_weight_grad_recompute
-// CHECK: linalg.generic {{.*}} ins(%arg1, %arg2, %arg0 : {{.*}}) outs(%[[ACC:.+]] : memref<96x200xf32>)
-// CHECK: arith.maximumf
-// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<96x200xf32>) outs(%arg3 : memref<96x200xf32>)
+// K3 recomputing A = relu(G) U (save=gu) into a third out, from the G and
+// U it reads before writing dG, dU over them; then K6 reading it,
+// accumulating.
+// CHECK-LABEL: func.func @down_grad_recomputes_a
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %arg2, %arg3 : {{.*}}) outs(%arg2, %arg3, %arg4 :
+// CHECK-NEXT: ^bb0(%[[DA:[a-z0-9_]+]]: f32, %[[G:[a-z0-9_]+]]: f32, %[[U:[a-z0-9_]+]]: f32,
+// CHECK: %[[AG:.+]] = arith.maximumf %[[G]],
+// CHECK: %[[DU:.+]] = arith.mulf %[[DA]], %[[AG]]
+// CHECK: %[[A:.+]] = arith.mulf %[[AG]], %[[U]]
+// CHECK: linalg.yield %{{.+}}, %[[DU]], %[[A]]
+// CHECK: linalg.generic {{.*}} ins(%arg4, %arg0 : {{.*}}) outs(%[[ACC:.+]] : memref<96x200xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<96x200xf32>) outs(%arg5 : memref<96x200xf32>)
 // CHECK: arith.addf
-func.func @down_weight_grad_recompute(%dy: memref<?x96xf32>, %g: memref<?x200xf32>,
-                                      %u: memref<?x200xf32>, %dwd: memref<96x200xf32>) {
-  fmlp.down_weight_grad relu ins(%dy, %g, %u : memref<?x96xf32>, memref<?x200xf32>, memref<?x200xf32>) outs(%dwd : memref<96x200xf32>) {accumulate}
+func.func @down_grad_recomputes_a(%dy: memref<?x96xf32>, %wd: memref<96x200xf32>,
+                                  %g: memref<?x200xf32>, %u: memref<?x200xf32>,
+                                  %a: memref<?x200xf32>, %dwd: memref<96x200xf32>) {
+  fmlp.down_grad relu ins(%dy, %wd, %g, %u : memref<?x96xf32>, memref<96x200xf32>, memref<?x200xf32>, memref<?x200xf32>) outs(%g, %u, %a : memref<?x200xf32>, memref<?x200xf32>, memref<?x200xf32>)
+  fmlp.down_weight_grad ins(%dy, %a : memref<?x96xf32>, memref<?x200xf32>) outs(%dwd : memref<96x200xf32>) {accumulate}
   return
 }
 

@@ -71,7 +71,7 @@
 // it waits for the consumer's hand-off (256 threads: its 128 and the
 // consumer's), computes the box from the accumulators left in shared
 // memory, and stores it.
-// CHECK: llvm.func @mlp_backward_k1_down_grad(
+// CHECK: llvm.func @mlp_backward_k0_down_grad(
 // CHECK: nvvm.setmaxregister decrease 120
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32

@@ -19,8 +19,8 @@
 // CHECK-DAG: %[[A:.+]] = memref.subview %[[SAVED]][0, 0]
 // CHECK-DAG: %[[G:.+]] = memref.subview %[[SAVED]][0, 200]
 // CHECK-DAG: %[[U:.+]] = memref.subview %[[SAVED]][0, 400]
-// CHECK: fmlp.down_weight_grad silu ins(%{{.+}}, %[[A]] : {{.*}}) outs(%[[DWD]] :
-// CHECK-NEXT: fmlp.down_grad silu ins(%{{.+}}, %{{.+}}, %[[G]], %[[U]] : {{.*}}) outs(%[[G]], %[[U]] :
+// CHECK: fmlp.down_grad silu ins(%{{.+}}, %{{.+}}, %[[G]], %[[U]] : {{.*}}) outs(%[[G]], %[[U]] :
+// CHECK-NEXT: fmlp.down_weight_grad ins(%{{.+}}, %[[A]] : {{.*}}) outs(%[[DWD]] :
 // CHECK-NEXT: fmlp.input_grad ins(%[[G]], %[[U]], {{.*}}) outs(%[[DX]] :
 // CHECK-NEXT: fmlp.gate_up_weight_grad ins(%{{.+}}, %[[G]], %[[U]] : {{.*}}) outs(%[[DWG]], %[[DWU]] :
 // The no-grad forward keeps A in the workspace.
@@ -48,9 +48,9 @@
     return %3, %1#0, %1#1, %1#2 : tensor<?x96xf32>, tensor<?x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>
   }
   func.func @mlp.backward(%arg0: tensor<?x96xf32> {fmlp.name = "x"}, %arg1: tensor<200x96xf32> {fmlp.name = "gate"}, %arg2: tensor<200x96xf32> {fmlp.name = "up"}, %arg3: tensor<96x200xf32> {fmlp.name = "down"}, %arg4: tensor<?x96xf32> {fmlp.name = "dy"}, %arg5: tensor<?x200xf32> {fmlp.saved = "a"}, %arg6: tensor<?x200xf32> {fmlp.saved = "g"}, %arg7: tensor<?x200xf32> {fmlp.saved = "u"}) -> (tensor<?x96xf32> {fmlp.name = "dx"}, tensor<200x96xf32> {fmlp.name = "d_gate"}, tensor<200x96xf32> {fmlp.name = "d_up"}, tensor<96x200xf32> {fmlp.name = "d_down"}) attributes {fmlp.entry = "backward", fmlp.save = "agu"} {
-    %0 = tensor.empty() : tensor<96x200xf32>
-    %1 = fmlp.down_weight_grad silu ins(%arg4, %arg5 : tensor<?x96xf32>, tensor<?x200xf32>) outs(%0 : tensor<96x200xf32>) -> tensor<96x200xf32>
     %2:2 = fmlp.down_grad silu ins(%arg4, %arg3, %arg6, %arg7 : tensor<?x96xf32>, tensor<96x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>) outs(%arg6, %arg7 : tensor<?x200xf32>, tensor<?x200xf32>) -> tensor<?x200xf32>, tensor<?x200xf32>
+    %0 = tensor.empty() : tensor<96x200xf32>
+    %1 = fmlp.down_weight_grad ins(%arg4, %arg5 : tensor<?x96xf32>, tensor<?x200xf32>) outs(%0 : tensor<96x200xf32>) -> tensor<96x200xf32>
     %c0 = arith.constant 0 : index
     %dim = tensor.dim %arg4, %c0 : tensor<?x96xf32>
     %3 = tensor.empty(%dim) : tensor<?x96xf32>
@@ -82,8 +82,8 @@
 // CHUNK-DAG: linalg.fill ins(%{{.+}} : f32) outs(%[[DWU]] :
 // CHUNK: scf.for
 // CHUNK: fmlp.gate_up silu
-// CHUNK: fmlp.down_weight_grad silu {{.*}} outs(%[[DWD]] : memref<96x200xf32>) {accumulate}
 // CHUNK: fmlp.down_grad
+// CHUNK: fmlp.down_weight_grad {{.*}} outs(%[[DWD]] : memref<96x200xf32>) {accumulate}
 // CHUNK: fmlp.input_grad
 // CHUNK: fmlp.gate_up_weight_grad {{.*}} outs(%[[DWG]], %[[DWU]] : memref<200x96xf32>, memref<200x96xf32>) {accumulate}
   func.func @mlpx.backward(%arg0: tensor<?x96xf32> {fmlp.name = "x"}, %arg1: tensor<200x96xf32> {fmlp.name = "gate"}, %arg2: tensor<200x96xf32> {fmlp.name = "up"}, %arg3: tensor<96x200xf32> {fmlp.name = "down"}, %arg4: tensor<?x96xf32> {fmlp.name = "dy"}) -> (tensor<?x96xf32> {fmlp.name = "dx"}, tensor<200x96xf32> {fmlp.name = "d_gate"}, tensor<200x96xf32> {fmlp.name = "d_up"}, tensor<96x200xf32> {fmlp.name = "d_down"}) attributes {fmlp.entry = "backward", fmlp.save = "x"} {
@@ -91,9 +91,9 @@
     %dim = tensor.dim %arg0, %c0 : tensor<?x96xf32>
     %0 = tensor.empty(%dim) : tensor<?x200xf32>
     %1:3 = fmlp.gate_up silu ins(%arg0, %arg1, %arg2 : tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>) outs(%0, %0, %0 : tensor<?x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>) -> tensor<?x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>
-    %2 = tensor.empty() : tensor<96x200xf32>
-    %3 = fmlp.down_weight_grad silu ins(%arg4, %1#0 : tensor<?x96xf32>, tensor<?x200xf32>) outs(%2 : tensor<96x200xf32>) -> tensor<96x200xf32>
     %4:2 = fmlp.down_grad silu ins(%arg4, %arg3, %1#1, %1#2 : tensor<?x96xf32>, tensor<96x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>) outs(%1#1, %1#2 : tensor<?x200xf32>, tensor<?x200xf32>) -> tensor<?x200xf32>, tensor<?x200xf32>
+    %2 = tensor.empty() : tensor<96x200xf32>
+    %3 = fmlp.down_weight_grad ins(%arg4, %1#0 : tensor<?x96xf32>, tensor<?x200xf32>) outs(%2 : tensor<96x200xf32>) -> tensor<96x200xf32>
     %dim_0 = tensor.dim %arg4, %c0 : tensor<?x96xf32>
     %5 = tensor.empty(%dim_0) : tensor<?x96xf32>
     %6 = fmlp.input_grad ins(%4#0, %4#1, %arg1, %arg2 : tensor<?x200xf32>, tensor<?x200xf32>, tensor<200x96xf32>, tensor<200x96xf32>) outs(%5 : tensor<?x96xf32>) -> tensor<?x96xf32>
@@ -117,3 +117,30 @@ func.func @reads_overwritten(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu:
   %dx = fmlp.input_grad ins(%g, %du, %wg, %wu : tensor<?x200xf32>, tensor<?x200xf32>, tensor<200x96xf32>, tensor<200x96xf32>) outs(%e : tensor<?x96xf32>) -> tensor<?x96xf32>
   return %dx : tensor<?x96xf32>
 }
+
+// -----
+
+// save=gu: the saved [T, 2H] holds G | U; K3 recomputes A into the
+// backward's workspace (before writing dG, dU over G, U), and K6 reads it.
+// CHECK-LABEL: func.func @mlpgu.backward
+// CHECK-SAME: %[[SAVED:[^:]+]]: memref<?x400xf32> {fmlp.consumed, fmlp.name = "saved", fmlp.saved = "gu"}, %[[WS:[^:]+]]: memref<?x200xf32> {fmlp.name = "workspace"})
+// CHECK-SAME: fmlp.saved_columns = 400 : i64, fmlp.workspace_columns = 200 : i64
+// CHECK-DAG: %[[G:.+]] = memref.subview %[[SAVED]][0, 0]
+// CHECK-DAG: %[[U:.+]] = memref.subview %[[SAVED]][0, 200]
+// CHECK-DAG: %[[A:.+]] = memref.subview %[[WS]][0, 0]
+// CHECK: fmlp.down_grad silu ins(%{{.+}}, %{{.+}}, %[[G]], %[[U]] : {{.*}}) outs(%[[G]], %[[U]], %[[A]] :
+// CHECK-NEXT: fmlp.down_weight_grad ins(%{{.+}}, %[[A]] :
+  func.func @mlpgu.backward(%arg0: tensor<?x96xf32> {fmlp.name = "x"}, %arg1: tensor<200x96xf32> {fmlp.name = "gate"}, %arg2: tensor<200x96xf32> {fmlp.name = "up"}, %arg3: tensor<96x200xf32> {fmlp.name = "down"}, %arg4: tensor<?x96xf32> {fmlp.name = "dy"}, %arg5: tensor<?x200xf32> {fmlp.saved = "g"}, %arg6: tensor<?x200xf32> {fmlp.saved = "u"}) -> (tensor<?x96xf32> {fmlp.name = "dx"}, tensor<200x96xf32> {fmlp.name = "d_gate"}, tensor<200x96xf32> {fmlp.name = "d_up"}, tensor<96x200xf32> {fmlp.name = "d_down"}) attributes {fmlp.entry = "backward", fmlp.save = "gu"} {
+    %c0 = arith.constant 0 : index
+    %dim = tensor.dim %arg5, %c0 : tensor<?x200xf32>
+    %0 = tensor.empty(%dim) : tensor<?x200xf32>
+    %1:3 = fmlp.down_grad silu ins(%arg4, %arg3, %arg5, %arg6 : tensor<?x96xf32>, tensor<96x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>) outs(%arg5, %arg6, %0 : tensor<?x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>) -> tensor<?x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>
+    %2 = tensor.empty() : tensor<96x200xf32>
+    %3 = fmlp.down_weight_grad ins(%arg4, %1#2 : tensor<?x96xf32>, tensor<?x200xf32>) outs(%2 : tensor<96x200xf32>) -> tensor<96x200xf32>
+    %dim_0 = tensor.dim %arg4, %c0 : tensor<?x96xf32>
+    %4 = tensor.empty(%dim_0) : tensor<?x96xf32>
+    %5 = fmlp.input_grad ins(%1#0, %1#1, %arg1, %arg2 : tensor<?x200xf32>, tensor<?x200xf32>, tensor<200x96xf32>, tensor<200x96xf32>) outs(%4 : tensor<?x96xf32>) -> tensor<?x96xf32>
+    %6 = tensor.empty() : tensor<200x96xf32>
+    %7:2 = fmlp.gate_up_weight_grad ins(%arg0, %1#0, %1#1 : tensor<?x96xf32>, tensor<?x200xf32>, tensor<?x200xf32>) outs(%6, %6 : tensor<200x96xf32>, tensor<200x96xf32>) -> tensor<200x96xf32>, tensor<200x96xf32>
+    return %5, %7#0, %7#1, %3 : tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>
+  }

@@ -18,18 +18,19 @@
 // CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4{{.*}}fmlp.small_tokens_config = #fmlp.kernel_config<strategy = small_tokens, {{.*}}shared_bytes = 8192
 // CHECK-LABEL: func.func @mlp.backward
 // CHECK-NOT: small_tokens
-// CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma
 // CHECK: fmlp.down_grad {{.*}}strategy = wgmma
+// CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma
 // CHECK: fmlp.input_grad {{.*}}strategy = wgmma
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma
 // CHECK-NOT: small_tokens
 // CHECK-LABEL: func.func @mlp.forward_nograd
 // CHECK: fmlp.gate_up {{.*}}small_tokens_config
 // CHECK: fmlp.down {{.*}}small_tokens_config
-// save=gu recomputes A from G and U inside K6's loads: K6 stays SIMT.
+// save=gu: K3 recomputes A into a buffer in its epilogue, so that K6 reads
+// it through TMA like save=agu's saved A.
 // GU-LABEL: func.func @mlp.backward
-// GU: fmlp.down_weight_grad {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "A is recomputed from G and U as it is loaded (save=gu)"
 // GU: fmlp.down_grad {{.*}}strategy = wgmma
+// GU: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 128, 64]
 // Chips without WGMMA: the SIMT kernels, within their shared memory.
 // SM80-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "sm_80 has no WGMMA"
 // Every chip has mma.sync: K1 and K2 take the small_tokens variant there too.
@@ -78,8 +79,8 @@ func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tenso
 // tiles cut waves x width on sm_90a's 132 multiprocessors (K6: 8 x 15
 // tiles in one wave; K5: 44 x 6 in two), 6 stages where they fit.
 // CHECK-LABEL: func.func @llama_1k.backward
-// CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
 // CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]
+// CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
 // CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
 func.func @llama_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: tensor<2816x1024xbf16>,

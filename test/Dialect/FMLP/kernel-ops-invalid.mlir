@@ -34,9 +34,17 @@ func.func @weight_rank(%a: memref<?x200xf32>, %wd: memref<96xf32>, %y: memref<?x
 
 // -----
 
-func.func @three_sources(%dy: memref<?x96xf32>, %a: memref<?x200xf32>, %dwd: memref<96x200xf32>) {
-  // expected-error @+1 {{'fmlp.down_weight_grad' op expected the activation product A, or G and U to recompute it from, got 3 activation operands}}
-  fmlp.down_weight_grad silu ins(%dy, %a, %a, %a : memref<?x96xf32>, memref<?x200xf32>, memref<?x200xf32>, memref<?x200xf32>) outs(%dwd : memref<96x200xf32>)
+func.func @down_grad_four_outs(%dy: memref<8x96xf32>, %wd: memref<96x200xf32>, %g: memref<8x200xf32>) {
+  // expected-error @+1 {{'fmlp.down_grad' op expected 2 outs (dg, du), got 4}}
+  fmlp.down_grad silu ins(%dy, %wd, %g, %g : memref<8x96xf32>, memref<96x200xf32>, memref<8x200xf32>, memref<8x200xf32>) outs(%g, %g, %g, %g : memref<8x200xf32>, memref<8x200xf32>, memref<8x200xf32>, memref<8x200xf32>)
+  return
+}
+
+// -----
+
+func.func @down_grad_a_shape(%dy: memref<8x96xf32>, %wd: memref<96x200xf32>, %g: memref<8x200xf32>, %a: memref<8x100xf32>) {
+  // expected-error @+1 {{'fmlp.down_grad' op a has shape [8, 100], expected [8, 200]}}
+  fmlp.down_grad silu ins(%dy, %wd, %g, %g : memref<8x96xf32>, memref<96x200xf32>, memref<8x200xf32>, memref<8x200xf32>) outs(%g, %g, %a : memref<8x200xf32>, memref<8x200xf32>, memref<8x100xf32>)
   return
 }
 
@@ -51,8 +59,8 @@ func.func @weight_grad_rank(%x: memref<96xf32>, %dg: memref<?x200xf32>, %dwg: me
 // -----
 
 func.func @down_weight_grad_rank(%dy: memref<96xf32>, %a: memref<?x200xf32>, %dwd: memref<96x200xf32>) {
-  // expected-error @+1 {{'fmlp.down_weight_grad' op dy and the activation operands must be 2-D}}
-  fmlp.down_weight_grad silu ins(%dy, %a : memref<96xf32>, memref<?x200xf32>) outs(%dwd : memref<96x200xf32>)
+  // expected-error @+1 {{'fmlp.down_weight_grad' op dy and a must be 2-D ([T, D] and [T, H])}}
+  fmlp.down_weight_grad ins(%dy, %a : memref<96xf32>, memref<?x200xf32>) outs(%dwd : memref<96x200xf32>)
   return
 }
 

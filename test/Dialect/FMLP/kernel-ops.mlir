@@ -6,8 +6,8 @@
 // CHECK-LABEL: func.func @kernels_on_tensors
 // CHECK: %[[K1:.+]]:3 = fmlp.gate_up silu ins(%{{.+}}, %{{.+}}, %{{.+}} : tensor<?x96xbf16>, tensor<200x96xbf16>, tensor<200x96xbf16>) outs(%{{.+}}, %{{.+}}, %{{.+}} : tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>) {gate_multiplier = 5.000000e-01 : f64} -> tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>
 // CHECK: fmlp.down ins(%[[K1]]#0, %{{.+}} : tensor<?x200xbf16>, tensor<96x200xbf16>) outs(%{{.+}} : tensor<?x96xbf16>) -> tensor<?x96xbf16>
-// CHECK: fmlp.down_weight_grad silu ins(%{{.+}}, %[[K1]]#1, %[[K1]]#2 : tensor<?x96xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>) outs(%{{.+}} : tensor<96x200xbf16>) -> tensor<96x200xbf16>
-// CHECK: %[[K3:.+]]:2 = fmlp.down_grad silu ins(%{{.+}}, %{{.+}}, %[[K1]]#1, %[[K1]]#2 : {{.*}}) outs(%[[K1]]#1, %[[K1]]#2 : {{.*}}) {gate_multiplier = 5.000000e-01 : f64}
+// CHECK: %[[K3:.+]]:3 = fmlp.down_grad silu ins(%{{.+}}, %{{.+}}, %[[K1]]#1, %[[K1]]#2 : {{.*}}) outs(%[[K1]]#1, %[[K1]]#2, %{{.+}} : {{.*}}) {gate_multiplier = 5.000000e-01 : f64}
+// CHECK: fmlp.down_weight_grad ins(%{{.+}}, %[[K3]]#2 : tensor<?x96xbf16>, tensor<?x200xbf16>) outs(%{{.+}} : tensor<96x200xbf16>) -> tensor<96x200xbf16>
 // CHECK: fmlp.input_grad ins(%[[K3]]#0, %[[K3]]#1, %{{.+}}, %{{.+}} : {{.*}}) outs(%{{.+}} : tensor<?x96xbf16>) -> tensor<?x96xbf16>
 // CHECK: fmlp.gate_up_weight_grad ins(%{{.+}}, %[[K3]]#0, %[[K3]]#1 : {{.*}}) outs(%{{.+}}, %{{.+}} : tensor<200x96xbf16>, tensor<200x96xbf16>) -> tensor<200x96xbf16>, tensor<200x96xbf16>
 func.func @kernels_on_tensors(%x: tensor<?x96xbf16>, %wg: tensor<200x96xbf16>,
@@ -19,11 +19,12 @@ func.func @kernels_on_tensors(%x: tensor<?x96xbf16>, %wg: tensor<200x96xbf16>,
       outs(%h, %h, %h : tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>) {gate_multiplier = 0.5 : f64}
       -> tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>
   %y = fmlp.down ins(%a, %wd : tensor<?x200xbf16>, tensor<96x200xbf16>) outs(%d : tensor<?x96xbf16>) -> tensor<?x96xbf16>
-  %dwd = fmlp.down_weight_grad silu ins(%dy, %g, %u : tensor<?x96xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>)
+  // K3 also recomputing A (save=gu) for K6.
+  %dg, %du, %ra = fmlp.down_grad silu ins(%dy, %wd, %g, %u : tensor<?x96xbf16>, tensor<96x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>)
+      outs(%g, %u, %h : tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>) {gate_multiplier = 0.5 : f64}
+      -> tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>
+  %dwd = fmlp.down_weight_grad ins(%dy, %ra : tensor<?x96xbf16>, tensor<?x200xbf16>)
       outs(%wdgrad : tensor<96x200xbf16>) -> tensor<96x200xbf16>
-  %dg, %du = fmlp.down_grad silu ins(%dy, %wd, %g, %u : tensor<?x96xbf16>, tensor<96x200xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>)
-      outs(%g, %u : tensor<?x200xbf16>, tensor<?x200xbf16>) {gate_multiplier = 0.5 : f64}
-      -> tensor<?x200xbf16>, tensor<?x200xbf16>
   %dx = fmlp.input_grad ins(%dg, %du, %wg, %wu : tensor<?x200xbf16>, tensor<?x200xbf16>, tensor<200x96xbf16>, tensor<200x96xbf16>)
       outs(%d : tensor<?x96xbf16>) -> tensor<?x96xbf16>
   %dwg, %dwu = fmlp.gate_up_weight_grad ins(%x, %dg, %du : tensor<?x96xbf16>, tensor<?x200xbf16>, tensor<?x200xbf16>)
