@@ -185,3 +185,14 @@ void mlir::fmlp::printMemoryReport(const MemoryReport &report,
   line("peak, training step", report.trainingPeakBytes);
   line("peak, inference", report.inferencePeakBytes);
 }
+
+llvm::json::Object mlir::fmlp::memoryReportToJson(const MemoryReport &report) {
+  return llvm::json::Object{
+      {"tokens", report.tokens},
+      {"saved_bytes", report.savedBytes},
+      {"forward_workspace_bytes", report.forwardWorkspaceBytes},
+      {"backward_workspace_bytes", report.backwardWorkspaceBytes},
+      {"nograd_workspace_bytes", report.nogradWorkspaceBytes},
+      {"training_peak_bytes", report.trainingPeakBytes},
+      {"inference_peak_bytes", report.inferencePeakBytes}};
+}

@@ -12,6 +12,7 @@
 #define FMLP_LIB_PIPELINE_PLANSUMMARY_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -81,6 +82,9 @@ std::optional<std::vector<int64_t>> resolveShape(const EntryArgument &argument,
 /// One line per quantity: `  saved for backward   4,328,521,728 B (4128.0
 /// MiB)`.
 void printMemoryReport(const MemoryReport &report, llvm::raw_ostream &os);
+/// The same as one JSON object: tokens and each size in bytes, under the
+/// names of MemoryReport's fields in snake case (saved_bytes, ...).
+llvm::json::Object memoryReportToJson(const MemoryReport &report);
 
 } // namespace mlir::fmlp
 

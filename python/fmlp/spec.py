@@ -3,7 +3,7 @@ fmlp-compile command that makes it. No torch needed.
 
 A bundle (see docs/Bundle.md) holds one gated MLP block's forward, backward
 and no-grad forward for one (D, H, dtype, activation, biases, multipliers,
-chip). Bundles live in a cache directory (FMLP_CACHE_DIR, else
+chip, memory policy). Bundles live in a cache directory (FMLP_CACHE_DIR, else
 ~/.cache/fmlp), one directory per key; the key names fmlp's version, so
 that an upgrade compiles its own bundles instead of reusing an older
 compiler's.
@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
+from . import policy
 from ._version import __version__
 
 # The bundle format fmlp-compile writes and the runtime reads
@@ -69,6 +70,9 @@ class BlockSpec:
     gate_multiplier: Optional[float] = None
     down_multiplier: Optional[float] = None
     chip: str = "sm_90a"
+    # The memory policy (policy.py): what the forward saves, the chunk.
+    save: str = "agu"
+    chunk_tokens: int = 0
 
     def __post_init__(self):
         if self.dtype not in DTYPES:
@@ -76,6 +80,7 @@ class BlockSpec:
         if self.activation not in ACTIVATIONS:
             raise UnsupportedConfig(
                 f"activation {self.activation!r} is not one of {ACTIVATIONS}")
+        policy.MemoryPolicy(self.save, self.chunk_tokens)  # checks both
         if self.hidden <= 0 or self.intermediate <= 0:
             raise UnsupportedConfig(
                 f"widths must be positive (D = {self.hidden}, H = {self.intermediate})")
@@ -92,6 +97,10 @@ class BlockSpec:
             parts.append(f"gm{self.gate_multiplier!r}")
         if self.down_multiplier is not None:
             parts.append(f"dm{self.down_multiplier!r}")
+        if self.save != "agu":
+            parts.append(f"save{self.save}")
+        if self.chunk_tokens:
+            parts.append(f"chunk{self.chunk_tokens}")
         return "-".join(parts)
 
     def mlir(self) -> str:
@@ -126,9 +135,33 @@ def bundle_path(spec: BlockSpec) -> Path:
     return cache_dir() / (spec.key + ".bundle")
 
 
+def _policy_flags(spec: BlockSpec) -> list:
+    return [f"--save={spec.save}", f"--chunk-tokens={spec.chunk_tokens}"]
+
+
 def compile_command(spec: BlockSpec, source: Path, bundle: Path) -> list:
-    return ["fmlp-compile", str(source), f"--chip={spec.chip}", "--report=false",
-            "-o", str(bundle)]
+    return (["fmlp-compile", str(source), f"--chip={spec.chip}", "--report=false"]
+            + _policy_flags(spec) + ["-o", str(bundle)])
+
+
+def memory_report(spec: BlockSpec, tokens: int) -> dict:
+    """fmlp-compile's memory plan of `spec` (its save and chunk_tokens) at
+    `tokens` tokens, in bytes beyond the inputs, weights and outputs:
+    saved_bytes (kept from forward to backward), forward_, backward_ and
+    nograd_workspace_bytes, training_peak_bytes (saved plus the larger
+    workspace), inference_peak_bytes. Needs fmlp-compile on PATH; compiles
+    no kernels."""
+    if shutil.which("fmlp-compile") is None:
+        raise BundleMissing("fmlp.memory_report needs fmlp-compile on PATH")
+    with tempfile.TemporaryDirectory(prefix="fmlp-report.") as directory:
+        source = Path(directory) / "block.mlir"
+        source.write_text(spec.mlir())
+        command = (["fmlp-compile", str(source), "--report-format=json", f"--tokens={tokens}"]
+                   + _policy_flags(spec))
+        result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
+    return json.loads(result.stdout)
 
 
 class BundleMissing(FileNotFoundError):

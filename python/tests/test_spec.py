@@ -33,8 +33,48 @@ class SpecTest(unittest.TestCase):
                     spec.BlockSpec(96, 200, "bf16", bias=True),
                     spec.BlockSpec(96, 200, "bf16", gate_multiplier=0.5),
                     spec.BlockSpec(96, 200, "bf16", down_multiplier=0.5),
-                    spec.BlockSpec(96, 200, "bf16", chip="sm_80")]
+                    spec.BlockSpec(96, 200, "bf16", chip="sm_80"),
+                    spec.BlockSpec(96, 200, "bf16", save="gu"),
+                    spec.BlockSpec(96, 200, "bf16", save="x"),
+                    spec.BlockSpec(96, 200, "bf16", chunk_tokens=64),
+                    spec.BlockSpec(96, 200, "bf16", save="x", chunk_tokens=64)]
         self.assertEqual(len({v.key for v in variants}), len(variants))
+        with self.assertRaisesRegex(ValueError, "save must be one of"):
+            spec.BlockSpec(96, 200, "bf16", save="none")
+
+    def test_memory_policy_reaches_the_bundle(self):
+        # save=gu: the forward's saved buffer is G | U (2 H columns), and
+        # the backward recomputes A into a workspace of H columns.
+        s = spec.BlockSpec(96, 200, "bf16", save="gu")
+        bundle = runtime.Bundle(spec.find_or_compile(s))
+        saved = [a for a in bundle.entry("forward").arguments if a["name"] == "saved"]
+        self.assertEqual(saved[0]["shape"], (-1, 2 * 200))
+        # fmlp_workspace_bytes: saved plus workspace, (2 + 1) H columns.
+        self.assertEqual(bundle.entry("backward").workspace_bytes(10), 10 * 3 * 200 * 2)
+        # save=x: nothing saved.
+        x = runtime.Bundle(spec.find_or_compile(spec.BlockSpec(96, 200, "bf16", save="x")))
+        self.assertNotIn("saved", x.entry("forward").names)
+
+    def test_memory_report_per_policy(self):
+        """fmlp-compile's plan in bytes, for T tokens of a [T, 96] -> 200
+        bf16 block (2-byte elements): what each policy keeps and needs."""
+        t, h, e = 1000, 200, 2
+        expected = {  # save: (saved, forward workspace, backward workspace)
+            "agu": (3 * t * h * e, 0, 0),
+            "gu": (2 * t * h * e, t * h * e, t * h * e),
+            "x": (0, t * h * e, 3 * t * h * e),
+        }
+        for save, (saved, forward, backward) in expected.items():
+            report = spec.memory_report(spec.BlockSpec(96, h, "bf16", save=save), t)
+            self.assertEqual((report["save"], report["tokens"], report["chunk_tokens"]), (save, t, 0))
+            self.assertEqual((report["saved_bytes"], report["forward_workspace_bytes"],
+                              report["backward_workspace_bytes"]), (saved, forward, backward))
+            self.assertEqual(report["training_peak_bytes"], saved + max(forward, backward))
+            self.assertEqual(report["nograd_workspace_bytes"], t * h * e)
+        # A chunk bounds the workspaces, not what is saved.
+        chunked = spec.memory_report(spec.BlockSpec(96, h, "bf16", save="x", chunk_tokens=64), t)
+        self.assertEqual((chunked["saved_bytes"], chunked["backward_workspace_bytes"]),
+                         (0, 3 * 64 * h * e))
 
     def test_key_names_the_compiler_version(self):
         # Bundles cached by one fmlp are stale for another: the key moves

@@ -11,6 +11,8 @@
 // RUN: diff %t.compile-x.mlir %t.opt-x.mlir
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=65536 --save=gu | FileCheck %s --check-prefix=MEMORY-GU
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --save=all 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=65536 --save=gu --report-format=json | FileCheck %s --check-prefix=MEMORY-JSON
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --report-format=json --emit=mlir 2>&1 | FileCheck %s --check-prefix=JSON-AND-IR
 // RUN: not fmlp-compile %s 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: not fmlp-compile %S/Inputs/no-block.mlir 2>&1 | FileCheck %s --check-prefix=MISSED
 // RUN: not fmlp-compile %t.missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
@@ -102,3 +104,11 @@
 func.func @nothing_to_find(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// The memory plan as one JSON object, alone on stdout (what the Python
+// package's fmlp.memory_report reads): save=gu at T = 65536 keeps
+// 2 T H x 2 B and needs T H x 2 B of workspace in each pass.
+// MEMORY-JSON-NOT: block
+// MEMORY-JSON: {"backward_workspace_bytes":1442840576,"chunk_tokens":0,"forward_workspace_bytes":1442840576,"inference_peak_bytes":1442840576,"mode":"train","nograd_workspace_bytes":1442840576,"save":"gu","saved_bytes":2885681152,"tokens":65536,"training_peak_bytes":4328521728}
+// MEMORY-JSON-NOT: {{.}}
+// JSON-AND-IR: fmlp-compile: error: --report-format=json and the IR would both go to stdout: give -o a file (or --report=false)

@@ -80,6 +80,16 @@ llvm::cl::opt<bool>
     report("report",
            llvm::cl::desc("Describe each gated MLP block and its memory plan"),
            llvm::cl::init(true), llvm::cl::cat(getToolCategory()));
+enum class ReportFormat { Text, Json };
+llvm::cl::opt<ReportFormat> reportFormat(
+    "report-format",
+    llvm::cl::desc("How --report writes: text (each block and its memory "
+                   "plan), or json (only the memory plan, as one JSON "
+                   "object on stdout: mode, save, chunk_tokens and the "
+                   "sizes in bytes at T)"),
+    llvm::cl::values(clEnumValN(ReportFormat::Text, "text", "for people"),
+                     clEnumValN(ReportFormat::Json, "json", "for programs")),
+    llvm::cl::init(ReportFormat::Text), llvm::cl::cat(getToolCategory()));
 llvm::cl::opt<bool> checkResources(
     "check-resources",
     llvm::cl::desc(
@@ -264,6 +274,13 @@ int main(int argc, char **argv) {
     toolError(kTool) << "a bundle is a directory: give -o\n";
     return 1;
   }
+  if (report && reportFormat == ReportFormat::Json &&
+      (kind == EmitKind::Mlir || kind == EmitKind::GpuMlir) &&
+      outputFilename == "-") {
+    toolError(kTool) << "--report-format=json and the IR would both go to "
+                        "stdout: give -o a file (or --report=false)\n";
+    return 1;
+  }
 
   PipelineOptions options;
   flags.fill(options);
@@ -340,7 +357,10 @@ int main(int argc, char **argv) {
     explainMisses(*module);
     return 1;
   }
-  if (report)
+  // A JSON report is the only thing on stdout.
+  bool json = report && reportFormat == ReportFormat::Json;
+  bool textReport = report && !json;
+  if (textReport)
     for (auto [index, block] : llvm::enumerate(blocks))
       if (failed(describeBlock(block, index + 1, llvm::outs())))
         return 1;
@@ -360,7 +380,15 @@ int main(int argc, char **argv) {
       toolError(kTool) << error << "\n";
       return 1;
     }
-    describeMemory(*memory, options, llvm::outs());
+    if (json) {
+      llvm::json::Object object = memoryReportToJson(*memory);
+      object["mode"] = std::string(options.mode);
+      object["save"] = std::string(options.save);
+      object["chunk_tokens"] = static_cast<int64_t>(options.chunkTokens);
+      llvm::outs() << llvm::json::Value(std::move(object)) << "\n";
+    } else {
+      describeMemory(*memory, options, llvm::outs());
+    }
   }
   if (kind == EmitKind::GpuMlir || kind == EmitKind::Bundle) {
     // The GPU pipeline's stages after the plan (buildGpuPipeline = plan +
@@ -377,11 +405,12 @@ int main(int argc, char **argv) {
     bundleOptions.checkResources = checkResources;
     std::string error;
     if (failed(writeBundle(*module, outputFilename, bundleOptions,
-                           report ? llvm::outs() : llvm::nulls(), error))) {
+                           textReport ? llvm::outs() : llvm::nulls(),
+                           error))) {
       toolError(kTool) << error << "\n";
       return 1;
     }
-    if (report)
+    if (textReport)
       llvm::outs() << "wrote " << outputFilename << " (chip " << options.chip
                    << ")\n";
     if (options.precision != "highest")
