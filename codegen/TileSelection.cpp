@@ -17,6 +17,14 @@ static llvm::cl::opt<int> smallTokensMaxRegisters(
     llvm::cl::init(kSmallTokensMaxRegisters),
     llvm::cl::desc("small_tokens kernels: the register cap per thread"));
 
+// For A/B runs on a GPU (bench/compare_bundles.py): a fixed WGMMA tile
+// width per accumulator instead of the rule below (0), e.g. narrower tiles
+// for more blocks at a few hundred tokens.
+static llvm::cl::opt<int> forcedWgmmaTileN(
+    "fmlp-wgmma-tile-n", llvm::cl::Hidden, llvm::cl::init(0),
+    llvm::cl::desc("WGMMA kernels: the tile width per accumulator, a "
+                   "multiple of 64 up to 256 / accumulators (0: the rule)"));
+
 namespace {
 constexpr int64_t kMaxStages = 6;
 
@@ -26,6 +34,12 @@ constexpr int64_t kMaxStages = 6;
 /// at least 10 % smaller (D = 1024, H = 2816: K6's 8 x 11 tiles of 256 are
 /// 88 blocks on 132 multiprocessors, its 8 x 15 of 192 are 120: 25 % less).
 int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
+  if (forcedWgmmaTileN > 0) {
+    if (forcedWgmmaTileN % 64 || forcedWgmmaTileN * shape.accumulators > 256)
+      llvm::report_fatal_error("--fmlp-wgmma-tile-n must be a multiple of 64 "
+                               "and at most 256 / accumulators");
+    return forcedWgmmaTileN;
+  }
   if (shape.accumulators != 1)
     return 256 / shape.accumulators;
   int64_t multiprocessors = target.multiprocessors;
