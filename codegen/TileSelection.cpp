@@ -27,6 +27,8 @@ static llvm::cl::opt<int> forcedWgmmaTileN(
 
 namespace {
 constexpr int64_t kMaxStages = 6;
+/// The narrow WGMMA variant's tile width and the largest T it serves.
+constexpr int64_t kNarrowTileN = 64, kNarrowTilesMaxTokens = 256;
 
 /// The WGMMA tile width per accumulator. Two accumulators fill the widest
 /// WGMMA (256) at 128. One takes 256 unless the grid is static and a
@@ -84,7 +86,7 @@ std::string notSixteenBitOperands(const GemmShape &shape) {
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
   return KernelConfigAttr::get(context, strategy, {tileM, tileN, tileK},
                                stages, {clusterM, clusterN}, sharedBytes,
-                               maxRegisters, reason);
+                               maxRegisters, reason, maxTokens);
 }
 
 KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
@@ -99,13 +101,42 @@ KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
   config.sharedBytes = attr.getSharedBytes();
   config.maxRegisters = attr.getMaxRegisters();
   config.reason = attr.getReason().str();
+  config.maxTokens = attr.getMaxTokens();
   return config;
 }
 
 
-std::optional<KernelConfig>
-mlir::fmlp::selectSmallTokensConfig(const Target &target,
-                                    const GemmShape &shape) {
+namespace {
+/// The WGMMA configuration of `shape` at tile width `tileN` with as many
+/// stages as the target's shared memory takes (at most kMaxStages), or
+/// nullopt when not two fit.
+std::optional<KernelConfig> wgmmaConfig(const Target &target,
+                                        const GemmShape &shape,
+                                        int64_t tileN) {
+  WgmmaGemmSpec spec;
+  spec.b.resize(shape.accumulators);
+  spec.tileN = tileN;
+  for (spec.stages = kMaxStages; spec.stages >= 2; --spec.stages)
+    if (wgmmaSharedBytes(spec) <= target.sharedBytesPerBlock)
+      break;
+  if (spec.stages < 2)
+    return std::nullopt;
+  KernelConfig config;
+  config.strategy = KernelStrategy::wgmma;
+  config.tileM = kWgmmaTileM;
+  config.tileN = spec.tileN;
+  config.tileK = kWgmmaTileK;
+  config.stages = spec.stages;
+  config.sharedBytes = wgmmaSharedBytes(spec);
+  config.maxRegisters = kWgmmaMaxRegisters;
+  config.reason = "16-bit operands in TMA-addressable views on " +
+                  std::string(target.chip);
+  return config;
+}
+
+/// The small_tokens kernel for T <= 16, where the rule takes it.
+std::optional<KernelConfig> smallTokensConfig(const Target &target,
+                                              const GemmShape &shape) {
   if (!target.has(kMmaSync) || !notSixteenBitOperands(shape).empty() ||
       !shape.smallTokensReady)
     return std::nullopt;
@@ -119,12 +150,34 @@ mlir::fmlp::selectSmallTokensConfig(const Target &target,
   config.maxRegisters = smallTokensMaxRegisters;
   config.reason = "T <= 16: the weights streamed through mma.sync on " +
                   std::string(target.chip) + ", K split over 8 warps";
+  config.maxTokens = kSmallTokens;
   return config;
+}
+} // namespace
+
+SmallVector<KernelConfig>
+mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
+                                const KernelConfig &base) {
+  SmallVector<KernelConfig> variants;
+  if (std::optional<KernelConfig> small = smallTokensConfig(target, shape))
+    variants.push_back(*small);
+  if (base.strategy == KernelStrategy::wgmma && shape.narrowTilesForFewTokens &&
+      base.tileN > kNarrowTileN) {
+    if (std::optional<KernelConfig> narrow =
+            wgmmaConfig(target, shape, kNarrowTileN)) {
+      narrow->maxTokens = kNarrowTilesMaxTokens;
+      narrow->reason = "T <= 256: 64-wide tiles, " +
+                       std::to_string(base.tileN / kNarrowTileN) +
+                       "x the blocks to stream the weights on " +
+                       std::string(target.chip);
+      variants.push_back(*narrow);
+    }
+  }
+  return variants;
 }
 
 KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
                                           const GemmShape &shape) {
-  int64_t limit = target.sharedBytesPerBlock;
   std::string why;
   if (!target.has(kWgmma))
     why = std::string(target.chip) + " has no WGMMA";
@@ -135,28 +188,9 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     why = shape.notTmaReady;
 
   if (why.empty()) {
-    WgmmaGemmSpec spec;
-    spec.b.resize(shape.accumulators);
-    spec.tileN = wgmmaTileN(target, shape);
-    int64_t stages = kMaxStages;
-    for (; stages >= 2; --stages) {
-      spec.stages = stages;
-      if (wgmmaSharedBytes(spec) <= limit)
-        break;
-    }
-    if (stages >= 2) {
-      KernelConfig config;
-      config.strategy = KernelStrategy::wgmma;
-      config.tileM = kWgmmaTileM;
-      config.tileN = spec.tileN;
-      config.tileK = kWgmmaTileK;
-      config.stages = stages;
-      config.sharedBytes = wgmmaSharedBytes(spec);
-      config.maxRegisters = kWgmmaMaxRegisters;
-      config.reason = "16-bit operands in TMA-addressable views on " +
-                      std::string(target.chip);
-      return config;
-    }
+    if (std::optional<KernelConfig> config =
+            wgmmaConfig(target, shape, wgmmaTileN(target, shape)))
+      return *config;
     why = "no two WGMMA stages fit " + std::string(target.chip) +
           "'s shared memory";
   }

@@ -13,16 +13,23 @@
 //     weight gradients, whose K is T) the grid is known: a narrower tile
 //     (192 or 128) is taken when it cuts waves x width, the time of the
 //     busiest multiprocessor, by at least 10 %.
-//   Few tokens, beside either (fmlp.small_tokens_config): on chips with
-//     mma.sync (sm_80 onwards), for a GEMM whose M is T with 16-bit
-//     operands contracted in their own format, both stored K-major in
-//     16-byte pieces, K a multiple of 32 and N of 16 (K1 and K2 with
-//     nn.Linear's weights; K3 with [in, out] weights would qualify but is
-//     left out until a GPU test runs it): the small_tokens kernel for
-//     launches with
-//     T <= 16, tile 16 x 16 x 32. Below 17 tokens a GEMM streams its
-//     weights; the 128-row WGMMA tile (or 64-row SIMT tile) would leave
-//     most multiprocessors idle and most of its rows empty.
+//   Few tokens, variants beside either (fmlp.token_variants, each serving
+//   T up to its max_tokens; the kernel_config every larger T):
+//   - small_tokens, T <= 16: on chips with mma.sync (sm_80 onwards), for
+//     a GEMM whose M is T with 16-bit operands contracted in their own
+//     format, both stored K-major in 16-byte pieces, K a multiple of 32
+//     and N of 16 (K1 and K2 with nn.Linear's weights; K3 with [in, out]
+//     weights would qualify but is left out until a GPU test runs it),
+//     tile 16 x 16 x 32. Below 17 tokens a GEMM streams its weights; the
+//     128-row WGMMA tile (or 64-row SIMT tile) would leave most
+//     multiprocessors idle and most of its rows empty.
+//   - narrow WGMMA tiles, T <= 256: where the kernel_config is WGMMA and
+//     the GEMM has one accumulator and an epilogue that only stores (K2,
+//     K4; GemmShape::narrowTilesForFewTokens), tile 128 x 64 x 64: at a
+//     few hundred tokens a 256-wide tile gives N / 256 blocks (16 at
+//     D = 4096), too few to stream the weights at full bandwidth.
+//     Measured on the H200 (bench/NOTES.md item 47): K2 and K4 0.41-0.57x
+//     the 256-wide time at T = 64 and 256, but 1.5x at T = 1024.
 //   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides;
 //     fp32 operands (whatever the precision: tf32, tf32x3, ieee) are
 //     computed as IEEE fp32 until the tensor-core fp32 strategies exist,
@@ -57,6 +64,8 @@ struct KernelConfig {
   int64_t sharedBytes = 0;
   int64_t maxRegisters = 0; // per thread
   std::string reason;       // why this strategy (for remarks and tests)
+  /// The largest T it serves, as a variant for few tokens (0: any T).
+  int64_t maxTokens = 0;
 
   KernelConfigAttr toAttr(MLIRContext *context) const;
   static KernelConfig fromAttr(KernelConfigAttr attr);
@@ -74,15 +83,21 @@ struct GemmShape {
   /// M is T and the operands suit the small_tokens kernel (its rule above).
   bool smallTokensReady = false;
   std::string notSmallTokensReady; // why not, when !smallTokensReady
+  /// M is T, one accumulator, and its epilogue only stores (K2, K4): the
+  /// WGMMA kernels that take narrow tiles at a few hundred tokens.
+  bool narrowTilesForFewTokens = false;
   /// The contractions' operand format (the block's precision attribute);
   /// without one, that of the element type (bf16, f16, ieee for f32).
   std::optional<Precision> precision;
 };
 
 KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape);
-/// The variant for launches of T <= 16, when the rule gives one.
-std::optional<KernelConfig> selectSmallTokensConfig(const Target &target,
-                                                    const GemmShape &shape);
+/// The variants for launches of few tokens beside `base` (the shape's
+/// selectGemmConfig), ascending by maxTokens; empty when the rule gives
+/// none.
+SmallVector<KernelConfig> selectTokenVariants(const Target &target,
+                                              const GemmShape &shape,
+                                              const KernelConfig &base);
 
 } // namespace mlir::fmlp
 

@@ -440,35 +440,55 @@ gpu::LaunchFuncOp createLaunch(OpBuilder &b, Operation *op,
   return launch;
 }
 
-/// Replaces `op` with the launch of `kernel`; with a `small` kernel, with
-/// `scf.if T <= kSmallTokens` choosing between the two launches, each
-/// marked with its range of T (fmlp.max_tokens, fmlp.min_tokens: the
-/// bundle's manifest says the same, and the runtime picks by it).
-void replaceWithLaunches(Operation *op, LLVM::LLVMFuncOp kernel,
-                         LLVM::LLVMFuncOp small,
-                         const KernelOperands &operands, Value tokenOperand,
-                         ArrayRef<TmaView> tensorMaps) {
+/// One kernel of a kernel op, for the launches of T up to maxTokens (0:
+/// any T past the variants before it).
+struct KernelVariant {
+  LLVM::LLVMFuncOp func;
+  std::optional<TmaPlan> tma;
+  int64_t maxTokens = 0;
+  /// Its 16-byte loads ask 16-byte aligned arguments (as tensor maps do).
+  bool vectorAccess = false;
+
+  ArrayRef<TmaView> maps() const {
+    return tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
+  }
+};
+
+/// Replaces `op` with the launches of `variants` (ascending by maxTokens,
+/// the last unbounded): one launch, or a chain of `scf.if T <= max` each
+/// choosing a variant, each launch marked with its range of T
+/// (fmlp.min_tokens, fmlp.max_tokens: the bundle's manifest says the same,
+/// and the runtime picks by it).
+void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
+                         const KernelOperands &operands, Value tokenOperand) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   Value tokens = memref::DimOp::create(b, loc, tokenOperand, 0);
-  if (!small) {
-    createLaunch(b, op, kernel, operands, tokens, tensorMaps);
-    op->erase();
-    return;
+  int64_t minTokens = 0;
+  for (const KernelVariant &variant : variants) {
+    bool last = &variant == &variants.back();
+    scf::IfOp branch;
+    if (!last) {
+      Value fits = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ule, tokens,
+          arith::ConstantIndexOp::create(b, loc, variant.maxTokens));
+      branch = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    }
+    gpu::LaunchFuncOp launch = createLaunch(b, op, variant.func, operands,
+                                            tokens, variant.maps());
+    if (minTokens > 0)
+      launch->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(minTokens));
+    if (!last)
+      launch->setAttr("fmlp.max_tokens",
+                      b.getI64IntegerAttr(variant.maxTokens));
+    if (variant.vectorAccess)
+      launch->setAttr("fmlp.vector_access", b.getUnitAttr());
+    if (!last) {
+      minTokens = variant.maxTokens + 1;
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    }
   }
-  Value few = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ule, tokens,
-      arith::ConstantIndexOp::create(b, loc, kSmallTokens));
-  auto branch = scf::IfOp::create(b, loc, few, /*withElseRegion=*/true);
-  b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  gpu::LaunchFuncOp fewLaunch =
-      createLaunch(b, op, small, operands, tokens, {});
-  fewLaunch->setAttr("fmlp.max_tokens", b.getI64IntegerAttr(kSmallTokens));
-  // Its 16-byte loads ask 16-byte aligned arguments (as tensor maps do).
-  fewLaunch->setAttr("fmlp.vector_access", b.getUnitAttr());
-  b.setInsertionPoint(branch.elseBlock()->getTerminator());
-  createLaunch(b, op, kernel, operands, tokens, tensorMaps)
-      ->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(kSmallTokens + 1));
   op->erase();
 }
 
@@ -547,62 +567,101 @@ struct ConvertFMLPToNVVMPass
         KernelBuilder kb(gpuModule, name, 0, operands.buffers.size(),
                          op->getLoc());
         buildBiasGrad(biasGrad, kb, operands);
-        replaceWithLaunches(op, kb.func, {}, operands, biasGrad.getGrad(), {});
+        KernelVariant only;
+        only.func = kb.func;
+        replaceWithLaunches(op, only, operands, biasGrad.getGrad());
         continue;
       }
       KernelGemm gemm = describeGemm(op);
-      KernelConfig config = KernelConfig::fromAttr(
-          op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kName));
-      std::optional<TmaPlan> tma;
-      if (config.strategy == KernelStrategy::wgmma) {
-        if (!info.has(kWgmma)) {
-          op->emitOpError("is configured for WGMMA, which ")
-              << StringRef(info.chip) << " does not have";
+      // The variants for few tokens where tile selection gave them, then
+      // the kernel for every larger T.
+      SmallVector<KernelConfig> configs;
+      if (Attribute attr = op->getAttr(KernelConfigAttr::kVariantsName)) {
+        auto array = dyn_cast<ArrayAttr>(attr);
+        if (!array) {
+          op->emitOpError("has token_variants that are not an array");
           return signalPassFailure();
         }
-        std::string whyNot;
-        FailureOr<TmaPlan> planned = planTma(op, gemm, config.tileN, whyNot);
-        if (failed(planned)) {
-          op->emitOpError("is configured for WGMMA, but ") << whyNot;
-          return signalPassFailure();
+        for (Attribute element : array) {
+          auto config = dyn_cast<KernelConfigAttr>(element);
+          int64_t previous = configs.empty() ? 0 : configs.back().maxTokens;
+          if (!config || config.getMaxTokens() <= previous) {
+            op->emitOpError("has token_variants that are not kernel configs "
+                            "ascending by max_tokens");
+            return signalPassFailure();
+          }
+          configs.push_back(KernelConfig::fromAttr(config));
         }
-        tma = std::move(*planned);
       }
-      ArrayRef<TmaView> maps =
-          tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
-      KernelBuilder kb(gpuModule, name, maps.size(), operands.buffers.size(),
-                       op->getLoc());
-      auto lower = [&](KernelBuilder &kb, const KernelConfig &config,
-                       const TmaPlan *tma) {
-        EpilogueLowering lowering{kb, operands, gemm, config, tma};
-        llvm::TypeSwitch<Operation *>(op)
-            .Case<GateUpOp, DownOp, DownGradOp, InputGradOp,
-                  GateUpWeightGradOp, DownWeightGradOp>(
-                [&](auto kernel) { lowering.build(kernel); });
-      };
-      lower(kb, config, tma ? &*tma : nullptr);
-      // The variant for few tokens, where tile selection gave one.
-      LLVM::LLVMFuncOp small;
-      if (auto attr = op->getAttrOfType<KernelConfigAttr>(
-              KernelConfigAttr::kSmallTokensName)) {
-        KernelConfig smallConfig = KernelConfig::fromAttr(attr);
-        std::string whyNot = notSmallTokensReady(gemm);
-        if (smallConfig.strategy != KernelStrategy::small_tokens ||
-            !whyNot.empty() || !info.has(kMmaSync)) {
-          op->emitOpError("has a small_tokens_config it cannot take: ")
-              << (whyNot.empty() ? "not the small_tokens strategy on a chip "
-                                   "with mma.sync"
-                                 : whyNot);
-          return signalPassFailure();
-        }
-        KernelBuilder smallKb(gpuModule, name + "_small_tokens", 0,
-                              operands.buffers.size(), op->getLoc());
-        lower(smallKb, smallConfig, nullptr);
-        small = smallKb.func;
+      configs.push_back(KernelConfig::fromAttr(
+          op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kName)));
+      if (configs.back().maxTokens != 0) {
+        op->emitOpError("has a kernel_config with max_tokens: it serves "
+                        "every T past its token_variants");
+        return signalPassFailure();
       }
-      replaceWithLaunches(op, kb.func, small, operands, gemm.tokenOperand,
-                          maps);
+      SmallVector<KernelVariant> variants;
+      for (const KernelConfig &config : configs) {
+        FailureOr<KernelVariant> variant =
+            buildVariant(op, gemm, config, operands, info, gpuModule, name);
+        if (failed(variant))
+          return signalPassFailure();
+        variants.push_back(std::move(*variant));
+      }
+      replaceWithLaunches(op, variants, operands, gemm.tokenOperand);
     }
+  }
+
+  /// The kernel of `op` as `config` says, named `name` plus the variant's
+  /// range; fails with a diagnostic at `op` when the config does not suit
+  /// the chip or the operands.
+  FailureOr<KernelVariant> buildVariant(Operation *op, const KernelGemm &gemm,
+                                        const KernelConfig &config,
+                                        const KernelOperands &operands,
+                                        const Target &info,
+                                        gpu::GPUModuleOp gpuModule,
+                                        StringRef name) {
+    KernelVariant variant;
+    variant.maxTokens = config.maxTokens;
+    std::string kernelName = name.str();
+    switch (config.strategy) {
+    case KernelStrategy::wgmma: {
+      if (!info.has(kWgmma))
+        return op->emitOpError("is configured for WGMMA, which ")
+               << StringRef(info.chip) << " does not have";
+      std::string whyNot;
+      FailureOr<TmaPlan> planned = planTma(op, gemm, config.tileN, whyNot);
+      if (failed(planned))
+        return op->emitOpError("is configured for WGMMA, but ") << whyNot;
+      variant.tma = std::move(*planned);
+      if (config.maxTokens)
+        kernelName += "_upto" + std::to_string(config.maxTokens);
+      break;
+    }
+    case KernelStrategy::small_tokens: {
+      std::string whyNot = notSmallTokensReady(gemm);
+      if (!whyNot.empty() || !info.has(kMmaSync))
+        return op->emitOpError("has a small_tokens config it cannot take: ")
+               << (whyNot.empty() ? "the chip has no mma.sync" : whyNot);
+      variant.vectorAccess = true;
+      kernelName += "_small_tokens";
+      break;
+    }
+    case KernelStrategy::simt:
+      if (config.maxTokens)
+        kernelName += "_upto" + std::to_string(config.maxTokens);
+      break;
+    }
+    ArrayRef<TmaView> maps = variant.maps();
+    KernelBuilder kb(gpuModule, kernelName, maps.size(),
+                     operands.buffers.size(), op->getLoc());
+    EpilogueLowering lowering{kb, operands, gemm, config,
+                              variant.tma ? &*variant.tma : nullptr};
+    llvm::TypeSwitch<Operation *>(op)
+        .Case<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
+              DownWeightGradOp>([&](auto kernel) { lowering.build(kernel); });
+    variant.func = kb.func;
+    return variant;
   }
 };
 

@@ -37,6 +37,11 @@ GemmShape describe(Operation *op) {
     shape.notSmallTokensReady =
         "small_tokens kernels are verified on the GPU for K1 and K2 only";
   shape.smallTokensReady = shape.notSmallTokensReady.empty();
+  // Measured on the H200 (bench/NOTES.md item 47): 64-wide tiles at T = 64
+  // and 256 take K2 and K4 0.41-0.57x the time of 256-wide ones at
+  // (4096, 11008), 0.91-1.03x at (1024, 2816); K3, whose epilogue reads G
+  // and U, lost (1.02-1.43x), K1 (two accumulators) was mixed.
+  shape.narrowTilesForFewTokens = isa<DownOp, InputGradOp>(op);
   // The grid is static when neither M nor N is T (the weight gradients).
   if (!gemm.m.tokens && !gemm.n.tokens) {
     shape.rows = gemm.m.value;
@@ -60,13 +65,15 @@ struct SelectTilesPass
       if (!isKernelOp(op) || isa<BiasGradOp>(op) || op->getNumResults() != 0)
         return;
       GemmShape shape = describe(op);
-      op->setAttr(KernelConfigAttr::kName,
-                  selectGemmConfig(target.getInfo(), shape)
-                      .toAttr(op->getContext()));
-      if (std::optional<KernelConfig> small =
-              selectSmallTokensConfig(target.getInfo(), shape))
-        op->setAttr(KernelConfigAttr::kSmallTokensName,
-                    small->toAttr(op->getContext()));
+      KernelConfig base = selectGemmConfig(target.getInfo(), shape);
+      op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
+      SmallVector<Attribute> variants;
+      for (const KernelConfig &variant :
+           selectTokenVariants(target.getInfo(), shape, base))
+        variants.push_back(variant.toAttr(op->getContext()));
+      if (!variants.empty())
+        op->setAttr(KernelConfigAttr::kVariantsName,
+                    ArrayAttr::get(op->getContext(), variants));
     });
   }
 };

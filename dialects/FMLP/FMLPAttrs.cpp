@@ -73,7 +73,9 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          KernelStrategy strategy, ArrayRef<int64_t> tile,
                          int64_t stages, ArrayRef<int64_t> cluster,
                          int64_t sharedBytes, int64_t maxRegisters,
-                         StringRef reason) {
+                         StringRef reason, int64_t maxTokens) {
+  if (maxTokens < 0)
+    return emitError() << "max_tokens must be non-negative (0: any T)";
   if (tile.size() != 3 || llvm::any_of(tile, [](int64_t v) { return v <= 0; }))
     return emitError() << "tile must be three positive extents (M, N, K)";
   if (cluster.size() != 2 ||
@@ -110,6 +112,9 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (tile[0] != 16 || tile[1] != 16 || tile[2] != 32 || stages != 1)
       return emitError() << "a small_tokens kernel has tile 16 x 16 x 32 and "
                             "one stage";
+    if (maxTokens != tile[0])
+      return emitError() << "a small_tokens kernel serves T <= its tile M "
+                            "(max_tokens = 16)";
     break;
   }
   return success();

@@ -129,9 +129,11 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     and barriers; `max_registers` the per-thread cap ptxas must keep;
     `reason` why this strategy and not a faster one.
 
-    A kernel op may also carry `fmlp.small_tokens_config`, a second
-    configuration (strategy `small_tokens`) for launches with T at most its
-    tile M: the lowering then generates both kernels, and each launch runs
+    A kernel op may also carry `fmlp.token_variants`, an array of further
+    configurations for launches of few tokens, ascending by `max_tokens`:
+    the first whose `max_tokens` is at least T serves a launch, the
+    `fmlp.kernel_config` (whose `max_tokens` is 0: no bound) every larger
+    T. The lowering generates each variant's kernel, and each launch runs
     the one whose range of T holds its T.
 
     ```mlir
@@ -147,12 +149,14 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     ArrayRefParameter<"int64_t", "blocks along M and N">:$cluster,
     "int64_t":$shared_bytes,
     "int64_t":$max_registers,
-    StringRefParameter<"why this strategy">:$reason);
+    StringRefParameter<"why this strategy">:$reason,
+    DefaultValuedParameter<"int64_t", "0",
+                           "the largest T served (0: any)">:$max_tokens);
   let assemblyFormat = [{
     `<` `strategy` `=` $strategy `,` `tile` `=` `[` $tile `]` `,`
     `stages` `=` $stages `,` `cluster` `=` `[` $cluster `]` `,`
     `shared_bytes` `=` $shared_bytes `,` `max_registers` `=` $max_registers
-    `,` `reason` `=` $reason `>`
+    `,` `reason` `=` $reason (`,` `max_tokens` `=` $max_tokens^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -161,9 +165,9 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     int64_t getTileK() const { return getTile()[2]; }
     /// The name of the discardable attribute that holds it on a kernel op.
     static constexpr ::llvm::StringLiteral kName = "fmlp.kernel_config";
-    /// The name of the one that holds the variant for few tokens.
-    static constexpr ::llvm::StringLiteral kSmallTokensName =
-        "fmlp.small_tokens_config";
+    /// The name of the array of variants for few tokens.
+    static constexpr ::llvm::StringLiteral kVariantsName =
+        "fmlp.token_variants";
   }];
 }
 

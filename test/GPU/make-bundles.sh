@@ -2,7 +2,9 @@
 # Compiles the GPU tests' bundles: a SwiGLU block (fmlp.gated_mlp, weights
 # in nn.Linear's [out, in] layout) for each element type and each (D, H) of
 # shapes.sh, bf16 also at its edge shapes, with fmlp-compile from the build
-# tree. Usage: make-bundles.sh OUTDIR [CHIP]
+# tree. Usage: make-bundles.sh OUTDIR [CHIP]; DTYPES (default "bf16 f16
+# f32") narrows it, FMLP_COMPILE_FLAGS adds fmlp-compile flags (A/B runs:
+# e.g. --fmlp-wgmma-tile-n=64).
 set -euo pipefail
 out=${1:?usage: make-bundles.sh OUTDIR [CHIP]}
 chip=${2:-sm_90a}
@@ -13,7 +15,7 @@ mkdir -p "$out"
 shapes() {  # the shapes of DTYPE
   if [[ $1 == bf16 ]]; then echo $gpu_test_shapes $gpu_test_edge_shapes; else echo $gpu_test_shapes; fi
 }
-for dtype in bf16 f16 f32; do
+for dtype in ${DTYPES:-bf16 f16 f32}; do
   for shape in $(shapes $dtype); do
     d=${shape%x*} h=${shape#*x}
     src="$out/mlp-$dtype-$d-$h.mlir"
@@ -27,7 +29,7 @@ func.func @mlp(%x: tensor<?x${d}x${dtype}>, %wg: tensor<${h}x${d}x${dtype}>,
   return %y : tensor<?x${d}x${dtype}>
 }
 MLIR
-    "$compile" "$src" --chip="$chip" -o "$out/mlp-$dtype-$d-$h.bundle" --report=false
+    "$compile" "$src" --chip="$chip" ${FMLP_COMPILE_FLAGS:-} -o "$out/mlp-$dtype-$d-$h.bundle" --report=false
   done
 done
 echo "bundles in $out"

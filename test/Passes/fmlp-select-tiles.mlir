@@ -12,20 +12,28 @@
 // 48 KiB (197632 B with the barriers, under 232448).
 // K1 and K2 (M = T, weights K-major) also get the variant for T <= 16:
 // the small_tokens kernel, 8 KiB of partial sums per accumulator. K3..K6
-// do not (K3 reads nn.Linear's Wd along its rows: MN-major).
+// do not (K3 reads nn.Linear's Wd along its rows: MN-major). K2 and K4
+// (one accumulator, an epilogue that only stores) get a narrow WGMMA
+// variant for T <= 256: 64-wide tiles, 6 stages.
 // CHECK-LABEL: func.func @mlp.forward
-// CHECK: fmlp.gate_up {{.*}}fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "16-bit operands in TMA-addressable views on sm_90a">, fmlp.small_tokens_config = #fmlp.kernel_config<strategy = small_tokens, tile = [16, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 16384, max_registers = 128, reason = "T <= 16: the weights streamed through mma.sync on sm_90a, K split over 8 warps">
-// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4{{.*}}fmlp.small_tokens_config = #fmlp.kernel_config<strategy = small_tokens, {{.*}}shared_bytes = 8192
+// CHECK: fmlp.gate_up {{.*}}fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "16-bit operands in TMA-addressable views on sm_90a">, fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, tile = [16, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 16384, max_registers = 128, reason = "T <= 16: the weights streamed through mma.sync on sm_90a, K split over 8 warps", max_tokens = 16>]}
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}shared_bytes = 8192, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, reason = "T <= 256: 64-wide tiles, 4x the blocks to stream the weights on sm_90a", max_tokens = 256>]}
 // CHECK-LABEL: func.func @mlp.backward
 // CHECK-NOT: small_tokens
 // CHECK: fmlp.down_grad {{.*}}strategy = wgmma
+// CHECK-NOT: token_variants
+// CHECK-SAME: {{$}}
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma
-// CHECK: fmlp.input_grad {{.*}}strategy = wgmma
+// CHECK-NOT: token_variants
+// CHECK-SAME: {{$}}
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 256>]}
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma
+// CHECK-NOT: token_variants
+// CHECK-SAME: {{$}}
 // CHECK-NOT: small_tokens
 // CHECK-LABEL: func.func @mlp.forward_nograd
-// CHECK: fmlp.gate_up {{.*}}small_tokens_config
-// CHECK: fmlp.down {{.*}}small_tokens_config
+// CHECK: fmlp.gate_up {{.*}}token_variants = [#fmlp.kernel_config<strategy = small_tokens
+// CHECK: fmlp.down {{.*}}token_variants = [#fmlp.kernel_config<strategy = small_tokens
 // save=gu: K3 recomputes A into a buffer in its epilogue, so that K6 reads
 // it through TMA like save=agu's saved A.
 // GU-LABEL: func.func @mlp.backward

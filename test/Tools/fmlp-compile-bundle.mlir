@@ -61,9 +61,12 @@
 // INFO-NEXT: kernel llama_mlp_forward_k0_gate_up_small_tokens: T in [1, 16], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [17, inf], runs at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k1_down_small_tokens: T in [1, 16], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k1_down: T in [17, inf], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto256: T in [17, 256], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down: T in [257, inf], not run at T = 37
 // INFO: entry llama_mlp.backward (backward)
 // INFO: saved      saved     bf16 [T, 33024] align 16 consumed
+// INFO: kernel llama_mlp_backward_k2_input_grad_upto256: T in [1, 256], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad: T in [257, inf], not run at T = 37
 // INFO: entry llama_mlp.forward_nograd (forward_nograd): 814592 B saved + workspace at T = 37
 
 // NODRIVER: fmlp-bundle-info: FMLP_ERROR_NO_DRIVER: no CUDA driver: cannot load libcuda-absent-for-fmlp-tests.so.1

@@ -76,11 +76,32 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             // for it exactly when they are for TMA): wherever mma.sync
             // exists, within the chip, and it verifies.
             shape.smallTokensReady = tmaReady;
-            std::optional<KernelConfig> small =
-                selectSmallTokensConfig(chip, shape);
+            // And the narrow WGMMA variant for T <= 256, for one
+            // accumulator of a kernel that asks for it.
+            shape.narrowTilesForFewTokens = accumulators == 1;
+            SmallVector<KernelConfig> variants =
+                selectTokenVariants(chip, shape, c);
+            std::optional<KernelConfig> small, narrow;
+            for (const KernelConfig &v : variants) {
+              EXPECT_GT(v.maxTokens, 0);
+              (v.strategy == KernelStrategy::small_tokens ? small : narrow) = v;
+            }
+            for (size_t i = 1; i < variants.size(); ++i)
+              EXPECT_LT(variants[i - 1].maxTokens, variants[i].maxTokens);
             EXPECT_EQ(small.has_value(),
                       chip.has(kMmaSync) && ownFormat && tmaReady);
+            EXPECT_EQ(narrow.has_value(),
+                      c.strategy == KernelStrategy::wgmma && accumulators == 1);
+            if (narrow) {
+              EXPECT_EQ(narrow->strategy, KernelStrategy::wgmma);
+              EXPECT_EQ(narrow->tileN, 64);
+              EXPECT_EQ(narrow->maxTokens, 256);
+              EXPECT_LE(narrow->sharedBytes, limit);
+              EXPECT_EQ(KernelConfig::fromAttr(narrow->toAttr(&context)).maxTokens,
+                        256);
+            }
             if (small) {
+              EXPECT_EQ(small->maxTokens, kSmallTokens);
               ++smallCount;
               EXPECT_EQ(small->strategy, KernelStrategy::small_tokens);
               EXPECT_EQ(small->tileM, kSmallTokens);
