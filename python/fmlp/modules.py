@@ -207,17 +207,42 @@ class FusedGatedMLP(nn.Module):
     def fused(self, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
         """The block over `params` (plain tensors: this module's weights, or
         one tensor-parallel shard of them)."""
-        bundle = str(_bundle_for(self.block_spec(x, params)))
+        bundle = self._bundle(x, params)
         rows = x.reshape(-1, self.hidden_size)
         if not rows.is_contiguous():
             rows = rows.contiguous()
         # The no-grad path keeps nothing for a backward: taken whenever
         # autograd will not ask for one.
-        if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in params)):
+        if torch.is_grad_enabled() and (x.requires_grad or any([p.requires_grad for p in params])):
             y, _ = torch.ops.fmlp.forward(bundle, rows, params)
         else:
             y = torch.ops.fmlp.forward_nograd(bundle, rows, params)
         return y.view(*x.shape[:-1], self.hidden_size)
+
+    def _bundle(self, x: torch.Tensor, params: List[torch.Tensor]) -> str:
+        """The bundle's path for x and params: block_spec's checks and the
+        bundle found (or compiled) once, then, in eager calls, reused while
+        everything the spec is made of is the same: x's dtype and device,
+        H and the parameter count, the module's widths, activation and
+        multipliers (the key, compared at every call); and every
+        parameter's dtype and device equal x's (checked at every call, as
+        block_spec does). Under torch.compile the spec is traced as
+        before (dynamo guards on what it reads)."""
+        if torch.compiler.is_compiling():
+            return str(_bundle_for(self.block_spec(x, params)))
+        dtype, device = x.dtype, x.get_device()
+        key = (dtype, device, x.shape[-1], params[0].shape[0], len(params), self.hidden_size,
+               self.activation, self.gate_multiplier, self.down_multiplier)
+        cached = self.__dict__.get("_fmlp_bundle")
+        if cached is not None and cached[0] == key:
+            for p in params:
+                if p.dtype is not dtype or p.get_device() != device:
+                    break
+            else:
+                return cached[1]
+        bundle = str(_bundle_for(self.block_spec(x, params)))
+        self.__dict__["_fmlp_bundle"] = (key, bundle)
+        return bundle
 
 
 class UnfusedWarning(UserWarning):
