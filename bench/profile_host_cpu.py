@@ -15,8 +15,8 @@ set to None), also with frozen weights.
 Needs torch and transformers, fmlp-compile (the bundle is compiled into a
 temporary cache). Works with this package and with fmlp's Python before
 the lean host path (torch.library.custom_op ops; the stubs differ), so
-that one script measures both. Timings are medians of 5 rounds; compare
-runs on one machine only.
+that one script measures both. Timings are the least of 7 rounds; compare
+runs on one machine only, alternating them.
 """
 import argparse
 import os
@@ -28,13 +28,15 @@ import torch
 
 
 def host_us(call, calls):
+    """The least of 7 rounds' time per call: on a shared machine the other
+    loads only add, so the least is the closest to the call's own cost."""
     rounds = []
-    for _ in range(5):
+    for _ in range(7):
         start = time.perf_counter()
         for _ in range(calls):
             call()
         rounds.append((time.perf_counter() - start) / calls * 1e6)
-    return sorted(rounds)[2]
+    return min(rounds)
 
 
 def stub_launches(ops, runtime):

@@ -294,7 +294,7 @@ def _setup_context(ctx, inputs, output):
     ctx.save_for_backward(x, saved, *params)
     ctx.mark_non_differentiable(saved)
     # saved has no gradient: without this, autograd would hand _backward a
-    # zero tensor of its size ([T, 3H]) as one.
+    # zero tensor of its size (T rows of the saved activations) as one.
     ctx.set_materialize_grads(False)
 
 

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import tempfile
 import unittest
+import unittest.mock
 
 D, H, T = 64, 128, 5
 
@@ -218,6 +219,69 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
         self.assertEqual(len(backward), 1)
         self.assertFalse({"d_gate", "d_up"} & backward[0])
         self.assertGradients(False, x, dict(zip(["gate", "up", "down"], params)), ("gate", "up"))
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed")
+class ModuleKeepsItsBundle(unittest.TestCase):
+    """FusedGatedMLP._bundle: block_spec's checks and the bundle lookup run
+    once, then again whenever what the spec is made of changes (x's dtype,
+    a parameter's dtype, the activation); never a stale bundle. block_spec
+    is replaced by a counting one without its CUDA-only checks."""
+
+    def setUp(self):
+        import types
+        import torch
+        from fmlp import modules, ops, spec
+        self.torch, self.modules = torch, modules
+        ops.emulate = emulate
+        self.addCleanup(setattr, ops, "emulate", None)
+        self.cache = tempfile.TemporaryDirectory()
+        self.addCleanup(self.cache.cleanup)
+        saved = dict(os.environ)
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+        os.environ["FMLP_CACHE_DIR"] = self.cache.name
+        os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
+        self.specs = []
+
+        def block_spec(module, x, params=None):
+            params = module._params() if params is None else params
+            for p in params:
+                if p.dtype != x.dtype:
+                    raise TypeError(f"x is {x.dtype}, a parameter is {p.dtype}")
+            made = spec.BlockSpec(module.hidden_size, params[0].shape[0], ops.DTYPES[x.dtype],
+                                  module.activation)
+            self.specs.append(made)
+            return made
+        patcher = unittest.mock.patch.object(modules.FusedGatedMLP, "block_spec", block_spec)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        config = types.SimpleNamespace(hidden_size=D, intermediate_size=H, hidden_act="silu",
+                                       mlp_bias=False)
+        torch.manual_seed(0)
+        self.module = modules.FusedGatedMLP(config).to(torch.bfloat16)
+        self.x = torch.randn(T, D).to(torch.bfloat16)
+
+    def test_spec_once_then_again_on_change(self):
+        torch, module = self.torch, self.module
+        with torch.no_grad():
+            y = module(self.x)
+            self.assertTrue(torch.equal(module(self.x), y))
+            self.assertEqual(len(self.specs), 1)
+            # A parameter of another dtype: checked again, refused.
+            module.up_proj.weight.data = module.up_proj.weight.data.float()
+            with self.assertRaisesRegex(TypeError, "a parameter is torch.float32"):
+                module(self.x)
+            # Back to bf16: the spec kept (the refused call made none).
+            module.up_proj.weight.data = module.up_proj.weight.data.to(torch.bfloat16)
+            self.assertTrue(torch.equal(module(self.x), y))
+            self.assertEqual(len(self.specs), 1)
+            # Another activation: another spec (and bundle).
+            module.activation = "gelu_tanh"
+            module(self.x)
+            self.assertEqual([s.activation for s in self.specs], ["silu", "gelu_tanh"])
+            # x of another dtype: checked again, refused.
+            with self.assertRaisesRegex(TypeError, "x is torch.float32"):
+                module(self.x.float())
 
 
 if __name__ == "__main__":
