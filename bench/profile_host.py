@@ -60,20 +60,21 @@ def dispatch(fused, x, calls):
     bundle = fused._bundle(rows, params)
     plan = ops._plan(bundle, "forward_nograd", rows)
     kept = plan.run(rows, ops._named(params, rows))  # the buffers the descriptions name
+    arguments = ops.parameters(params)
     tensors, launch = plan._tensors(), plan._launch
     stream = torch._C._cuda_getCurrentRawStream(rows.get_device())
 
     def body_without_launch():
         plan._launch = lambda tensors, stream: None
         try:
-            ops._forward_nograd(bundle, rows, params)
+            ops._forward_nograd(bundle, rows, *arguments)
         finally:
             plan._launch = launch
     layers = (
         ("the runtime call alone (fmlp_launch)", lambda: launch(tensors, stream)),
         ("the op's body, runtime call stubbed", body_without_launch),
-        ("the op's body", lambda: ops._forward_nograd(bundle, rows, params)),
-        ("the op (dispatcher)", lambda: torch.ops.fmlp.forward_nograd(bundle, rows, params)),
+        ("the op's body", lambda: ops._forward_nograd(bundle, rows, *arguments)),
+        ("the op (dispatcher)", lambda: torch.ops.fmlp.forward_nograd(bundle, rows, *arguments)),
         ("the module call", lambda: fused(rows)),
     )
     with torch.no_grad():

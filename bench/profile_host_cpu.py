@@ -53,12 +53,18 @@ def stub_launches(ops, runtime):
                 ops._plans[key] = made
             return ops._plans[key]
         ops._plan = plan
-        return ops._forward_nograd
+        return lambda bundle, x, params: ops._forward_nograd(bundle, x, *ops.parameters(params))
     # Before: custom_op ops whose body describes every tensor anew.
     ops._loaded = lambda path, device: ops._manifest(path)
     runtime.Entry.launch = lambda self, tensors, stream: None
     torch.cuda.current_stream = lambda device=None: types.SimpleNamespace(cuda_stream=0)
     return ops.forward_nograd._init_fn
+
+
+def op_arguments(ops, params):
+    """The parameters as the ops take them: six arguments, or (before)
+    one list."""
+    return ops.parameters(params) if hasattr(ops, "parameters") else (params,)
 
 
 def main():
@@ -108,7 +114,7 @@ def main():
     with torch.no_grad():
         layers = [("no-grad: the op's body alone", lambda: body(bundle, x, params)),
                   ("no-grad: the op (dispatcher)",
-                   lambda: torch.ops.fmlp.forward_nograd(bundle, x, params)),
+                   lambda: torch.ops.fmlp.forward_nograd(bundle, x, *op_arguments(ops, params))),
                   ("no-grad: the module call", lambda: fused(x))]
         for label, call in layers:
             for _ in range(50):

@@ -232,10 +232,11 @@ class FusedGatedMLP(nn.Module):
             rows = rows.contiguous()
         # The no-grad path keeps nothing for a backward: taken whenever
         # autograd will not ask for one.
+        arguments = ops.parameters(params)
         if torch.is_grad_enabled() and (x.requires_grad or any([p.requires_grad for p in params])):
-            y, _ = torch.ops.fmlp.forward(bundle, rows, params)
+            y, _ = torch.ops.fmlp.forward(bundle, rows, *arguments)
         else:
-            y = torch.ops.fmlp.forward_nograd(bundle, rows, params)
+            y = torch.ops.fmlp.forward_nograd(bundle, rows, *arguments)
         return y.view(*x.shape[:-1], self.hidden_size)
 
     def _bundle(self, x: torch.Tensor, params: List[torch.Tensor]) -> str:

@@ -3,15 +3,18 @@ fmlp::forward_nograd, fmlp::backward), with fake (meta) implementations for
 torch.compile and autograd through fmlp::backward.
 
 Each op takes the bundle's directory, x as [T, D] and the parameters in the
-bundle's order (gate, up, down, then gate_bias, up_bias, down_bias when the
-block has them). Launches go on torch's current stream with torch-allocated
-buffers: no allocation inside fmlp, no synchronization, CUDA-graph safe.
+bundle's order, each its own argument: gate, up, down, gate_bias, up_bias,
+down_bias, the biases None when the block has none (`parameters(params)`
+makes these six from a list). Launches go on torch's current stream with
+torch-allocated buffers: no allocation inside fmlp, no synchronization,
+CUDA-graph safe.
 
 fmlp::backward writes dG and dU over the saved G and U; its schema says so
 (mutates `saved`, `Tensor(a!)`), so autograd's version counter on `saved`
-(bumped by the op) and functionalization under torch.compile see it. That is also why the
-runtime's own address-based check of saved activations is turned off
-here: autograd tracks them, and torch.compile may pass a backward a copy.
+(bumped by the op) and functionalization under torch.compile see it. That
+is also why the runtime's own address-based check of saved activations is
+turned off here: autograd tracks them, and torch.compile may pass a
+backward a copy.
 
 fmlp::backward computes only the gradients it is asked for (`wanted`: x's,
 then each parameter's, from autograd's needs_input_grad): the others are
@@ -24,7 +27,8 @@ neither weight-gradient GEMM, an x that needs no gradient not dX.
 The host path is lean (issue 22): the ops are registered with
 torch.library.Library (define, one kernel for every device, a fake
 kernel, autograd), not torch.library.custom_op, whose wrappers cost more
-than the op's own Python; and each (bundle, entry point, device) has a
+than the op's own Python; the parameters are arguments of their own (a
+Tensor[] costs autograd a pytree flattening per call); and each (bundle, entry point, device) has a
 _Plan built once from the manifest: which arguments are given and which
 are allocated (shapes from the manifest, -1 = T: nothing here assumes
 the saved activations' width, or that there are any), and a ctypes array
@@ -189,8 +193,10 @@ def _plan(path: str, kind: str, x: torch.Tensor) -> _Plan:
     return plan
 
 
-def _named(params: Sequence[torch.Tensor], x: torch.Tensor) -> Dict[str, torch.Tensor]:
-    named = dict(zip(_PARAMS, params))
+def _named(params: Sequence[Optional[torch.Tensor]], x: torch.Tensor) -> Dict[str, torch.Tensor]:
+    """x and the parameters given (gate, up, down, then biases; None:
+    absent) by the bundle's argument names."""
+    named = {name: p for name, p in zip(_PARAMS, params) if p is not None}
     named["x"] = x
     return named
 
@@ -206,23 +212,35 @@ def _shaped(path: str, kind: str, x: torch.Tensor, name: str) -> torch.Tensor:
     return x.new_empty(0)
 
 
-def _forward(bundle: str, x: torch.Tensor, params: List[torch.Tensor]):
-    """y and the saved activations for backward."""
-    made = _plan(bundle, "forward", x).run(x, _named(params, x))
+def parameters(params: Sequence[Optional[torch.Tensor]]) -> Tuple[Optional[torch.Tensor], ...]:
+    """The ops' six parameter arguments for `params` (gate, up, down, then
+    the biases when the block has them): gate, up, down, gate_bias,
+    up_bias, down_bias, None for the biases a block does not have."""
+    if len(params) not in (3, 6):
+        raise ValueError(f"fmlp: 3 weights and optionally 3 biases, got {len(params)} parameters")
+    return tuple(params) if len(params) == 6 else (*params, None, None, None)
+
+
+def _forward(bundle, x, gate, up, down, gate_bias, up_bias, down_bias):
+    """y and the saved activations for backward (empty when the bundle
+    keeps none)."""
+    made = _plan(bundle, "forward", x).run(
+        x, _named((gate, up, down, gate_bias, up_bias, down_bias), x))
     saved = made.get("saved")
     return made["y"], (saved if saved is not None else x.new_empty(0))
 
 
-def _forward_fake(bundle, x, params):
+def _forward_fake(bundle, x, *params):
     return _shaped(bundle, "forward", x, "y"), _shaped(bundle, "forward", x, "saved")
 
 
-def _forward_nograd(bundle: str, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
+def _forward_nograd(bundle, x, gate, up, down, gate_bias, up_bias, down_bias):
     """y alone: nothing is kept for a backward."""
-    return _plan(bundle, "forward_nograd", x).run(x, _named(params, x))["y"]
+    return _plan(bundle, "forward_nograd", x).run(
+        x, _named((gate, up, down, gate_bias, up_bias, down_bias), x))["y"]
 
 
-def _forward_nograd_fake(bundle, x, params):
+def _forward_nograd_fake(bundle, x, *params):
     return _shaped(bundle, "forward_nograd", x, "y")
 
 
@@ -232,35 +250,39 @@ def _no_gradient(x: torch.Tensor) -> torch.Tensor:
     return x.new_empty(0)
 
 
-def _backward_op(bundle: str, x: torch.Tensor, params: List[torch.Tensor], dy: torch.Tensor,
-                 saved: torch.Tensor, wanted: List[bool]):
+def _backward_op(bundle, x, gate, up, down, gate_bias, up_bias, down_bias, dy, saved, wanted):
     """dx, d_gate, d_up, d_down, d_gate_bias, d_up_bias, d_down_bias:
-    those `wanted` (x's flag, then one per parameter) computed, the others
-    empty (also the bias gradients of a block without biases). Writes dG
-    and dU over the saved G and U."""
+    those `wanted` (seven flags: x's, then each parameter's) computed, the
+    others empty (so are the gradients of absent biases). Writes dG and dU
+    over the saved G and U."""
+    params = (gate, up, down, gate_bias, up_bias, down_bias)
     given = _named(params, x)
     given["dy"], given["saved"] = dy, saved
     # The schema's mutation of saved, for autograd: its version counter
     # moves (what torch.library.custom_op's ADInplaceOrView kernel does,
     # here without a Python kernel of its own in the dispatch).
     increment_version(saved)
-    names = [name for name, want in zip(_GRADS, wanted) if want]
+    names = [name for name, want, t in zip(_GRADS, wanted, (x, *params))
+             if want and t is not None]
     made = _plan(bundle, "backward", x).run(x, given, names)
     return tuple(made[name] if name in names else _no_gradient(x) for name in _GRADS)
 
 
-def _backward_fake(bundle, x, params, dy, saved, wanted):
-    grads = [torch.empty_like(t) if want else _no_gradient(x)
-             for t, want in zip([x, *params], wanted)]
-    return tuple(grads + [_no_gradient(x) for _ in range(len(_GRADS) - len(grads))])
+def _backward_fake(bundle, x, gate, up, down, gate_bias, up_bias, down_bias, dy, saved, wanted):
+    return tuple(torch.empty_like(t) if want and t is not None else _no_gradient(x)
+                 for t, want in zip((x, gate, up, down, gate_bias, up_bias, down_bias), wanted))
 
 
-# Seven fixed results, not a list: torch.compile functionalizes a mutating
-# op only when each result is a plain Tensor.
+# Each parameter its own argument, not a Tensor[]: autograd then needs no
+# pytree flattening of a list per call (torch.library's tensor-list
+# wrapper). Seven fixed results, not a list: torch.compile functionalizes a
+# mutating op only when each result is a plain Tensor.
+_PARAMETERS = ("Tensor gate, Tensor up, Tensor down, Tensor? gate_bias, Tensor? up_bias, "
+               "Tensor? down_bias")
 SCHEMAS = {
-    "forward": "(str bundle, Tensor x, Tensor[] params) -> (Tensor, Tensor)",
-    "forward_nograd": "(str bundle, Tensor x, Tensor[] params) -> Tensor",
-    "backward": "(str bundle, Tensor x, Tensor[] params, Tensor dy, Tensor(a!) saved, "
+    "forward": f"(str bundle, Tensor x, {_PARAMETERS}) -> (Tensor, Tensor)",
+    "forward_nograd": f"(str bundle, Tensor x, {_PARAMETERS}) -> Tensor",
+    "backward": f"(str bundle, Tensor x, {_PARAMETERS}, Tensor dy, Tensor(a!) saved, "
                 "bool[] wanted) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
 }
 _library = torch.library.Library("fmlp", "DEF")
@@ -280,18 +302,17 @@ backward = torch.ops.fmlp.backward
 
 def wanted_gradients(needs_input_grad) -> List[bool]:
     """fmlp::backward's `wanted` from autograd's needs_input_grad of
-    fmlp::forward, (bundle, x, [one per parameter]): x's flag, then each
-    parameter's."""
-    _, x, params = needs_input_grad
-    return [bool(x), *(bool(p) for p in params)]
+    fmlp::forward, (bundle, x, gate, up, down, gate_bias, up_bias,
+    down_bias): x's flag, then each parameter's (False for an absent
+    bias)."""
+    return [bool(flag) for flag in needs_input_grad[1:8]]
 
 
 def _setup_context(ctx, inputs, output):
-    bundle, x, params = inputs
+    bundle, x, *params = inputs
     _, saved = output
     ctx.bundle = bundle
-    ctx.num_params = len(params)
-    ctx.save_for_backward(x, saved, *params)
+    ctx.save_for_backward(x, saved, *(p for p in params if p is not None))
     ctx.mark_non_differentiable(saved)
     # saved has no gradient: without this, autograd would hand _backward a
     # zero tensor of its size (T rows of the saved activations) as one.
@@ -313,9 +334,9 @@ def _backward(ctx, dy, _dsaved):
         raise RuntimeError("fmlp: double backward (create_graph=True) is not supported")
     wanted = wanted_gradients(ctx.needs_input_grad)
     ctx.consumed = True  # from here on, saved holds dG and dU
-    grads = torch.ops.fmlp.backward(ctx.bundle, x, params, dy.contiguous(), saved, wanted)
-    return (None, grads[0] if wanted[0] else None,
-            [g if want else None for g, want in zip(grads[1:1 + ctx.num_params], wanted[1:])])
+    grads = torch.ops.fmlp.backward(ctx.bundle, x, *parameters(params), dy.contiguous(), saved,
+                                    wanted)
+    return (None, *(g if want else None for g, want in zip(grads, wanted)))
 
 
 torch.library.register_autograd("fmlp::forward", _backward, setup_context=_setup_context,

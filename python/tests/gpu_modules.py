@@ -317,10 +317,11 @@ def checks(fused, x, dy):
            grown <= expected + 4096, f"{grown} bytes, y + saved = {expected}")
     del y
     # opcheck: schema, fake tensors, autograd registration, AOT dispatch.
-    detached = [p.detach() for p in params]
+    detached = fmlp.ops.parameters([p.detach() for p in params])
+    arguments = fmlp.ops.parameters(params)
     for name, op, args in [
-            ("forward (no input requires grad)", torch.ops.fmlp.forward, (bundle, rows.detach(), detached)),
-            ("forward_nograd", torch.ops.fmlp.forward_nograd, (bundle, rows.detach(), detached))]:
+            ("forward (no input requires grad)", torch.ops.fmlp.forward, (bundle, rows.detach(), *detached)),
+            ("forward_nograd", torch.ops.fmlp.forward_nograd, (bundle, rows.detach(), *detached))]:
         try:
             torch.library.opcheck(op, args)
             report(f"opcheck fmlp::{name}", True)
@@ -328,16 +329,17 @@ def checks(fused, x, dy):
             report(f"opcheck fmlp::{name}", False, f"{type(error).__name__}: {str(error)[:400]}")
     try:
         with torch.no_grad():
-            _, saved = torch.ops.fmlp.forward(bundle, rows, params)
+            _, saved = torch.ops.fmlp.forward(bundle, rows, *arguments)
         torch.library.opcheck(torch.ops.fmlp.backward,
-                              (bundle, rows, detached, dy.reshape(-1, D), saved, [True] * 4))
+                              (bundle, rows, *detached, dy.reshape(-1, D), saved,
+                               [True] * 4 + [False] * 3))
         report("opcheck fmlp::backward", True)
         # Gradients partly wanted: the others are empty tensors.
         with torch.no_grad():
-            _, saved = torch.ops.fmlp.forward(bundle, rows, params)
+            _, saved = torch.ops.fmlp.forward(bundle, rows, *arguments)
         torch.library.opcheck(torch.ops.fmlp.backward,
-                              (bundle, rows, detached, dy.reshape(-1, D), saved,
-                               [True, False, True, False]))
+                              (bundle, rows, *detached, dy.reshape(-1, D), saved,
+                               [True, False, True, False, False, False, False]))
         report("opcheck fmlp::backward, gradients of x and up only", True)
     except Exception as error:
         report("opcheck fmlp::backward", False, f"{type(error).__name__}: {str(error)[:400]}")
@@ -345,7 +347,7 @@ def checks(fused, x, dy):
     # by design (README): opcheck calls fmlp::forward directly and keeps its
     # `saved` output, which the backward then overwrites with dG and dU. The
     # modules drop `saved` (torch.compile below traces their backward).
-    grad_args = (bundle, rows.detach().requires_grad_(True), params)
+    grad_args = (bundle, rows.detach().requires_grad_(True), *arguments)
     try:
         torch.library.opcheck(torch.ops.fmlp.forward, grad_args,
                               test_utils=("test_schema", "test_autograd_registration",

@@ -87,7 +87,7 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
         params = [t.clone().requires_grad_(name not in frozen)
                   for name, t in zip(names, self.weights + (self.biases if bias else []))]
         x = self.x.clone().requires_grad_(x_grad)
-        y, _ = self.torch.ops.fmlp.forward(self.bundles[bias], x, params)
+        y, _ = self.torch.ops.fmlp.forward(self.bundles[bias], x, *self.ops.parameters(params))
         y.backward(self.dy)
         backward = [args for kind, args in self.calls if kind == "backward"]
         self.assertEqual(len(backward), 1)
@@ -172,18 +172,21 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
         self.assertGradients(True, x, params, frozen, x_grad=False)
 
     def test_wanted_from_needs_input_grad(self):
-        self.assertEqual(self.ops.wanted_gradients((False, True, [False, True, False])),
-                         [True, False, True, False])
-        self.assertEqual(self.ops.wanted_gradients((False, False, [True] * 6)),
+        # needs_input_grad of (bundle, x, gate, up, down, gate_bias,
+        # up_bias, down_bias): an absent bias has False.
+        self.assertEqual(self.ops.wanted_gradients((False, True, False, True, False) + (False,) * 3),
+                         [True, False, True, False, False, False, False])
+        self.assertEqual(self.ops.wanted_gradients((False, False) + (True,) * 6),
                          [False] + [True] * 6)
 
     def test_backward_op_results_follow_wanted(self):
         torch = self.torch
-        params = [w.clone() for w in self.weights]
-        _, saved = torch.ops.fmlp.forward(self.bundles[False], self.x, params)
+        params = self.ops.parameters([w.clone() for w in self.weights])
+        _, saved = torch.ops.fmlp.forward(self.bundles[False], self.x, *params)
         version = saved._version
-        grads = torch.ops.fmlp.backward(self.bundles[False], self.x, params, self.dy, saved,
-                                        [True, False, True, False])
+        # A bias's flag set for a block without biases: still empty.
+        grads = torch.ops.fmlp.backward(self.bundles[False], self.x, *params, self.dy, saved,
+                                        [True, False, True, False, True, False, False])
         self.assertEqual([tuple(g.shape) for g in grads],
                          [(T, D), (0,), (H, D), (0,), (0,), (0,), (0,)])
         # The schema's mutation of saved reaches autograd's version counter.
@@ -194,14 +197,21 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
         # registration, AOT dispatch: for each op, gradients partly wanted.
         torch = self.torch
         for bias in (False, True):
-            params = [t.clone() for t in self.weights + (self.biases if bias else [])]
+            params = self.ops.parameters(
+                [t.clone() for t in self.weights + (self.biases if bias else [])])
             path = self.bundles[bias]
-            torch.library.opcheck(torch.ops.fmlp.forward_nograd, (path, self.x, params))
-            torch.library.opcheck(torch.ops.fmlp.forward, (path, self.x, params))
-            wanted = [False, True] + [False] * (len(params) - 1)
-            _, saved = torch.ops.fmlp.forward(path, self.x, params)
+            torch.library.opcheck(torch.ops.fmlp.forward_nograd, (path, self.x, *params))
+            torch.library.opcheck(torch.ops.fmlp.forward, (path, self.x, *params))
+            wanted = [False, True, False, False, False, bias, False]
+            _, saved = torch.ops.fmlp.forward(path, self.x, *params)
             torch.library.opcheck(torch.ops.fmlp.backward,
-                                  (path, self.x, params, self.dy, saved, wanted))
+                                  (path, self.x, *params, self.dy, saved, wanted))
+        # With gradients: schema, autograd registration, fake kernels.
+        x = self.x.clone().requires_grad_(True)
+        params = self.ops.parameters([w.clone().requires_grad_(True) for w in self.weights])
+        torch.library.opcheck(torch.ops.fmlp.forward, (self.bundles[False], x, *params),
+                              test_utils=("test_schema", "test_autograd_registration",
+                                          "test_faketensor"))
 
     def test_compiled_fullgraph_with_frozen_weights(self):
         # torch.compile(fullgraph) traces the fake kernels and
@@ -213,7 +223,7 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
 
         @torch.compile(fullgraph=True, backend="aot_eager")
         def step(x, params):
-            return torch.ops.fmlp.forward(path, x, params)[0]
+            return torch.ops.fmlp.forward(path, x, *self.ops.parameters(params))[0]
         step(x, params).backward(self.dy)
         backward = [args for kind, args in self.calls if kind == "backward"]
         self.assertEqual(len(backward), 1)
