@@ -161,9 +161,10 @@ FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
  * Outputs not wanted: an output passed with data == NULL is not wanted
  * (its other fields are not read); inputs, saved activations and the
  * workspace must not be null (FMLP_ERROR_NULL_POINTER, naming the
- * argument). A kernel that writes only not-wanted outputs is skipped (a backward for frozen weights runs neither
- * [dWg dWu] = X^T [dG dU] nor dWd = A^T dY, nor their bias sums; for an
- * input that needs no gradient, not dX). A kernel that runs and writes or
+ * argument). A kernel that writes only not-wanted outputs is skipped (a
+ * backward for frozen weights runs neither [dWg dWu] = X^T [dG dU] nor
+ * dWd = A^T dY, nor their bias sums; for an input that needs no gradient,
+ * not dX). A kernel that runs and writes or
  * reads a not-wanted output (one GEMM writes dWg and dWu together, so
  * wanting one needs a buffer for the other) is refused before anything is
  * launched, with FMLP_ERROR_NULL_POINTER naming the argument and the
