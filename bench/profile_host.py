@@ -5,6 +5,9 @@ over a LlamaMLP's own Linear modules, bf16), no-grad and a training step,
 timed on the host's clock per call (the GPU is far from busy at small T),
 beside Hugging Face's LlamaMLP eager, then one cProfile of each fmlp call
 kind: the functions with the most own time and the most cumulative time.
+The no-grad call is also timed by layer (the runtime call alone, fmlp's
+Python without it, the op, the module), and a step with frozen weights.
+bench/profile_host_cpu.py times the Python side without a GPU.
 
   python3 bench/profile_host.py [--d 1024] [--h 2816] [--tokens 1] [--calls 2000]
 
@@ -43,31 +46,64 @@ def host_us(call, calls):
 
 
 def dispatch(fused, x, calls):
-    """The no-grad op's host time by layer: fmlp's Python alone (the
-    function under the custom op), the same function registered as a plain
-    torch.library op (the dispatcher, no custom_op wrapper), the custom op
-    itself (torch.ops.fmlp.forward_nograd), and the module call."""
+    """The no-grad op's host time by layer: the runtime call alone
+    (ctypes -> fmlp_launch: its checks, tensor maps, cuLaunchKernel, with
+    the tensor descriptions of a previous call), the op's body without that
+    call (fmlp's Python: allocation, descriptions written in place), the
+    op's body, the op through torch's dispatcher
+    (torch.ops.fmlp.forward_nograd, a torch.library op), and the module
+    call (guard, cached bundle lookup, then the op)."""
     from fmlp import ops
-    from fmlp.modules import _bundle_for
     params = [p.detach() for p in (fused.gate_proj.weight, fused.up_proj.weight,
                                    fused.down_proj.weight)]
     rows = x.detach().reshape(-1, fused.hidden_size)
-    bundle = str(_bundle_for(fused.block_spec(rows, params)))
-    plain = ops.forward_nograd._init_fn
-    lib = torch.library.Library("fmlp_probe", "DEF")
-    lib.define("forward_nograd(str bundle, Tensor x, Tensor[] params) -> Tensor")
-    lib.impl("forward_nograd", plain, "CUDA")
+    bundle = fused._bundle(rows, params)
+    plan = ops._plan(bundle, "forward_nograd", rows)
+    kept = plan.run(rows, ops._named(params, rows))  # the buffers the descriptions name
+    arguments = ops.parameters(params)
+    tensors, launch = plan._tensors(), plan._launch
+    stream = torch._C._cuda_getCurrentRawStream(rows.get_device())
+
+    def body_without_launch():
+        plan._launch = lambda tensors, stream: None
+        try:
+            ops._forward_nograd(bundle, rows, *arguments)
+        finally:
+            plan._launch = launch
     layers = (
-        ("fmlp's Python alone", lambda: plain(bundle, rows, params)),
-        ("as a plain torch.library op", lambda: torch.ops.fmlp_probe.forward_nograd(bundle, rows, params)),
-        ("as the custom op", lambda: torch.ops.fmlp.forward_nograd(bundle, rows, params)),
+        ("the runtime call alone (fmlp_launch)", lambda: launch(tensors, stream)),
+        ("the op's body, runtime call stubbed", body_without_launch),
+        ("the op's body", lambda: ops._forward_nograd(bundle, rows, *arguments)),
+        ("the op (dispatcher)", lambda: torch.ops.fmlp.forward_nograd(bundle, rows, *arguments)),
         ("the module call", lambda: fused(rows)),
     )
     with torch.no_grad():
         for label, call in layers:
             for _ in range(50):
                 call()
-            print(f"no-grad by layer: {label:30s} host {host_us(call, calls):8.1f} us per call")
+            print(f"no-grad by layer: {label:40s} host {host_us(call, calls):8.1f} us per call")
+    del kept
+
+
+def frozen_step(fused, x, dy, calls):
+    """A training step's host time with every weight frozen (x requires
+    grad): the backward computes dX alone, its weight-gradient kernels
+    skipped (issue 25)."""
+    params = list(fused.parameters())
+    for p in params:
+        p.requires_grad_(False)
+    xx = x.detach().clone().requires_grad_(True)
+
+    def call():
+        xx.grad = None
+        fused(xx).backward(dy)
+    try:
+        for _ in range(50):
+            call()
+        print(f"train, frozen weights: fmlp host {host_us(call, calls):8.1f} us per call")
+    finally:
+        for p in params:
+            p.requires_grad_(True)
 
 
 def main():
@@ -93,6 +129,7 @@ def main():
             print(f"{LABELS[mode]:8s} {LABELS[impl]:9s} host "
                   f"{host_us(call, args.calls):8.1f} us per call")
     dispatch(fused, x, args.calls)
+    frozen_step(fused, x, dy, args.calls)
     for mode in ("nograd", "train"):
         call = calls[mode, "fmlp"]
         profile = cProfile.Profile()

@@ -225,6 +225,46 @@ Param parseTensorMap(const json &map, const Entry &entry,
   return param;
 }
 
+/// The arguments `launch` writes: its "writes" (optional; the compiler's
+/// fmlp.written), else every non-input argument its params refer to (a
+/// superset of what it writes: what a caller may skip is then decided
+/// conservatively). Each written argument is one the launch refers to, and
+/// none is an input (an argument some launch writes is an output, saved
+/// or workspace).
+void parseWrites(const json &object, const Entry &entry,
+                 const std::string &where, Launch &launch) {
+  auto refersTo = [&](int argument) {
+    return std::any_of(
+        launch.params.begin(), launch.params.end(), [&](const Param &p) {
+          return p.kind != Param::Kind::Tokens && p.argument == argument;
+        });
+  };
+  if (!object.contains("writes")) {
+    for (int a = 0; a < static_cast<int>(entry.arguments.size()); ++a)
+      if (entry.arguments[a].role != FMLP_ROLE_INPUT && refersTo(a))
+        launch.writes.push_back(a);
+    return;
+  }
+  const json &writes = array(object, "writes", where);
+  for (size_t i = 0; i < writes.size(); ++i) {
+    std::string at = where + ".writes[" + std::to_string(i) + "]";
+    int64_t index = integerIn(
+        writes[i], at, 0, static_cast<int64_t>(entry.arguments.size()) - 1);
+    const Argument &argument = entry.arguments[index];
+    if (argument.role == FMLP_ROLE_INPUT)
+      throw Malformed{at + " = " + std::to_string(index) + ": argument " +
+                      argument.name + " is an input, which no launch writes"};
+    if (!refersTo(static_cast<int>(index)))
+      throw Malformed{at + " = " + std::to_string(index) + ": argument " +
+                      argument.name + " is not among the launch's params"};
+    launch.writes.push_back(static_cast<int>(index));
+  }
+  std::sort(launch.writes.begin(), launch.writes.end());
+  if (std::adjacent_find(launch.writes.begin(), launch.writes.end()) !=
+      launch.writes.end())
+    throw Malformed{where + ".writes names an argument twice"};
+}
+
 Launch parseLaunch(const json &object, const Entry &entry,
                    const std::string &where) {
   Launch launch;
@@ -280,6 +320,7 @@ Launch parseLaunch(const json &object, const Entry &entry,
     }
     launch.params.push_back(param);
   }
+  parseWrites(object, entry, where, launch);
   return launch;
 }
 

@@ -80,6 +80,11 @@ struct Launch {
   // kernel, a small-T one and the usual one, disjoint ranges; nothing here
   // relies on it).
   int64_t minTokens = 1, maxTokens = INT64_MAX;
+  // The arguments the launch writes (indices, ascending, no repeats): the
+  // manifest's "writes", else every non-input argument among its params.
+  // Invariant (parseManifest): none is an input, each is one its params
+  // refer to. A launch reads only what its params refer to.
+  std::vector<int> writes;
 
   std::array<uint64_t, 3> grid(int64_t tokens) const;
   bool serves(int64_t tokens) const {

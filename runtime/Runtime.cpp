@@ -475,6 +475,46 @@ fmlp_status encodeTensorMap(const CudaDriver &driver, const Entry &entry,
 
 namespace {
 
+/// Whether argument `i` is an output the caller does not want: passed
+/// with data == NULL (its other fields are not read).
+bool notWanted(const Entry &entry, const fmlp_tensor *tensors, int i) {
+  return entry.arguments[i].role == FMLP_ROLE_OUTPUT && !tensors[i].data;
+}
+
+/// Whether `launch` runs for these (validated) tensors, by the rule of
+/// fmlp_launch: skipped when it writes at least one argument and every
+/// one is a not-wanted output (a launch that says it writes nothing is
+/// never skipped); refused when it runs and one of its params refers to a
+/// not-wanted output (it would write it beside something needed, or read
+/// it), so that nothing is ever written or read through a null pointer.
+fmlp_status decideLaunch(const Entry &entry, const Launch &launch,
+                         const fmlp_tensor *tensors, bool &runs) {
+  runs = launch.writes.empty() ||
+         std::any_of(launch.writes.begin(), launch.writes.end(),
+                     [&](int a) { return !notWanted(entry, tensors, a); });
+  if (!runs)
+    return FMLP_OK;
+  for (const Param &param : launch.params) {
+    if (param.kind == Param::Kind::Tokens ||
+        !notWanted(entry, tensors, param.argument))
+      continue;
+    bool written = std::binary_search(launch.writes.begin(),
+                                      launch.writes.end(), param.argument);
+    std::string needed;
+    for (int a : launch.writes)
+      if (!notWanted(entry, tensors, a))
+        needed += (needed.empty() ? "" : ", ") + entry.arguments[a].name;
+    return fail(FMLP_ERROR_NULL_POINTER,
+                describeArgument(entry, param.argument) +
+                    " is null (not wanted), but kernel " + launch.kernel +
+                    (written ? " writes it together with " + needed
+                             : " reads it and writes " + needed) +
+                    ": pass a buffer for it (fmlp_outputs_needed says which "
+                    "outputs a launch needs)");
+  }
+  return FMLP_OK;
+}
+
 /// Checks the tensors of a launch of `entry`; sets `tokens` (T).
 fmlp_status validateTensors(const Entry &entry, const fmlp_tensor *tensors,
                             int count, int64_t &tokens) {
@@ -485,18 +525,22 @@ fmlp_status validateTensors(const Entry &entry, const fmlp_tensor *tensors,
                                       std::to_string(tensors ? count : 0));
   tokens = -1;
   for (int i = 0; i < count; ++i)
-    if (fmlp_status status = validate(entry, i, tensors[i], tokens))
-      return status;
+    if (!notWanted(entry, tensors, i))
+      if (fmlp_status status = validate(entry, i, tensors[i], tokens))
+        return status;
   if (tokens < 0)
     tokens = entry.staticTokens; // every argument has static rows
   for (int i = 0; i < count; ++i) {
     const Argument &a = entry.arguments[i];
-    if (tokens == 0 && a.hasTokenRows())
+    if ((tokens == 0 && a.hasTokenRows()) || notWanted(entry, tensors, i))
       continue; // no memory to point to
     auto address = reinterpret_cast<uintptr_t>(tensors[i].data);
     if (!address)
       return fail(FMLP_ERROR_NULL_POINTER,
-                  describeArgument(entry, i) + " is a null pointer");
+                  describeArgument(entry, i) +
+                      " is a null pointer (only an output may be null, "
+                      "meaning not wanted; this is " +
+                      roleName(a.role) + ")");
     if (address % static_cast<uintptr_t>(a.alignment))
       return fail(FMLP_ERROR_ALIGNMENT,
                   describeArgument(entry, i) + " must be aligned to " +
@@ -618,7 +662,7 @@ fmlp_status zeroTokenFreeOutputs(const fmlp_bundle *bundle, const Entry &entry,
   const CudaDriver &driver = *bundle->driver;
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Argument &a = arguments[i];
-    if (!tokenFreeOutput(a))
+    if (!tokenFreeOutput(a) || notWanted(entry, tensors, static_cast<int>(i)))
       continue;
     // A token-free argument's bytes fit int64 (parseManifest).
     size_t bytes = static_cast<size_t>(*a.bytes(0));
@@ -667,24 +711,72 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
                              "and U; run the forward again (or keep a copy "
                              "to backward twice)"));
   }
-  if (fmlp_status status = checkLoaded(bundle, entry))
-    return status;
-  // The launches whose range holds T, in order; every grid is checked
-  // before the first launch: none or all run.
-  for (const Launch &launch : entry.launches)
-    if (launch.serves(tokens))
+  // The launches whose range holds T and that write something wanted
+  // (decideLaunch), in order; each is decided and its grid checked before
+  // the first launch: none or all run.
+  bool runs = false;
+  for (const Launch &launch : entry.launches) {
+    if (!launch.serves(tokens))
+      continue;
+    if (fmlp_status status = decideLaunch(entry, launch, tensors, runs))
+      return status;
+    if (runs)
       if (fmlp_status status = checkGrid(entry, launch, tokens))
         return status;
-  for (const Launch &launch : entry.launches)
-    if (launch.serves(tokens))
+  }
+  if (fmlp_status status = checkLoaded(bundle, entry))
+    return status;
+  for (const Launch &launch : entry.launches) {
+    if (!launch.serves(tokens))
+      continue;
+    decideLaunch(entry, launch, tensors, runs); // as above: accepted
+    if (runs)
       if (fmlp_status status =
               launchKernel(bundle, entry, launch, tensors, tokens, stream))
         return status;
+  }
   for (int i = 0; i < count && bundle->checkSaved; ++i) {
     const Argument &a = entry.arguments[i];
     if (a.role == FMLP_ROLE_SAVED)
       bundle->saved[tensors[i].data] =
           a.consumed ? Saved::Consumed : Saved::Fresh;
+  }
+  return FMLP_OK;
+}
+
+extern "C" fmlp_status fmlp_outputs_needed(const fmlp_bundle *bundle,
+                                           int entryIndex,
+                                           const int32_t *wanted,
+                                           int32_t *needed) {
+  if (!bundle || !wanted || !needed || entryIndex < 0 ||
+      entryIndex >= fmlp_entry_count(bundle))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_outputs_needed: null bundle or array, or no such entry "
+                "point");
+  const Entry &entry = bundle->manifest.entries[entryIndex];
+  const std::vector<Argument> &arguments = entry.arguments;
+  auto isOutput = [&](int a) { return arguments[a].role == FMLP_ROLE_OUTPUT; };
+  for (size_t a = 0; a < arguments.size(); ++a)
+    needed[a] = isOutput(static_cast<int>(a)) && wanted[a] ? 1 : 0;
+  // The least fixed point: a launch that writes a non-output or a needed
+  // output runs (at some T), and then every output it refers to is
+  // needed. Each round adds an output or ends: at most (outputs + 1)
+  // rounds.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Launch &launch : entry.launches) {
+      bool runs = launch.writes.empty() ||
+                  std::any_of(launch.writes.begin(), launch.writes.end(),
+                              [&](int a) { return !isOutput(a) || needed[a]; });
+      if (!runs)
+        continue;
+      for (const Param &param : launch.params)
+        if (param.kind != Param::Kind::Tokens && isOutput(param.argument) &&
+            !needed[param.argument]) {
+          needed[param.argument] = 1;
+          changed = true;
+        }
+    }
   }
   return FMLP_OK;
 }
@@ -742,6 +834,11 @@ extern "C" fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entryIndex,
                          : std::to_string(launch.maxTokens)) +
                     "], not T = " + std::to_string(tokens) +
                     " (fmlp_kernel_tokens gives each kernel's range)");
+  bool runs = false;
+  if (fmlp_status status = decideLaunch(entry, launch, tensors, runs))
+    return status;
+  if (!runs)
+    return FMLP_OK; // it writes only outputs that are not wanted
   if (fmlp_status status = checkLoaded(bundle, entry))
     return status;
   return launchKernel(bundle, entry, launch, tensors, tokens, stream);

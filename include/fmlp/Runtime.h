@@ -156,10 +156,38 @@ FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
  * refused. At T = 0 (an empty batch, an expert no token was routed to) the
  * outputs without token rows, sums over the tokens (weight and bias
  * gradients), are zeroed and nothing else runs; token arguments may then be
- * null. */
+ * null.
+ *
+ * Outputs not wanted: an output passed with data == NULL is not wanted
+ * (its other fields are not read); inputs, saved activations and the
+ * workspace must not be null (FMLP_ERROR_NULL_POINTER, naming the
+ * argument). A kernel that writes only not-wanted outputs is skipped (a
+ * backward for frozen weights runs neither [dWg dWu] = X^T [dG dU] nor
+ * dWd = A^T dY, nor their bias sums; for an input that needs no gradient,
+ * not dX). A kernel that runs and writes or
+ * reads a not-wanted output (one GEMM writes dWg and dWu together, so
+ * wanting one needs a buffer for the other) is refused before anything is
+ * launched, with FMLP_ERROR_NULL_POINTER naming the argument and the
+ * kernel: nothing is ever read or written through a null pointer.
+ * fmlp_outputs_needed says which outputs to pass for a choice of wanted
+ * ones. What each kernel writes is the manifest's (docs/Bundle.md,
+ * "writes"); what it may read is every argument among its parameters.
+ * Deciding allocates nothing and never synchronizes: a launch with null
+ * outputs can be captured in a CUDA graph like any other. */
 FMLP_API fmlp_status fmlp_launch(fmlp_bundle *bundle, int entry,
                                  const fmlp_tensor *tensors, int count,
                                  void *stream);
+
+/* The outputs to pass (non-null) to launch `entry` when the caller wants
+ * only some: wanted[i], one per argument (read for outputs only), says
+ * whether the caller wants output i; needed[i] becomes 1 for the wanted
+ * outputs and for every output that a kernel which runs anyway writes or
+ * reads, 0 for the others and for every argument that is not an output.
+ * With exactly the needed outputs non-null, fmlp_launch refuses no kernel
+ * at any T, and skips those that write only the others. Needs no driver. */
+FMLP_API fmlp_status fmlp_outputs_needed(const fmlp_bundle *bundle, int entry,
+                                         const int32_t *wanted,
+                                         int32_t *needed);
 
 /* The chip fmlp-compile --chip takes for a device of compute capability
  * major.minor, from fmlp's chip table (include/fmlp/Target.h): the
@@ -169,7 +197,9 @@ FMLP_API fmlp_status fmlp_launch(fmlp_bundle *bundle, int entry,
 FMLP_API const char *fmlp_chip_for_capability(int major, int minor);
 
 /* For profiling: the kernels of an entry point, in launch order, and one
- * of them launched alone (tensors checked as by fmlp_launch; the saved
+ * of them launched alone (tensors checked as by fmlp_launch, not-wanted
+ * outputs included: a kernel that writes only those launches nothing, one
+ * that writes or reads them beside something needed is refused; the saved
  * activations are neither checked nor marked, an entry point run in part
  * leaves its outputs meaningless, and T = 0 launches nothing). Each kernel
  * serves a range of T, min_tokens <= T <= max_tokens (fmlp_kernel_tokens);

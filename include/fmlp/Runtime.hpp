@@ -83,6 +83,19 @@ public:
                       static_cast<int>(tensors.size()), stream));
   }
 
+  /// See fmlp_outputs_needed: one flag per argument of `entry`.
+  std::vector<int32_t> outputsNeeded(int entry,
+                                     const std::vector<int32_t> &wanted) const {
+    if (wanted.size() !=
+        static_cast<size_t>(fmlp_argument_count(handle_, entry)))
+      throw RuntimeError(FMLP_ERROR_COUNT,
+                         "outputsNeeded: one flag per argument of the entry "
+                         "point");
+    std::vector<int32_t> needed(wanted.size());
+    check(fmlp_outputs_needed(handle_, entry, wanted.data(), needed.data()));
+    return needed;
+  }
+
   fmlp_bundle *get() const { return handle_; }
 
 private:

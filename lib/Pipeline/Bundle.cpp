@@ -134,18 +134,28 @@ DenseMap<unsigned, int64_t> argumentAlignments(func::FuncOp func) {
   return alignment;
 }
 
+/// The entry arguments `launch` writes (its fmlp.written parameters,
+/// traced to the arguments they view), ascending.
+std::vector<unsigned> launchWrites(gpu::LaunchFuncOp launch) {
+  std::vector<unsigned> written;
+  auto indices = launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.written");
+  if (!indices)
+    return written;
+  for (int64_t index : indices.asArrayRef())
+    if (auto argument = dyn_cast<BlockArgument>(
+            rootOf(launch.getKernelOperands()[index])))
+      written.push_back(argument.getArgNumber());
+  llvm::sort(written);
+  written.erase(std::unique(written.begin(), written.end()), written.end());
+  return written;
+}
+
 /// The entry arguments some launch of `func` writes.
 llvm::SmallDenseSet<unsigned> writtenArguments(func::FuncOp func) {
   llvm::SmallDenseSet<unsigned> written;
   func.walk([&](gpu::LaunchFuncOp launch) {
-    auto indices = launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.written");
-    if (!indices)
-      return;
-    for (int64_t index : indices.asArrayRef()) {
-      if (auto argument = dyn_cast<BlockArgument>(
-              rootOf(launch.getKernelOperands()[index])))
-        written.insert(argument.getArgNumber());
-    }
+    for (unsigned argument : launchWrites(launch))
+      written.insert(argument);
   });
   return written;
 }
@@ -309,6 +319,14 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
         {"block", toJson(geometry.block)},
         {"dynamic_shared_bytes", geometry.dynamicSharedBytes},
         {"params", std::move(params)}};
+    // What the launch writes: a caller that does not want an output skips
+    // the launches that write nothing else (Runtime.h, fmlp_launch).
+    if (launch->hasAttr("fmlp.written")) {
+      llvm::json::Array writes;
+      for (unsigned argument : launchWrites(launch))
+        writes.push_back(static_cast<int64_t>(argument));
+      described["writes"] = std::move(writes);
+    }
     if (failed(describeTokenRange(launch, func, described, error)))
       return WalkResult::interrupt();
     launches.push_back(std::move(described));

@@ -55,23 +55,33 @@ def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
     Linear, hooks, DTensor weights, ...) goes to guard.why_not_fusable,
     which decides and says why. Dynamo traces both into guards, as
     before."""
+    if _plain_linears(module, names) is not None:
+        return None
+    return guard.why_not_fusable([(n, getattr(module, n, None)) for n in names], nn.Linear,
+                                 TENSOR_TYPES, SHARDED_TYPES)
+
+
+def _plain_linears(module: nn.Module, names: Sequence[str]) -> Optional[List[nn.Linear]]:
+    """why_not_fusable's fast path: the projections `names` of `module`,
+    read from its `_modules`, when each is accepted (see why_not_fusable);
+    else None (the full guard decides). For an accepted projection,
+    `_parameters["weight"]` and `["bias"]` are what getattr returns."""
     projections, own = module._modules, module.__dict__
+    linears = []
     for name in names:
         p = projections.get(name)
         if (name in own or type(p) is not nn.Linear or p._forward_hooks or p._forward_pre_hooks
                 or p._backward_hooks or p._backward_pre_hooks):
-            break
+            return None
         attributes, params = p.__dict__, p._parameters
         # A missing "bias" entry reads as False (a bool, not in the types):
         # nn.Linear registers it, as None when it has no bias.
         if ("forward" in attributes or "weight" in attributes or "bias" in attributes
                 or type(params.get("weight")) not in _PLAIN_TYPES
                 or type(params.get("bias", False)) not in _PLAIN_TYPES_OR_NONE):
-            break
-    else:
-        return None
-    return guard.why_not_fusable([(n, getattr(module, n, None)) for n in names], nn.Linear,
-                                 TENSOR_TYPES, SHARDED_TYPES)
+            return None
+        linears.append(p)
+    return linears
 
 
 def chip_of(device: torch.device) -> str:
@@ -149,13 +159,17 @@ class FusedGatedMLP(nn.Module):
     def _widths(self):
         return self.gate_proj.in_features, self.gate_proj.out_features
 
-    def _params(self) -> List[torch.Tensor]:
-        """gate, up, down weights ([out, in]), then their biases."""
-        linears = [self.gate_proj, self.up_proj, self.down_proj]
-        params = [l.weight for l in linears]
-        if linears[0].bias is not None:
-            params += [l.bias for l in linears]
-        return params
+    def _params(self, linears: Optional[List[nn.Linear]] = None) -> List[torch.Tensor]:
+        """gate, up, down weights ([out, in]), then their biases. `linears`:
+        the projections as _plain_linears returned them (then read from
+        their _parameters: no nn.Module.__getattr__ per tensor)."""
+        if linears is None:
+            linears = [self.gate_proj, self.up_proj, self.down_proj]
+            weights, biases = [l.weight for l in linears], [l.bias for l in linears]
+        else:
+            weights = [l._parameters["weight"] for l in linears]
+            biases = [l._parameters["bias"] for l in linears]
+        return weights + biases if biases[0] is not None else weights
 
     def block_spec(self, x: torch.Tensor, params: Optional[List[torch.Tensor]] = None
                    ) -> specs.BlockSpec:
@@ -180,7 +194,12 @@ class FusedGatedMLP(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # Attribute and type checks only: dynamo turns them into guards, so
-        # that the fused path stays one graph under torch.compile.
+        # that the fused path stays one graph under torch.compile. The
+        # common case first: plain Linears with plain weights (never
+        # sharded), read once from nn.Module's dicts.
+        linears = _plain_linears(self, self._linears())
+        if linears is not None:
+            return self.fused(x, self._params(linears))
         reason = why_not_fusable(self, self._linears())
         if reason is not None:
             self._warn_unfused(reason)
@@ -207,17 +226,43 @@ class FusedGatedMLP(nn.Module):
     def fused(self, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
         """The block over `params` (plain tensors: this module's weights, or
         one tensor-parallel shard of them)."""
-        bundle = str(_bundle_for(self.block_spec(x, params)))
+        bundle = self._bundle(x, params)
         rows = x.reshape(-1, self.hidden_size)
         if not rows.is_contiguous():
             rows = rows.contiguous()
         # The no-grad path keeps nothing for a backward: taken whenever
         # autograd will not ask for one.
-        if torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in params)):
-            y, _ = torch.ops.fmlp.forward(bundle, rows, params)
+        arguments = ops.parameters(params)
+        if torch.is_grad_enabled() and (x.requires_grad or any([p.requires_grad for p in params])):
+            y, _ = torch.ops.fmlp.forward(bundle, rows, *arguments)
         else:
-            y = torch.ops.fmlp.forward_nograd(bundle, rows, params)
+            y = torch.ops.fmlp.forward_nograd(bundle, rows, *arguments)
         return y.view(*x.shape[:-1], self.hidden_size)
+
+    def _bundle(self, x: torch.Tensor, params: List[torch.Tensor]) -> str:
+        """The bundle's path for x and params: block_spec's checks and the
+        bundle found (or compiled) once, then, in eager calls, reused while
+        everything the spec is made of is the same: x's dtype and device,
+        H and the parameter count, the module's widths, activation and
+        multipliers (the key, compared at every call); and every
+        parameter's dtype and device equal x's (checked at every call, as
+        block_spec does). Under torch.compile the spec is traced as
+        before (dynamo guards on what it reads)."""
+        if torch.compiler.is_compiling():
+            return str(_bundle_for(self.block_spec(x, params)))
+        dtype, device = x.dtype, x.get_device()
+        key = (dtype, device, x.shape[-1], params[0].shape[0], len(params), self.hidden_size,
+               self.activation, self.gate_multiplier, self.down_multiplier)
+        cached = self.__dict__.get("_fmlp_bundle")
+        if cached is not None and cached[0] == key:
+            for p in params:
+                if p.dtype is not dtype or p.get_device() != device:
+                    break
+            else:
+                return cached[1]
+        bundle = str(_bundle_for(self.block_spec(x, params)))
+        self.__dict__["_fmlp_bundle"] = (key, bundle)
+        return bundle
 
 
 class UnfusedWarning(UserWarning):
@@ -275,16 +320,21 @@ class FusedPhi3MLP(FusedGatedMLP):
     def _widths(self):
         return self.gate_up_proj.in_features, self.gate_up_proj.out_features // 2
 
-    def _params(self):
-        w = self.gate_up_proj.weight
+    def _params(self, linears=None):
+        if linears is None:
+            linears = [self.gate_up_proj, self.down_proj]
+            (w, bias), (down, down_bias) = ((l.weight, l.bias) for l in linears)
+        else:
+            (w, bias), (down, down_bias) = ((l._parameters["weight"], l._parameters["bias"])
+                                            for l in linears)
         if parallel.is_sharded([w]):
             raise specs.UnsupportedConfig(
                 "Phi3's gate_up_proj cannot be tensor-parallel in fmlp: ColwiseParallel shards "
                 "its rows in p contiguous pieces, so gate and up rows would not pair on a rank")
-        if self.gate_up_proj.bias is not None or self.down_proj.bias is not None:
+        if bias is not None or down_bias is not None:
             raise specs.UnsupportedConfig("Phi3's MLP has no biases in fmlp")
         h = self.intermediate_size
-        return [w[:h], w[h:], self.down_proj.weight]
+        return [w[:h], w[h:], down]
 
     def unfused(self, x: torch.Tensor) -> torch.Tensor:
         """Phi3MLP.forward: gate_up_proj's output split in halves, gate

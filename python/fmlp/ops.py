@@ -1,29 +1,59 @@
-"""fmlp's entry points as torch.library custom ops (fmlp::forward,
+"""fmlp's entry points as torch.library ops (fmlp::forward,
 fmlp::forward_nograd, fmlp::backward), with fake (meta) implementations for
 torch.compile and autograd through fmlp::backward.
 
 Each op takes the bundle's directory, x as [T, D] and the parameters in the
-bundle's order (gate, up, down, then gate_bias, up_bias, down_bias when the
-block has them). Launches go on torch's current stream with torch-allocated
-buffers: no allocation inside fmlp, no synchronization, CUDA-graph safe.
+bundle's order, each its own argument: gate, up, down, gate_bias, up_bias,
+down_bias, the biases None when the block has none (`parameters(params)`
+makes these six from a list). Launches go on torch's current stream with
+torch-allocated buffers: no allocation inside fmlp, no synchronization,
+CUDA-graph safe.
 
 fmlp::backward writes dG and dU over the saved G and U; its schema says so
-(mutates `saved`), so autograd's version counter on `saved` and
-functionalization under torch.compile see it. That is also why the
-runtime's own address-based check of saved activations is turned off
-here: autograd tracks them, and torch.compile may pass a backward a copy.
+(mutates `saved`, `Tensor(a!)`), so autograd's version counter on `saved`
+(bumped by the op) and functionalization under torch.compile see it. That
+is also why the runtime's own address-based check of saved activations is
+turned off here: autograd tracks them, and torch.compile may pass a
+backward a copy.
+
+fmlp::backward computes only the gradients it is asked for (`wanted`: x's,
+then each parameter's, from autograd's needs_input_grad): the others are
+returned as empty tensors (the op stays functional, its outputs' shapes a
+function of its inputs, so the fake implementation agrees) and autograd
+gets None for them. The runtime skips the kernels that would write only
+gradients nobody wants (Runtime.h, fmlp_launch): frozen weights run
+neither weight-gradient GEMM, an x that needs no gradient not dX.
+
+The host path is lean (issue 22): the ops are registered with
+torch.library.Library (define, one kernel for every device, a fake
+kernel, autograd), not torch.library.custom_op, whose wrappers cost more
+than the op's own Python; the parameters are arguments of their own (a
+Tensor[] costs autograd a pytree flattening per call); and each (bundle, entry point, device) has a
+_Plan built once from the manifest: which arguments are given and which
+are allocated (shapes from the manifest, -1 = T: nothing here assumes
+the saved activations' width, or that there are any), and a ctypes array
+of tensor descriptions written in place per call.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+import threading
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
+from torch.autograd.graph import increment_version
 
 from . import runtime
 
 DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}
+_CODES = {dtype: runtime.DTYPE_CODES[name] for dtype, name in DTYPES.items()}
 _bundles: Dict[Tuple[str, int], runtime.Bundle] = {}
 _manifests: Dict[str, runtime.Bundle] = {}
+_lock = threading.Lock()
+
+# Tests without a GPU set this: emulate(path, kind, {name: tensor}) then
+# computes an entry point's results instead of its kernels (the arguments
+# allocated as for a launch; outputs not needed are absent).
+emulate: Optional[Callable[[str, str, Dict[str, torch.Tensor]], None]] = None
 
 
 def _manifest(path: str) -> runtime.Bundle:
@@ -33,10 +63,10 @@ def _manifest(path: str) -> runtime.Bundle:
     return _manifests[path]
 
 
-def _loaded(path: str, device: torch.device) -> runtime.Bundle:
-    key = (path, device.index if device.index is not None else torch.cuda.current_device())
+def _loaded(path: str, device: int) -> runtime.Bundle:
+    key = (path, device)
     if key not in _bundles:
-        with torch.cuda.device(key[1]):
+        with torch.cuda.device(device):
             bundle = runtime.Bundle(path)
             bundle.load()
             bundle.check_saved(False)
@@ -51,107 +81,241 @@ def describe(t: torch.Tensor) -> runtime.Tensor:
     return runtime.describe(t.data_ptr(), DTYPES[t.dtype], t.shape, t.stride())
 
 
-def _allocate(bundle: runtime.Bundle, kind: str, x: torch.Tensor,
-              given: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
-    """Every argument of entry `kind`: the given ones, and empty buffers
-    for the rest (outputs, saved, workspace) shaped as the manifest says
-    (-1 = T)."""
-    tokens = x.shape[0]
-    out = {}
-    for a in bundle.entry(kind).arguments:
-        if a["name"] in given:
-            out[a["name"]] = given[a["name"]]
-        else:
-            shape = [tokens if s == -1 else s for s in a["shape"]]
-            out[a["name"]] = torch.empty(shape, dtype=x.dtype, device=x.device)
-    return out
+def _code(t: torch.Tensor) -> int:
+    code = _CODES.get(t.dtype)
+    if code is None:
+        raise TypeError(f"fmlp: dtype {t.dtype} is not one of {list(DTYPES)}")
+    return code
 
 
 _PARAMS = ("gate", "up", "down", "gate_bias", "up_bias", "down_bias")
-
-
-def _named(x: torch.Tensor, params: Sequence[torch.Tensor]) -> Dict[str, torch.Tensor]:
-    named = {"x": x}
-    named.update(zip(_PARAMS, params))
-    return named
-
-
-def _launch(path: str, kind: str, args: Dict[str, torch.Tensor]) -> None:
-    bundle = _loaded(path, args["x"].device)
-    entry = bundle.entry(kind)
-    tensors = [describe(args[name]) for name in entry.names]
-    entry.launch(tensors, torch.cuda.current_stream(args["x"].device).cuda_stream)
-
-
-@torch.library.custom_op("fmlp::forward", mutates_args=())
-def forward(bundle: str, x: torch.Tensor, params: List[torch.Tensor]) -> Tuple[torch.Tensor, torch.Tensor]:
-    """y and the saved activations for backward."""
-    args = _allocate(_manifest(bundle), "forward", x, _named(x, params))
-    _launch(bundle, "forward", args)
-    return args["y"], args["saved"]
-
-
-@forward.register_fake
-def _(bundle, x, params):
-    args = _allocate(_manifest(bundle), "forward", x, _named(x, params))
-    return args["y"], args["saved"]
-
-
-@torch.library.custom_op("fmlp::forward_nograd", mutates_args=())
-def forward_nograd(bundle: str, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
-    """y alone: nothing is kept for a backward."""
-    args = _allocate(_manifest(bundle), "forward_nograd", x, _named(x, params))
-    _launch(bundle, "forward_nograd", args)
-    return args["y"]
-
-
-@forward_nograd.register_fake
-def _(bundle, x, params):
-    return _allocate(_manifest(bundle), "forward_nograd", x, _named(x, params))["y"]
-
-
 _GRADS = ("dx", "d_gate", "d_up", "d_down", "d_gate_bias", "d_up_bias", "d_down_bias")
 
 
-# Seven fixed results, not a list: torch.compile functionalizes a mutating
-# custom op only when each result is a plain Tensor.
-Gradients = Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor,
-                  torch.Tensor, torch.Tensor, torch.Tensor]
+class _Plan:
+    """How to call one entry point of one bundle: for each argument, in the
+    bundle's order, its name, whether it is an output, and the shape and
+    dense strides of the buffer allocated for it when the caller does not
+    give it (from the manifest: -1 rows = T)."""
+
+    def __init__(self, bundle: runtime.Bundle, kind: str, launch: bool = True):
+        entry = bundle.entry(kind)
+        self.entry, self.kind, self.path = entry, kind, bundle.directory
+        self.arguments = []
+        for a in entry.arguments:
+            shape = tuple(a["shape"])
+            strides = tuple(_dense_strides(shape))
+            self.arguments.append((a["name"], a["role"] == "output", shape, strides))
+        self.count = len(self.arguments)
+        self._launch = entry.launcher() if launch else None
+        self._local = threading.local()
+        self._needed: Dict[Tuple[bool, ...], frozenset] = {}
+
+    def needed(self, wanted: Sequence[str]) -> frozenset:
+        """The outputs to allocate when only those named in `wanted` are
+        wanted (the runtime's closure: a GEMM that writes dWg and dWu
+        needs both when either is wanted)."""
+        key = tuple(name in wanted for name, _, _, _ in self.arguments)
+        if key not in self._needed:
+            flags = self.entry.outputs_needed(key)
+            self._needed[key] = frozenset(
+                name for (name, output, _, _), need in zip(self.arguments, flags)
+                if output and need)
+        return self._needed[key]
+
+    def _tensors(self) -> runtime.TensorArray:
+        tensors = getattr(self._local, "tensors", None)
+        if tensors is None:
+            tensors = self._local.tensors = runtime.TensorArray(self.count)
+        return tensors
+
+    def run(self, x: torch.Tensor, given: Dict[str, torch.Tensor],
+            wanted: Optional[Sequence[str]] = None) -> Dict[str, torch.Tensor]:
+        """Launches the entry point with the `given` tensors and buffers
+        allocated for the others (like x), on torch's current stream;
+        returns the allocated ones by name. With `wanted`, the outputs not
+        needed for those are passed null and not allocated."""
+        tokens, dtype, device = x.shape[0], x.dtype, x.device
+        needed = None if wanted is None else self.needed(wanted)
+        made = {}
+        if emulate is not None:
+            for name, output, shape, _ in self.arguments:
+                if name not in given and (needed is None or not output or name in needed):
+                    made[name] = torch.empty((tokens,) + shape[1:] if shape[0] == -1 else shape,
+                                             dtype=dtype, device=device)
+            emulate(self.path, self.kind, {**given, **made})
+            return made
+        tensors = self._tensors()
+        code = _code(x)
+        for i, (name, output, shape, strides) in enumerate(self.arguments):
+            t = given.get(name)
+            if t is not None:
+                tensors.set(i, t.data_ptr(), _code(t), t.shape, t.stride())
+                continue
+            if output and needed is not None and name not in needed:
+                tensors.set_null(i)
+                continue
+            if shape[0] == -1:
+                shape = (tokens,) + shape[1:]
+            t = made[name] = torch.empty(shape, dtype=dtype, device=device)
+            tensors.set(i, t.data_ptr(), code, shape, strides)
+        self._launch(tensors, torch._C._cuda_getCurrentRawStream(x.get_device()))
+        return made
 
 
-def _no_bias(x: torch.Tensor) -> torch.Tensor:
-    """The gradient of a bias the block does not have: an empty tensor."""
+def _dense_strides(shape: Sequence[int]) -> List[int]:
+    """Dense row-major strides of `shape` (rows, -1 for T, do not enter)."""
+    strides, stride = [], 1
+    for extent in reversed(shape):
+        strides.append(stride)
+        stride *= max(extent, 1)
+    return strides[::-1]
+
+
+_plans: Dict[Tuple[str, str, int], _Plan] = {}
+
+
+def _plan(path: str, kind: str, x: torch.Tensor) -> _Plan:
+    """The plan of entry `kind` of bundle `path` on x's device (its bundle
+    loaded there once); without a GPU (emulate), of the manifest."""
+    device = x.get_device()
+    key = (path, kind, device)
+    plan = _plans.get(key)
+    if plan is None:
+        with _lock:
+            if emulate is not None:
+                plan = _Plan(_manifest(path), kind, launch=False)
+            else:
+                if x.device.type != "cuda":
+                    raise RuntimeError(f"fmlp: runs on CUDA tensors; x is on {x.device}")
+                plan = _Plan(_loaded(path, device), kind)
+            _plans[key] = plan
+    return plan
+
+
+def _named(params: Sequence[Optional[torch.Tensor]], x: torch.Tensor) -> Dict[str, torch.Tensor]:
+    """x and the parameters given (gate, up, down, then biases; None:
+    absent) by the bundle's argument names."""
+    named = {name: p for name, p in zip(_PARAMS, params) if p is not None}
+    named["x"] = x
+    return named
+
+
+def _shaped(path: str, kind: str, x: torch.Tensor, name: str) -> torch.Tensor:
+    """An empty buffer shaped as entry `kind`'s argument `name` for x
+    (fake implementations); an empty tensor when there is none (save=x:
+    no saved activations)."""
+    for a in _manifest(path).entry(kind).arguments:
+        if a["name"] == name:
+            shape = [x.shape[0] if s == -1 else s for s in a["shape"]]
+            return x.new_empty(shape)
     return x.new_empty(0)
 
 
-@torch.library.custom_op("fmlp::backward", mutates_args=("saved",))
-def backward(bundle: str, x: torch.Tensor, params: List[torch.Tensor], dy: torch.Tensor,
-             saved: torch.Tensor) -> Gradients:
-    """dx, d_gate, d_up, d_down, d_gate_bias, d_up_bias, d_down_bias (the
-    bias gradients empty when the block has no biases). Writes dG and dU
+def parameters(params: Sequence[Optional[torch.Tensor]]) -> Tuple[Optional[torch.Tensor], ...]:
+    """The ops' six parameter arguments for `params` (gate, up, down, then
+    the biases when the block has them): gate, up, down, gate_bias,
+    up_bias, down_bias, None for the biases a block does not have."""
+    if len(params) not in (3, 6):
+        raise ValueError(f"fmlp: 3 weights and optionally 3 biases, got {len(params)} parameters")
+    return tuple(params) if len(params) == 6 else (*params, None, None, None)
+
+
+def _forward(bundle, x, gate, up, down, gate_bias, up_bias, down_bias):
+    """y and the saved activations for backward (empty when the bundle
+    keeps none)."""
+    made = _plan(bundle, "forward", x).run(
+        x, _named((gate, up, down, gate_bias, up_bias, down_bias), x))
+    saved = made.get("saved")
+    return made["y"], (saved if saved is not None else x.new_empty(0))
+
+
+def _forward_fake(bundle, x, *params):
+    return _shaped(bundle, "forward", x, "y"), _shaped(bundle, "forward", x, "saved")
+
+
+def _forward_nograd(bundle, x, gate, up, down, gate_bias, up_bias, down_bias):
+    """y alone: nothing is kept for a backward."""
+    return _plan(bundle, "forward_nograd", x).run(
+        x, _named((gate, up, down, gate_bias, up_bias, down_bias), x))["y"]
+
+
+def _forward_nograd_fake(bundle, x, *params):
+    return _shaped(bundle, "forward_nograd", x, "y")
+
+
+def _no_gradient(x: torch.Tensor) -> torch.Tensor:
+    """A gradient not computed (not wanted, or of a bias the block does not
+    have): an empty tensor, a new one per result (results never alias)."""
+    return x.new_empty(0)
+
+
+def _backward_op(bundle, x, gate, up, down, gate_bias, up_bias, down_bias, dy, saved, wanted):
+    """dx, d_gate, d_up, d_down, d_gate_bias, d_up_bias, d_down_bias:
+    those `wanted` (seven flags: x's, then each parameter's) computed, the
+    others empty (so are the gradients of absent biases). Writes dG and dU
     over the saved G and U."""
-    given = _named(x, params)
-    given.update(dy=dy, saved=saved)
-    args = _allocate(_manifest(bundle), "backward", x, given)
-    _launch(bundle, "backward", args)
-    return tuple(args[name] if name in args else _no_bias(x) for name in _GRADS)
+    params = (gate, up, down, gate_bias, up_bias, down_bias)
+    given = _named(params, x)
+    given["dy"], given["saved"] = dy, saved
+    # The schema's mutation of saved, for autograd: its version counter
+    # moves (what torch.library.custom_op's ADInplaceOrView kernel does,
+    # here without a Python kernel of its own in the dispatch).
+    increment_version(saved)
+    names = [name for name, want, t in zip(_GRADS, wanted, (x, *params))
+             if want and t is not None]
+    made = _plan(bundle, "backward", x).run(x, given, names)
+    return tuple(made[name] if name in names else _no_gradient(x) for name in _GRADS)
 
 
-@backward.register_fake
-def _(bundle, x, params, dy, saved):
-    grads = [torch.empty_like(x)] + [torch.empty_like(p) for p in params]
-    return tuple(grads + [_no_bias(x) for _ in range(len(_GRADS) - len(grads))])
+def _backward_fake(bundle, x, gate, up, down, gate_bias, up_bias, down_bias, dy, saved, wanted):
+    return tuple(torch.empty_like(t) if want and t is not None else _no_gradient(x)
+                 for t, want in zip((x, gate, up, down, gate_bias, up_bias, down_bias), wanted))
+
+
+# Each parameter its own argument, not a Tensor[]: autograd then needs no
+# pytree flattening of a list per call (torch.library's tensor-list
+# wrapper). Seven fixed results, not a list: torch.compile functionalizes a
+# mutating op only when each result is a plain Tensor.
+_PARAMETERS = ("Tensor gate, Tensor up, Tensor down, Tensor? gate_bias, Tensor? up_bias, "
+               "Tensor? down_bias")
+SCHEMAS = {
+    "forward": f"(str bundle, Tensor x, {_PARAMETERS}) -> (Tensor, Tensor)",
+    "forward_nograd": f"(str bundle, Tensor x, {_PARAMETERS}) -> Tensor",
+    "backward": f"(str bundle, Tensor x, {_PARAMETERS}, Tensor dy, Tensor(a!) saved, "
+                "bool[] wanted) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
+}
+_library = torch.library.Library("fmlp", "DEF")
+for _name, _function, _fake in (("forward", _forward, _forward_fake),
+                                 ("forward_nograd", _forward_nograd, _forward_nograd_fake),
+                                 ("backward", _backward_op, _backward_fake)):
+    _library.define(_name + SCHEMAS[_name], tags=(torch.Tag.pt2_compliant_tag,))
+    # Every device: a CPU tensor reaches _plan, which says fmlp runs on CUDA
+    # (or, without a GPU, the emulation).
+    _library.impl(_name, _function, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"fmlp::{_name}", _fake, lib=_library)
+
+forward = torch.ops.fmlp.forward
+forward_nograd = torch.ops.fmlp.forward_nograd
+backward = torch.ops.fmlp.backward
+
+
+def wanted_gradients(needs_input_grad) -> List[bool]:
+    """fmlp::backward's `wanted` from autograd's needs_input_grad of
+    fmlp::forward, (bundle, x, gate, up, down, gate_bias, up_bias,
+    down_bias): x's flag, then each parameter's (False for an absent
+    bias)."""
+    return [bool(flag) for flag in needs_input_grad[1:8]]
 
 
 def _setup_context(ctx, inputs, output):
-    bundle, x, params = inputs
+    bundle, x, *params = inputs
     _, saved = output
     ctx.bundle = bundle
-    ctx.num_params = len(params)
-    ctx.save_for_backward(x, saved, *params)
+    ctx.save_for_backward(x, saved, *(p for p in params if p is not None))
     ctx.mark_non_differentiable(saved)
     # saved has no gradient: without this, autograd would hand _backward a
-    # zero tensor of its size ([T, 3H]) as one.
+    # zero tensor of its size (T rows of the saved activations) as one.
     ctx.set_materialize_grads(False)
 
 
@@ -168,9 +332,12 @@ def _backward(ctx, dy, _dsaved):
         dy = torch.zeros_like(x)
     if torch.is_grad_enabled() and any(t.requires_grad for t in [dy, x, *params]):
         raise RuntimeError("fmlp: double backward (create_graph=True) is not supported")
+    wanted = wanted_gradients(ctx.needs_input_grad)
     ctx.consumed = True  # from here on, saved holds dG and dU
-    grads = torch.ops.fmlp.backward(ctx.bundle, x, params, dy.contiguous(), saved)
-    return None, grads[0], list(grads[1:1 + ctx.num_params])
+    grads = torch.ops.fmlp.backward(ctx.bundle, x, *parameters(params), dy.contiguous(), saved,
+                                    wanted)
+    return (None, *(g if want else None for g, want in zip(grads, wanted)))
 
 
-forward.register_autograd(_backward, setup_context=_setup_context)
+torch.library.register_autograd("fmlp::forward", _backward, setup_context=_setup_context,
+                                lib=_library)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 import threading
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -33,6 +34,36 @@ class ArgumentInfo(ctypes.Structure):
 
 class RuntimeError_(RuntimeError):
     """A failing runtime call: the status name and the runtime's message."""
+
+
+# fmlp_tensor's fields as struct packs them (native layout, the same as
+# Tensor's): data, dtype, rank, then the first `rank` sizes at byte 16 and
+# the first `rank` strides at byte 80 (pad bytes between them write zeros).
+_PACKED = [struct.Struct(f"Pii{r}q{8 * (MAX_RANK - r)}x{r}q") for r in range(MAX_RANK + 1)]
+_NULL = struct.Struct("P")
+assert ctypes.sizeof(Tensor) == 16 + 16 * MAX_RANK == _PACKED[MAX_RANK].size
+
+
+class TensorArray:
+    """`count` fmlp_tensor descriptions in one ctypes array, written in
+    place (one struct pack per tensor: no ctypes object per call). Not
+    shared between threads: a launch reads it with the GIL released."""
+
+    def __init__(self, count: int):
+        self.array = (Tensor * count)()
+        self.count = count
+        self._bytes = memoryview(self.array).cast("B")
+
+    def set(self, i: int, data: int, dtype: int, sizes: Sequence[int], strides: Sequence[int]) -> None:
+        """Tensor i: address, dtype code (DTYPE_CODES), sizes, strides."""
+        rank = len(sizes)
+        if rank > MAX_RANK:
+            raise ValueError(f"rank {rank} exceeds fmlp's {MAX_RANK}")
+        _PACKED[rank].pack_into(self._bytes, i * 144, data, dtype, rank, *sizes, *strides)
+
+    def set_null(self, i: int) -> None:
+        """Tensor i not passed: data NULL (an output not wanted)."""
+        _NULL.pack_into(self._bytes, i * 144, 0)
 
 
 def describe(data: int, dtype: str, sizes: Sequence[int], strides: Sequence[int]) -> Tensor:
@@ -94,6 +125,8 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.fmlp_argument_info_get.argtypes = [vp, i, i, ctypes.POINTER(ArgumentInfo)]
     lib.fmlp_workspace_bytes.argtypes = [vp, i, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
     lib.fmlp_launch.argtypes = [vp, i, vp, i, vp]
+    lib.fmlp_outputs_needed.argtypes = [vp, i, ctypes.POINTER(ctypes.c_int32),
+                                        ctypes.POINTER(ctypes.c_int32)]
     lib.fmlp_kernel_count.argtypes = [vp, i]
     lib.fmlp_kernel_name.argtypes = [vp, i, i]
     lib.fmlp_kernel_name.restype = cp
@@ -142,6 +175,32 @@ class Entry:
         array = (Tensor * len(tensors))(*tensors)
         self.bundle._check(self.bundle.lib.fmlp_launch(
             self.bundle.handle, self.index, array, len(tensors), ctypes.c_void_p(stream)))
+
+    def launcher(self):
+        """launch(array: TensorArray, stream: int): fmlp_launch with the
+        handle and index bound, failing with the runtime's message."""
+        function, check = self.bundle.lib.fmlp_launch, self.bundle._check
+        handle, index = self.bundle.handle.value, self.index
+
+        def launch(tensors: TensorArray, stream: int) -> None:
+            status = function(handle, index, tensors.array, tensors.count, stream)
+            if status:
+                check(status)
+        return launch
+
+    def outputs_needed(self, wanted: Sequence[bool]) -> List[bool]:
+        """Per argument: whether it must be passed when only the outputs
+        `wanted` (one flag per argument, read for outputs) are wanted
+        (fmlp_outputs_needed: the wanted outputs and those a kernel that
+        runs anyway writes or reads)."""
+        count = len(self.arguments)
+        if len(wanted) != count:
+            raise ValueError(f"{self.kind}: {count} flags needed, got {len(wanted)}")
+        flags = (ctypes.c_int32 * count)(*(1 if w else 0 for w in wanted))
+        needed = (ctypes.c_int32 * count)()
+        self.bundle._check(self.bundle.lib.fmlp_outputs_needed(
+            self.bundle.handle, self.index, flags, needed))
+        return [bool(n) for n in needed]
 
     def kernels(self) -> List[str]:
         lib, h = self.bundle.lib, self.bundle.handle

@@ -5,7 +5,9 @@ a process's CUDA state unusable):
   python3 python/tests/gpu_modules.py modules   outputs and every gradient
       judged by the error-bound method (fmlp.judge, float64 reference),
       opcheck of the three ops, torch.compile(fullgraph=True), the no-grad
-      path, second and double backward, input checks, weights in place
+      path, second and double backward, input checks, weights in place,
+      gradients only where asked (frozen weights and biases, x without
+      gradient: .grad None, the rest judged, their kernels not run)
   python3 python/tests/gpu_modules.py train     30 AdamW steps of a small
       LlamaForCausalLM with and without the patch, fp32 and bf16
   python3 python/tests/gpu_modules.py graph-callables   make_graphed_callables
@@ -154,6 +156,85 @@ def compare(case, class_name, extra, dtype, tokens=(2, 37)):
     return fused, x, dy
 
 
+# Parameters not requiring grad, and x not requiring grad: each case as
+# (label, CASES index, frozen parameter names, x requires grad, kernels of
+# the backward that must not run, kernels that must).
+FROZEN = [
+    ("frozen gate, up, down", 0, ("gate_proj.weight", "up_proj.weight", "down_proj.weight"), True,
+     ("gate_up_weight_grad", "down_weight_grad"), ("down_grad", "input_grad")),
+    ("x without gradient", 0, (), False, ("input_grad",),
+     ("down_grad", "gate_up_weight_grad", "down_weight_grad")),
+    ("frozen gate only (up trainable)", 0, ("gate_proj.weight",), True, (),
+     ("gate_up_weight_grad", "down_weight_grad", "input_grad")),
+    ("frozen down, x without gradient", 0, ("down_proj.weight",), False,
+     ("down_weight_grad", "input_grad"), ("down_grad", "gate_up_weight_grad")),
+    ("bias: frozen weights, biases trainable", 1,
+     ("gate_proj.weight", "up_proj.weight", "down_proj.weight"), True,
+     ("gate_up_weight_grad", "down_weight_grad"), ("bias_grad", "input_grad")),
+    ("bias: frozen biases", 1, ("gate_proj.bias", "up_proj.bias", "down_proj.bias"), True,
+     ("bias_grad",), ("gate_up_weight_grad", "down_weight_grad", "input_grad")),
+]
+GRAD_NAMES = {"gate_proj.weight": "d_gate", "up_proj.weight": "d_up",
+              "down_proj.weight": "d_down", "gate_proj.bias": "d_gate_bias",
+              "up_proj.bias": "d_up_bias", "down_proj.bias": "d_down_bias"}
+
+
+def frozen(dtype=torch.bfloat16, tokens=(2, 37)):
+    """Gradients only where asked: the parameters that do not require grad
+    keep .grad None, x's .grad is None when x does not require it, every
+    other gradient is judged by the error bound as in compare(), and the
+    backward's kernels (CUDA kernels under torch.profiler, by name) skip
+    the weight-, bias- or input-gradient GEMMs nobody asked for."""
+    from torch.profiler import ProfilerActivity, profile
+    for label, case, frozen_names, x_grad, absent, present in FROZEN:
+        try:
+            name, class_name, extra = CASES[case]
+            torch.manual_seed(0)
+            original, config = original_mlp(name, class_name, extra)
+            original = original.to("cuda", dtype)
+            with torch.no_grad():
+                for p in original.parameters():
+                    p.normal_(0, 1 / math.sqrt(p.shape[1])) if p.dim() == 2 else p.normal_(0, 0.5)
+            fused, _ = patched(original, config)
+            for n, p in fused.named_parameters():
+                p.requires_grad_(n not in frozen_names)
+            x = torch.randn(*tokens, D, device="cuda", dtype=dtype)
+            dy = torch.randn(*tokens, D, device="cuda", dtype=dtype)
+            inputs = {"x": x.reshape(-1, D), "dy": dy.reshape(-1, D)}
+            inputs.update(math_layout(dict(original.named_parameters())))
+            ref = judge.reference(fused.activation, dtype, inputs, 1.0, 1.0)
+            judge.poison_free_memory()
+            xx = x.detach().clone().requires_grad_(x_grad)
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                y = fused(xx)
+                y.backward(dy)
+                torch.cuda.synchronize()
+            kernels = {e.name for e in prof.events() if "_backward_k" in e.name}
+            grads = dict(fused.named_parameters())
+            nones = [n for n, p in grads.items() if p.grad is None]
+            report(f"{label}: .grad None exactly where not asked",
+                   sorted(nones) == sorted(frozen_names) and (xx.grad is None) == (not x_grad),
+                   f"None: {nones}, x.grad {'None' if xx.grad is None else 'set'}")
+            computed = {"y": y.detach().reshape(-1, D)}
+            if x_grad:
+                computed["dx"] = xx.grad.reshape(-1, D)
+            for n, p in grads.items():
+                if p.grad is not None:
+                    computed[GRAD_NAMES[n]] = p.grad.t() if p.grad.dim() == 2 else p.grad
+            ratios = {n: judge.worst_ratio(computed[n], *ref[n]) for n in computed}
+            worst = max(r for r, _ in ratios.values())
+            report(f"{label}: the gradients asked for within the bound",
+                   worst <= 1.0 and all(bad == 0 for _, bad in ratios.values()),
+                   " ".join(f"{n} {r:.3f}" for n, (r, _) in ratios.items()))
+            ran = sorted(kernels)
+            report(f"{label}: kernels skipped as asked",
+                   not any(a in k for a in absent for k in kernels)
+                   and all(any(k.endswith(q) for k in kernels) for q in present),
+                   f"ran {[k.split('_backward_')[1] for k in ran]}")
+        except Exception as error:
+            report(label, False, f"{type(error).__name__}: {str(error)[:300]}")
+
+
 def print_table():
     print("\nworst error/bound per output (fmlp; HF eager in parentheses; pass: <= 1)")
     names = judge.OUTPUTS
@@ -188,6 +269,7 @@ def modules():
     report("state_dict keys unchanged", list(fused.state_dict()) ==
            ["gate_proj.weight", "up_proj.weight", "down_proj.weight"], str(list(fused.state_dict())))
     checks(fused, x, dy)
+    frozen()
     classes()
 
 
@@ -235,10 +317,11 @@ def checks(fused, x, dy):
            grown <= expected + 4096, f"{grown} bytes, y + saved = {expected}")
     del y
     # opcheck: schema, fake tensors, autograd registration, AOT dispatch.
-    detached = [p.detach() for p in params]
+    detached = fmlp.ops.parameters([p.detach() for p in params])
+    arguments = fmlp.ops.parameters(params)
     for name, op, args in [
-            ("forward (no input requires grad)", torch.ops.fmlp.forward, (bundle, rows.detach(), detached)),
-            ("forward_nograd", torch.ops.fmlp.forward_nograd, (bundle, rows.detach(), detached))]:
+            ("forward (no input requires grad)", torch.ops.fmlp.forward, (bundle, rows.detach(), *detached)),
+            ("forward_nograd", torch.ops.fmlp.forward_nograd, (bundle, rows.detach(), *detached))]:
         try:
             torch.library.opcheck(op, args)
             report(f"opcheck fmlp::{name}", True)
@@ -246,17 +329,25 @@ def checks(fused, x, dy):
             report(f"opcheck fmlp::{name}", False, f"{type(error).__name__}: {str(error)[:400]}")
     try:
         with torch.no_grad():
-            _, saved = torch.ops.fmlp.forward(bundle, rows, params)
+            _, saved = torch.ops.fmlp.forward(bundle, rows, *arguments)
         torch.library.opcheck(torch.ops.fmlp.backward,
-                              (bundle, rows, detached, dy.reshape(-1, D), saved))
+                              (bundle, rows, *detached, dy.reshape(-1, D), saved,
+                               [True] * 4 + [False] * 3))
         report("opcheck fmlp::backward", True)
+        # Gradients partly wanted: the others are empty tensors.
+        with torch.no_grad():
+            _, saved = torch.ops.fmlp.forward(bundle, rows, *arguments)
+        torch.library.opcheck(torch.ops.fmlp.backward,
+                              (bundle, rows, *detached, dy.reshape(-1, D), saved,
+                               [True, False, True, False, False, False, False]))
+        report("opcheck fmlp::backward, gradients of x and up only", True)
     except Exception as error:
         report("opcheck fmlp::backward", False, f"{type(error).__name__}: {str(error)[:400]}")
     # With gradients: everything but AOT dispatch passes; AOT dispatch fails
     # by design (README): opcheck calls fmlp::forward directly and keeps its
     # `saved` output, which the backward then overwrites with dG and dU. The
     # modules drop `saved` (torch.compile below traces their backward).
-    grad_args = (bundle, rows.detach().requires_grad_(True), params)
+    grad_args = (bundle, rows.detach().requires_grad_(True), *arguments)
     try:
         torch.library.opcheck(torch.ops.fmlp.forward, grad_args,
                               test_utils=("test_schema", "test_autograd_registration",

@@ -210,6 +210,46 @@ class SpecTest(unittest.TestCase):
                                         "version 1 is not supported: this runtime reads version 2"):
                 runtime.Bundle(directory)
 
+    def test_outputs_needed_of_a_compiled_backward(self):
+        """fmlp_outputs_needed over a real bundle's backward (with biases):
+        one GEMM writes dWg and dWu, so either needs both; every other
+        gradient has kernels of its own."""
+        path = spec.find_or_compile(spec.BlockSpec(96, 200, "bf16", bias=True))
+        entry = runtime.Bundle(path).entry("backward")
+        names = [a["name"] for a in entry.arguments]
+
+        def needed(*wanted):
+            flags = entry.outputs_needed([n in wanted for n in names])
+            return {n for n, flag in zip(names, flags) if flag}
+        self.assertEqual(needed(), set())
+        self.assertEqual(needed("dx"), {"dx"})
+        self.assertEqual(needed("d_up"), {"d_gate", "d_up"})
+        self.assertEqual(needed("d_down", "d_down_bias"), {"d_down", "d_down_bias"})
+        self.assertEqual(needed("d_gate_bias"), {"d_gate_bias"})
+        # Inputs and saved are never "needed" outputs.
+        self.assertEqual(needed("x", "saved", "dy"), set())
+        with self.assertRaisesRegex(ValueError, "flags needed"):
+            entry.outputs_needed([True])
+
+    def test_tensor_array_packs_what_describe_builds(self):
+        """TensorArray.set writes the same bytes as a Tensor from describe()
+        (the ctypes structure), for every rank; set_null only the data."""
+        import ctypes
+        array = runtime.TensorArray(3)
+        cases = [(0x1000, "bf16", (7,), (1,)), (0x2040, "f32", (3, 5), (5, 1)),
+                 (0x30000, "f16", (2, 3, 4, 5, 6, 7, 8, 9),
+                  (60480, 20160, 5040, 1008, 168, 24, 3, 1))]
+        for i, (data, dtype, sizes, strides) in enumerate(cases):
+            array.set(i, data, runtime.DTYPE_CODES[dtype], sizes, strides)
+            self.assertEqual(bytes(array.array[i]),
+                             bytes(runtime.describe(data, dtype, sizes, strides)), dtype)
+        array.set_null(1)
+        self.assertIsNone(array.array[1].data)
+        self.assertEqual(list(array.array[1].sizes[:2]), [3, 5])
+        with self.assertRaisesRegex(ValueError, "rank 9"):
+            array.set(0, 0, 0, (1,) * 9, (1,) * 9)
+        self.assertEqual(ctypes.sizeof(array.array), 3 * ctypes.sizeof(runtime.Tensor))
+
 
 if __name__ == "__main__":
     unittest.main()

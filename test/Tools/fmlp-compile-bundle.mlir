@@ -44,7 +44,17 @@
 // MANIFEST-NEXT: "row_stride": 4096,
 // MANIFEST-NEXT: "rows": -1
 // MANIFEST: "tokens": true
+// What each launch writes (here K1: the saved activations, argument 5).
+// MANIFEST: "writes": [
+// MANIFEST-NEXT: 5
+// MANIFEST-NEXT: ]
 // MANIFEST: "kind": "backward",
+// [dWg dWu] = X^T [dG dU] is one GEMM: it writes d_gate and d_up (6, 7).
+// MANIFEST: "kernel": "llama_mlp_backward_k3_gate_up_weight_grad",
+// MANIFEST: "writes": [
+// MANIFEST-NEXT: 6,
+// MANIFEST-NEXT: 7
+// MANIFEST-NEXT: ]
 // MANIFEST: "format": "fmlp-bundle",
 // MANIFEST: "cubin": "kernels.cubin",
 // MANIFEST: "ptx": "kernels.ptx"

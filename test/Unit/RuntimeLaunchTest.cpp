@@ -257,11 +257,12 @@ TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
   EXPECT_EQ(m->value, 0);
   EXPECT_EQ(m->bytes, 16u * 8 * 2);
   EXPECT_EQ(m->stream, stream);
-  // The gradient's own pointer is still checked.
+  // A null gradient is one not wanted: never zeroed through the null
+  // pointer.
   dw.data = nullptr;
   fmlp_tensor both[] = {dy, dw};
-  EXPECT_EQ(fmlp_launch(bundle.get(), backward, both, 2, stream),
-            FMLP_ERROR_NULL_POINTER);
+  EXPECT_EQ(fmlp_launch(bundle.get(), backward, both, 2, stream), FMLP_OK)
+      << fmlp_last_error();
   EXPECT_EQ(fake_cuda_memset_count(), 1);
   // With tokens, the kernels write it: no memset.
   dy = fmlp::denseTensor(address(0x10000), FMLP_BF16, {70, 8});
@@ -390,6 +391,196 @@ TEST_F(RuntimeVariants, OneKernelAloneOnlyAtATItServes) {
   EXPECT_EQ(fmlp_launch_kernel(bundle.get(), entry, 2, at17.data(), 2, nullptr),
             FMLP_OK);
   EXPECT_EQ(fake_cuda_launch_count(), 4);
+}
+
+// A backward's kernels as the compiler plans them, each writing what its
+// "writes" says: k_da (dA from dy; dG, dU over saved), k_dx (dX from
+// saved), k_dgu ([dWg dWu], one GEMM writing both), k_dd (dWd), k_db (the
+// down bias's gradient, here read back from d_down so that a reader of an
+// output is covered). Arguments: 0 x, 1 dy, 2 saved, 3 dx, 4 d_gate,
+// 5 d_up, 6 d_down, 7 d_down_bias.
+const char *kGradients = R"({
+  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "images": {"ptx": "kernels.ptx"},
+  "entry_points": [
+    {"symbol": "g.backward", "kind": "backward", "static_tokens": 0,
+     "arguments": [
+       {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "dy", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "saved", "role": "saved", "dtype": "bf16", "shape": [-1, 48], "alignment": 16, "consumed": true},
+       {"name": "dx", "role": "output", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "d_gate", "role": "output", "dtype": "bf16", "shape": [16, 8], "alignment": 16, "consumed": false},
+       {"name": "d_up", "role": "output", "dtype": "bf16", "shape": [16, 8], "alignment": 16, "consumed": false},
+       {"name": "d_down", "role": "output", "dtype": "bf16", "shape": [8, 16], "alignment": 16, "consumed": false},
+       {"name": "d_down_bias", "role": "output", "dtype": "bf16", "shape": [8], "alignment": 16, "consumed": false}],
+     "launches": [
+       {"kernel": "k_da", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [32, 1, 1], "dynamic_shared_bytes": 0, "writes": [2],
+        "params": [{"argument": 1, "offset": 0}, {"argument": 2, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_dx", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [32, 1, 1], "dynamic_shared_bytes": 0, "writes": [3],
+        "params": [{"argument": 2, "offset": 0}, {"argument": 3, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_dgu", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [32, 1, 1], "dynamic_shared_bytes": 0, "writes": [4, 5],
+        "params": [{"argument": 0, "offset": 0}, {"argument": 2, "offset": 0},
+                   {"argument": 4, "offset": 0}, {"argument": 5, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_dd", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [32, 1, 1], "dynamic_shared_bytes": 0, "writes": [6],
+        "params": [{"argument": 1, "offset": 0}, {"argument": 2, "offset": 0},
+                   {"argument": 6, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_db", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [32, 1, 1], "dynamic_shared_bytes": 0, "writes": [7],
+        "params": [{"argument": 6, "offset": 0}, {"argument": 7, "offset": 0}, {"tokens": true}]}]}]
+})";
+
+class RuntimeGradients : public RuntimeLaunch {
+protected:
+  enum { kX, kDy, kSaved, kDx, kDGate, kDUp, kDDown, kDDownBias, kCount };
+  /// Every argument with a buffer, then the outputs in `unwanted` null.
+  std::vector<fmlp_tensor> tensors(std::vector<int> unwanted) const {
+    std::vector<fmlp_tensor> t = {
+        fmlp::denseTensor(address(0x10000), FMLP_BF16, {70, 8}),
+        fmlp::denseTensor(address(0x20000), FMLP_BF16, {70, 8}),
+        fmlp::denseTensor(address(0x30000), FMLP_BF16, {70, 48}),
+        fmlp::denseTensor(address(0x40000), FMLP_BF16, {70, 8}),
+        fmlp::denseTensor(address(0x50000), FMLP_BF16, {16, 8}),
+        fmlp::denseTensor(address(0x60000), FMLP_BF16, {16, 8}),
+        fmlp::denseTensor(address(0x70000), FMLP_BF16, {8, 16}),
+        fmlp::denseTensor(address(0x80000), FMLP_BF16, {8})};
+    for (int a : unwanted)
+      t[a].data = nullptr;
+    return t;
+  }
+  /// The kernels one launch with `unwanted` outputs null runs.
+  std::vector<std::string> launched(fmlp::Bundle &bundle,
+                                    std::vector<int> unwanted) {
+    int before = fake_cuda_launch_count();
+    std::vector<fmlp_tensor> t = tensors(std::move(unwanted));
+    EXPECT_EQ(fmlp_launch(bundle.get(), 0, t.data(), kCount, nullptr), FMLP_OK)
+        << fmlp_last_error();
+    std::vector<std::string> names;
+    for (int i = before; i < fake_cuda_launch_count(); ++i)
+      names.push_back(fake_cuda_launch_at(i)->kernel);
+    return names;
+  }
+  fmlp::test::BundleDir gradients{kGradients};
+};
+
+TEST_F(RuntimeGradients, KernelsOfNotWantedOutputsAreSkipped) {
+  fmlp::Bundle bundle(gradients.path());
+  bundle.load();
+  bundle.checkSaved(false);
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(launched(bundle, {}),
+            (Names{"k_da", "k_dx", "k_dgu", "k_dd", "k_db"}));
+  // Frozen weights and biases: dX alone.
+  EXPECT_EQ(launched(bundle, {kDGate, kDUp, kDDown, kDDownBias}),
+            (Names{"k_da", "k_dx"}));
+  // x needs no gradient.
+  EXPECT_EQ(launched(bundle, {kDx}), (Names{"k_da", "k_dgu", "k_dd", "k_db"}));
+  // Only the down projection's bias is frozen.
+  EXPECT_EQ(launched(bundle, {kDDownBias}),
+            (Names{"k_da", "k_dx", "k_dgu", "k_dd"}));
+  // Nothing wanted: k_da still writes dG, dU over the saved activations.
+  EXPECT_EQ(launched(bundle, {kDx, kDGate, kDUp, kDDown, kDDownBias}),
+            (Names{"k_da"}));
+  // The pointers that reach the driver are the caller's, never null.
+  for (int i = 0; i < fake_cuda_launch_count(); ++i) {
+    const fake_cuda_launch *l = fake_cuda_launch_at(i);
+    for (int p = 0; p < l->paramCount; ++p)
+      EXPECT_NE(l->paramWords[p], 0u) << l->kernel << " parameter " << p;
+  }
+}
+
+// A kernel that runs and writes or reads a not-wanted output is refused
+// before anything is launched, naming the argument and the kernel.
+TEST_F(RuntimeGradients, ANotWantedOutputBesideANeededOneIsRefused) {
+  fmlp::Bundle bundle(gradients.path());
+  bundle.load();
+  bundle.checkSaved(false);
+  std::vector<fmlp_tensor> t = tensors({kDGate});
+  EXPECT_EQ(fmlp_launch(bundle.get(), 0, t.data(), kCount, nullptr),
+            FMLP_ERROR_NULL_POINTER);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("g.backward argument 4 (d_gate) is null (not wanted), "
+                      "but kernel k_dgu writes it together with d_up"),
+            std::string::npos)
+      << fmlp_last_error();
+  t = tensors({kDDown});
+  EXPECT_EQ(fmlp_launch(bundle.get(), 0, t.data(), kCount, nullptr),
+            FMLP_ERROR_NULL_POINTER);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("argument 6 (d_down) is null (not wanted), but kernel "
+                      "k_db reads it and writes d_down_bias"),
+            std::string::npos)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+  // An input is never optional.
+  t = tensors({});
+  t[kDy].data = nullptr;
+  EXPECT_EQ(fmlp_launch(bundle.get(), 0, t.data(), kCount, nullptr),
+            FMLP_ERROR_NULL_POINTER);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("argument 1 (dy) is a null pointer (only an output may "
+                      "be null"),
+            std::string::npos)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+}
+
+// What to pass for a choice of wanted outputs: with exactly those, no
+// kernel is refused.
+TEST_F(RuntimeGradients, OutputsNeededCloseOverTheKernels) {
+  fmlp::Bundle bundle(gradients.path());
+  bundle.load();
+  bundle.checkSaved(false);
+  auto wanting = [](std::vector<int> outputs) {
+    std::vector<int32_t> flags(kCount, 0);
+    for (int a : outputs)
+      flags[a] = 1;
+    return flags;
+  };
+  // d_up alone needs d_gate (one GEMM writes both); the bias needs d_down
+  // (read); inputs and saved are never "needed" outputs.
+  const std::pair<std::vector<int>, std::vector<int>> cases[] = {
+      {{}, {}},
+      {{kDx}, {kDx}},
+      {{kDUp}, {kDGate, kDUp}},
+      {{kDDownBias}, {kDDown, kDDownBias}},
+      {{kX, kDy, kSaved}, {}},
+      {{kDx, kDGate, kDUp, kDDown, kDDownBias},
+       {kDx, kDGate, kDUp, kDDown, kDDownBias}}};
+  for (const auto &[wanted, needed] : cases) {
+    std::vector<int32_t> got = bundle.outputsNeeded(0, wanting(wanted));
+    EXPECT_EQ(got, wanting(needed));
+    // Launching with exactly the needed outputs is accepted.
+    std::vector<int> unwanted;
+    for (int a = kDx; a < kCount; ++a)
+      if (!got[a])
+        unwanted.push_back(a);
+    std::vector<fmlp_tensor> t = tensors(unwanted);
+    EXPECT_EQ(fmlp_launch(bundle.get(), 0, t.data(), kCount, nullptr), FMLP_OK)
+        << fmlp_last_error();
+  }
+}
+
+// One kernel alone (profiling) follows the same rule.
+TEST_F(RuntimeGradients, OneKernelOfNotWantedOutputsLaunchesNothing) {
+  fmlp::Bundle bundle(gradients.path());
+  bundle.load();
+  std::vector<fmlp_tensor> t = tensors({kDGate, kDUp});
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), 0, 2, t.data(), kCount, nullptr),
+            FMLP_OK)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+  t = tensors({kDUp});
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), 0, 2, t.data(), kCount, nullptr),
+            FMLP_ERROR_NULL_POINTER);
+  t = tensors({});
+  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), 0, 2, t.data(), kCount, nullptr),
+            FMLP_OK)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 1);
 }
 
 TEST_F(RuntimeLaunch, AnotherChipIsRefusedWithTheCommandToRecompile) {

@@ -189,6 +189,20 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
        "params[3].tensor_map.box_rows = 512 is outside 1 to 256"},
       {R"("tensor_map": {"argument": 0)", R"("tensor_map": {"argument": 9)",
        "tensor_map.argument is out of range"},
+      // What a launch writes: an argument it refers to, never an input.
+      {R"("dynamic_shared_bytes": 0,)", R"("dynamic_shared_bytes": 0, "writes": [0],)",
+       "launches[0].writes[0] = 0: argument x is an input, which no launch "
+       "writes"},
+      {R"("dynamic_shared_bytes": 0,)", R"("dynamic_shared_bytes": 0, "writes": [2],)",
+       "launches[0].writes[0] = 2: argument y is not among the launch's "
+       "params"},
+      {R"("dynamic_shared_bytes": 0,)", R"("dynamic_shared_bytes": 0, "writes": [4],)",
+       "launches[0].writes[0] = 4 is outside 0 to 3"},
+      {R"("dynamic_shared_bytes": 0,)",
+       R"("dynamic_shared_bytes": 0, "writes": [3, 3],)",
+       "launches[0].writes names an argument twice"},
+      {R"("dynamic_shared_bytes": 0,)", R"("dynamic_shared_bytes": 0, "writes": 3,)",
+       "launches[0].writes is not an array"},
   };
   for (const Malformation &c : cases) {
     BundleDir dir(replaced(kManifest, c.from, c.to));
@@ -548,9 +562,50 @@ TEST_F(LaunchValidation, NonContiguous) {
       FMLP_ERROR_LAYOUT, "dimension 1 has stride 4, expected 1");
 }
 
+// Only an output may be null (not wanted): an input or the saved
+// activations never.
 TEST_F(LaunchValidation, NullPointer) {
-  expectRefused([](auto &t) { t[2].data = nullptr; }, FMLP_ERROR_NULL_POINTER,
-                "argument 2 (y) is a null pointer");
+  expectRefused([](auto &t) { t[1].data = nullptr; }, FMLP_ERROR_NULL_POINTER,
+                "mlp.forward argument 1 (w) is a null pointer (only an output "
+                "may be null, meaning not wanted; this is input)");
+  expectRefused([](auto &t) { t[3].data = nullptr; }, FMLP_ERROR_NULL_POINTER,
+                "argument 3 (saved) is a null pointer (only an output may be "
+                "null, meaning not wanted; this is saved)");
+}
+
+// A null output is not wanted: its other fields are not read (here a
+// wrong shape and dtype), and k0, which does not refer to y, still runs:
+// the launch gets as far as the load check.
+TEST_F(LaunchValidation, NullOutputIsNotWanted) {
+  expectRefused(
+      [](auto &t) {
+        t[2] = fmlp::denseTensor(nullptr, FMLP_F32, {5, 9});
+      },
+      FMLP_ERROR_NOT_LOADED, "call fmlp_bundle_load first");
+}
+
+// k0 writes y beside saved: y may not be null; refused before the load
+// check (no driver needed).
+TEST_F(LaunchValidation, NullOutputBesideANeededOneIsRefused) {
+  std::string manifest =
+      replaced(kManifest, R"({"argument": 0, "offset": 0}, {"argument": 3)",
+               R"({"argument": 2, "offset": 0}, {"argument": 3)");
+  manifest = replaced(manifest, R"("dynamic_shared_bytes": 0,)",
+                      R"("dynamic_shared_bytes": 0, "writes": [2, 3],)");
+  BundleDir writes(manifest);
+  fmlp::Bundle writer(writes.path());
+  std::vector<fmlp_tensor> t = tensors;
+  t[2].data = nullptr;
+  EXPECT_EQ(fmlp_launch(writer.get(), 0, t.data(), 4, nullptr),
+            FMLP_ERROR_NULL_POINTER);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("mlp.forward argument 2 (y) is null (not wanted), but "
+                      "kernel k0 writes it together with saved"),
+            std::string::npos)
+      << fmlp_last_error();
+  // As fmlp_outputs_needed says: y is needed whatever is wanted.
+  EXPECT_EQ(writer.outputsNeeded(0, {0, 0, 0, 0}),
+            (std::vector<int32_t>{0, 0, 1, 0}));
 }
 
 TEST_F(LaunchValidation, Misaligned) {

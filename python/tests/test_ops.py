@@ -1,0 +1,298 @@
+"""fmlp's torch ops on the CPU (no GPU): gradients only where asked, and
+the ops' registration (schema, fake kernels, autograd, the mutation of
+`saved`). The bundles are real (fmlp-compile, FMLP_BIN_DIR), their
+manifests and the runtime's fmlp_outputs_needed decide what is allocated;
+only the kernels are replaced, by fmlp.ops.emulate computing the entry
+points in float64 (and writing only the outputs it is given, as the
+runtime's skipped kernels would not). Needs torch; skipped without it.
+
+  FMLP_BIN_DIR=build/bin FMLP_RUNTIME_LIB=build/lib/libfmlp_runtime.so \\
+  PYTHONPATH=python python3 -m unittest -v test_ops   (in python/tests)
+"""
+import importlib.util
+import os
+import tempfile
+import unittest
+import unittest.mock
+
+D, H, T = 64, 128, 5
+
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+
+
+def emulate(path, kind, args):
+    """The entry point `kind` in float64: SiLU, saved = A | G | U; an
+    output absent from `args` (not needed) is not computed."""
+    import torch
+    F = torch.nn.functional
+    x, gate, up, down = (args[n].double() for n in ("x", "gate", "up", "down"))
+    bias = "gate_bias" in args
+    g = F.linear(x, gate, args["gate_bias"].double() if bias else None)
+    u = F.linear(x, up, args["up_bias"].double() if bias else None)
+    h = gate.shape[0]
+    if kind in ("forward", "forward_nograd"):
+        a = F.silu(g) * u
+        args["y"].copy_(F.linear(a, down, args["down_bias"].double() if bias else None))
+        if kind == "forward":
+            args["saved"].copy_(torch.cat([a, g, u], dim=1))
+        return
+    saved, dy = args["saved"], args["dy"].double()
+    a = saved[:, :h].double()
+    da = dy @ down
+    s = torch.sigmoid(g)
+    dg, du = da * u * s * (1 + g * (1 - s)), da * F.silu(g)
+    results = {"dx": lambda: dg @ gate + du @ up, "d_gate": lambda: dg.t() @ x,
+               "d_up": lambda: du.t() @ x, "d_down": lambda: dy.t() @ a,
+               "d_gate_bias": lambda: dg.sum(0), "d_up_bias": lambda: du.sum(0),
+               "d_down_bias": lambda: dy.sum(0)}
+    for name, result in results.items():
+        if name in args:
+            args[name].copy_(result())
+    saved[:, h:].copy_(torch.cat([dg, du], dim=1))
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed")
+class GradientsOnlyWhereAsked(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import torch
+        from fmlp import ops, spec
+        cls.torch, cls.ops = torch, ops
+        cls.cache = tempfile.TemporaryDirectory()
+        os.environ["FMLP_CACHE_DIR"] = cls.cache.name
+        os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
+        cls.bundles = {bias: str(spec.find_or_compile(spec.BlockSpec(D, H, "bf16", bias=bias)))
+                       for bias in (False, True)}
+
+    def setUp(self):
+        self.calls = []
+
+        def recording(path, kind, args):
+            self.calls.append((kind, set(args)))
+            emulate(path, kind, args)
+        self.ops.emulate = recording
+        self.addCleanup(setattr, self.ops, "emulate", None)
+        g = self.torch.Generator().manual_seed(len(self.id()))
+        randn = lambda *shape: self.torch.randn(*shape, generator=g).to(self.torch.bfloat16)  # noqa: E731
+        self.x, self.dy = randn(T, D), randn(T, D)
+        self.weights = [randn(H, D) / 4, randn(H, D) / 4, randn(D, H) / 4]
+        self.biases = [randn(H), randn(H), randn(D)]
+
+    def run_block(self, bias, frozen=(), x_grad=True):
+        """One forward and backward through fmlp::forward; the parameters
+        named in `frozen` (gate, up, down, gate_bias, ...) do not require
+        grad. Returns x and the parameters (their .grad set by autograd)
+        and the outputs the backward's emulation was given."""
+        names = ["gate", "up", "down"] + (["gate_bias", "up_bias", "down_bias"] if bias else [])
+        params = [t.clone().requires_grad_(name not in frozen)
+                  for name, t in zip(names, self.weights + (self.biases if bias else []))]
+        x = self.x.clone().requires_grad_(x_grad)
+        y, _ = self.torch.ops.fmlp.forward(self.bundles[bias], x, *self.ops.parameters(params))
+        y.backward(self.dy)
+        backward = [args for kind, args in self.calls if kind == "backward"]
+        self.assertEqual(len(backward), 1)
+        return x, dict(zip(names, params)), backward[0]
+
+    def reference(self, bias):
+        """x's and every parameter's gradient with every one wanted (the
+        control below holds it to float64 autograd)."""
+        self.calls.clear()
+        x, params, _ = self.run_block(bias)
+        self.calls.clear()
+        return [x.grad] + [p.grad for p in params.values()]
+
+    def assertGradients(self, bias, x, params, frozen, x_grad=True):
+        """The gradients wanted are those of a backward wanting all (the
+        same float64 emulation, bit for bit); the others None."""
+        expected = self.reference(bias)
+        got = [x.grad] + [p.grad for p in params.values()]
+        wants = [x_grad] + [name not in frozen for name in params]
+        for name, want, grad, ref in zip(["x"] + list(params), wants, got, expected):
+            if not want:
+                self.assertIsNone(grad, name)
+                continue
+            self.assertIsNotNone(grad, name)
+            self.assertTrue(self.torch.equal(grad, ref), name)
+
+    def test_everything_wanted(self):
+        # The control: every gradient computed, every output passed, each
+        # as float64 autograd of the block gives it to within bf16's
+        # rounding of the results and of the saved G, U (a relative 2^-8
+        # each; 2^-5 of the largest element leaves room for their
+        # propagation through two products, and catches a wrong or
+        # missing gradient, which is off by O(1)).
+        torch = self.torch
+        F = torch.nn.functional
+        for bias in (False, True):
+            self.calls.clear()
+            x, params, given = self.run_block(bias)
+            self.assertTrue({"dx", "d_gate", "d_up", "d_down"} <= given)
+            ts = [t.double().requires_grad_(True)
+                  for t in [self.x] + self.weights + (self.biases if bias else [])]
+            xr, wg, wu, wd, *b = ts
+            y = F.linear(F.silu(F.linear(xr, wg, b[0] if b else None)) *
+                         F.linear(xr, wu, b[1] if b else None), wd, b[2] if b else None)
+            y.backward(self.dy.double())
+            for name, got, ref in zip(["x"] + list(params), [x.grad] + [p.grad for p in
+                                      params.values()], [t.grad for t in ts]):
+                error = (got.double() - ref).abs().max().item()
+                self.assertLessEqual(error, 2 ** -5 * ref.abs().max().item(), name)
+
+    def test_frozen_weights(self):
+        frozen = ("gate", "up", "down")
+        x, params, given = self.run_block(False, frozen)
+        self.assertIn("dx", given)
+        self.assertFalse({"d_gate", "d_up", "d_down"} & given)
+        self.assertGradients(False, x, params, frozen)
+
+    def test_x_without_gradient(self):
+        x, params, given = self.run_block(False, x_grad=False)
+        self.assertNotIn("dx", given)
+        self.assertGradients(False, x, params, (), x_grad=False)
+
+    def test_gate_frozen_up_trainable(self):
+        # One GEMM writes dWg and dWu: d_gate is computed (the runtime's
+        # closure), autograd still gets None for it.
+        x, params, given = self.run_block(False, ("gate", "down"))
+        self.assertTrue({"d_gate", "d_up"} <= given)
+        self.assertNotIn("d_down", given)
+        self.assertGradients(False, x, params, ("gate", "down"))
+
+    def test_frozen_biases(self):
+        frozen = ("gate_bias", "up_bias", "down_bias")
+        x, params, given = self.run_block(True, frozen)
+        self.assertFalse({"d_gate_bias", "d_up_bias", "d_down_bias"} & given)
+        self.assertTrue({"dx", "d_gate", "d_up", "d_down"} <= given)
+        self.assertGradients(True, x, params, frozen)
+
+    def test_only_the_down_bias(self):
+        frozen = ("gate", "up", "down", "gate_bias", "up_bias")
+        x, params, given = self.run_block(True, frozen, x_grad=False)
+        self.assertEqual({n for n in given if n.startswith("d_") or n == "dx"}, {"d_down_bias"})
+        self.assertGradients(True, x, params, frozen, x_grad=False)
+
+    def test_wanted_from_needs_input_grad(self):
+        # needs_input_grad of (bundle, x, gate, up, down, gate_bias,
+        # up_bias, down_bias): an absent bias has False.
+        self.assertEqual(self.ops.wanted_gradients((False, True, False, True, False) + (False,) * 3),
+                         [True, False, True, False, False, False, False])
+        self.assertEqual(self.ops.wanted_gradients((False, False) + (True,) * 6),
+                         [False] + [True] * 6)
+
+    def test_backward_op_results_follow_wanted(self):
+        torch = self.torch
+        params = self.ops.parameters([w.clone() for w in self.weights])
+        _, saved = torch.ops.fmlp.forward(self.bundles[False], self.x, *params)
+        version = saved._version
+        # A bias's flag set for a block without biases: still empty.
+        grads = torch.ops.fmlp.backward(self.bundles[False], self.x, *params, self.dy, saved,
+                                        [True, False, True, False, True, False, False])
+        self.assertEqual([tuple(g.shape) for g in grads],
+                         [(T, D), (0,), (H, D), (0,), (0,), (0,), (0,)])
+        # The schema's mutation of saved reaches autograd's version counter.
+        self.assertGreater(saved._version, version)
+
+    def test_opcheck(self):
+        # Schema, fake kernels against the real ones, autograd
+        # registration, AOT dispatch: for each op, gradients partly wanted.
+        torch = self.torch
+        for bias in (False, True):
+            params = self.ops.parameters(
+                [t.clone() for t in self.weights + (self.biases if bias else [])])
+            path = self.bundles[bias]
+            torch.library.opcheck(torch.ops.fmlp.forward_nograd, (path, self.x, *params))
+            torch.library.opcheck(torch.ops.fmlp.forward, (path, self.x, *params))
+            wanted = [False, True, False, False, False, bias, False]
+            _, saved = torch.ops.fmlp.forward(path, self.x, *params)
+            torch.library.opcheck(torch.ops.fmlp.backward,
+                                  (path, self.x, *params, self.dy, saved, wanted))
+        # With gradients: schema, autograd registration, fake kernels.
+        x = self.x.clone().requires_grad_(True)
+        params = self.ops.parameters([w.clone().requires_grad_(True) for w in self.weights])
+        torch.library.opcheck(torch.ops.fmlp.forward, (self.bundles[False], x, *params),
+                              test_utils=("test_schema", "test_autograd_registration",
+                                          "test_faketensor"))
+
+    def test_compiled_fullgraph_with_frozen_weights(self):
+        # torch.compile(fullgraph) traces the fake kernels and
+        # needs_input_grad; the compiled step gives the same gradients.
+        torch = self.torch
+        path = self.bundles[False]
+        params = [w.clone().requires_grad_(i == 2) for i, w in enumerate(self.weights)]
+        x = self.x.clone().requires_grad_(True)
+
+        @torch.compile(fullgraph=True, backend="aot_eager")
+        def step(x, params):
+            return torch.ops.fmlp.forward(path, x, *self.ops.parameters(params))[0]
+        step(x, params).backward(self.dy)
+        backward = [args for kind, args in self.calls if kind == "backward"]
+        self.assertEqual(len(backward), 1)
+        self.assertFalse({"d_gate", "d_up"} & backward[0])
+        self.assertGradients(False, x, dict(zip(["gate", "up", "down"], params)), ("gate", "up"))
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed")
+class ModuleKeepsItsBundle(unittest.TestCase):
+    """FusedGatedMLP._bundle: block_spec's checks and the bundle lookup run
+    once, then again whenever what the spec is made of changes (x's dtype,
+    a parameter's dtype, the activation); never a stale bundle. block_spec
+    is replaced by a counting one without its CUDA-only checks."""
+
+    def setUp(self):
+        import types
+        import torch
+        from fmlp import modules, ops, spec
+        self.torch, self.modules = torch, modules
+        ops.emulate = emulate
+        self.addCleanup(setattr, ops, "emulate", None)
+        self.cache = tempfile.TemporaryDirectory()
+        self.addCleanup(self.cache.cleanup)
+        saved = dict(os.environ)
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+        os.environ["FMLP_CACHE_DIR"] = self.cache.name
+        os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
+        self.specs = []
+
+        def block_spec(module, x, params=None):
+            params = module._params() if params is None else params
+            for p in params:
+                if p.dtype != x.dtype:
+                    raise TypeError(f"x is {x.dtype}, a parameter is {p.dtype}")
+            made = spec.BlockSpec(module.hidden_size, params[0].shape[0], ops.DTYPES[x.dtype],
+                                  module.activation)
+            self.specs.append(made)
+            return made
+        patcher = unittest.mock.patch.object(modules.FusedGatedMLP, "block_spec", block_spec)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        config = types.SimpleNamespace(hidden_size=D, intermediate_size=H, hidden_act="silu",
+                                       mlp_bias=False)
+        torch.manual_seed(0)
+        self.module = modules.FusedGatedMLP(config).to(torch.bfloat16)
+        self.x = torch.randn(T, D).to(torch.bfloat16)
+
+    def test_spec_once_then_again_on_change(self):
+        torch, module = self.torch, self.module
+        with torch.no_grad():
+            y = module(self.x)
+            self.assertTrue(torch.equal(module(self.x), y))
+            self.assertEqual(len(self.specs), 1)
+            # A parameter of another dtype: checked again, refused.
+            module.up_proj.weight.data = module.up_proj.weight.data.float()
+            with self.assertRaisesRegex(TypeError, "a parameter is torch.float32"):
+                module(self.x)
+            # Back to bf16: the spec kept (the refused call made none).
+            module.up_proj.weight.data = module.up_proj.weight.data.to(torch.bfloat16)
+            self.assertTrue(torch.equal(module(self.x), y))
+            self.assertEqual(len(self.specs), 1)
+            # Another activation: another spec (and bundle).
+            module.activation = "gelu_tanh"
+            module(self.x)
+            self.assertEqual([s.activation for s in self.specs], ["silu", "gelu_tanh"])
+            # x of another dtype: checked again, refused.
+            with self.assertRaisesRegex(TypeError, "x is torch.float32"):
+                module(self.x.float())
+
+
+if __name__ == "__main__":
+    unittest.main()
