@@ -8,7 +8,8 @@ fmlp.spec, fmlp.runtime and fmlp.guard import without torch; the rest
 needs it, and naming it without torch raises an ImportError that says so.
 """
 from ._version import __version__  # noqa: F401
-from .spec import BlockSpec, BundleMissing, UnsupportedConfig, find_or_compile  # noqa: F401
+from .policy import MemoryPolicy, memory_policy  # noqa: F401
+from .spec import BlockSpec, BundleMissing, UnsupportedConfig, find_or_compile, memory_report  # noqa: F401
 
 # What fmlp offers only with torch (module attribute -> what it is).
 _TORCH_NAMES = ("ops", "modules", "patch", "parallel", "judge", "FusedGatedMLP", "FusedPhi3MLP",

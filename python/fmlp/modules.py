@@ -21,7 +21,7 @@ from typing import List, Optional, Sequence, Tuple
 import torch
 from torch import nn
 
-from . import guard, ops, parallel, runtime, spec as specs
+from . import guard, ops, parallel, policy, runtime, spec as specs
 
 
 _chips = {}
@@ -119,6 +119,9 @@ class FusedGatedMLP(nn.Module):
 
     gate_multiplier: Optional[float] = None
     down_multiplier: Optional[float] = None
+    # This module's memory policy (fmlp.MemoryPolicy; None: the scope's or
+    # the default, policy.py); a call's memory_policy argument overrides it.
+    memory_policy: Optional[policy.MemoryPolicy] = None
 
     def __init__(self, config, intermediate_size: Optional[int] = None):
         super().__init__()
@@ -171,11 +174,13 @@ class FusedGatedMLP(nn.Module):
             biases = [l._parameters["bias"] for l in linears]
         return weights + biases if biases[0] is not None else weights
 
-    def block_spec(self, x: torch.Tensor, params: Optional[List[torch.Tensor]] = None
-                   ) -> specs.BlockSpec:
+    def block_spec(self, x: torch.Tensor, params: Optional[List[torch.Tensor]] = None,
+                   memory_policy: Optional[policy.MemoryPolicy] = None) -> specs.BlockSpec:
         """The bundle's spec for input `x` and weights `params` (default:
         this module's own; a tensor-parallel shard passes its local ones:
-        H is the gate weight's row count)."""
+        H is the gate weight's row count), under the memory policy the call
+        resolves to (policy.resolve: `memory_policy`, this module's, the
+        scope's, the default)."""
         params = self._params() if params is None else params
         if x.device.type != "cuda":
             raise RuntimeError(f"fmlp: {type(self).__name__} runs on CUDA tensors; x is on {x.device}")
@@ -187,27 +192,55 @@ class FusedGatedMLP(nn.Module):
             raise TypeError(f"fmlp: dtype {x.dtype} is not one of {list(ops.DTYPES)}")
         if x.shape[-1] != self.hidden_size:
             raise ValueError(f"fmlp: x has {x.shape[-1]} features, the block takes {self.hidden_size}")
-        return specs.BlockSpec(self.hidden_size, params[0].shape[0], ops.DTYPES[x.dtype],
-                               self.activation, bias=len(params) > 3,
-                               gate_multiplier=self.gate_multiplier,
-                               down_multiplier=self.down_multiplier, chip=chip_of(x.device))
+        return self._spec(params, ops.DTYPES[x.dtype], chip_of(x.device),
+                          policy.resolve(memory_policy, self.memory_policy))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def _spec(self, params, dtype: str, chip: str, chosen: policy.MemoryPolicy) -> specs.BlockSpec:
+        return specs.BlockSpec(self.hidden_size, params[0].shape[0], dtype, self.activation,
+                               bias=len(params) > 3, gate_multiplier=self.gate_multiplier,
+                               down_multiplier=self.down_multiplier, chip=chip,
+                               save=chosen.save, chunk_tokens=chosen.chunk_tokens)
+
+    def memory_report(self, tokens: int,
+                      memory_policy: Optional[policy.MemoryPolicy] = None) -> dict:
+        """fmlp-compile's memory plan of this block at `tokens` tokens under
+        the policy a call would run with (spec.memory_report: bytes saved
+        from forward to backward, each entry point's workspace, the peaks),
+        in the weights' dtype. Needs fmlp-compile, not a GPU."""
+        params = self._params()
+        if params[0].dtype not in ops.DTYPES:
+            raise TypeError(f"fmlp: dtype {params[0].dtype} is not one of {list(ops.DTYPES)}")
+        chosen = policy.resolve(memory_policy, self.memory_policy)
+        return specs.memory_report(self._spec(params, ops.DTYPES[params[0].dtype], "sm_90a",
+                                              chosen), tokens)
+
+    def extra_repr(self) -> str:
+        """The memory policy a call would run with now (no argument, this
+        thread's scope), and whose choice it is."""
+        own = self.memory_policy
+        chosen = policy.resolve(module=own)
+        source = "module" if own is not None else "scope or default"
+        return f"memory_policy=({chosen}; {source})"
+
+    def forward(self, x: torch.Tensor,
+                memory_policy: Optional[policy.MemoryPolicy] = None) -> torch.Tensor:
+        """y for x; `memory_policy` overrides the module's and the scope's
+        for this call (policy.py)."""
         # Attribute and type checks only: dynamo turns them into guards, so
         # that the fused path stays one graph under torch.compile. The
         # common case first: plain Linears with plain weights (never
         # sharded), read once from nn.Module's dicts.
         linears = _plain_linears(self, self._linears())
         if linears is not None:
-            return self.fused(x, self._params(linears))
+            return self.fused(x, self._params(linears), memory_policy)
         reason = why_not_fusable(self, self._linears())
         if reason is not None:
             self._warn_unfused(reason)
             return self.unfused(x)
         params = self._params()
         if parallel.is_sharded(params):
-            return parallel.forward(self, x, params)
-        return self.fused(x, params)
+            return parallel.forward(self, x, params, memory_policy)
+        return self.fused(x, params, memory_policy)
 
     def unfused(self, x: torch.Tensor) -> torch.Tensor:
         """Hugging Face's forward (LlamaMLP's; FalconH1MLP's with
@@ -223,10 +256,11 @@ class FusedGatedMLP(nn.Module):
         _warn_once(id(self), f"fmlp: {type(self).__name__} runs unfused (its Hugging Face "
                    f"forward, calling the projections): {reason}")
 
-    def fused(self, x: torch.Tensor, params: List[torch.Tensor]) -> torch.Tensor:
+    def fused(self, x: torch.Tensor, params: List[torch.Tensor],
+              memory_policy: Optional[policy.MemoryPolicy] = None) -> torch.Tensor:
         """The block over `params` (plain tensors: this module's weights, or
         one tensor-parallel shard of them)."""
-        bundle = self._bundle(x, params)
+        bundle = self._bundle(x, params, memory_policy)
         rows = x.reshape(-1, self.hidden_size)
         if not rows.is_contiguous():
             rows = rows.contiguous()
@@ -239,20 +273,23 @@ class FusedGatedMLP(nn.Module):
             y = torch.ops.fmlp.forward_nograd(bundle, rows, *arguments)
         return y.view(*x.shape[:-1], self.hidden_size)
 
-    def _bundle(self, x: torch.Tensor, params: List[torch.Tensor]) -> str:
+    def _bundle(self, x: torch.Tensor, params: List[torch.Tensor],
+                memory_policy: Optional[policy.MemoryPolicy] = None) -> str:
         """The bundle's path for x and params: block_spec's checks and the
         bundle found (or compiled) once, then, in eager calls, reused while
         everything the spec is made of is the same: x's dtype and device,
         H and the parameter count, the module's widths, activation and
-        multipliers (the key, compared at every call); and every
+        multipliers, the memory policy the call resolves to (the key,
+        compared at every call); and every
         parameter's dtype and device equal x's (checked at every call, as
         block_spec does). Under torch.compile the spec is traced as
         before (dynamo guards on what it reads)."""
         if torch.compiler.is_compiling():
-            return str(_bundle_for(self.block_spec(x, params)))
+            return str(_bundle_for(self.block_spec(x, params, memory_policy)))
         dtype, device = x.dtype, x.get_device()
+        chosen = policy.resolve(memory_policy, self.memory_policy)
         key = (dtype, device, x.shape[-1], params[0].shape[0], len(params), self.hidden_size,
-               self.activation, self.gate_multiplier, self.down_multiplier)
+               self.activation, self.gate_multiplier, self.down_multiplier, chosen)
         cached = self.__dict__.get("_fmlp_bundle")
         if cached is not None and cached[0] == key:
             for p in params:
@@ -260,7 +297,7 @@ class FusedGatedMLP(nn.Module):
                     break
             else:
                 return cached[1]
-        bundle = str(_bundle_for(self.block_spec(x, params)))
+        bundle = str(_bundle_for(self.block_spec(x, params, chosen)))
         self.__dict__["_fmlp_bundle"] = (key, bundle)
         return bundle
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles the bundles the GPU-side Python tests and benchmarks use
 # (python/tests/gpu_modules.py, gpu_tensor_parallel.py, gpu_peft_guard.py,
-# bench/bench_torch.py, bench/bench_sweep.py: bf16 silu at (1024, 2816) and
+# bench/bench_torch.py, bench/bench_sweep.py, bench/bench_policies.py: bf16
+# silu at (1024, 2816) and
 # (4096, 11008); a bundle serves every T, each entry's T is dynamic)
 # into a cache directory: the GPU machine has no fmlp-compile.
 #   make-gpu-cache.sh DIR
@@ -10,6 +11,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 export FMLP_CACHE_DIR=${1:?usage: make-gpu-cache.sh DIR}
 export PATH="${FMLP_BUILD_DIR:-$root/build}/bin:$PATH" PYTHONPATH="$root/python"
 python3 - <<'PY'
+import dataclasses
+from fmlp.policy import DEFAULT
 from fmlp.spec import BlockSpec, find_or_compile
 specs = []
 for dtype in ("bf16", "f32"):
@@ -27,6 +30,14 @@ for p in (2, 4):
 # The tiny Llama of gpu_peft_guard.py.
 for dtype in ("bf16", "f32"):
     specs.append(BlockSpec(256, 704, dtype))
-for spec in specs:
+# Every spec under the default memory policy (what the modules run
+# without one), and the benchmark's blocks under each policy
+# (bench/bench_policies.py).
+specs = [dataclasses.replace(s, save=DEFAULT.save, chunk_tokens=DEFAULT.chunk_tokens)
+         for s in specs]
+for d, h in ((1024, 2816), (4096, 11008)):
+    for save, chunk in (("agu", 0), ("gu", 0), ("x", 0), ("gu", 8192), ("x", 8192)):
+        specs.append(BlockSpec(d, h, "bf16", save=save, chunk_tokens=chunk))
+for spec in dict.fromkeys(specs):
     print(find_or_compile(spec), flush=True)
 PY

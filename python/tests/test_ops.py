@@ -21,8 +21,9 @@ HAVE_TORCH = importlib.util.find_spec("torch") is not None
 
 
 def emulate(path, kind, args):
-    """The entry point `kind` in float64: SiLU, saved = A | G | U; an
-    output absent from `args` (not needed) is not computed."""
+    """The entry point `kind` in float64: SiLU; saved = A | G | U, G | U or
+    nothing as the bundle's memory policy has it (its width); an output
+    absent from `args` (not needed) is not computed."""
     import torch
     F = torch.nn.functional
     x, gate, up, down = (args[n].double() for n in ("x", "gate", "up", "down"))
@@ -33,11 +34,12 @@ def emulate(path, kind, args):
     if kind in ("forward", "forward_nograd"):
         a = F.silu(g) * u
         args["y"].copy_(F.linear(a, down, args["down_bias"].double() if bias else None))
-        if kind == "forward":
-            args["saved"].copy_(torch.cat([a, g, u], dim=1))
+        if kind == "forward" and "saved" in args:
+            kept = {3 * h: [a, g, u], 2 * h: [g, u]}[args["saved"].shape[1]]
+            args["saved"].copy_(torch.cat(kept, dim=1))
         return
-    saved, dy = args["saved"], args["dy"].double()
-    a = saved[:, :h].double()
+    saved, dy = args.get("saved"), args["dy"].double()
+    a = F.silu(g) * u
     da = dy @ down
     s = torch.sigmoid(g)
     dg, du = da * u * s * (1 + g * (1 - s)), da * F.silu(g)
@@ -48,7 +50,10 @@ def emulate(path, kind, args):
     for name, result in results.items():
         if name in args:
             args[name].copy_(result())
-    saved[:, h:].copy_(torch.cat([dg, du], dim=1))
+    # dG, dU over G, U: the last 2 H columns (save=x: an empty stand-in,
+    # the bundle's backward has no saved argument).
+    if saved is not None and saved.numel():
+        saved[:, -2 * h:].copy_(torch.cat([dg, du], dim=1))
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
@@ -241,8 +246,8 @@ class ModuleKeepsItsBundle(unittest.TestCase):
     def setUp(self):
         import types
         import torch
-        from fmlp import modules, ops, spec
-        self.torch, self.modules = torch, modules
+        from fmlp import modules, ops, policy, spec
+        self.torch, self.modules, self.policy = torch, modules, policy
         ops.emulate = emulate
         self.addCleanup(setattr, ops, "emulate", None)
         self.cache = tempfile.TemporaryDirectory()
@@ -253,13 +258,13 @@ class ModuleKeepsItsBundle(unittest.TestCase):
         os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
         self.specs = []
 
-        def block_spec(module, x, params=None):
+        def block_spec(module, x, params=None, memory_policy=None):
             params = module._params() if params is None else params
             for p in params:
                 if p.dtype != x.dtype:
                     raise TypeError(f"x is {x.dtype}, a parameter is {p.dtype}")
-            made = spec.BlockSpec(module.hidden_size, params[0].shape[0], ops.DTYPES[x.dtype],
-                                  module.activation)
+            made = module._spec(params, ops.DTYPES[x.dtype], "sm_90a",
+                                policy.resolve(memory_policy, module.memory_policy))
             self.specs.append(made)
             return made
         patcher = unittest.mock.patch.object(modules.FusedGatedMLP, "block_spec", block_spec)
@@ -292,6 +297,42 @@ class ModuleKeepsItsBundle(unittest.TestCase):
             # x of another dtype: checked again, refused.
             with self.assertRaisesRegex(TypeError, "x is torch.float32"):
                 module(self.x.float())
+
+    def test_memory_policy_picks_the_bundle(self):
+        """The policy a call resolves to (call, module, scope, default)
+        makes the spec; a change of any level makes another; each trains
+        to the same gradients (float64 emulation: the policies differ in
+        what is kept, not in the math)."""
+        torch, module, policy = self.torch, self.module, self.policy
+        MemoryPolicy = policy.MemoryPolicy
+        x = self.x.clone().requires_grad_(True)
+        dy = torch.randn(T, D).to(torch.bfloat16)
+
+        def step(**call):
+            x.grad = None
+            for p in module.parameters():
+                p.grad = None
+            module(x, **call).backward(dy)
+            return [x.grad] + [p.grad for p in module.parameters()]
+
+        reference = step(memory_policy=MemoryPolicy(save="agu"))
+        self.assertEqual(self.specs[-1].save, "agu")
+        with policy.memory_policy(save="x"):
+            for grad, ref in zip(step(), reference):
+                self.assertTrue(torch.equal(grad, ref))
+            self.assertEqual(self.specs[-1].save, "x")
+            other = next(s for s in ("agu", "gu") if s != policy.DEFAULT.save)
+            module.memory_policy = MemoryPolicy(save=other)
+            step()
+            self.assertEqual(self.specs[-1].save, other)
+            self.assertIn(f"save={other}", repr(module))
+            self.assertIn("; module)", repr(module))
+        module.memory_policy = None
+        for grad, ref in zip(step(), reference):
+            self.assertTrue(torch.equal(grad, ref))
+        self.assertEqual(self.specs[-1].save, policy.DEFAULT.save)
+        self.assertIn(f"save={policy.DEFAULT.save}", repr(module))
+        self.assertEqual([s.save for s in self.specs], ["agu", "x", other, policy.DEFAULT.save])
 
 
 if __name__ == "__main__":
