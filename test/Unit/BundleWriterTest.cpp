@@ -123,7 +123,7 @@ TEST_F(BundleWriter, LaunchesUnderAnIfOnTCarryTheirRanges) {
       llvm::json::parse((*text)->getBuffer());
   ASSERT_TRUE(bool(manifest)) << llvm::toString(manifest.takeError());
   const llvm::json::Object &root = *manifest->getAsObject();
-  EXPECT_EQ(root.getInteger("version"), 2);
+  EXPECT_EQ(root.getInteger("version"), 3);
   const llvm::json::Array &launches =
       *(*root.getArray("entry_points"))[0].getAsObject()->getArray("launches");
   ASSERT_EQ(launches.size(), 3u);

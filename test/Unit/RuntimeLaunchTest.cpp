@@ -30,7 +30,7 @@ namespace {
 // forward: k0(tensor map of x, saved + 16 elements, T); backward: k1(saved,
 // T), consuming saved.
 const char *kManifest = R"({
-  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "m.forward", "kind": "forward", "static_tokens": 0,
@@ -231,7 +231,7 @@ TEST_F(RuntimeLaunch, OneKernelAloneForProfiling) {
 // token arguments may be null.
 TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
   fmlp::test::BundleDir weights{R"({
-  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "w.backward", "kind": "backward", "static_tokens": 0,
@@ -277,7 +277,7 @@ TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
 // be over the driver's limit at T = 2^40, where only k_large (a fixed grid,
 // 132 blocks) runs: the grids checked are those of the launches that run.
 const char *kVariants = R"({
-  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "v.forward_nograd", "kind": "forward_nograd", "static_tokens": 0,

@@ -28,7 +28,7 @@ namespace {
 /// backward(x, dy [T,4], dx [T,8], saved consumed); k0 takes views of x
 /// (T rows) and w (4 static rows).
 const char *kManifest = R"({
-  "format": "fmlp-bundle", "version": 2, "compiler": "fmlp 0.2.0", "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "compiler": "fmlp 0.2.0", "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "mlp.forward", "kind": "forward", "static_tokens": 0,
@@ -109,12 +109,15 @@ TEST(RuntimeBundle, MissingDirectoryOrImage) {
   EXPECT_EQ(fmlp_bundle_open(nullptr, &bundle), FMLP_ERROR_INVALID_ARGUMENT);
 }
 
-// Version 1 (launches without a range of T: a version-1 runtime would run
-// every variant of a kernel) and any other version are refused, naming both.
+// Version 2 (no token chunks: a version-2 runtime would run each per-chunk
+// launch once over all T, past a workspace sized for one chunk), version 1
+// (launches without a range of T: a version-1 runtime would run every
+// variant of a kernel) and any other version are refused, naming both.
 TEST(RuntimeBundle, OtherFormatVersionsAreRefused) {
-  // 4294967298 = 2^32 + 2 would read as 2 narrowed to 32 bits.
-  for (const char *version : {"1", "3", "4294967298", "18446744073709551615"}) {
-    BundleDir dir(replaced(kManifest, R"("version": 2)",
+  // 4294967299 = 2^32 + 3 would read as 3 narrowed to 32 bits.
+  for (const char *version :
+       {"1", "2", "4", "4294967299", "18446744073709551615"}) {
+    BundleDir dir(replaced(kManifest, R"("version": 3)",
                            std::string(R"("version": )") + version));
     fmlp_bundle *bundle = nullptr;
     EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle),
@@ -122,7 +125,7 @@ TEST(RuntimeBundle, OtherFormatVersionsAreRefused) {
         << version;
     EXPECT_NE(std::string(fmlp_last_error())
                   .find("version " + std::string(version) +
-                        " is not supported: this runtime reads version 2"),
+                        " is not supported: this runtime reads version 3"),
               std::string::npos)
         << fmlp_last_error();
   }
@@ -180,7 +183,7 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
        "launches[0].kernel is not a string"},
       {R"("launches": []})", R"("launches": 3})", "launches is not an array"},
       {R"(, "consumed": true})", R"(})", "has no \"consumed\""},
-      {R"("version": 2,)", R"("version": 2,,)", "not valid JSON"},
+      {R"("version": 3,)", R"("version": 3,,)", "not valid JSON"},
       {R"("rows": -1, "cols": 8)", R"("rows": 6, "cols": 8)",
        "tensor_map does not describe a view of argument x"},
       {R"("row_stride": 8)", R"("row_stride": 4)",
