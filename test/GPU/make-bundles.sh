@@ -2,7 +2,8 @@
 # Compiles the GPU tests' bundles: a SwiGLU block (fmlp.gated_mlp, weights
 # in nn.Linear's [out, in] layout) for each element type and each (D, H) of
 # shapes.sh, bf16 also at its edge shapes, with fmlp-compile from the build
-# tree. Usage: make-bundles.sh OUTDIR [CHIP]
+# tree; then the memory-policy variants of shapes.sh (save=gu, save=x,
+# chunk-tokens). Usage: make-bundles.sh OUTDIR [CHIP]
 set -euo pipefail
 out=${1:?usage: make-bundles.sh OUTDIR [CHIP]}
 chip=${2:-sm_90a}
@@ -13,11 +14,9 @@ mkdir -p "$out"
 shapes() {  # the shapes of DTYPE
   if [[ $1 == bf16 ]]; then echo $gpu_test_shapes $gpu_test_edge_shapes; else echo $gpu_test_shapes; fi
 }
-for dtype in bf16 f16 f32; do
-  for shape in $(shapes $dtype); do
-    d=${shape%x*} h=${shape#*x}
-    src="$out/mlp-$dtype-$d-$h.mlir"
-    cat >"$src" <<MLIR
+source_of() {  # DTYPE D H: the block's MLIR file, written once
+  local dtype=$1 d=$2 h=$3 src="$out/mlp-$1-$2-$3.mlir"
+  [[ -f $src ]] || cat >"$src" <<MLIR
 func.func @mlp(%x: tensor<?x${d}x${dtype}>, %wg: tensor<${h}x${d}x${dtype}>,
                %wu: tensor<${h}x${d}x${dtype}>, %wd: tensor<${d}x${h}x${dtype}>)
     -> tensor<?x${d}x${dtype}> {
@@ -27,7 +26,18 @@ func.func @mlp(%x: tensor<?x${d}x${dtype}>, %wg: tensor<${h}x${d}x${dtype}>,
   return %y : tensor<?x${d}x${dtype}>
 }
 MLIR
-    "$compile" "$src" --chip="$chip" -o "$out/mlp-$dtype-$d-$h.bundle" --report=false
+  echo "$src"
+}
+for dtype in bf16 f16 f32; do
+  for shape in $(shapes $dtype); do
+    d=${shape%x*} h=${shape#*x}
+    "$compile" "$(source_of $dtype $d $h)" --chip="$chip" -o "$out/mlp-$dtype-$d-$h.bundle" --report=false
   done
+done
+for variant in $gpu_test_variants; do
+  IFS=: read -r dtype shape save chunk <<<"$variant"
+  d=${shape%x*} h=${shape#*x}
+  "$compile" "$(source_of $dtype $d $h)" --chip="$chip" --save="$save" --chunk-tokens="$chunk" \
+    -o "$out/mlp-$dtype-$d-$h-$save-c$chunk.bundle" --report=false
 done
 echo "bundles in $out"
