@@ -290,8 +290,7 @@ void buildColumnSum(
 /// out[i] = value for i < elements (out a dense buffer of `element`s): one
 /// thread per element. It zeroes the weight and bias gradients that a
 /// token-chunked plan accumulates over its chunks, before the first.
-void buildFill(KernelBuilder &kb, Type element, int64_t elements,
-               double value);
+void buildFill(KernelBuilder &kb, Type element, int64_t elements, double value);
 
 } // namespace mlir::fmlp
 

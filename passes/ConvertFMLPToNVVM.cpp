@@ -22,19 +22,19 @@
 
 #include "passes/Passes.h"
 
-#include "dialects/FMLP/FMLPOps.h"
 #include "codegen/Activation.h"
 #include "codegen/KernelBuilder.h"
 #include "codegen/TileSelection.h"
+#include "dialects/FMLP/FMLPOps.h"
 #include "passes/KernelGemm.h"
 #include "passes/ViewOffset.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -423,7 +423,8 @@ FailureOr<scf::ForOp> chunkLoopOf(Operation *op) {
                     "from 0 to T by its fmlp.chunk_tokens)");
     return failure();
   }
-  if (std::optional<int64_t> tokens = getConstantIntValue(loop.getUpperBound())) {
+  if (std::optional<int64_t> tokens =
+          getConstantIntValue(loop.getUpperBound())) {
     op->emitOpError("is inside a token-chunk loop over a static token count "
                     "(T = ")
         << *tokens
@@ -440,8 +441,7 @@ FailureOr<scf::ForOp> chunkLoopAfter(linalg::FillOp fill) {
   for (Operation *next = fill->getNextNode(); next; next = next->getNextNode())
     if (auto loop = dyn_cast<scf::ForOp>(next)) {
       // Checked as the loop of its first operation (the loop is not empty).
-      FailureOr<scf::ForOp> checked =
-          chunkLoopOf(&loop.getBody()->front());
+      FailureOr<scf::ForOp> checked = chunkLoopOf(&loop.getBody()->front());
       if (failed(checked))
         return failure();
       return *checked;
@@ -647,8 +647,8 @@ struct ConvertFMLPToNVVMPass
     DenseMap<Operation *, unsigned> countPerEntry;
     for (auto [fill, tokens] : fills) {
       auto entry = fill->getParentOfType<func::FuncOp>();
-      std::string name = kernelName(entry.getSymName(), countPerEntry[entry]++,
-                                    fill);
+      std::string name =
+          kernelName(entry.getSymName(), countPerEntry[entry]++, fill);
       if (failed(replaceFill(fill, gpuModule, name, tokens)))
         return signalPassFailure();
     }

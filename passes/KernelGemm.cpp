@@ -184,9 +184,8 @@ bool adjacent(Value first, Value second) {
   auto s = cast<MemRefType>(second.getType());
   std::optional<ViewOffset> fo = traceViewOffset(first);
   std::optional<ViewOffset> so = traceViewOffset(second);
-  return f.getStridesAndOffset().first == s.getStridesAndOffset().first &&
-         fo && so && fo->root == so->root &&
-         fo->tokenStride == so->tokenStride &&
+  return f.getStridesAndOffset().first == s.getStridesAndOffset().first && fo &&
+         so && fo->root == so->root && fo->tokenStride == so->tokenStride &&
          fo->chunkLoop == so->chunkLoop &&
          so->offset == fo->offset + f.getDimSize(1);
 }

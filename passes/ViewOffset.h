@@ -28,7 +28,7 @@
 namespace mlir::fmlp {
 
 struct ViewOffset {
-  Value root;        // the buffer the view was taken from
+  Value root;              // the buffer the view was taken from
   int64_t offset = 0;      // elements, at c0 = 0
   int64_t tokenStride = 0; // elements per token of c0
   scf::ForOp chunkLoop;    // whose induction variable is c0 (null: none)

@@ -237,7 +237,7 @@ Param parseTensorMap(const json &map, const Entry &entry, bool perChunk,
                     " elements apart, beyond the argument's " +
                     std::to_string(extent) + " elements" +
                     (argument.hasTokenRows() ? " per row" : "")};
-  int64_t rowsSpanned = chunkRows         ? entry.chunkTokens
+  int64_t rowsSpanned = chunkRows          ? entry.chunkTokens
                         : param.rows == -1 ? 1
                                            : param.rows;
   std::optional<int64_t> end = checkedMulAdd(
@@ -305,8 +305,8 @@ Launch parseLaunch(const json &object, const Entry &entry,
       if (!flag(params[i], "tokens", at))
         throw Malformed{at + ".tokens is false"};
     } else if (params[i].contains("tensor_map")) {
-      param = parseTensorMap(params[i].at("tensor_map"), entry,
-                             launch.perChunk, at + ".tensor_map");
+      param = parseTensorMap(params[i].at("tensor_map"), entry, launch.perChunk,
+                             at + ".tensor_map");
     } else {
       param.argument = parseArgumentIndex(params[i], entry, at);
       const Argument &argument = entry.arguments[param.argument];
@@ -331,8 +331,8 @@ void checkChunkLoop(const Entry &entry, const std::string &where) {
   auto first = std::find_if(launches.begin(), launches.end(),
                             [](const Launch &l) { return l.perChunk; });
   if (entry.chunkTokens > 0 && first == launches.end())
-    throw Malformed{where + ".chunk_tokens = " +
-                    std::to_string(entry.chunkTokens) +
+    throw Malformed{where +
+                    ".chunk_tokens = " + std::to_string(entry.chunkTokens) +
                     ", but no launch is per_chunk"};
   auto end = std::find_if(first, launches.end(),
                           [](const Launch &l) { return !l.perChunk; });

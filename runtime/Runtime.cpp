@@ -544,8 +544,8 @@ std::string describeTokens(const Launch &launch, int64_t tokens,
 }
 
 /// The grid of `launch` at T = `tokens` is within the driver's limits.
-fmlp_status checkGrid(const Entry &entry, const Launch &launch,
-                      int64_t tokens, int64_t firstToken) {
+fmlp_status checkGrid(const Entry &entry, const Launch &launch, int64_t tokens,
+                      int64_t firstToken) {
   std::array<uint64_t, 3> grid = launch.grid(tokens);
   for (int d = 0; d < 3; ++d)
     if (grid[d] > static_cast<uint64_t>(kMaxGrid[d]))
@@ -585,12 +585,11 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
       continue;
     }
     const fmlp_tensor &t = tensors[param.argument];
-    uint64_t address =
-        reinterpret_cast<uint64_t>(t.data) +
-        (static_cast<uint64_t>(param.offset) +
-         static_cast<uint64_t>(firstToken) *
-             static_cast<uint64_t>(param.tokenStride)) *
-            dtypeBytes(t.dtype);
+    uint64_t address = reinterpret_cast<uint64_t>(t.data) +
+                       (static_cast<uint64_t>(param.offset) +
+                        static_cast<uint64_t>(firstToken) *
+                            static_cast<uint64_t>(param.tokenStride)) *
+                           dtypeBytes(t.dtype);
     if (param.kind == Param::Kind::Pointer) {
       pointers[p] = address;
       params[p] = &pointers[p];
@@ -760,9 +759,8 @@ extern "C" fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entryIndex,
     return forEachLaunch(entry, tokens,
                          [&](const Launch &launch, int64_t launchTokens,
                              int64_t first) -> fmlp_status {
-                           return &launch == &chosen
-                                      ? then(launchTokens, first)
-                                      : FMLP_OK;
+                           return &launch == &chosen ? then(launchTokens, first)
+                                                     : FMLP_OK;
                          });
   };
   int64_t runs = 0;

@@ -206,8 +206,7 @@ FMLP_API fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entry,
                                         int count, void *stream);
 /* The tokens per chunk C of an entry point compiled with chunk-tokens = C;
  * 0 when it is not chunked (or for a null bundle or no such entry). */
-FMLP_API int64_t fmlp_entry_chunk_tokens(const fmlp_bundle *bundle,
-                                         int entry);
+FMLP_API int64_t fmlp_entry_chunk_tokens(const fmlp_bundle *bundle, int entry);
 /* 1 when the kernel runs once per chunk, 0 when once per launch (or for a
  * null bundle or no such entry point or kernel). */
 FMLP_API int fmlp_kernel_per_chunk(const fmlp_bundle *bundle, int entry,

@@ -265,7 +265,8 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
     LaunchGeometry geometry = LaunchGeometry::readFrom(launch);
     auto loop = launch->getParentOfType<scf::ForOp>();
     if (loop && chunkLoop && loop != chunkLoop) {
-      error = func.getSymName().str() + " has launches in two loops: the "
+      error = func.getSymName().str() +
+              " has launches in two loops: the "
               "bundle runs one token-chunk loop per entry point";
       return WalkResult::interrupt();
     }
@@ -273,7 +274,8 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
       std::optional<int64_t> step = getConstantIntValue(loop.getStep());
       if (!step || *step <= 0 ||
           getConstantIntValue(loop.getLowerBound()) != 0) {
-        error = func.getSymName().str() + " has launches in a loop that is "
+        error = func.getSymName().str() +
+                " has launches in a loop that is "
                 "not a token-chunk loop (from 0 by a positive constant)";
         return WalkResult::interrupt();
       }
@@ -330,8 +332,9 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
           traceToArgument(operand, func, loop, error);
       if (failed(traced))
         return WalkResult::interrupt();
-      llvm::json::Object pointer{{"argument", cast<BlockArgument>(traced->root).getArgNumber()},
-                                 {"offset", traced->offset}};
+      llvm::json::Object pointer{
+          {"argument", cast<BlockArgument>(traced->root).getArgNumber()},
+          {"offset", traced->offset}};
       if (loop)
         pointer["token_stride"] = traced->tokenStride;
       params.push_back(std::move(pointer));

@@ -295,8 +295,9 @@ argumentsOf(fmlp::Bundle &bundle, int entry, int64_t T, const Format &format,
     DeviceBuffer *buffer = it != named.end() ? it->second : nullptr;
     if (!buffer) {
       if (a.role != FMLP_ROLE_WORKSPACE) {
-        std::fprintf(stderr, "%s has argument %s, which the test does not "
-                             "know\n",
+        std::fprintf(stderr,
+                     "%s has argument %s, which the test does not "
+                     "know\n",
                      fmlp_entry_symbol(bundle.get(), entry), a.name);
         std::exit(2);
       }
@@ -354,8 +355,8 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
     b->poison();
 
   std::map<std::string, DeviceBuffer *> named = {
-      {"x", &x},     {"gate", &wg},  {"up", &wu},       {"down", &wd},
-      {"dy", &dy},   {"y", &y},      {"dx", &dx},       {"d_gate", &dWg},
+      {"x", &x},      {"gate", &wg},   {"up", &wu}, {"down", &wd},
+      {"dy", &dy},    {"y", &y},       {"dx", &dx}, {"d_gate", &dWg},
       {"d_up", &dWu}, {"d_down", &dWd}};
   if (hasSaved)
     named["saved"] = &saved;
@@ -409,8 +410,7 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
                 "float64 reference would not fit)\n",
                 ref.rows.size(), ref.units.size());
   if (chunks > 1)
-    std::printf("(backward in %lld chunks of %lld tokens)\n",
-                (long long)chunks,
+    std::printf("(backward in %lld chunks of %lld tokens)\n", (long long)chunks,
                 (long long)fmlp_entry_chunk_tokens(bundle.get(), backward));
   judge(" (forward)");
   report(n, D, H, T, "y (forward_nograd)",
@@ -516,8 +516,8 @@ void runEmptyBatch(fmlp::Bundle &bundle, const Format &format, int64_t D,
   // Control: as poisoned, every element fails.
   bool controlFails = nonZero(dWd) == static_cast<long>(dWd.bytes / e);
   std::map<std::string, DeviceBuffer *> named = {
-      {"x", &none},   {"gate", &wg},  {"up", &wu},         {"down", &wd},
-      {"dy", &none},  {"dx", &none},  {"d_gate", &dWg},    {"d_up", &dWu},
+      {"x", &none},     {"gate", &wg},   {"up", &wu},      {"down", &wd},
+      {"dy", &none},    {"dx", &none},   {"d_gate", &dWg}, {"d_up", &dWu},
       {"d_down", &dWd}, {"saved", &none}};
   std::vector<std::unique_ptr<DeviceBuffer>> scratch;
   bundle.launch(backward,

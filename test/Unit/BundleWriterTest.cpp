@@ -251,7 +251,8 @@ TEST_F(BundleWriter, AChunkLoopBecomesPerChunkLaunches) {
   const llvm::json::Object &fill = *launches[0].getAsObject();
   EXPECT_EQ(fill.getString("kernel"), "k_fill");
   EXPECT_FALSE(fill.get("per_chunk"));
-  EXPECT_FALSE((*fill.getArray("params"))[0].getAsObject()->get("token_stride"));
+  EXPECT_FALSE(
+      (*fill.getArray("params"))[0].getAsObject()->get("token_stride"));
   const llvm::json::Object &chunk = *launches[1].getAsObject();
   EXPECT_EQ(chunk.getString("kernel"), "k_chunk");
   EXPECT_EQ(chunk.getBoolean("per_chunk"), true);

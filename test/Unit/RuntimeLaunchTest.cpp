@@ -449,7 +449,8 @@ protected:
     std::vector<Seen> seen;
     for (int i = from; i < fake_cuda_launch_count(); ++i) {
       const fake_cuda_launch *l = fake_cuda_launch_at(i);
-      seen.push_back({l->kernel, l->grid[0],
+      seen.push_back({l->kernel,
+                      l->grid[0],
                       {l->paramWords, l->paramWords + l->paramCount}});
     }
     return seen;
@@ -509,11 +510,21 @@ TEST_F(RuntimeChunks, TheChunksCoverTExactly) {
       {1, {{"k_fill", 1}, {"k_small", 1}, {"k_sum", 1}, {"k_end", 1}}},
       {3, {{"k_fill", 3}, {"k_large", 3}, {"k_sum", 3}, {"k_end", 3}}},
       {8,
-       {{"k_fill", 8}, {"k_large", 4}, {"k_sum", 4}, {"k_large", 4},
-        {"k_sum", 4}, {"k_end", 8}}},
+       {{"k_fill", 8},
+        {"k_large", 4},
+        {"k_sum", 4},
+        {"k_large", 4},
+        {"k_sum", 4},
+        {"k_end", 8}}},
       {10,
-       {{"k_fill", 10}, {"k_large", 4}, {"k_sum", 4}, {"k_large", 4},
-        {"k_sum", 4}, {"k_small", 2}, {"k_sum", 2}, {"k_end", 10}}}};
+       {{"k_fill", 10},
+        {"k_large", 4},
+        {"k_sum", 4},
+        {"k_large", 4},
+        {"k_sum", 4},
+        {"k_small", 2},
+        {"k_sum", 2},
+        {"k_end", 10}}}};
   for (const auto &[tokens, plan] : cases) {
     int before = fake_cuda_launch_count();
     bundle.launch(backward, tensors(tokens));
@@ -531,21 +542,21 @@ TEST_F(RuntimeChunks, OneKernelAloneRunsAtItsChunks) {
   bundle.load();
   int backward = bundle.entry("backward");
   std::vector<fmlp_tensor> at9 = tensors(9), at8 = tensors(8);
-  ASSERT_EQ(fmlp_launch_kernel(bundle.get(), backward, 3, at9.data(), 3,
-                               nullptr),
-            FMLP_OK)
+  ASSERT_EQ(
+      fmlp_launch_kernel(bundle.get(), backward, 3, at9.data(), 3, nullptr),
+      FMLP_OK)
       << fmlp_last_error();
   std::vector<Seen> seen = launchedSince(0);
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[2].words, (std::vector<uint64_t>{kX + 8 * 16, kDw, 1}));
-  ASSERT_EQ(fmlp_launch_kernel(bundle.get(), backward, 1, at9.data(), 3,
-                               nullptr),
-            FMLP_OK)
+  ASSERT_EQ(
+      fmlp_launch_kernel(bundle.get(), backward, 1, at9.data(), 3, nullptr),
+      FMLP_OK)
       << fmlp_last_error();
   EXPECT_EQ(fake_cuda_launch_count(), 4);
-  EXPECT_EQ(fmlp_launch_kernel(bundle.get(), backward, 1, at8.data(), 3,
-                               nullptr),
-            FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      fmlp_launch_kernel(bundle.get(), backward, 1, at8.data(), 3, nullptr),
+      FMLP_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(fmlp_last_error())
                 .find("kernel 1 (k_small) of c.backward serves T in [1, 2], "
                       "not T = 8 in chunks of 4"),

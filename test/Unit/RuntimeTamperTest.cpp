@@ -217,9 +217,8 @@ std::string misread(const json &manifest, size_t e, int64_t tokens,
                  std::to_string(r.block[d]);
         if (!perBlock || !fixed)
           return at + ": a grid that is not integers was accepted";
-        Wide grid = *perBlock > 0
-                        ? (launchTokens + *perBlock - 1) / *perBlock
-                        : *fixed;
+        Wide grid =
+            *perBlock > 0 ? (launchTokens + *perBlock - 1) / *perBlock : *fixed;
         if (grid != r.grid[d])
           return at + ".grid[" + std::to_string(d) + "] should be " +
                  str(grid) + " at T = " + str(launchTokens) +
@@ -505,8 +504,8 @@ private:
         return false;
       static const int64_t sizes[] = {16, 17, 1000, 2048, 0, -1};
       json &entry = root[entries[below(entries.size())]];
-      entry["chunk_tokens"] = below(4) == 0 ? number(entry["chunk_tokens"])
-                                            : json(sizes[below(6)]);
+      entry["chunk_tokens"] =
+          below(4) == 0 ? number(entry["chunk_tokens"]) : json(sizes[below(6)]);
       if (integerOf(entry["chunk_tokens"]).value_or(16) < 16 &&
           integerOf(entry["chunk_tokens"]).value_or(16) > 0)
         entry["chunk_tokens"] = 16;
@@ -905,7 +904,8 @@ protected:
   void SetUp() override {
     RuntimeTamper::SetUp();
     text = readFile(FMLP_TAMPER_CHUNKED_MANIFEST);
-    ASSERT_FALSE(text.empty()) << "cannot read " << FMLP_TAMPER_CHUNKED_MANIFEST;
+    ASSERT_FALSE(text.empty())
+        << "cannot read " << FMLP_TAMPER_CHUNKED_MANIFEST;
     manifest = json::parse(text);
   }
 };
@@ -915,8 +915,8 @@ protected:
 // one chunk, one more token, 2 chunks + 1; the oracle replays the chunks.
 TEST_F(RuntimeTamperChunked, TheRealManifestLaunchesAsWritten) {
   ASSERT_EQ(manifest["entry_points"][1].value("chunk_tokens", json(0)), 1024);
-  for (int64_t tokens : {int64_t(1), int64_t(37), int64_t(1024),
-                         int64_t(1025), int64_t(2049), int64_t(0)}) {
+  for (int64_t tokens : {int64_t(1), int64_t(37), int64_t(1024), int64_t(1025),
+                         int64_t(2049), int64_t(0)}) {
     CaseResult result = runCase(text, tokens);
     EXPECT_EQ(result.outcome, Outcome::Success)
         << "T = " << tokens << ": " << result.detail;

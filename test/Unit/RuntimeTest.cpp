@@ -493,8 +493,9 @@ TEST(RuntimeBundle, ChunkFieldsAreCheckedWhenOpened) {
   }
   // chunk_tokens without a per-chunk launch.
   {
-    BundleDir dir(replaced(kManifest, R"("kind": "forward", "static_tokens": 0,)",
-                           R"("kind": "forward", "static_tokens": 0, "chunk_tokens": 4,)"));
+    BundleDir dir(replaced(
+        kManifest, R"("kind": "forward", "static_tokens": 0,)",
+        R"("kind": "forward", "static_tokens": 0, "chunk_tokens": 4,)"));
     fmlp_bundle *bundle = nullptr;
     EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle), FMLP_ERROR_BUNDLE);
     EXPECT_NE(std::string(fmlp_last_error())
@@ -505,9 +506,9 @@ TEST(RuntimeBundle, ChunkFieldsAreCheckedWhenOpened) {
   }
   // A -1-row view of an argument without T rows outside a per-chunk
   // launch is refused as before (there, -1 is T, unbounded).
-  BundleDir whole(replaced(
-      kManifest, R"("argument": 1, "offset": 0, "rows": 4)",
-      R"("argument": 1, "offset": 0, "rows": -1)"));
+  BundleDir whole(replaced(kManifest,
+                           R"("argument": 1, "offset": 0, "rows": 4)",
+                           R"("argument": 1, "offset": 0, "rows": -1)"));
   fmlp_bundle *bundle = nullptr;
   EXPECT_EQ(fmlp_bundle_open(whole.path().c_str(), &bundle), FMLP_ERROR_BUNDLE);
   EXPECT_NE(std::string(fmlp_last_error())

@@ -62,11 +62,11 @@ int main(int argc, char **argv) {
       long long chunk = fmlp_entry_chunk_tokens(bundle.get(), e);
       std::string chunks =
           chunk ? ", in chunks of " + std::to_string(chunk) + " tokens" : "";
-      std::printf(
-          "entry %s (%s): %lld B saved + workspace at T = %lld%s\n",
-          fmlp_entry_symbol(bundle.get(), e), fmlp_entry_kind(bundle.get(), e),
-          static_cast<long long>(bundle.workspaceBytes(e, tokens)), tokens,
-          chunks.c_str());
+      std::printf("entry %s (%s): %lld B saved + workspace at T = %lld%s\n",
+                  fmlp_entry_symbol(bundle.get(), e),
+                  fmlp_entry_kind(bundle.get(), e),
+                  static_cast<long long>(bundle.workspaceBytes(e, tokens)),
+                  tokens, chunks.c_str());
       for (const fmlp_argument_info &a : bundle.arguments(e)) {
         std::string shape = a.shape[0] < 0 ? "T" : std::to_string(a.shape[0]);
         if (a.rank == 2)
