@@ -406,14 +406,28 @@ void buildBiasGrad(BiasGradOp op, KernelBuilder &kb,
 /// scf.for in the entry point's body from 0 to T by the entry's
 /// fmlp.chunk_tokens. T must be dynamic: the runtime chunks the T of the
 /// caller's tensors (a block compiled for a static T has no token rows to
-/// chunk). A null loop when `op` is in none.
+/// chunk). A null loop when `op` is in none, in an entry point without
+/// chunks.
 FailureOr<scf::ForOp> chunkLoopOf(Operation *op) {
   auto loop = op->getParentOfType<scf::ForOp>();
-  if (!loop)
-    return scf::ForOp();
-  auto entry = loop->getParentOfType<func::FuncOp>();
+  auto entry = op->getParentOfType<func::FuncOp>();
   auto chunk =
       entry ? entry->getAttrOfType<IntegerAttr>("fmlp.chunk_tokens") : nullptr;
+  if (!loop) {
+    // A static T of at most one chunk: canonicalization folds the loop
+    // away, and leaves the chunk's views with dynamic rows over arguments
+    // of static rows, which the manifest cannot describe.
+    if (chunk && chunk.getInt() > 0) {
+      op->emitOpError("is in a token-chunked entry point (fmlp.chunk_tokens "
+                      "= ")
+          << chunk.getInt()
+          << ") but outside its chunk loop, which a static token count "
+             "folds away: the GPU bundle chunks a dynamic T only (plan with "
+             "chunk-tokens=0, or compile the block for a dynamic T)";
+      return failure();
+    }
+    return scf::ForOp();
+  }
   std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (loop->getParentOp() != entry || !chunk || chunk.getInt() <= 0 ||
@@ -435,26 +449,21 @@ FailureOr<scf::ForOp> chunkLoopOf(Operation *op) {
   return loop;
 }
 
-/// The chunk loop that follows `fill` in its block: the loop whose chunks
-/// accumulate into what `fill` zeroes.
+/// The chunk loop that follows `fill` in its block, whose chunks accumulate
+/// into what `fill` zeroes; a null loop where there is none (then the
+/// kernel ops after it, outside a chunk loop, are refused, or are not
+/// chunked: the fill is launched all the same).
 FailureOr<scf::ForOp> chunkLoopAfter(linalg::FillOp fill) {
   for (Operation *next = fill->getNextNode(); next; next = next->getNextNode())
-    if (auto loop = dyn_cast<scf::ForOp>(next)) {
+    if (auto loop = dyn_cast<scf::ForOp>(next))
       // Checked as the loop of its first operation (the loop is not empty).
-      FailureOr<scf::ForOp> checked = chunkLoopOf(&loop.getBody()->front());
-      if (failed(checked))
-        return failure();
-      return *checked;
-    }
-  fill.emitOpError("is not followed by a token-chunk loop: the GPU path "
-                   "lowers linalg.fill only where fmlp-plan-memory zeroes "
-                   "the gradients its chunks accumulate");
-  return failure();
+      return chunkLoopOf(&loop.getBody()->front());
+  return scf::ForOp();
 }
 
 /// The fill kernel of `fill` (a float constant into a dense, statically
-/// shaped buffer), launched where `fill` was, with `tokens` as its T (which
-/// it does not use: every kernel takes T last).
+/// shaped buffer), launched where `fill` was, with `tokens` as its T (every
+/// kernel takes T last; the fill does not read it).
 LogicalResult replaceFill(linalg::FillOp fill, gpu::GPUModuleOp gpuModule,
                           StringRef name, Value tokens);
 
@@ -578,7 +587,8 @@ struct ConvertFMLPToNVVMPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> kernels;
-    // Each fill (in an entry point) and the T of the chunk loop after it.
+    // Each fill (in an entry point) and the T of the chunk loop after it
+    // (0 where the one chunk was folded away: the fill does not read T).
     SmallVector<std::pair<linalg::FillOp, Value>> fills;
     WalkResult walk = module.walk([&](Operation *op) {
       auto fill = dyn_cast<linalg::FillOp>(op);
@@ -588,7 +598,7 @@ struct ConvertFMLPToNVVMPass
         FailureOr<scf::ForOp> loop = chunkLoopAfter(fill);
         if (failed(loop))
           return WalkResult::interrupt();
-        fills.push_back({fill, loop->getUpperBound()});
+        fills.push_back({fill, *loop ? loop->getUpperBound() : Value()});
         return WalkResult::advance();
       }
       if (isa<GatedMlpOp, GatedMlpGradOp>(op)) {
@@ -647,6 +657,10 @@ struct ConvertFMLPToNVVMPass
     DenseMap<Operation *, unsigned> countPerEntry;
     for (auto [fill, tokens] : fills) {
       auto entry = fill->getParentOfType<func::FuncOp>();
+      if (!tokens) {
+        OpBuilder at(fill);
+        tokens = arith::ConstantIndexOp::create(at, fill.getLoc(), 0);
+      }
       std::string name =
           kernelName(entry.getSymName(), countPerEntry[entry]++, fill);
       if (failed(replaceFill(fill, gpuModule, name, tokens)))

@@ -420,8 +420,10 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
     accumulate into (each kernel's `accumulate`: load, add, store in the
     storage type), become launches of a fill kernel. The bundle writer turns
     the loop into the manifest's per-chunk launches (docs/Bundle.md). A
-    kernel op in any other loop, or in a chunk loop over a static T (the
-    runtime chunks the T of the caller's tensors), is refused.
+    kernel op in any other loop, in a chunk loop over a static T, or outside
+    the chunk loop of a chunked entry point (a static T of one chunk, whose
+    loop canonicalization folded away) is refused: the runtime chunks the
+    T of the caller's tensors.
 
     Before:
 

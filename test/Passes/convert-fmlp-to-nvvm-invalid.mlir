@@ -27,6 +27,21 @@ module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
 
 #simt = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands take the IEEE fp32 SIMT path">
 
+// A static T of one chunk (16 rows, chunks of 16): canonicalization folds
+// the loop away and leaves the chunk's views with dynamic rows over x's 16.
+module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
+  func.func @folded_chunk(%x: memref<16x8xf32> {fmlp.name = "x"}, %wg: memref<16x8xf32> {fmlp.name = "gate"}, %wu: memref<16x8xf32> {fmlp.name = "up"}, %ws: memref<16x16xf32> {fmlp.name = "workspace"}) attributes {fmlp.chunk_tokens = 16 : i64, fmlp.entry = "forward_nograd"} {
+    %rows = memref.cast %x : memref<16x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+    // expected-error@+1 {{'fmlp.gate_up' op is in a token-chunked entry point (fmlp.chunk_tokens = 16) but outside its chunk loop, which a static token count folds away: the GPU bundle chunks a dynamic T only (plan with chunk-tokens=0, or compile the block for a dynamic T)}}
+    fmlp.gate_up silu ins(%rows, %wg, %wu : memref<?x8xf32, strided<[8, 1], offset: ?>>, memref<16x8xf32>, memref<16x8xf32>) outs(%ws : memref<16x16xf32>) {fmlp.kernel_config = #simt}
+    return
+  }
+}
+
+// -----
+
+#simt = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands take the IEEE fp32 SIMT path">
+
 // A loop whose step is not the entry point's chunk_tokens: not the chunk
 // loop the manifest describes.
 module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
@@ -50,13 +65,14 @@ module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
 
 #simt = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands take the IEEE fp32 SIMT path">
 
-// A fill with no chunk loop after it: nothing accumulates into what it
-// zeroes (fmlp-plan-memory fills only ahead of its chunk loop).
+// A fill of a view that is not a whole dense buffer: the fill kernel
+// writes a flat run of elements.
 module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
-  func.func @lone_fill(%x: memref<?x8xf32> {fmlp.name = "x"}, %wg: memref<16x8xf32> {fmlp.name = "gate"}, %wu: memref<16x8xf32> {fmlp.name = "up"}, %a: memref<?x16xf32> {fmlp.name = "workspace"}, %dw: memref<16x8xf32> {fmlp.name = "d_gate"}) attributes {fmlp.chunk_tokens = 0 : i64, fmlp.entry = "backward"} {
+  func.func @strided_fill(%x: memref<?x8xf32> {fmlp.name = "x"}, %wg: memref<16x8xf32> {fmlp.name = "gate"}, %wu: memref<16x8xf32> {fmlp.name = "up"}, %a: memref<?x16xf32> {fmlp.name = "workspace"}, %dw: memref<16x8xf32> {fmlp.name = "d_gate"}) attributes {fmlp.chunk_tokens = 0 : i64, fmlp.entry = "backward"} {
     %zero = arith.constant 0.0 : f32
-    // expected-error@+1 {{'linalg.fill' op is not followed by a token-chunk loop: the GPU path lowers linalg.fill only where fmlp-plan-memory zeroes the gradients its chunks accumulate}}
-    linalg.fill ins(%zero : f32) outs(%dw : memref<16x8xf32>)
+    %half = memref.subview %dw[0, 0] [16, 4] [1, 1] : memref<16x8xf32> to memref<16x4xf32, strided<[8, 1]>>
+    // expected-error@+1 {{'linalg.fill' op fills 'memref<16x4xf32, strided<[8, 1]>>': the GPU path fills a dense, statically shaped memref with a float constant}}
+    linalg.fill ins(%zero : f32) outs(%half : memref<16x4xf32, strided<[8, 1]>>)
     fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x8xf32>, memref<16x8xf32>, memref<16x8xf32>) outs(%a : memref<?x16xf32>) {fmlp.kernel_config = #simt}
     return
   }
