@@ -34,7 +34,7 @@ for dtype in bf16 f16 f32; do
     "$compile" "$(source_of $dtype $d $h)" --chip="$chip" -o "$out/mlp-$dtype-$d-$h.bundle" --report=false
   done
 done
-for variant in $gpu_test_variants; do
+for variant in $gpu_test_variants $gpu_test_sanitized_variant; do
   IFS=: read -r dtype shape save chunk <<<"$variant"
   d=${shape%x*} h=${shape#*x}
   "$compile" "$(source_of $dtype $d $h)" --chip="$chip" --save="$save" --chunk-tokens="$chunk" \

@@ -14,8 +14,8 @@
 # = 1024 with save=agu and save=x; those of DTYPES): chunked ones at T in
 # {0, 1, 17, 1000, 1024, 2049, 2597, 4096} (below a chunk, one chunk, 2
 # chunks + 1, not a multiple of it), the others at {0, 1, 3, 16, 17, 37,
-# 2597, 4096}, full adding 65536; memcheck also runs the chunked save=x
-# bundle at T = 2049.
+# 2597, 4096}, full adding 65536; memcheck and racecheck also run a
+# save=x bundle in chunks of 64 at T = 129 (shapes.sh).
 # SETS (default "defaults variants") picks the bundles: SETS=variants runs
 # the variants alone.
 # Exit status: non-zero if anything failed.
@@ -57,8 +57,8 @@ done
   echo "== save=$save chunk-tokens=$chunk ($dtype, D=$d, H=$h)"
   timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h-$save-c$chunk.bundle" "$dtype" "$d" "$h" $tokens || status=1
 done
-# T = 3 runs K1 and K2's small_tokens kernels, T = 37 the WGMMA ones; T =
-# 2049 in chunks of 1024 both, and the chunks' moved views.
+# T = 3 runs K1 and K2's small_tokens kernels, T = 37 the WGMMA ones; the
+# chunked variant both, and the chunks' moved views and shared workspace.
 for tool in memcheck racecheck; do
   if [[ " $sets " == *" defaults "* ]]; then
     echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, T=3 and 37)"
@@ -66,9 +66,12 @@ for tool in memcheck racecheck; do
       "$test" "$bundles/mlp-bf16-1024-2816.bundle" bf16 1024 2816 3 37 | tail -3 || status=1
   fi
   if [[ " $sets " == *" variants "* ]]; then
-    echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, save=x, chunk-tokens=1024, T=2049)"
+    IFS=: read -r dtype shape save chunk <<<"$gpu_test_sanitized_variant"
+    d=${shape%x*} h=${shape#*x}
+    echo "== compute-sanitizer --tool $tool ($dtype, D=$d, H=$h, save=$save, chunk-tokens=$chunk, T=$gpu_test_sanitized_tokens)"
     timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
-      "$test" "$bundles/mlp-bf16-1024-2816-x-c1024.bundle" bf16 1024 2816 2049 | tail -3 || status=1
+      "$test" "$bundles/mlp-$dtype-$d-$h-$save-c$chunk.bundle" "$dtype" "$d" "$h" \
+      $gpu_test_sanitized_tokens | tail -3 || status=1
   fi
 done
 exit $status

@@ -16,3 +16,8 @@ gpu_test_variants="bf16:1024x2816:gu:0 bf16:1024x2816:x:0
 # and 4C; unchunked ones as the default bundles' quick set.
 gpu_test_chunk_tokens="0 1 17 1000 1024 2049 2597 4096"
 gpu_test_variant_tokens="0 1 3 16 17 37 2597 4096"
+# The chunked variant compute-sanitizer runs (memcheck, racecheck), at
+# T = 129: two chunks of 64 and one of 1 token (the small_tokens kernels),
+# small enough for the sanitizers.
+gpu_test_sanitized_variant="bf16:1024x2816:x:64"
+gpu_test_sanitized_tokens="129"
