@@ -11,7 +11,7 @@
 # f32") narrows the run. bf16 also runs at the edge shapes of shapes.sh,
 # (64, 128) and (1088, 704), at T in {1, 16, 17, 37, 4096}.
 # Then the memory-policy variants of shapes.sh (save=gu, save=x, chunk-tokens
-# = 1024 with save=agu and save=x; those of DTYPES): chunked ones at T in
+# = 1024 with save=agu, gu and x; those of DTYPES): chunked ones at T in
 # {0, 1, 17, 1000, 1024, 2049, 2597, 4096} (below a chunk, one chunk, 2
 # chunks + 1, not a multiple of it), the others at {0, 1, 3, 16, 17, 37,
 # 2597, 4096}, full adding 65536; memcheck and racecheck also run a
