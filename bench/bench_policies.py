@@ -45,12 +45,15 @@ def policies(chunks):
     return out
 
 
-def measure_memory(call, x, device):
+def measure_memory(call, x, params, device):
     """(held, extra peak) in bytes of one training step `call` (see the
-    module docstring)."""
+    module docstring). The previous step's gradients are dropped first, so
+    that `before` holds weights, x and dy only."""
     import torch
-    torch.cuda.synchronize(device)
     x.grad = None
+    for p in params:
+        p.grad = None
+    torch.cuda.synchronize(device)
     before = torch.cuda.memory_allocated(device)
     torch.cuda.reset_peak_memory_stats(device)
     forward, backward = call
@@ -95,7 +98,7 @@ def run_shape(d, h, t, args, timer):
         try:
             for _ in range(2):  # warm-up: compile, autotune, allocator
                 fn()
-            held, peak = measure_memory((forward, backward), x, device)
+            held, peak = measure_memory((forward, backward), x, params, device)
         except Exception as error:  # recorded, not timed
             results[label] = {"error": f"{type(error).__name__}: {error}"}
             print(f"  {label}: {results[label]['error']}", flush=True)

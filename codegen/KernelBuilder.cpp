@@ -401,3 +401,17 @@ void mlir::fmlp::buildColumnSum(
   geometry.maxRegisters = kSimtMaxRegisters;
   kb.finish(geometry);
 }
+
+void mlir::fmlp::buildFill(KernelBuilder &kb, Type element, int64_t elements,
+                           double value) {
+  MatrixView out{kb.buffer(0), element};
+  Value i = kb.add(kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kThreads)),
+                   kb.toI64(kb.threadIdX()));
+  kb.ifThen(kb.lessThan(i, kb.i64(elements)),
+            [&] { kb.store(out, kb.i64(0), i, kb.f32(value)); });
+  LaunchGeometry geometry;
+  geometry.block = {kThreads, 1, 1};
+  geometry.tile(0, Extent::of(elements), kThreads);
+  geometry.maxRegisters = kSimtMaxRegisters;
+  kb.finish(geometry);
+}

@@ -287,6 +287,11 @@ void buildColumnSum(
     const std::function<Value(KernelBuilder &, Value t, Value n)> &load,
     const std::function<void(KernelBuilder &, Value n, Value sum)> &epilogue);
 
+/// out[i] = value for i < elements (out a dense buffer of `element`s): one
+/// thread per element. It zeroes the weight and bias gradients that a
+/// token-chunked plan accumulates over its chunks, before the first.
+void buildFill(KernelBuilder &kb, Type element, int64_t elements, double value);
+
 } // namespace mlir::fmlp
 
 #endif // FMLP_CODEGEN_KERNELBUILDER_H

@@ -12,21 +12,29 @@
 // parameters are the tensor maps, one pointer per distinct buffer (already
 // offset to the view's first element by the caller) and T.
 //
+// A token-chunked plan (fmlp-plan-memory chunk-tokens=C) keeps its loop:
+// the kernels in it become launches in it, on the chunk's views, with T the
+// chunk's token count (the bundle writer turns the loop into the manifest's
+// per-chunk launches), and the linalg.fill that zeroes the gradients the
+// chunks accumulate into becomes a fill kernel's launch before it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
-#include "dialects/FMLP/FMLPOps.h"
 #include "codegen/Activation.h"
 #include "codegen/KernelBuilder.h"
 #include "codegen/TileSelection.h"
+#include "dialects/FMLP/FMLPOps.h"
 #include "passes/KernelGemm.h"
+#include "passes/ViewOffset.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -67,10 +75,13 @@ public:
                     strides.back()};
     if (type.getRank() == 2)
       view.rowStride = strides[0];
-    // The bundle asks 16-byte aligned arguments of the WGMMA kernels.
+    // The bundle asks 16-byte aligned arguments of the WGMMA kernels; the
+    // view starts offset + tokenStride c0 elements past its argument's.
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-    if (kb.numTensorMaps > 0 && !ShapedType::isDynamic(offset))
-      view.baseAlignment = std::gcd(offset, 16 / elementBytes);
+    if (kb.numTensorMaps > 0)
+      if (std::optional<ViewOffset> traced = traceViewOffset(memref))
+        view.baseAlignment = std::gcd(
+            std::gcd(traced->offset, traced->tokenStride), 16 / elementBytes);
     return view;
   }
   /// A weight of the projection in -> out as W(in, out), whatever its layout.
@@ -380,6 +391,71 @@ void buildBiasGrad(BiasGradOp op, KernelBuilder &kb,
       });
 }
 
+/// The token-chunk loop of fmlp-plan-memory that `op` is in, checked: an
+/// scf.for in the entry point's body from 0 to T by the entry's
+/// fmlp.chunk_tokens. T must be dynamic: the runtime chunks the T of the
+/// caller's tensors (a block compiled for a static T has no token rows to
+/// chunk). A null loop when `op` is in none, in an entry point without
+/// chunks.
+FailureOr<scf::ForOp> chunkLoopOf(Operation *op) {
+  auto loop = op->getParentOfType<scf::ForOp>();
+  auto entry = op->getParentOfType<func::FuncOp>();
+  auto chunk =
+      entry ? entry->getAttrOfType<IntegerAttr>("fmlp.chunk_tokens") : nullptr;
+  if (!loop) {
+    // A static T of at most one chunk: canonicalization folds the loop
+    // away, and leaves the chunk's views with dynamic rows over arguments
+    // of static rows, which the manifest cannot describe.
+    if (chunk && chunk.getInt() > 0) {
+      op->emitOpError("is in a token-chunked entry point (fmlp.chunk_tokens "
+                      "= ")
+          << chunk.getInt()
+          << ") but outside its chunk loop, which a static token count "
+             "folds away: the GPU bundle chunks a dynamic T only (plan with "
+             "chunk-tokens=0, or compile the block for a dynamic T)";
+      return failure();
+    }
+    return scf::ForOp();
+  }
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (loop->getParentOp() != entry || !chunk || chunk.getInt() <= 0 ||
+      lower != 0 || step != chunk.getInt()) {
+    op->emitOpError("is inside a loop that is not fmlp-plan-memory's "
+                    "token-chunk loop (an scf.for in the entry point's body "
+                    "from 0 to T by its fmlp.chunk_tokens)");
+    return failure();
+  }
+  if (std::optional<int64_t> tokens =
+          getConstantIntValue(loop.getUpperBound())) {
+    op->emitOpError("is inside a token-chunk loop over a static token count "
+                    "(T = ")
+        << *tokens
+        << "): the GPU bundle chunks a dynamic T only (plan with "
+           "chunk-tokens=0, or compile the block for a dynamic T)";
+    return failure();
+  }
+  return loop;
+}
+
+/// The chunk loop that follows `fill` in its block, whose chunks accumulate
+/// into what `fill` zeroes; a null loop where there is none (then the
+/// kernel ops after it, outside a chunk loop, are refused, or are not
+/// chunked: the fill is launched all the same).
+FailureOr<scf::ForOp> chunkLoopAfter(linalg::FillOp fill) {
+  for (Operation *next = fill->getNextNode(); next; next = next->getNextNode())
+    if (auto loop = dyn_cast<scf::ForOp>(next))
+      // Checked as the loop of its first operation (the loop is not empty).
+      return chunkLoopOf(&loop.getBody()->front());
+  return scf::ForOp();
+}
+
+/// The fill kernel of `fill` (a float constant into a dense, statically
+/// shaped buffer), launched where `fill` was, with `tokens` as its T (every
+/// kernel takes T last; the fill does not read it).
+LogicalResult replaceFill(linalg::FillOp fill, gpu::GPUModuleOp gpuModule,
+                          StringRef name, Value tokens);
+
 /// `name` with every character PTX does not take in an identifier as '_'.
 std::string kernelName(StringRef entry, unsigned index, Operation *op) {
   std::string name =
@@ -492,6 +568,27 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
   op->erase();
 }
 
+LogicalResult replaceFill(linalg::FillOp fill, gpu::GPUModuleOp gpuModule,
+                          StringRef name, Value tokens) {
+  auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+  auto type = dyn_cast<MemRefType>(fill.getOutputs()[0].getType());
+  if (!value || !type || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity())
+    return fill.emitOpError("fills ")
+           << fill.getOutputs()[0].getType()
+           << ": the GPU path fills a dense, statically shaped memref with a "
+              "float constant";
+  KernelOperands operands(fill);
+  KernelBuilder kb(gpuModule, name, 0, operands.buffers.size(), fill.getLoc());
+  buildFill(kb, type.getElementType(), type.getNumElements(),
+            value.getValueAsDouble());
+  OpBuilder b(fill);
+  createLaunch(b, fill, kb.func, operands, tokens, {});
+  fill.erase();
+  return success();
+}
+
 struct ConvertFMLPToNVVMPass
     : mlir::fmlp::impl::ConvertFMLPToNVVMPassBase<ConvertFMLPToNVVMPass> {
   using Base::Base;
@@ -499,7 +596,20 @@ struct ConvertFMLPToNVVMPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> kernels;
+    // Each fill (in an entry point) and the T of the chunk loop after it
+    // (0 where the one chunk was folded away: the fill does not read T).
+    SmallVector<std::pair<linalg::FillOp, Value>> fills;
     WalkResult walk = module.walk([&](Operation *op) {
+      auto fill = dyn_cast<linalg::FillOp>(op);
+      auto entry = fill ? fill->getParentOfType<func::FuncOp>() : nullptr;
+      if (entry && entry->hasAttr("fmlp.entry") &&
+          fill.hasPureBufferSemantics()) {
+        FailureOr<scf::ForOp> loop = chunkLoopAfter(fill);
+        if (failed(loop))
+          return WalkResult::interrupt();
+        fills.push_back({fill, *loop ? loop->getUpperBound() : Value()});
+        return WalkResult::advance();
+      }
       if (isa<GatedMlpOp, GatedMlpGradOp>(op)) {
         op->emitOpError("is not part of a kernel plan: run fmlp-expand-"
                         "training and fmlp-fuse first (fmlp-plan-pipeline)");
@@ -511,12 +621,8 @@ struct ConvertFMLPToNVVMPass
         op->emitOpError("works on tensors: run fmlp-plan-memory first");
         return WalkResult::interrupt();
       }
-      if (op->getParentOfType<scf::ForOp>()) {
-        op->emitOpError("is inside a token-chunk loop: the GPU bundle does "
-                        "not support chunk-tokens yet (plan with "
-                        "chunk-tokens=0)");
+      if (failed(chunkLoopOf(op)))
         return WalkResult::interrupt();
-      }
       for (Value operand : op->getOperands()) {
         Type element = getElementTypeOrSelf(operand.getType());
         if (!element.isF32() && !element.isBF16() && !element.isF16()) {
@@ -536,7 +642,7 @@ struct ConvertFMLPToNVVMPass
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    if (kernels.empty())
+    if (kernels.empty() && fills.empty())
       return;
     TargetAttr targetAttr = getTarget(module);
     if (!targetAttr) {
@@ -558,6 +664,17 @@ struct ConvertFMLPToNVVMPass
                                               b.getArrayAttr({target}));
 
     DenseMap<Operation *, unsigned> countPerEntry;
+    for (auto [fill, tokens] : fills) {
+      auto entry = fill->getParentOfType<func::FuncOp>();
+      if (!tokens) {
+        OpBuilder at(fill);
+        tokens = arith::ConstantIndexOp::create(at, fill.getLoc(), 0);
+      }
+      std::string name =
+          kernelName(entry.getSymName(), countPerEntry[entry]++, fill);
+      if (failed(replaceFill(fill, gpuModule, name, tokens)))
+        return signalPassFailure();
+    }
     for (Operation *op : kernels) {
       auto entry = op->getParentOfType<func::FuncOp>();
       unsigned index = countPerEntry[entry]++;

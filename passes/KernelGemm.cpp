@@ -1,6 +1,7 @@
 //===- KernelGemm.cpp - Each kernel op as one GEMM ------------------------===//
 
 #include "passes/KernelGemm.h"
+#include "passes/ViewOffset.h"
 
 #include "dialects/FMLP/FMLPOps.h"
 
@@ -133,9 +134,8 @@ std::string notIn16BytePieces(Value view, int64_t cols, StringRef role) {
   int64_t bytes = type.getElementTypeBitWidth() / 8;
   if (type.getRank() != 2 || strides[1] != 1)
     return (role + " has no unit inner stride").str();
-  if (ShapedType::isDynamic(strides[0]) || ShapedType::isDynamic(offset) ||
-      (strides[0] * bytes) % kPieceBytes || (offset * bytes) % kPieceBytes ||
-      strides[0] < cols)
+  if (ShapedType::isDynamic(strides[0]) || (strides[0] * bytes) % kPieceBytes ||
+      !viewStartAligned(view, kPieceBytes) || strides[0] < cols)
     return (role + " has rows or an offset not 16-byte aligned").str();
   return "";
 }
@@ -167,14 +167,17 @@ std::string mlir::fmlp::notSmallTokensReady(const KernelGemm &gemm) {
 
 namespace {
 
-/// Whether `second` follows `first` in the same rows: one view of both.
+/// Whether `second` follows `first` in the same rows: one view of both
+/// (in a chunk loop, the same rows of every chunk).
 bool adjacent(Value first, Value second) {
   auto f = cast<MemRefType>(first.getType());
   auto s = cast<MemRefType>(second.getType());
-  auto [fs, fo] = f.getStridesAndOffset();
-  auto [ss, so] = s.getStridesAndOffset();
-  return fs == ss && !ShapedType::isDynamic(fo) && !ShapedType::isDynamic(so) &&
-         so == fo + f.getDimSize(1);
+  std::optional<ViewOffset> fo = traceViewOffset(first);
+  std::optional<ViewOffset> so = traceViewOffset(second);
+  return f.getStridesAndOffset().first == s.getStridesAndOffset().first && fo &&
+         so && fo->root == so->root && fo->tokenStride == so->tokenStride &&
+         fo->chunkLoop == so->chunkLoop &&
+         so->offset == fo->offset + f.getDimSize(1);
 }
 
 /// Plans tensor maps one operand at a time.

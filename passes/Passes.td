@@ -414,7 +414,17 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
     - `simt`: fp32 FMA on shared-memory tiles, correct for every valid input
       (any strides, T from 1 up, f32 as true IEEE fp32, any chip).
 
-    Plans with token chunks (chunk-tokens > 0) are refused.
+    A token-chunked plan (fmlp-plan-memory's chunk-tokens > 0) keeps its
+    scf.for over the chunks: the kernel ops in it become launches in it, on
+    the chunk's views, with T the chunk's token count; the `linalg.fill`s
+    before it, which zero the weight and bias gradients the chunks
+    accumulate into (each kernel's `accumulate`: load, add, store in the
+    storage type), become launches of a fill kernel. The bundle writer turns
+    the loop into the manifest's per-chunk launches (docs/Bundle.md). A
+    kernel op in any other loop, in a chunk loop over a static T, or outside
+    the chunk loop of a chunked entry point (a static T of one chunk, whose
+    loop canonicalization folded away) is refused: the runtime chunks the
+    T of the caller's tensors.
 
     Before:
 

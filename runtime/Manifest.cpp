@@ -174,17 +174,44 @@ int parseArgumentIndex(const json &object, const Entry &entry,
   return static_cast<int>(index);
 }
 
+/// A pointer's or tensor map's token_stride (Manifest.h): present exactly
+/// in per-chunk launches, n for an argument of T rows (n elements per row),
+/// 0 for any other.
+int64_t parseTokenStride(const json &object, const Argument &argument,
+                         bool perChunk, const std::string &where) {
+  if (!perChunk) {
+    if (object.contains("token_stride"))
+      throw Malformed{where + ".token_stride is given in a launch that is "
+                              "not per_chunk"};
+    return 0;
+  }
+  int64_t stride = integer(object, "token_stride", where, 0, kInt64Max);
+  int64_t expected = argument.hasTokenRows() ? argument.staticElements : 0;
+  if (stride != expected)
+    throw Malformed{where + ".token_stride = " + std::to_string(stride) +
+                    " for argument " + argument.name + ": a chunk's view " +
+                    (argument.hasTokenRows()
+                         ? "of T rows moves by whole rows, " +
+                               std::to_string(expected) + " elements per token"
+                         : "of an argument without T rows stays in place "
+                           "(0)")};
+  return stride;
+}
+
 /// A tensor map's view, checked inside its argument (the invariant in
 /// Manifest.h): for T rows, offset + cols <= n and rowStride <= n make row
 /// t's last element, offset + t * rowStride + cols - 1, less than (t + 1) n
-/// for every t < T; for static rows the last row's end is computed.
-Param parseTensorMap(const json &map, const Entry &entry,
+/// for every t < T; for static rows the last row's end is computed, and
+/// for rows -1 of an argument without T rows (a per-chunk view of the
+/// workspace) that of the largest chunk's.
+Param parseTensorMap(const json &map, const Entry &entry, bool perChunk,
                      const std::string &where) {
   Param param;
   param.kind = Param::Kind::TensorMap;
   param.argument = parseArgumentIndex(map, entry, where);
   const Argument &argument = entry.arguments[param.argument];
   param.offset = integer(map, "offset", where, 0, kInt64Max);
+  param.tokenStride = parseTokenStride(map, argument, perChunk, where);
   param.rows = integer(map, "rows", where, -1, kInt64Max);
   param.cols = integer(map, "cols", where, 1, kInt64Max);
   param.rowStride = integer(map, "row_stride", where, 1, kInt64Max);
@@ -193,11 +220,14 @@ Param parseTensorMap(const json &map, const Entry &entry,
   std::string view = where + " does not describe a view of argument " +
                      argument.name + ": ";
   int64_t extent = argument.staticElements; // of a row, or in all
-  if ((param.rows == -1) != argument.hasTokenRows() || param.rows == 0)
+  bool chunkRows = perChunk && param.rows == -1 && !argument.hasTokenRows();
+  if (((param.rows == -1) != argument.hasTokenRows() && !chunkRows) ||
+      param.rows == 0)
     throw Malformed{view + "rows = " + std::to_string(param.rows) +
                     (argument.hasTokenRows()
                          ? ", the argument has T rows (-1)"
-                         : ", the argument has no T rows (1 or more)")};
+                         : ", the argument has no T rows (1 or more, or -1 "
+                           "for a chunk's in a per_chunk launch)")};
   if (param.rowStride < param.cols)
     throw Malformed{view + "rows " + std::to_string(param.rowStride) +
                     " elements apart are narrower than its " +
@@ -206,8 +236,10 @@ Param parseTensorMap(const json &map, const Entry &entry,
     throw Malformed{view + "rows " + std::to_string(param.rowStride) +
                     " elements apart, beyond the argument's " +
                     std::to_string(extent) + " elements" +
-                    (param.rows == -1 ? " per row" : "")};
-  int64_t rowsSpanned = param.rows == -1 ? 1 : param.rows;
+                    (argument.hasTokenRows() ? " per row" : "")};
+  int64_t rowsSpanned = chunkRows          ? entry.chunkTokens
+                        : param.rows == -1 ? 1
+                                           : param.rows;
   std::optional<int64_t> end = checkedMulAdd(
       rowsSpanned - 1, param.rowStride, param.offset);
   if (end)
@@ -221,7 +253,7 @@ Param parseTensorMap(const json &map, const Entry &entry,
                     (end ? "at element " + std::to_string(*end)
                          : std::string("beyond int64")) +
                     ", outside its " + std::to_string(extent) + " elements" +
-                    (param.rows == -1 ? " per row" : "")};
+                    (argument.hasTokenRows() ? " per row" : "")};
   return param;
 }
 
@@ -287,6 +319,13 @@ Launch parseLaunch(const json &object, const Entry &entry,
   if (object.contains("max_tokens"))
     launch.maxTokens =
         integer(object, "max_tokens", where, launch.minTokens, kInt64Max);
+  // Optional (version 3): absent, the launch runs once at T.
+  if (object.contains("per_chunk")) {
+    launch.perChunk = flag(object, "per_chunk", where);
+    if (launch.perChunk && entry.chunkTokens == 0)
+      throw Malformed{where + " is per_chunk, but the entry point has no "
+                              "chunk_tokens"};
+  }
   // Each factor is at most 1024: no overflow.
   int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
   if (threads > kMaxThreads)
@@ -306,12 +345,14 @@ Launch parseLaunch(const json &object, const Entry &entry,
       if (!flag(params[i], "tokens", at))
         throw Malformed{at + ".tokens is false"};
     } else if (params[i].contains("tensor_map")) {
-      param = parseTensorMap(params[i].at("tensor_map"), entry,
+      param = parseTensorMap(params[i].at("tensor_map"), entry, launch.perChunk,
                              at + ".tensor_map");
     } else {
       param.argument = parseArgumentIndex(params[i], entry, at);
       const Argument &argument = entry.arguments[param.argument];
       param.offset = integer(params[i], "offset", at, 0, kInt64Max);
+      param.tokenStride =
+          parseTokenStride(params[i], argument, launch.perChunk, at);
       if (param.offset >= argument.staticElements)
         throw Malformed{at + ".offset is outside argument " + argument.name +
                         ": element " + std::to_string(param.offset) +
@@ -322,6 +363,27 @@ Launch parseLaunch(const json &object, const Entry &entry,
   }
   parseWrites(object, entry, where, launch);
   return launch;
+}
+
+/// The per-chunk launches of an entry with chunk_tokens form one
+/// contiguous run (the chunk loop's body), and there is one.
+void checkChunkLoop(const Entry &entry, const std::string &where) {
+  const std::vector<Launch> &launches = entry.launches;
+  auto first = std::find_if(launches.begin(), launches.end(),
+                            [](const Launch &l) { return l.perChunk; });
+  if (entry.chunkTokens > 0 && first == launches.end())
+    throw Malformed{where +
+                    ".chunk_tokens = " + std::to_string(entry.chunkTokens) +
+                    ", but no launch is per_chunk"};
+  auto end = std::find_if(first, launches.end(),
+                          [](const Launch &l) { return !l.perChunk; });
+  auto again = std::find_if(end, launches.end(),
+                            [](const Launch &l) { return l.perChunk; });
+  if (again != launches.end())
+    throw Malformed{where + ".launches[" +
+                    std::to_string(again - launches.begin()) +
+                    "] is per_chunk, but not contiguous with the per_chunk "
+                    "launches before it (one chunk loop per entry point)"};
 }
 
 /// The chip's row of the compiler's table (fmlp/Target.h): the runtime
@@ -420,6 +482,10 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
       entry.kind = text(entries[e], "kind", at);
       entry.staticTokens =
           integer(entries[e], "static_tokens", at, 0, kInt64Max);
+      // Optional (version 3): absent, no launch is per-chunk.
+      if (entries[e].is_object() && entries[e].contains("chunk_tokens"))
+        entry.chunkTokens =
+            integer(entries[e], "chunk_tokens", at, 0, kInt64Max);
       const json &arguments = array(entries[e], "arguments", at);
       for (size_t a = 0; a < arguments.size(); ++a)
         entry.arguments.push_back(parseArgument(
@@ -428,6 +494,7 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
       for (size_t l = 0; l < launches.size(); ++l)
         entry.launches.push_back(parseLaunch(
             launches[l], entry, at + ".launches[" + std::to_string(l) + "]"));
+      checkChunkLoop(entry, at);
       manifest.entries.push_back(std::move(entry));
     }
     if (manifest.entries.empty())

@@ -17,6 +17,7 @@
 
 #include "fmlp/Runtime.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -51,10 +52,19 @@ struct Argument {
 /// token argument); a view's last element, offset + (rows - 1) * rowStride
 /// + cols - 1, is one of the argument's for every T >= 1 (for T rows:
 /// offset + cols <= n and rowStride <= n, n elements per row).
+///
+/// In a per-chunk launch (Launch::perChunk), T is the chunk's token count
+/// Tc <= the entry's chunkTokens, and the view of the chunk from token c0
+/// starts offset + tokenStride * c0 elements into the argument: tokenStride
+/// is n for an argument of T rows (the view moves by whole rows, c0 + Tc
+/// <= T of them: it stays inside, as for T rows above) and 0 for any other
+/// (weights, and the workspace every chunk reuses from its row 0); a tensor
+/// map's rows -1 are then Tc, and for an argument without T rows the view
+/// lies inside it for Tc = chunkTokens.
 struct Param {
   enum class Kind { Tokens, Pointer, TensorMap } kind = Kind::Pointer;
   int argument = -1;
-  int64_t offset = 0;
+  int64_t offset = 0, tokenStride = 0;
   int64_t rows = 0, cols = 0, rowStride = 0, boxRows = 0, boxCols = 0;
 };
 constexpr size_t kMaxParams = 32;
@@ -85,6 +95,9 @@ struct Launch {
   // Invariant (parseManifest): none is an input, each is one its params
   // refer to. A launch reads only what its params refer to.
   std::vector<int> writes;
+  // Runs once per token chunk, at the chunk's T (the range above is of
+  // it); the per-chunk launches of an entry are contiguous.
+  bool perChunk = false;
 
   std::array<uint64_t, 3> grid(int64_t tokens) const;
   bool serves(int64_t tokens) const {
@@ -95,9 +108,52 @@ struct Launch {
 struct Entry {
   std::string symbol, kind;
   int64_t staticTokens = 0; // T of a block compiled for one token count
+  // > 0: the per-chunk launches run over chunks of this many tokens (at
+  // least one launch is per-chunk); 0: none is.
+  int64_t chunkTokens = 0;
   std::vector<Argument> arguments;
   std::vector<Launch> launches;
 };
+
+/// The launches of `entry` at T = `tokens` (>= 1), in order: each calls
+/// visit(launch, launchTokens, firstToken) and the first status other than
+/// FMLP_OK ends the walk and is returned. A launch outside the chunk loop
+/// runs at T from token 0 when it serves T; the run of per-chunk launches
+/// is repeated for c0 = 0, C, 2C, .. < T (C = chunkTokens), each launch
+/// that serves Tc = min(C, T - c0) running at Tc from token c0. The
+/// launches of one chunk go to the stream before the next chunk's, so on
+/// one stream a chunk's kernels finish before the next chunk's start: the
+/// workspace, sized for one chunk, is reused safely, and each weight
+/// gradient adds its chunk's sum after the previous chunk's. Allocates
+/// nothing.
+template <typename Visit>
+fmlp_status forEachLaunch(const Entry &entry, int64_t tokens, Visit &&visit) {
+  const std::vector<Launch> &launches = entry.launches;
+  for (size_t i = 0; i < launches.size();) {
+    if (!launches[i].perChunk) {
+      if (launches[i].serves(tokens))
+        if (fmlp_status status = visit(launches[i], tokens, int64_t(0)))
+          return status;
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < launches.size() && launches[end].perChunk)
+      ++end;
+    // first + C < T when the loop goes on: no overflow.
+    for (int64_t first = 0;; first += entry.chunkTokens) {
+      int64_t chunk = std::min(entry.chunkTokens, tokens - first);
+      for (size_t j = i; j < end; ++j)
+        if (launches[j].serves(chunk))
+          if (fmlp_status status = visit(launches[j], chunk, first))
+            return status;
+      if (tokens - first <= entry.chunkTokens)
+        break;
+    }
+    i = end;
+  }
+  return FMLP_OK;
+}
 
 struct Manifest {
   int64_t version = 0;

@@ -577,33 +577,47 @@ fmlp_status checkLoaded(const fmlp_bundle *bundle, const Entry &entry) {
   return FMLP_OK;
 }
 
+/// "T = 300", or for a per-chunk launch "T = 44 (the chunk from token
+/// 256)".
+std::string describeTokens(const Launch &launch, int64_t tokens,
+                           int64_t firstToken) {
+  return "T = " + std::to_string(tokens) +
+         (launch.perChunk
+              ? " (the chunk from token " + std::to_string(firstToken) + ")"
+              : std::string());
+}
+
 /// The grid of `launch` at T = `tokens` is within the driver's limits.
-fmlp_status checkGrid(const Entry &entry, const Launch &launch,
-                      int64_t tokens) {
+fmlp_status checkGrid(const Entry &entry, const Launch &launch, int64_t tokens,
+                      int64_t firstToken) {
   std::array<uint64_t, 3> grid = launch.grid(tokens);
   for (int d = 0; d < 3; ++d)
     if (grid[d] > static_cast<uint64_t>(kMaxGrid[d]))
       return fail(FMLP_ERROR_SHAPE,
-                  entry.symbol + ": kernel " + launch.kernel + " at T = " +
-                      std::to_string(tokens) + " needs a grid over the "
-                      "limits: dimension " + std::to_string(d) + " of " +
-                      std::to_string(grid[d]) + " blocks, the driver takes " +
+                  entry.symbol + ": kernel " + launch.kernel + " at " +
+                      describeTokens(launch, tokens, firstToken) +
+                      " needs a grid over the limits: dimension " +
+                      std::to_string(d) + " of " + std::to_string(grid[d]) +
+                      " blocks, the driver takes " +
                       std::to_string(kMaxGrid[d]));
   return FMLP_OK;
 }
 
-/// One kernel launch of `entry` at T = `tokens` on `stream`.
+/// One kernel launch of `entry` at T = `tokens` on `stream`; a per-chunk
+/// launch's views start at token `firstToken` (forEachLaunch).
 fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
                          const Launch &launch, const fmlp_tensor *tensors,
-                         int64_t tokens, void *stream) {
+                         int64_t tokens, int64_t firstToken, void *stream) {
   const CudaDriver &driver = *bundle->driver;
-  if (fmlp_status status = checkGrid(entry, launch, tokens))
+  if (fmlp_status status = checkGrid(entry, launch, tokens, firstToken))
     return status;
   std::array<uint64_t, 3> grid = launch.grid(tokens);
   // Parameter storage on the stack: nothing is allocated per launch. Every
   // pointer and view lies inside its tensor for any T (parseManifest), and
   // the tensors' bytes fit int64 (validate): no address computed here
-  // wraps.
+  // wraps. A per-chunk view starts firstToken * tokenStride elements
+  // further: tokenStride is 0, or n for a tensor of T x n elements, and
+  // firstToken < T.
   std::array<uint64_t, kMaxParams> pointers{};
   std::array<TensorMap, kMaxParams> maps{};
   std::array<void *, kMaxParams> params{};
@@ -615,9 +629,11 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
       continue;
     }
     const fmlp_tensor &t = tensors[param.argument];
-    uint64_t address =
-        reinterpret_cast<uint64_t>(t.data) +
-        static_cast<uint64_t>(param.offset) * dtypeBytes(t.dtype);
+    uint64_t address = reinterpret_cast<uint64_t>(t.data) +
+                       (static_cast<uint64_t>(param.offset) +
+                        static_cast<uint64_t>(firstToken) *
+                            static_cast<uint64_t>(param.tokenStride)) *
+                           dtypeBytes(t.dtype);
     if (param.kind == Param::Kind::Pointer) {
       pointers[p] = address;
       params[p] = &pointers[p];
@@ -639,8 +655,8 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
   if (result != kCudaSuccess)
     return fail(FMLP_ERROR_CUDA,
                 driver.describe("cuLaunchKernel", result) + " for kernel " +
-                    launch.kernel + " of " + entry.symbol +
-                    " at T = " + std::to_string(tokens) + ", grid (" +
+                    launch.kernel + " of " + entry.symbol + " at " +
+                    describeTokens(launch, tokens, firstToken) + ", grid (" +
                     std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
                     ", " + std::to_string(grid[2]) + ")");
   return FMLP_OK;
@@ -711,30 +727,34 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
                              "and U; run the forward again (or keep a copy "
                              "to backward twice)"));
   }
-  // The launches whose range holds T and that write something wanted
-  // (decideLaunch), in order; each is decided and its grid checked before
-  // the first launch: none or all run.
-  bool runs = false;
-  for (const Launch &launch : entry.launches) {
-    if (!launch.serves(tokens))
-      continue;
-    if (fmlp_status status = decideLaunch(entry, launch, tensors, runs))
-      return status;
-    if (runs)
-      if (fmlp_status status = checkGrid(entry, launch, tokens))
-        return status;
-  }
+  // The launch plan (forEachLaunch: the launches whose range holds T, the
+  // per-chunk ones once per chunk), less those that write only outputs not
+  // wanted (decideLaunch); every launch is decided and its grid checked
+  // before the first: none or all run.
+  if (fmlp_status status = forEachLaunch(
+          entry, tokens,
+          [&](const Launch &launch, int64_t launchTokens,
+              int64_t first) -> fmlp_status {
+            bool runs = false;
+            if (fmlp_status status = decideLaunch(entry, launch, tensors, runs))
+              return status;
+            return runs ? checkGrid(entry, launch, launchTokens, first)
+                        : FMLP_OK;
+          }))
+    return status;
   if (fmlp_status status = checkLoaded(bundle, entry))
     return status;
-  for (const Launch &launch : entry.launches) {
-    if (!launch.serves(tokens))
-      continue;
-    decideLaunch(entry, launch, tensors, runs); // as above: accepted
-    if (runs)
-      if (fmlp_status status =
-              launchKernel(bundle, entry, launch, tensors, tokens, stream))
-        return status;
-  }
+  if (fmlp_status status = forEachLaunch(
+          entry, tokens,
+          [&](const Launch &launch, int64_t launchTokens,
+              int64_t first) -> fmlp_status {
+            bool runs = false;
+            decideLaunch(entry, launch, tensors, runs); // as above: accepted
+            return runs ? launchKernel(bundle, entry, launch, tensors,
+                                       launchTokens, first, stream)
+                        : FMLP_OK;
+          }))
+    return status;
   for (int i = 0; i < count && bundle->checkSaved; ++i) {
     const Argument &a = entry.arguments[i];
     if (a.role == FMLP_ROLE_SAVED)
@@ -823,23 +843,62 @@ extern "C" fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entryIndex,
     return status;
   if (tokens == 0)
     return FMLP_OK;
-  const Launch &launch = entry.launches[kernel];
-  if (!launch.serves(tokens))
+  const Launch &chosen = entry.launches[kernel];
+  // Its launches in the entry point's plan: one, or one per chunk it
+  // serves.
+  auto ofChosen = [&](auto &&then) {
+    return forEachLaunch(entry, tokens,
+                         [&](const Launch &launch, int64_t launchTokens,
+                             int64_t first) -> fmlp_status {
+                           return &launch == &chosen ? then(launchTokens, first)
+                                                     : FMLP_OK;
+                         });
+  };
+  int64_t runs = 0;
+  ofChosen([&](int64_t, int64_t) {
+    ++runs;
+    return FMLP_OK;
+  });
+  if (runs == 0)
     return fail(FMLP_ERROR_INVALID_ARGUMENT,
                 "fmlp_launch_kernel: kernel " + std::to_string(kernel) + " (" +
-                    launch.kernel + ") of " + entry.symbol + " serves T in [" +
-                    std::to_string(launch.minTokens) + ", " +
-                    (launch.maxTokens == INT64_MAX
+                    chosen.kernel + ") of " + entry.symbol + " serves T in [" +
+                    std::to_string(chosen.minTokens) + ", " +
+                    (chosen.maxTokens == INT64_MAX
                          ? std::string("inf")
-                         : std::to_string(launch.maxTokens)) +
+                         : std::to_string(chosen.maxTokens)) +
                     "], not T = " + std::to_string(tokens) +
+                    (chosen.perChunk
+                         ? " in chunks of " + std::to_string(entry.chunkTokens)
+                         : std::string()) +
                     " (fmlp_kernel_tokens gives each kernel's range)");
-  bool runs = false;
-  if (fmlp_status status = decideLaunch(entry, launch, tensors, runs))
+  bool wanted = false;
+  if (fmlp_status status = decideLaunch(entry, chosen, tensors, wanted))
     return status;
-  if (!runs)
+  if (!wanted)
     return FMLP_OK; // it writes only outputs that are not wanted
   if (fmlp_status status = checkLoaded(bundle, entry))
     return status;
-  return launchKernel(bundle, entry, launch, tensors, tokens, stream);
+  if (fmlp_status status = ofChosen([&](int64_t launchTokens, int64_t first) {
+        return checkGrid(entry, chosen, launchTokens, first);
+      }))
+    return status;
+  return ofChosen([&](int64_t launchTokens, int64_t first) {
+    return launchKernel(bundle, entry, chosen, tensors, launchTokens, first,
+                        stream);
+  });
+}
+
+extern "C" int64_t fmlp_entry_chunk_tokens(const fmlp_bundle *bundle,
+                                           int entry) {
+  if (!bundle || entry < 0 || entry >= fmlp_entry_count(bundle))
+    return 0;
+  return bundle->manifest.entries[entry].chunkTokens;
+}
+
+extern "C" int fmlp_kernel_per_chunk(const fmlp_bundle *bundle, int entry,
+                                     int kernel) {
+  if (kernel < 0 || kernel >= fmlp_kernel_count(bundle, entry))
+    return 0;
+  return bundle->manifest.entries[entry].launches[kernel].perChunk;
 }

@@ -38,10 +38,12 @@
 extern "C" {
 #endif
 
-/* The bundle format this runtime reads (manifest.json's "version"): 2 since
- * launches carry the range of T they serve (min_tokens, max_tokens), which
- * a version-1 reader would ignore, launching every variant of a kernel. */
-#define FMLP_BUNDLE_VERSION 2
+/* The bundle format this runtime reads (manifest.json's "version"): 3 since
+ * entry points may run launches once per token chunk (chunk_tokens,
+ * per_chunk, token_stride), which a version-2 reader would ignore,
+ * launching each once over all T with a workspace sized for one chunk; 2
+ * added the range of T a launch serves (min_tokens, max_tokens). */
+#define FMLP_BUNDLE_VERSION 3
 
 #if defined(__GNUC__)
 #define FMLP_API __attribute__((visibility("default")))
@@ -173,7 +175,18 @@ FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
  * ones. What each kernel writes is the manifest's (docs/Bundle.md,
  * "writes"); what it may read is every argument among its parameters.
  * Deciding allocates nothing and never synchronizes: a launch with null
- * outputs can be captured in a CUDA graph like any other. */
+ * outputs can be captured in a CUDA graph like any other.
+ *
+ * An entry point compiled with chunk-tokens = C (fmlp_entry_chunk_tokens)
+ * runs its per-chunk kernels (fmlp_kernel_per_chunk) once per chunk of C
+ * tokens, the last one T - C floor((T - 1) / C) tokens, each on the chunk's
+ * rows of the token tensors and on the same workspace (sized for one
+ * chunk: the kernels of a chunk finish on the stream before the next
+ * chunk's start); its weight and bias gradients are zeroed first and
+ * summed over the chunks, stored in their dtype after each (one rounding
+ * per chunk, which lib/Numerics's bounds account for). Still no
+ * allocation and no synchronization: the chunk loop is host launches,
+ * capturable in a CUDA graph for a fixed T. */
 FMLP_API fmlp_status fmlp_launch(fmlp_bundle *bundle, int entry,
                                  const fmlp_tensor *tensors, int count,
                                  void *stream);
@@ -206,7 +219,9 @@ FMLP_API const char *fmlp_chip_for_capability(int major, int minor);
  * fmlp_launch runs, in order, exactly the kernels whose range holds T
  * (variants of one kernel for small and large T have disjoint ranges), and
  * fmlp_launch_kernel refuses, with FMLP_ERROR_INVALID_ARGUMENT, a kernel
- * whose range does not hold the T of its tensors. */
+ * whose range does not hold the T of its tensors. For a per-chunk kernel
+ * the range is of a chunk's T: fmlp_launch_kernel launches it for every
+ * chunk it serves, and refuses it when it serves none. */
 FMLP_API int fmlp_kernel_count(const fmlp_bundle *bundle, int entry);
 FMLP_API const char *fmlp_kernel_name(const fmlp_bundle *bundle, int entry,
                                       int kernel);
@@ -219,6 +234,13 @@ FMLP_API fmlp_status fmlp_kernel_tokens(const fmlp_bundle *bundle, int entry,
 FMLP_API fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entry,
                                         int kernel, const fmlp_tensor *tensors,
                                         int count, void *stream);
+/* The tokens per chunk C of an entry point compiled with chunk-tokens = C;
+ * 0 when it is not chunked (or for a null bundle or no such entry). */
+FMLP_API int64_t fmlp_entry_chunk_tokens(const fmlp_bundle *bundle, int entry);
+/* 1 when the kernel runs once per chunk, 0 when once per launch (or for a
+ * null bundle or no such entry point or kernel). */
+FMLP_API int fmlp_kernel_per_chunk(const fmlp_bundle *bundle, int entry,
+                                   int kernel);
 
 #ifdef __cplusplus
 }

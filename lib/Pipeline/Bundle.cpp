@@ -4,12 +4,14 @@
 
 #include "codegen/KernelBuilder.h"
 #include "dialects/FMLP/FMLPAttrs.h"
+#include "passes/ViewOffset.h"
 
 #include "fmlp/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -96,24 +98,29 @@ Value rootOf(Value view) {
   return view;
 }
 
-/// The entry argument a launch operand views, and the element offset of the
-/// view's first element in it.
-FailureOr<std::pair<unsigned, int64_t>>
-traceToArgument(Value operand, func::FuncOp entry, std::string &error) {
-  auto type = cast<MemRefType>(operand.getType());
-  auto [strides, offset] = type.getStridesAndOffset();
-  if (ShapedType::isDynamic(offset)) {
-    error = "a kernel operand of " + entry.getSymName().str() +
-            " has a dynamic offset";
+/// The entry argument a launch operand views and where the view starts
+/// in it (passes/ViewOffset.h): element offset + tokenStride * c0, c0 the
+/// first token of the chunk of `chunkLoop` (tokenStride 0 outside it).
+FailureOr<ViewOffset> traceToArgument(Value operand, func::FuncOp entry,
+                                      scf::ForOp chunkLoop,
+                                      std::string &error) {
+  std::string where = "a kernel operand of " + entry.getSymName().str();
+  std::optional<ViewOffset> traced = traceViewOffset(operand);
+  if (!traced) {
+    error = where + " has an offset that is neither a constant nor the "
+                    "first token of a chunk";
     return failure();
   }
-  auto argument = dyn_cast<BlockArgument>(rootOf(operand));
+  auto argument = dyn_cast<BlockArgument>(traced->root);
   if (!argument || argument.getOwner()->getParentOp() != entry) {
-    error = "a kernel operand of " + entry.getSymName().str() +
-            " is not a view of an entry argument";
+    error = where + " is not a view of an entry argument";
     return failure();
   }
-  return std::make_pair(argument.getArgNumber(), offset);
+  if (traced->chunkLoop && traced->chunkLoop != chunkLoop) {
+    error = where + " moves with a loop that is not its launch's chunk loop";
+    return failure();
+  }
+  return *traced;
 }
 
 /// The alignment (bytes) each entry argument needs: TMA reads 16-byte
@@ -260,8 +267,31 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
 
   llvm::json::Array launches;
   int64_t staticTokens = 0;
+  // The token-chunk loop (convert-fmlp-to-nvvm checked its form: from 0 to
+  // T by a constant step): its launches are the manifest's per-chunk ones.
+  scf::ForOp chunkLoop;
+  int64_t chunkTokens = 0;
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) {
     LaunchGeometry geometry = LaunchGeometry::readFrom(launch);
+    auto loop = launch->getParentOfType<scf::ForOp>();
+    if (loop && chunkLoop && loop != chunkLoop) {
+      error = func.getSymName().str() +
+              " has launches in two loops: the "
+              "bundle runs one token-chunk loop per entry point";
+      return WalkResult::interrupt();
+    }
+    if (loop && !chunkLoop) {
+      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+      if (!step || *step <= 0 ||
+          getConstantIntValue(loop.getLowerBound()) != 0) {
+        error = func.getSymName().str() +
+                " has launches in a loop that is "
+                "not a token-chunk loop (from 0 by a positive constant)";
+        return WalkResult::interrupt();
+      }
+      chunkLoop = loop;
+      chunkTokens = *step;
+    }
     ArrayRef<int64_t> boxRows, mapCols;
     if (auto rows = launch->getAttrOfType<DenseI64ArrayAttr>(
             "fmlp.tensor_map_box_rows"))
@@ -281,36 +311,43 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
       if (index < boxRows.size()) {
         // A tensor map of a view: rows (-1: T) x cols, 128-byte swizzled
         // boxes of boxRows x 64 elements.
+        // In a per-chunk launch, rows -1 are the chunk's tokens.
         auto type = cast<MemRefType>(operand.getType());
         auto [strides, offset] = type.getStridesAndOffset();
-        FailureOr<std::pair<unsigned, int64_t>> traced =
-            traceToArgument(operand, func, error);
+        FailureOr<ViewOffset> traced =
+            traceToArgument(operand, func, loop, error);
         if (failed(traced))
           return WalkResult::interrupt();
         int64_t rows = type.getDimSize(0);
-        params.push_back(llvm::json::Object{
-            {"tensor_map",
-             llvm::json::Object{
-                 {"argument", traced->first},
-                 {"offset", traced->second},
-                 {"rows", ShapedType::isDynamic(rows) ? -1 : rows},
-                 {"cols",
-                  index < mapCols.size() ? mapCols[index] : type.getDimSize(1)},
-                 {"row_stride", strides[0]},
-                 {"box_rows", boxRows[index]},
-                 {"box_cols", 64}}}});
+        llvm::json::Object map{
+            {"argument", cast<BlockArgument>(traced->root).getArgNumber()},
+            {"offset", traced->offset},
+            {"rows", ShapedType::isDynamic(rows) ? -1 : rows},
+            {"cols",
+             index < mapCols.size() ? mapCols[index] : type.getDimSize(1)},
+            {"row_stride", strides[0]},
+            {"box_rows", boxRows[index]},
+            {"box_cols", 64}};
+        if (loop)
+          map["token_stride"] = traced->tokenStride;
+        params.push_back(llvm::json::Object{{"tensor_map", std::move(map)}});
         continue;
       }
       if (!isa<MemRefType>(operand.getType())) {
+        // T; in a per-chunk launch, the chunk's (the dim of a chunk view).
         params.push_back(llvm::json::Object{{"tokens", true}});
         continue;
       }
-      FailureOr<std::pair<unsigned, int64_t>> traced =
-          traceToArgument(operand, func, error);
+      FailureOr<ViewOffset> traced =
+          traceToArgument(operand, func, loop, error);
       if (failed(traced))
         return WalkResult::interrupt();
-      params.push_back(llvm::json::Object{{"argument", traced->first},
-                                          {"offset", traced->second}});
+      llvm::json::Object pointer{
+          {"argument", cast<BlockArgument>(traced->root).getArgNumber()},
+          {"offset", traced->offset}};
+      if (loop)
+        pointer["token_stride"] = traced->tokenStride;
+      params.push_back(std::move(pointer));
     }
     llvm::json::Object described{
         {"kernel", launch.getKernelName().str()},
@@ -327,6 +364,8 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
         writes.push_back(static_cast<int64_t>(argument));
       described["writes"] = std::move(writes);
     }
+    if (loop)
+      described["per_chunk"] = true;
     if (failed(describeTokenRange(launch, func, described, error)))
       return WalkResult::interrupt();
     launches.push_back(std::move(described));
@@ -337,6 +376,8 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
   entry["launches"] = std::move(launches);
   // 0: T is the caller's, read off the token-shaped arguments.
   entry["static_tokens"] = staticTokens;
+  // 0: no chunk loop.
+  entry["chunk_tokens"] = chunkTokens;
   return entry;
 }
 

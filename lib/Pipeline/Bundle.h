@@ -8,8 +8,10 @@
 //                   each naming its kernel, its grid as functions of T and
 //                   its parameters as entry arguments + element offsets or
 //                   T, and the range of T it serves when the launch op
-//                   has fmlp.min_tokens / fmlp.max_tokens), and the
-//                   images' file names;
+//                   has fmlp.min_tokens / fmlp.max_tokens; the launches
+//                   in the token-chunk loop are per-chunk, each pointer
+//                   saying how many elements it moves per token of the
+//                   chunk's start), and the images' file names;
 //   kernels.ptx     the PTX of every kernel (always);
 //   kernels.cubin   the same assembled by ptxas for the chip (when ptxas is
 //                   present), with ptxas.log, its -v report.

@@ -133,6 +133,9 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.fmlp_kernel_tokens.argtypes = [vp, i, i, ctypes.POINTER(ctypes.c_int64),
                                        ctypes.POINTER(ctypes.c_int64)]
     lib.fmlp_launch_kernel.argtypes = [vp, i, i, vp, i, vp]
+    lib.fmlp_entry_chunk_tokens.argtypes = [vp, i]
+    lib.fmlp_entry_chunk_tokens.restype = ctypes.c_int64
+    lib.fmlp_kernel_per_chunk.argtypes = [vp, i, i]
     return lib
 
 
@@ -216,13 +219,28 @@ class Entry:
             self.bundle.handle, self.index, kernel, ctypes.byref(low), ctypes.byref(high)))
         return low.value, (None if high.value == INT64_MAX else high.value)
 
+    @property
+    def chunk_tokens(self) -> int:
+        """C of an entry point compiled with chunk-tokens=C (its per-chunk
+        kernels run once per chunk of C tokens); 0 when not chunked."""
+        return self.bundle.lib.fmlp_entry_chunk_tokens(self.bundle.handle, self.index)
+
+    def per_chunk(self, kernel: int) -> bool:
+        """Whether kernel `kernel` runs once per chunk, at the chunk's T."""
+        return bool(self.bundle.lib.fmlp_kernel_per_chunk(self.bundle.handle, self.index, kernel))
+
     def kernels_at(self, tokens: int) -> List[Tuple[int, str]]:
         """(index, name) of the kernels a launch at T = `tokens` runs, in
-        order: those whose range holds T (none at T = 0)."""
+        order: those whose range holds T, or for a per-chunk kernel the T
+        of some chunk (C, and T mod C for the last; none at T = 0)."""
+        chunk = self.chunk_tokens
         served = []
         for k, name in enumerate(self.kernels()):
             low, high = self.kernel_tokens(k)
-            if low <= tokens and (high is None or tokens <= high):
+            sizes = {tokens}
+            if chunk and self.per_chunk(k) and tokens:
+                sizes = {min(chunk, tokens), tokens % chunk or min(chunk, tokens)}
+            if any(low <= t and (high is None or t <= high) for t in sizes):
                 served.append((k, name))
         return served
 

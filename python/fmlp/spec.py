@@ -27,7 +27,7 @@ from ._version import __version__
 # they agree). A cached bundle of another format, written by an fmlp of the
 # same version before the format changed, is compiled again: the runtime
 # would refuse it.
-BUNDLE_FORMAT = 2
+BUNDLE_FORMAT = 3
 
 DTYPES = ("bf16", "f16", "f32")
 ACTIVATIONS = ("silu", "gelu_tanh", "relu")

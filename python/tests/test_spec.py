@@ -184,7 +184,7 @@ class SpecTest(unittest.TestCase):
                     launch.format("k_large", ', "min_tokens": 17'),
                     launch.format("k_after", "")]
         manifest = (
-            '{"format": "fmlp-bundle", "version": 2, "chip": "sm_90a", '
+            '{"format": "fmlp-bundle", "version": ' + str(spec.BUNDLE_FORMAT) + ', "chip": "sm_90a", '
             '"images": {"ptx": "kernels.ptx"}, "entry_points": [{"symbol": '
             '"v.forward_nograd", "kind": "forward_nograd", "static_tokens": 0, '
             '"arguments": [{"name": "x", "role": "input", "dtype": "bf16", '
@@ -203,11 +203,28 @@ class SpecTest(unittest.TestCase):
             with self.assertRaisesRegex(runtime.RuntimeError_,
                                         "FMLP_ERROR_INVALID_ARGUMENT: fmlp_kernel_tokens"):
                 entry.kernel_tokens(3)
-            # A version-1 bundle is refused, naming both versions.
+            self.assertEqual(entry.chunk_tokens, 0)
+            # Chunks of 20 tokens, every launch per chunk: at T = 41 the
+            # chunks of 20, 20 and 1 token run both variants.
+            chunked = (manifest.replace('"static_tokens": 0,', '"static_tokens": 0, "chunk_tokens": 20,')
+                       .replace('"dynamic_shared_bytes": 0', '"dynamic_shared_bytes": 0, "per_chunk": true')
+                       .replace('"offset": 0}', '"offset": 0, "token_stride": 8}'))
+            (Path(directory) / "manifest.json").write_text(chunked)
+            entry = runtime.Bundle(directory).entry("forward_nograd")
+            self.assertEqual(entry.chunk_tokens, 20)
+            self.assertEqual([entry.per_chunk(k) for k in range(3)], [True, True, True])
+            self.assertEqual(entry.kernels_at(41), [(0, "k_small"), (1, "k_large"), (2, "k_after")])
+            self.assertEqual(entry.kernels_at(40), [(1, "k_large"), (2, "k_after")])
+            self.assertEqual(entry.kernels_at(57), [(1, "k_large"), (2, "k_after")])
+            self.assertEqual(entry.kernels_at(9), [(0, "k_small"), (2, "k_after")])
+            self.assertEqual(entry.kernels_at(0), [])
+            # A bundle of the format before is refused, naming both versions.
+            old = spec.BUNDLE_FORMAT - 1
             (Path(directory) / "manifest.json").write_text(
-                manifest.replace('"version": 2', '"version": 1'))
+                manifest.replace(f'"version": {spec.BUNDLE_FORMAT}', f'"version": {old}'))
             with self.assertRaisesRegex(runtime.RuntimeError_,
-                                        "version 1 is not supported: this runtime reads version 2"):
+                                        f"version {old} is not supported: this runtime reads "
+                                        f"version {spec.BUNDLE_FORMAT}"):
                 runtime.Bundle(directory)
 
     def test_outputs_needed_of_a_compiled_backward(self):

@@ -11,9 +11,19 @@
 // The forward and backward are also captured in a CUDA graph, replayed, and
 // judged again.
 //
+// The bundle may have any memory policy (save=agu, gu, x) and token chunks
+// (chunk-tokens): each entry point's arguments are made from the manifest
+// by name (the saved activations only where it has them, the workspace as
+// its shape says: [T, n], or [C, n] for a chunked entry), and the weight
+// gradients of a chunked backward are judged with one storage rounding per
+// chunk (lib/Numerics: bound = base + chunks x per chunk).
+//
 // Negative controls, each of which must fail: y judged against the output
 // for other inputs; one element of y moved by twice its bound; a second
-// backward over the same saved activations (the runtime must refuse it).
+// backward over the same saved activations (the runtime must refuse it;
+// save=x saves none, so it has nothing to refuse); for a chunked backward
+// over more than one chunk, d_down judged against the gradient of its last
+// chunk's tokens alone (what a last chunk that overwrote would leave).
 //
 //   fmlp-gpu-block-test BUNDLE DTYPE D H T... [--seed=N]
 //
@@ -35,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -266,6 +277,52 @@ std::vector<double> pickColumns(const std::vector<double> &m, int64_t rows,
   return picked;
 }
 
+/// Every argument of an entry point as a tensor, in the bundle's order:
+/// the buffer named like it in `named` (inputs, outputs and the saved
+/// activations, shared between forward and backward), else the entry's own
+/// workspace, allocated here (poisoned) and kept in `scratch`. Shapes are
+/// the manifest's, -1 rows being T.
+std::vector<fmlp_tensor>
+argumentsOf(fmlp::Bundle &bundle, int entry, int64_t T, const Format &format,
+            const std::map<std::string, DeviceBuffer *> &named,
+            std::vector<std::unique_ptr<DeviceBuffer>> &scratch) {
+  std::vector<fmlp_tensor> tensors;
+  for (const fmlp_argument_info &a : bundle.arguments(entry)) {
+    std::vector<int64_t> shape;
+    for (int d = 0; d < a.rank; ++d)
+      shape.push_back(a.shape[d] < 0 ? T : a.shape[d]);
+    auto it = named.find(a.name);
+    DeviceBuffer *buffer = it != named.end() ? it->second : nullptr;
+    if (!buffer) {
+      if (a.role != FMLP_ROLE_WORKSPACE) {
+        std::fprintf(stderr,
+                     "%s has argument %s, which the test does not "
+                     "know\n",
+                     fmlp_entry_symbol(bundle.get(), entry), a.name);
+        std::exit(2);
+      }
+      int64_t elements = 1;
+      for (int64_t extent : shape)
+        elements *= extent;
+      scratch.push_back(
+          std::make_unique<DeviceBuffer>(elements * format.bytes));
+      scratch.back()->poison();
+      buffer = scratch.back().get();
+    }
+    tensors.push_back(
+        fmlp::denseTensor(T == 0 && a.shape[0] < 0 ? nullptr : buffer->data,
+                          format.dtype, shape));
+  }
+  return tensors;
+}
+
+/// The token chunks a chunked entry point runs at T (1 when not chunked):
+/// each adds one storage rounding to the weight gradients it sums.
+int64_t chunksAt(fmlp::Bundle &bundle, int entry, int64_t T) {
+  int64_t chunk = fmlp_entry_chunk_tokens(bundle.get(), entry);
+  return chunk > 0 ? (T + chunk - 1) / chunk : 1;
+}
+
 void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
                int64_t T, uint64_t seed) {
   BlockSpec spec{T, D, H};
@@ -286,64 +343,75 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   DeviceBuffer dWg(H * D * e), dWu(H * D * e), dWd(D * H * e);
   int forward = bundle.entry("forward"), backward = bundle.entry("backward"),
       nograd = bundle.entry("forward_nograd");
-  DeviceBuffer saved(bundle.workspaceBytes(forward, T));
-  DeviceBuffer workspace(bundle.workspaceBytes(nograd, T));
-  for (DeviceBuffer *b :
-       {&y, &yNograd, &dx, &dWg, &dWu, &dWd, &saved, &workspace})
+  // The saved activations (save=agu: A, G, U; gu: G, U; x: none), as wide
+  // as the forward's argument says.
+  int64_t savedCols = 0;
+  for (const fmlp_argument_info &a : bundle.arguments(forward))
+    if (std::strcmp(a.name, "saved") == 0)
+      savedCols = a.shape[1];
+  bool hasSaved = savedCols > 0;
+  DeviceBuffer saved(T * savedCols * e);
+  for (DeviceBuffer *b : {&y, &yNograd, &dx, &dWg, &dWu, &dWd, &saved})
     b->poison();
 
-  fmlp_dtype dt = format.dtype;
-  auto tensor = [&](DeviceBuffer &b, std::vector<int64_t> sizes) {
-    return fmlp::denseTensor(b.data, dt, sizes);
-  };
-  int64_t savedCols = saved.bytes / (T * e),
-          workCols = workspace.bytes / (T * e);
-  bundle.launch(forward, {tensor(x, {T, D}), tensor(wg, {H, D}),
-                          tensor(wu, {H, D}), tensor(wd, {D, H}),
-                          tensor(y, {T, D}), tensor(saved, {T, savedCols})});
-  bundle.launch(nograd,
-                {tensor(x, {T, D}), tensor(wg, {H, D}), tensor(wu, {H, D}),
-                 tensor(wd, {D, H}), tensor(yNograd, {T, D}),
-                 tensor(workspace, {T, workCols})});
-  std::vector<fmlp_tensor> backwardArgs = {
-      tensor(x, {T, D}),   tensor(wg, {H, D}),
-      tensor(wu, {H, D}),  tensor(wd, {D, H}),
-      tensor(dy, {T, D}),  tensor(dx, {T, D}),
-      tensor(dWg, {H, D}), tensor(dWu, {H, D}),
-      tensor(dWd, {D, H}), tensor(saved, {T, savedCols})};
+  std::map<std::string, DeviceBuffer *> named = {
+      {"x", &x},      {"gate", &wg},   {"up", &wu}, {"down", &wd},
+      {"dy", &dy},    {"y", &y},       {"dx", &dx}, {"d_gate", &dWg},
+      {"d_up", &dWu}, {"d_down", &dWd}};
+  if (hasSaved)
+    named["saved"] = &saved;
+  std::map<std::string, DeviceBuffer *> namedNograd = named;
+  namedNograd["y"] = &yNograd;
+  std::vector<std::unique_ptr<DeviceBuffer>> scratch;
+  std::vector<fmlp_tensor> forwardArgs =
+      argumentsOf(bundle, forward, T, format, named, scratch);
+  std::vector<fmlp_tensor> nogradArgs =
+      argumentsOf(bundle, nograd, T, format, namedNograd, scratch);
+  std::vector<fmlp_tensor> backwardArgs =
+      argumentsOf(bundle, backward, T, format, named, scratch);
+  bundle.launch(forward, forwardArgs);
+  bundle.launch(nograd, nogradArgs);
   bundle.launch(backward, backwardArgs);
   CHECK_CUDA(cudaDeviceSynchronize());
 
   const char *n = format.name;
   // y, dx and the weight gradients as they now are on the device (at the
-  // reference's tokens and hidden units); weight gradients come from one
-  // token chunk, so one storage rounding.
+  // reference's tokens and hidden units); weight gradients summed over
+  // `chunks` token chunks, each stored: one storage rounding per chunk.
+  int64_t chunks = chunksAt(bundle, backward, T);
   auto tokenRows = [&](DeviceBuffer &b) {
     return pickRows(decode(b.data, T, D, false, format), D, ref.rows);
+  };
+  // dWg, dWu as [D, H] (math layout): the units' columns; dWd as [H, D]:
+  // their rows.
+  auto dDownAtUnits = [&] {
+    return pickRows(decode(dWd.data, D, H, true, format), D, ref.units);
   };
   auto judge = [&](const std::string &suffix) {
     report(n, D, H, T, ("y" + suffix).c_str(),
            compare(tokenRows(y), atTokens.y, tokenBounds.y));
     report(n, D, H, T, ("dx" + suffix).c_str(),
            compare(tokenRows(dx), atTokens.dx, tokenBounds.dx));
-    // dWg, dWu as [D, H] (math layout): the units' columns; dWd as [H, D]:
-    // their rows.
     report(n, D, H, T, ("d_gate" + suffix).c_str(),
            compare(pickColumns(decode(dWg.data, H, D, true, format), D, H,
                                ref.units),
-                   atUnits.dGate, unitBounds.dGate, &unitBounds.dGateChunk, 1));
+                   atUnits.dGate, unitBounds.dGate, &unitBounds.dGateChunk,
+                   chunks));
     report(n, D, H, T, ("d_up" + suffix).c_str(),
            compare(pickColumns(decode(dWu.data, H, D, true, format), D, H,
                                ref.units),
-                   atUnits.dUp, unitBounds.dUp, &unitBounds.dUpChunk, 1));
+                   atUnits.dUp, unitBounds.dUp, &unitBounds.dUpChunk, chunks));
     report(n, D, H, T, ("d_down" + suffix).c_str(),
-           compare(pickRows(decode(dWd.data, D, H, true, format), D, ref.units),
-                   atUnits.dDown, unitBounds.dDown, &unitBounds.dDownChunk, 1));
+           compare(dDownAtUnits(), atUnits.dDown, unitBounds.dDown,
+                   &unitBounds.dDownChunk, chunks));
   };
   if (sample)
     std::printf("(judged at %zu tokens and %zu hidden units: the full "
                 "float64 reference would not fit)\n",
                 ref.rows.size(), ref.units.size());
+  if (chunks > 1)
+    std::printf("(backward in %lld chunks of %lld tokens)\n", (long long)chunks,
+                (long long)fmlp_entry_chunk_tokens(bundle.get(), backward));
   judge(" (forward)");
   report(n, D, H, T, "y (forward_nograd)",
          compare(tokenRows(yNograd), atTokens.y, tokenBounds.y));
@@ -365,20 +433,36 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
       deviceMatmul);
   report(n, D, H, T, "control: other inputs",
          compare(yv, other.y, tokenBounds.y), /*mustFail=*/true);
+  // A chunked backward judged as if only its last chunk had been summed
+  // (a last chunk that overwrote instead of adding, or a fill after the
+  // chunks): the exact d_down of those tokens alone.
+  if (chunks > 1 && !sample) {
+    int64_t chunk = fmlp_entry_chunk_tokens(bundle.get(), backward);
+    std::vector<int64_t> lastChunk;
+    for (int64_t t = (chunks - 1) * chunk; t < T; ++t)
+      lastChunk.push_back(t);
+    BlockSpec lastSpec = spec;
+    lastSpec.tokens = static_cast<int64_t>(lastChunk.size());
+    Exact last =
+        computeExact(lastSpec, selectTokens(in, lastChunk), deviceMatmul);
+    report(n, D, H, T, "control: last chunk",
+           compare(dDownAtUnits(), last.dDown, unitBounds.dDown,
+                   &unitBounds.dDownChunk, chunks),
+           /*mustFail=*/true);
+  }
   // The same forward and backward captured in a CUDA graph and replayed
-  // (launches allocate nothing and never synchronize, so they capture).
+  // (launches allocate nothing and never synchronize, so they capture; a
+  // chunked entry point's chunk loop is host launches, captured as such).
   {
     for (DeviceBuffer *b : {&y, &dx, &dWg, &dWu, &dWd, &saved})
       b->poison();
+    for (std::unique_ptr<DeviceBuffer> &workspace : scratch)
+      workspace->poison();
     cudaStream_t stream;
     CHECK_CUDA(cudaStreamCreate(&stream));
     cudaGraph_t graph;
     CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    bundle.launch(forward,
-                  {tensor(x, {T, D}), tensor(wg, {H, D}), tensor(wu, {H, D}),
-                   tensor(wd, {D, H}), tensor(y, {T, D}),
-                   tensor(saved, {T, savedCols})},
-                  stream);
+    bundle.launch(forward, forwardArgs, stream);
     bundle.launch(backward, backwardArgs, stream);
     CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
     cudaGraphExec_t exec;
@@ -391,6 +475,12 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
     CHECK_CUDA(cudaStreamDestroy(stream));
   }
 
+  if (!hasSaved) {
+    std::printf("%-5s D=%-5lld H=%-6lld T=%-6lld %-22s %s\n", n, (long long)D,
+                (long long)H, (long long)T, "control: 2nd backward",
+                "not applicable: no saved activations to consume");
+    return;
+  }
   fmlp_status again =
       fmlp_launch(bundle.get(), backward, backwardArgs.data(),
                   static_cast<int>(backwardArgs.size()), nullptr);
@@ -410,17 +500,11 @@ void runEmptyBatch(fmlp::Bundle &bundle, const Format &format, int64_t D,
   size_t e = format.bytes;
   DeviceBuffer wg(H * D * e), wu(H * D * e), wd(D * H * e);
   DeviceBuffer dWg(H * D * e), dWu(H * D * e), dWd(D * H * e);
+  // Token arguments are null at T = 0; the buffer only names them.
+  DeviceBuffer none(0);
   for (DeviceBuffer *b : {&wg, &wu, &wd})
     CHECK_CUDA(cudaMemset(b->data, 0, b->bytes));
-  fmlp_dtype dt = format.dtype;
-  auto empty = [&](int64_t cols) {
-    return fmlp::denseTensor(nullptr, dt, {0, cols});
-  };
-  auto tensor = [&](DeviceBuffer &b, std::vector<int64_t> sizes) {
-    return fmlp::denseTensor(b.data, dt, sizes);
-  };
   int backward = bundle.entry("backward");
-  int64_t savedCols = bundle.workspaceBytes(bundle.entry("forward"), 1) / e;
   const char *names[] = {"d_gate (T = 0)", "d_up (T = 0)", "d_down (T = 0)"};
   DeviceBuffer *grads[] = {&dWg, &dWu, &dWd};
   auto nonZero = [&](DeviceBuffer &b) {
@@ -431,10 +515,13 @@ void runEmptyBatch(fmlp::Bundle &bundle, const Format &format, int64_t D,
     b->poison();
   // Control: as poisoned, every element fails.
   bool controlFails = nonZero(dWd) == static_cast<long>(dWd.bytes / e);
+  std::map<std::string, DeviceBuffer *> named = {
+      {"x", &none},     {"gate", &wg},   {"up", &wu},      {"down", &wd},
+      {"dy", &none},    {"dx", &none},   {"d_gate", &dWg}, {"d_up", &dWu},
+      {"d_down", &dWd}, {"saved", &none}};
+  std::vector<std::unique_ptr<DeviceBuffer>> scratch;
   bundle.launch(backward,
-                {empty(D), tensor(wg, {H, D}), tensor(wu, {H, D}),
-                 tensor(wd, {D, H}), empty(D), empty(D), tensor(dWg, {H, D}),
-                 tensor(dWu, {H, D}), tensor(dWd, {D, H}), empty(savedCols)});
+                argumentsOf(bundle, backward, 0, format, named, scratch));
   CHECK_CUDA(cudaDeviceSynchronize());
   for (int i = 0; i < 3; ++i) {
     long bad = nonZero(*grads[i]);

@@ -10,6 +10,14 @@
 # where the full float64 reference would not fit). DTYPES (default "bf16 f16
 # f32") narrows the run. bf16 also runs at the edge shapes of shapes.sh,
 # (64, 128) and (1088, 704), at T in {1, 16, 17, 37, 4096}.
+# Then the memory-policy variants of shapes.sh (save=gu, save=x, chunk-tokens
+# = 1024 with save=agu, gu and x; those of DTYPES): chunked ones at T in
+# {0, 1, 17, 1000, 1024, 2049, 2597, 4096} (below a chunk, one chunk, 2
+# chunks + 1, not a multiple of it), the others at {0, 1, 3, 16, 17, 37,
+# 2597, 4096}, full adding 65536; memcheck and racecheck also run a
+# save=x bundle in chunks of 64 at T = 129 (shapes.sh).
+# SETS (default "defaults variants") picks the bundles: SETS=variants runs
+# the variants alone.
 # Exit status: non-zero if anything failed.
 set -uo pipefail
 bundles=${1:?usage: run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]}
@@ -22,7 +30,9 @@ cmake -S "$root/test/GPU" -B "$build" -G Ninja ${json:+-DFMLP_JSON_INCLUDE_DIR=$
   cmake --build "$build" >/dev/null || { echo "GPU test build failed"; exit 2; }
 test="$build/fmlp-gpu-block-test"
 status=0
-for dtype in ${DTYPES:-bf16 f16 f32}; do
+sets=${SETS:-defaults variants}
+dtypes=${DTYPES:-bf16 f16 f32}
+[[ " $sets " == *" defaults "* ]] && for dtype in $dtypes; do
   for shape in $gpu_test_shapes; do
     d=${shape%x*} h=${shape#*x}
     tokens="0 1 2 3 16 17 37 4096"
@@ -37,10 +47,31 @@ for dtype in ${DTYPES:-bf16 f16 f32}; do
     done
   fi
 done
-# T = 3 runs K1 and K2's small_tokens kernels, T = 37 the WGMMA ones.
+[[ " $sets " == *" variants "* ]] && for variant in $gpu_test_variants; do
+  IFS=: read -r dtype shape save chunk <<<"$variant"
+  [[ " $dtypes " == *" $dtype "* ]] || continue
+  d=${shape%x*} h=${shape#*x}
+  tokens=$gpu_test_variant_tokens
+  [[ $chunk != 0 ]] && tokens=$gpu_test_chunk_tokens
+  [[ $set_ == full ]] && tokens="$tokens 65536"
+  echo "== save=$save chunk-tokens=$chunk ($dtype, D=$d, H=$h)"
+  timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h-$save-c$chunk.bundle" "$dtype" "$d" "$h" $tokens || status=1
+done
+# T = 3 runs K1 and K2's small_tokens kernels, T = 37 the WGMMA ones; the
+# chunked variant both, and the chunks' moved views and shared workspace.
 for tool in memcheck racecheck; do
-  echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, T=3 and 37)"
-  timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
-    "$test" "$bundles/mlp-bf16-1024-2816.bundle" bf16 1024 2816 3 37 | tail -3 || status=1
+  if [[ " $sets " == *" defaults "* ]]; then
+    echo "== compute-sanitizer --tool $tool (bf16, D=1024, H=2816, T=3 and 37)"
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      "$test" "$bundles/mlp-bf16-1024-2816.bundle" bf16 1024 2816 3 37 | tail -3 || status=1
+  fi
+  if [[ " $sets " == *" variants "* ]]; then
+    IFS=: read -r dtype shape save chunk <<<"$gpu_test_sanitized_variant"
+    d=${shape%x*} h=${shape#*x}
+    echo "== compute-sanitizer --tool $tool ($dtype, D=$d, H=$h, save=$save, chunk-tokens=$chunk, T=$gpu_test_sanitized_tokens)"
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      "$test" "$bundles/mlp-$dtype-$d-$h-$save-c$chunk.bundle" "$dtype" "$d" "$h" \
+      $gpu_test_sanitized_tokens | tail -3 || status=1
+  fi
 done
 exit $status

@@ -4,3 +4,23 @@
 # number of ring rounds (D = 64: one k-step on a 4-stage ring; D = 1088: 17).
 gpu_test_shapes="1024x2816 4096x11008"
 gpu_test_edge_shapes="64x128 1088x704"
+# Memory-policy variants, as DTYPE:DxH:SAVE:CHUNK (fmlp-compile --save=SAVE
+# --chunk-tokens=CHUNK), each in mlp-DTYPE-D-H-SAVE-cCHUNK.bundle: the
+# saved-activation policies unchunked, and chunks of 1024 tokens with
+# save=agu (only forward_nograd has a workspace to chunk), save=gu (the
+# forward and forward_nograd: A in the workspace; the backward too once it
+# has one) and save=x (every entry point), in bf16 and once in f32 (the
+# SIMT kernels).
+gpu_test_variants="bf16:1024x2816:gu:0 bf16:1024x2816:x:0
+  bf16:1024x2816:agu:1024 bf16:1024x2816:gu:1024 bf16:1024x2816:x:1024
+  f32:1024x2816:x:1024"
+# T for a variant: chunked ones at T < C (1, 17, 1000), C, T not a multiple
+# of C (2597), 2C + 1 (a last chunk of one token: the small_tokens kernels)
+# and 4C; unchunked ones as the default bundles' quick set.
+gpu_test_chunk_tokens="0 1 17 1000 1024 2049 2597 4096"
+gpu_test_variant_tokens="0 1 3 16 17 37 2597 4096"
+# The chunked variant compute-sanitizer runs (memcheck, racecheck), at
+# T = 129: two chunks of 64 and one of 1 token (the small_tokens kernels),
+# small enough for the sanitizers.
+gpu_test_sanitized_variant="bf16:1024x2816:x:64"
+gpu_test_sanitized_tokens="129"

@@ -1,11 +1,11 @@
-// A bundle with two variants of a kernel (format version 2): fmlp-bundle-info
+// A bundle with two variants of a kernel (ranges of T, since format version 2): fmlp-bundle-info
 // lists each kernel with the range of T it serves and whether a launch at
 // --tokens runs it, as the runtime reads the manifest.
 // RUN: rm -rf %t && split-file %s %t && touch %t/v.bundle/kernels.ptx
 // RUN: fmlp-bundle-info %t/v.bundle --tokens=16 | FileCheck %s --check-prefix=AT16
 // RUN: fmlp-bundle-info %t/v.bundle --tokens=17 | FileCheck %s --check-prefix=AT17
-// A version-1 manifest is refused, naming both versions.
-// RUN: sed -e 's/"version": 2/"version": 1/' %t/v.bundle/manifest.json > %t/old.json
+// A version-2 manifest is refused, naming both versions.
+// RUN: sed -e 's/"version": 3/"version": 2/' %t/v.bundle/manifest.json > %t/old.json
 // RUN: mkdir -p %t/old.bundle && cp %t/old.json %t/old.bundle/manifest.json && touch %t/old.bundle/kernels.ptx
 // RUN: not fmlp-bundle-info %t/old.bundle 2>&1 | FileCheck %s --check-prefix=OLD
 
@@ -18,11 +18,11 @@
 // AT17-NEXT: kernel k_large: T in [17, inf], runs at T = 17
 // AT17-NEXT: kernel k_after: T in [1, inf], runs at T = 17
 
-// OLD: fmlp-bundle-info: FMLP_ERROR_VERSION: {{.*}}manifest.json: bundle format version 1 is not supported: this runtime reads version 2
+// OLD: fmlp-bundle-info: FMLP_ERROR_VERSION: {{.*}}manifest.json: bundle format version 2 is not supported: this runtime reads version 3
 
 //--- v.bundle/manifest.json
 {
-  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "v.forward_nograd", "kind": "forward_nograd", "static_tokens": 0,

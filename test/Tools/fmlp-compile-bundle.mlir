@@ -58,7 +58,7 @@
 // MANIFEST: "format": "fmlp-bundle",
 // MANIFEST: "cubin": "kernels.cubin",
 // MANIFEST: "ptx": "kernels.ptx"
-// MANIFEST: "version": 2
+// MANIFEST: "version": 3
 
 // INFO: bundle {{.+}}.bundle: chip sm_90a, 3 entry points, compiled by fmlp {{[0-9]+\.[0-9]+\.[0-9]+}}
 // INFO: entry llama_mlp.forward (forward): 2443776 B saved + workspace at T = 37

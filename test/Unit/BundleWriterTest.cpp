@@ -4,8 +4,10 @@
 // (variants of a kernel for T <= 16 and T >= 17, as the conversion emits
 // them) and after it: each launch's fmlp.min_tokens / fmlp.max_tokens
 // reach its manifest entry, in program order, the manifest is format
-// version 2 and the runtime reads the ranges back; malformed attributes
-// are refused naming the launch and the attribute. ptxas is kept out of
+// version 3 and the runtime reads the ranges back; malformed attributes
+// are refused naming the launch and the attribute. A token-chunk loop's
+// launches become per-chunk ones, each pointer with its token_stride, and
+// what the manifest cannot describe is refused. ptxas is kept out of
 // reach (the bundle carries the fake PTX only).
 //
 //===----------------------------------------------------------------------===//
@@ -123,7 +125,7 @@ TEST_F(BundleWriter, LaunchesUnderAnIfOnTCarryTheirRanges) {
       llvm::json::parse((*text)->getBuffer());
   ASSERT_TRUE(bool(manifest)) << llvm::toString(manifest.takeError());
   const llvm::json::Object &root = *manifest->getAsObject();
-  EXPECT_EQ(root.getInteger("version"), 2);
+  EXPECT_EQ(root.getInteger("version"), 3);
   const llvm::json::Array &launches =
       *(*root.getArray("entry_points"))[0].getAsObject()->getArray("launches");
   ASSERT_EQ(launches.size(), 3u);
@@ -174,6 +176,136 @@ TEST_F(BundleWriter, MalformedRangesAreRefused) {
     EXPECT_NE(error.find(c.expected), std::string::npos)
         << c.small << ": " << error;
     EXPECT_FALSE(llvm::sys::fs::exists(bundle())) << c.small;
+  }
+}
+
+/// A host function as the conversion writes a token-chunked one: a launch
+/// before the chunk loop (the fill of a weight gradient), one in it on the
+/// chunk's rows of x and on columns [16, 32) of the one-chunk workspace
+/// (through a subview of a subview and a cast to a dynamic offset, as
+/// canonicalization leaves them). EXTRA is replaced by more operations.
+constexpr const char *kChunked = R"mlir(
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target<chip = "sm_90a">, "// ptx\0A">]
+  func.func @c(%x: memref<?x8xbf16> {fmlp.name = "x"},
+               %dw: memref<16x8xbf16> {fmlp.name = "d_w"},
+               %ws: memref<4x32xbf16> {fmlp.name = "workspace"})
+      attributes {fmlp.entry = "backward"} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %rows = memref.dim %x, %c0 : memref<?x8xbf16>
+    %cols = memref.subview %ws[0, 16] [4, 16] [1, 1] : memref<4x32xbf16> to memref<4x16xbf16, strided<[32, 1], offset: 16>>
+    gpu.launch_func @kernels::@k_fill blocks in (%c1, %c1, %c1)
+        threads in (%c32, %c1, %c1) args(%dw : memref<16x8xbf16>, %rows : index)
+    scf.for %i = %c0 to %rows step %c4 {
+      %left = arith.subi %rows, %i : index
+      %n = arith.minui %left, %c4 : index
+      %xc = memref.subview %x[%i, 0] [%n, 8] [1, 1] : memref<?x8xbf16> to memref<?x8xbf16, strided<[8, 1], offset: ?>>
+      %wc = memref.subview %cols[0, 0] [%n, 16] [1, 1] : memref<4x16xbf16, strided<[32, 1], offset: 16>> to memref<?x16xbf16, strided<[32, 1], offset: 16>>
+      %cast = memref.cast %wc : memref<?x16xbf16, strided<[32, 1], offset: 16>> to memref<?x16xbf16, strided<[32, 1], offset: ?>>
+      %tc = memref.dim %xc, %c0 : memref<?x8xbf16, strided<[8, 1], offset: ?>>
+      gpu.launch_func @kernels::@k_chunk blocks in (%c1, %c1, %c1)
+          threads in (%c32, %c1, %c1)
+          args(%xc : memref<?x8xbf16, strided<[8, 1], offset: ?>>,
+               %cast : memref<?x16xbf16, strided<[32, 1], offset: ?>>,
+               %dw : memref<16x8xbf16>, %tc : index)
+    }
+    EXTRA
+    return
+  }
+}
+)mlir";
+
+std::string chunked(const std::string &from, const std::string &to,
+                    const std::string &extra = "") {
+  std::string text = kChunked;
+  if (!from.empty()) {
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  text.replace(text.find("EXTRA"), 5, extra);
+  return text;
+}
+
+// The chunk loop's step is the entry point's chunk_tokens, its launches are
+// per_chunk, and each of their pointers says how far it moves per token of
+// the chunk's start: x one row (8 elements), the workspace columns (from
+// element 16) and the weight gradient not at all. The launch before the
+// loop is neither. The runtime opens the bundle.
+TEST_F(BundleWriter, AChunkLoopBecomesPerChunkLaunches) {
+  std::string error;
+  ASSERT_TRUE(succeeded(write(chunked("", ""), error))) << error;
+  auto text = llvm::MemoryBuffer::getFile(bundle() + "/manifest.json");
+  ASSERT_TRUE(bool(text));
+  llvm::Expected<llvm::json::Value> manifest =
+      llvm::json::parse((*text)->getBuffer());
+  ASSERT_TRUE(bool(manifest)) << llvm::toString(manifest.takeError());
+  const llvm::json::Object &entry =
+      *(*manifest->getAsObject()->getArray("entry_points"))[0].getAsObject();
+  EXPECT_EQ(entry.getInteger("chunk_tokens"), 4);
+  const llvm::json::Array &launches = *entry.getArray("launches");
+  ASSERT_EQ(launches.size(), 2u);
+  const llvm::json::Object &fill = *launches[0].getAsObject();
+  EXPECT_EQ(fill.getString("kernel"), "k_fill");
+  EXPECT_FALSE(fill.get("per_chunk"));
+  EXPECT_FALSE(
+      (*fill.getArray("params"))[0].getAsObject()->get("token_stride"));
+  const llvm::json::Object &chunk = *launches[1].getAsObject();
+  EXPECT_EQ(chunk.getString("kernel"), "k_chunk");
+  EXPECT_EQ(chunk.getBoolean("per_chunk"), true);
+  const llvm::json::Array &params = *chunk.getArray("params");
+  ASSERT_EQ(params.size(), 4u);
+  // (argument, offset, token_stride) of each pointer.
+  const int64_t pointers[3][3] = {{0, 0, 8}, {2, 16, 0}, {1, 0, 0}};
+  for (int p = 0; p < 3; ++p) {
+    const llvm::json::Object &param = *params[p].getAsObject();
+    EXPECT_EQ(param.getInteger("argument"), pointers[p][0]) << p;
+    EXPECT_EQ(param.getInteger("offset"), pointers[p][1]) << p;
+    EXPECT_EQ(param.getInteger("token_stride"), pointers[p][2]) << p;
+  }
+  EXPECT_EQ(params[3].getAsObject()->getBoolean("tokens"), true);
+  fmlp_bundle *opened = nullptr;
+  ASSERT_EQ(fmlp_bundle_open(bundle().c_str(), &opened), FMLP_OK)
+      << fmlp_last_error();
+  EXPECT_EQ(fmlp_entry_chunk_tokens(opened, 0), 4);
+  EXPECT_EQ(fmlp_kernel_per_chunk(opened, 0, 0), 0);
+  EXPECT_EQ(fmlp_kernel_per_chunk(opened, 0, 1), 1);
+  fmlp_bundle_close(opened);
+}
+
+// What the manifest cannot say is refused, naming the entry point: a loop
+// not from 0, a view whose start is not a constant plus a multiple of the
+// chunk's first token, launches in two loops.
+TEST_F(BundleWriter, WhatIsNotAChunkLoopIsRefused) {
+  struct Case {
+    std::string source;
+    const char *expected;
+  };
+  const char *second = R"mlir(
+    scf.for %j = %c0 to %rows step %c4 {
+      gpu.launch_func @kernels::@k_again blocks in (%c1, %c1, %c1)
+          threads in (%c32, %c1, %c1) args(%dw : memref<16x8xbf16>, %rows : index)
+    })mlir";
+  const Case cases[] = {
+      {chunked("scf.for %i = %c0 to", "scf.for %i = %c1 to"),
+       "c has launches in a loop that is not a token-chunk loop (from 0 by "
+       "a positive constant)"},
+      {chunked("%x[%i, 0]", "%x[%left, 0]"),
+       "a kernel operand of c has an offset that is neither a constant nor "
+       "the first token of a chunk"},
+      {chunked("", "", second),
+       "c has launches in two loops: the bundle runs one token-chunk loop "
+       "per entry point"},
+  };
+  for (const Case &c : cases) {
+    std::string error;
+    EXPECT_TRUE(failed(write(c.source, error))) << c.expected;
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << c.expected << ": " << error;
+    EXPECT_FALSE(llvm::sys::fs::exists(bundle())) << c.expected;
   }
 }
 

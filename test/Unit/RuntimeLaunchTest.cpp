@@ -5,8 +5,9 @@
 // T, block, shared memory, stream, each parameter: a view's address with
 // its offset, T, a tensor map) and cuTensorMapEncodeTiled (data type, the
 // view's extents and row stride in bytes, box, swizzle), the chip check,
-// the rule that a backward consumes its saved activations, and the zeroed
-// weight gradients of an empty batch.
+// the rule that a backward consumes its saved activations, the zeroed
+// weight gradients of an empty batch, and a token-chunked entry point's
+// launch plan (per chunk: its T, its rows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +31,7 @@ namespace {
 // forward: k0(tensor map of x, saved + 16 elements, T); backward: k1(saved,
 // T), consuming saved.
 const char *kManifest = R"({
-  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "m.forward", "kind": "forward", "static_tokens": 0,
@@ -231,7 +232,7 @@ TEST_F(RuntimeLaunch, OneKernelAloneForProfiling) {
 // token arguments may be null.
 TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
   fmlp::test::BundleDir weights{R"({
-  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "w.backward", "kind": "backward", "static_tokens": 0,
@@ -278,7 +279,7 @@ TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
 // be over the driver's limit at T = 2^40, where only k_large (a fixed grid,
 // 132 blocks) runs: the grids checked are those of the launches that run.
 const char *kVariants = R"({
-  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "v.forward_nograd", "kind": "forward_nograd", "static_tokens": 0,
@@ -400,7 +401,7 @@ TEST_F(RuntimeVariants, OneKernelAloneOnlyAtATItServes) {
 // output is covered). Arguments: 0 x, 1 dy, 2 saved, 3 dx, 4 d_gate,
 // 5 d_up, 6 d_down, 7 d_down_bias.
 const char *kGradients = R"({
-  "format": "fmlp-bundle", "version": 2, "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "g.backward", "kind": "backward", "static_tokens": 0,
@@ -581,6 +582,178 @@ TEST_F(RuntimeGradients, OneKernelOfNotWantedOutputsLaunchesNothing) {
             FMLP_OK)
       << fmlp_last_error();
   EXPECT_EQ(fake_cuda_launch_count(), 1);
+}
+
+// A backward in chunks of 4 tokens: k_fill once (zeroing dw), then per
+// chunk k_small (chunks of 1 or 2 tokens) or k_large (3 or 4), and k_sum
+// (every chunk), then k_end once. x [T, 8] moves by one row of 8 elements
+// per token of the chunk's start; dw and the workspace [4, 16] (one
+// chunk's) stay.
+const char *kChunks = R"({
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
+  "images": {"ptx": "kernels.ptx"},
+  "entry_points": [
+    {"symbol": "c.backward", "kind": "backward", "static_tokens": 0, "chunk_tokens": 4,
+     "arguments": [
+       {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "dw", "role": "output", "dtype": "bf16", "shape": [16, 8], "alignment": 16, "consumed": false},
+       {"name": "workspace", "role": "workspace", "dtype": "bf16", "shape": [4, 16], "alignment": 16, "consumed": false}],
+     "launches": [
+       {"kernel": "k_fill", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 1, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_small", "grid_tokens_per_block": [1, 0, 0], "grid_fixed": [0, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0, "per_chunk": true, "max_tokens": 2,
+        "params": [{"argument": 0, "offset": 0, "token_stride": 8},
+                   {"argument": 2, "offset": 8, "token_stride": 0}, {"tokens": true}]},
+       {"kernel": "k_large", "grid_tokens_per_block": [2, 0, 0], "grid_fixed": [0, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0, "per_chunk": true, "min_tokens": 3,
+        "params": [{"tensor_map": {"argument": 0, "offset": 0, "rows": -1, "cols": 8, "row_stride": 8, "box_rows": 4, "box_cols": 8, "token_stride": 8}},
+                   {"tensor_map": {"argument": 2, "offset": 8, "rows": -1, "cols": 8, "row_stride": 16, "box_rows": 4, "box_cols": 8, "token_stride": 0}},
+                   {"argument": 1, "offset": 0, "token_stride": 0}, {"tokens": true}]},
+       {"kernel": "k_sum", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [3, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0, "per_chunk": true,
+        "params": [{"argument": 0, "offset": 0, "token_stride": 8},
+                   {"argument": 1, "offset": 0, "token_stride": 0}, {"tokens": true}]},
+       {"kernel": "k_end", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 1, "offset": 0}, {"tokens": true}]}]}]
+})";
+
+class RuntimeChunks : public RuntimeLaunch {
+protected:
+  static constexpr uint64_t kX = 0x10000, kDw = 0x20000, kWork = 0x30000;
+  static constexpr uint64_t kMapTag = 0xF3A9000000000000ull;
+  std::vector<fmlp_tensor> tensors(int64_t tokens) {
+    return {fmlp::denseTensor(address(kX), FMLP_BF16, {tokens, 8}),
+            fmlp::denseTensor(address(kDw), FMLP_BF16, {16, 8}),
+            fmlp::denseTensor(address(kWork), FMLP_BF16, {4, 16})};
+  }
+  /// A launch as the driver saw it: kernel, grid[0], the first 8 bytes of
+  /// each parameter (a pointer, T, a tensor map's tag).
+  struct Seen {
+    std::string kernel;
+    unsigned grid;
+    std::vector<uint64_t> words;
+  };
+  static std::vector<Seen> launchedSince(int from) {
+    std::vector<Seen> seen;
+    for (int i = from; i < fake_cuda_launch_count(); ++i) {
+      const fake_cuda_launch *l = fake_cuda_launch_at(i);
+      seen.push_back({l->kernel,
+                      l->grid[0],
+                      {l->paramWords, l->paramWords + l->paramCount}});
+    }
+    return seen;
+  }
+  fmlp::test::BundleDir chunks{kChunks};
+};
+
+// T = 9 in chunks of 4: chunks from tokens 0, 4 and 8 of 4, 4 and 1
+// tokens. Each per-chunk launch gets the chunk's T (its grid and the range
+// that picks k_small or k_large are the chunk's), x's pointer and tensor
+// map 2 bytes x 8 elements further per token of the chunk's start, the
+// workspace and dw where they are; k_fill and k_end run once, at T.
+TEST_F(RuntimeChunks, EachChunkLaunchesOnItsRows) {
+  fmlp::Bundle bundle(chunks.path());
+  bundle.load();
+  int backward = bundle.entry("backward");
+  bundle.launch(backward, tensors(9));
+  const uint64_t row = 8 * 2; // bytes per token of x
+  const std::vector<Seen> expected = {
+      {"k_fill", 1, {kDw, 9}},
+      {"k_large", 2, {kMapTag | 1, kMapTag | 2, kDw, 4}},
+      {"k_sum", 3, {kX, kDw, 4}},
+      {"k_large", 2, {kMapTag | 3, kMapTag | 4, kDw, 4}},
+      {"k_sum", 3, {kX + 4 * row, kDw, 4}},
+      {"k_small", 1, {kX + 8 * row, kWork + 8 * 2, 1}},
+      {"k_sum", 3, {kX + 8 * row, kDw, 1}},
+      {"k_end", 1, {kDw, 9}}};
+  std::vector<Seen> seen = launchedSince(0);
+  ASSERT_EQ(seen.size(), expected.size());
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].kernel, expected[i].kernel) << i;
+    EXPECT_EQ(seen[i].grid, expected[i].grid) << i << " " << seen[i].kernel;
+    EXPECT_EQ(seen[i].words, expected[i].words) << i << " " << seen[i].kernel;
+  }
+  // The tensor maps of k_large's two chunks: x's rows of the chunk, the
+  // workspace's first rows, each the chunk's 4 rows.
+  ASSERT_EQ(fake_cuda_tensor_map_count(), 4);
+  const uint64_t addresses[] = {kX, kWork + 8 * 2, kX + 4 * row, kWork + 8 * 2};
+  const uint64_t strides[] = {row, 32, row, 32};
+  for (int i = 0; i < 4; ++i) {
+    const fake_cuda_tensor_map *m = fake_cuda_tensor_map_at(i);
+    EXPECT_EQ(m->address, addresses[i]) << i;
+    EXPECT_EQ(m->dims[0], 8u) << i;
+    EXPECT_EQ(m->dims[1], 4u) << i;
+    EXPECT_EQ(m->stride, strides[i]) << i;
+  }
+}
+
+// T below one chunk, exactly two chunks, and 2 chunks + 1: the launches
+// in order, by kernel and the T each gets.
+TEST_F(RuntimeChunks, TheChunksCoverTExactly) {
+  fmlp::Bundle bundle(chunks.path());
+  bundle.load();
+  int backward = bundle.entry("backward");
+  using Plan = std::vector<std::pair<std::string, uint64_t>>;
+  const std::pair<int64_t, Plan> cases[] = {
+      {1, {{"k_fill", 1}, {"k_small", 1}, {"k_sum", 1}, {"k_end", 1}}},
+      {3, {{"k_fill", 3}, {"k_large", 3}, {"k_sum", 3}, {"k_end", 3}}},
+      {8,
+       {{"k_fill", 8},
+        {"k_large", 4},
+        {"k_sum", 4},
+        {"k_large", 4},
+        {"k_sum", 4},
+        {"k_end", 8}}},
+      {10,
+       {{"k_fill", 10},
+        {"k_large", 4},
+        {"k_sum", 4},
+        {"k_large", 4},
+        {"k_sum", 4},
+        {"k_small", 2},
+        {"k_sum", 2},
+        {"k_end", 10}}}};
+  for (const auto &[tokens, plan] : cases) {
+    int before = fake_cuda_launch_count();
+    bundle.launch(backward, tensors(tokens));
+    Plan seen;
+    for (const Seen &l : launchedSince(before))
+      seen.push_back({l.kernel, l.words.back()}); // T is the last parameter
+    EXPECT_EQ(seen, plan) << "T = " << tokens;
+  }
+}
+
+// A per-chunk kernel alone runs at each chunk it serves, and is refused
+// when it serves none.
+TEST_F(RuntimeChunks, OneKernelAloneRunsAtItsChunks) {
+  fmlp::Bundle bundle(chunks.path());
+  bundle.load();
+  int backward = bundle.entry("backward");
+  std::vector<fmlp_tensor> at9 = tensors(9), at8 = tensors(8);
+  ASSERT_EQ(
+      fmlp_launch_kernel(bundle.get(), backward, 3, at9.data(), 3, nullptr),
+      FMLP_OK)
+      << fmlp_last_error();
+  std::vector<Seen> seen = launchedSince(0);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[2].words, (std::vector<uint64_t>{kX + 8 * 16, kDw, 1}));
+  ASSERT_EQ(
+      fmlp_launch_kernel(bundle.get(), backward, 1, at9.data(), 3, nullptr),
+      FMLP_OK)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 4);
+  EXPECT_EQ(
+      fmlp_launch_kernel(bundle.get(), backward, 1, at8.data(), 3, nullptr),
+      FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("kernel 1 (k_small) of c.backward serves T in [1, 2], "
+                      "not T = 8 in chunks of 4"),
+            std::string::npos)
+      << fmlp_last_error();
+  EXPECT_EQ(fake_cuda_launch_count(), 4);
 }
 
 TEST_F(RuntimeLaunch, AnotherChipIsRefusedWithTheCommandToRecompile) {

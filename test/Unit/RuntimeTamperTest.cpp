@@ -1,7 +1,9 @@
 //===- RuntimeTamperTest.cpp - Tampered manifests through the runtime -----===//
 //
 // A real manifest (Inputs/llama-7b-mlp.manifest.json, written by
-// fmlp-compile for examples/llama-7b-mlp.linalg.bf16.mlir), mutated at
+// fmlp-compile for examples/llama-7b-mlp.linalg.bf16.mlir; and its
+// token-chunked form, llama-7b-mlp-x-c1024.manifest.json, written with
+// --save=x --chunk-tokens=1024, with the chunk fields tampered too), mutated at
 // random with a fixed seed (numbers made huge, negative, 2^32 + k, 2^62 + k,
 // fractional; values of the wrong type; keys and elements removed or
 // repeated; views moved outside their argument; the text itself cut or
@@ -130,9 +132,22 @@ std::string misread(const json &manifest, size_t e, int64_t tokens,
     if (!calls.memsets.empty())
       return where + ": a memset at T = " + std::to_string(tokens);
     // The launches whose range of T (min_tokens 1 and max_tokens no bound
-    // when absent) holds T, in order.
-    std::vector<json> plan;
-    for (const json &launch : entry.at("launches")) {
+    // when absent) holds T, in order; a run of per_chunk launches repeated
+    // for the chunks c0 = 0, C, .. < T, at the chunk's T.
+    struct Planned {
+      json launch;
+      Wide tokens, first;
+    };
+    std::vector<Planned> plan;
+    std::optional<Wide> chunk = entry.contains("chunk_tokens")
+                                    ? integerOf(entry.at("chunk_tokens"))
+                                    : std::optional<Wide>(0);
+    if (!chunk || *chunk < 0 || *chunk > INT64_MAX)
+      return where + ": chunk_tokens " + entry.at("chunk_tokens").dump() +
+             " was accepted";
+    const json &launches = entry.at("launches");
+    std::string badRange;
+    auto serves = [&](const json &launch, Wide t) {
       std::optional<Wide> min = launch.contains("min_tokens")
                                     ? integerOf(launch.at("min_tokens"))
                                     : std::optional<Wide>(1);
@@ -140,20 +155,51 @@ std::string misread(const json &manifest, size_t e, int64_t tokens,
                                     ? integerOf(launch.at("max_tokens"))
                                     : std::optional<Wide>(INT64_MAX);
       if (!min || !max || *min < 1 || *max < *min || *max > INT64_MAX)
-        return where + ": a launch with the range of T [" +
-               launch.value("min_tokens", json(1)).dump() + ", " +
-               launch.value("max_tokens", json("none")).dump() +
-               "] was accepted";
-      if (*min <= tokens && tokens <= *max)
-        plan.push_back(launch);
+        badRange = where + ": a launch with the range of T [" +
+                   launch.value("min_tokens", json(1)).dump() + ", " +
+                   launch.value("max_tokens", json("none")).dump() +
+                   "] was accepted";
+      return badRange.empty() && *min <= t && t <= *max;
+    };
+    auto perChunk = [&](size_t l) {
+      return launches.at(l).value("per_chunk", json(false)) == json(true);
+    };
+    for (size_t l = 0; l < launches.size();) {
+      if (launches[l].contains("per_chunk") &&
+          !launches[l].at("per_chunk").is_boolean())
+        return where + ": per_chunk " + launches[l].at("per_chunk").dump() +
+               " was accepted";
+      if (!perChunk(l)) {
+        if (serves(launches[l], tokens))
+          plan.push_back({launches[l], tokens, 0});
+        ++l;
+        continue;
+      }
+      if (*chunk == 0)
+        return where + ": a per_chunk launch without chunk_tokens was "
+                       "accepted";
+      size_t end = l;
+      while (end < launches.size() && perChunk(end))
+        ++end;
+      for (Wide first = 0; first < tokens; first += *chunk)
+        for (size_t k = l; k < end; ++k) {
+          Wide chunkTokens = std::min(*chunk, Wide(tokens) - first);
+          if (serves(launches[k], chunkTokens))
+            plan.push_back({launches[k], chunkTokens, first});
+        }
+      l = end;
     }
+    if (!badRange.empty())
+      return badRange;
     if (calls.launches.size() != plan.size())
       return where + ": " + std::to_string(calls.launches.size()) +
              " kernels launched, the manifest lists " +
              std::to_string(plan.size()) + " at T = " +
              std::to_string(tokens);
     for (size_t l = 0; l < plan.size(); ++l) {
-      const json &p = plan[l];
+      const json &p = plan[l].launch;
+      // T and the first token of this launch (of its chunk).
+      Wide launchTokens = plan[l].tokens, first = plan[l].first;
       const fake_cuda_launch &r = calls.launches[l];
       std::string at = where + ".launches[" + std::to_string(l) + "]";
       // The stand-in keeps 127 characters of a name.
@@ -171,11 +217,11 @@ std::string misread(const json &manifest, size_t e, int64_t tokens,
                  std::to_string(r.block[d]);
         if (!perBlock || !fixed)
           return at + ": a grid that is not integers was accepted";
-        Wide grid = *perBlock > 0 ? (tokens + *perBlock - 1) / *perBlock
-                                  : *fixed;
+        Wide grid =
+            *perBlock > 0 ? (launchTokens + *perBlock - 1) / *perBlock : *fixed;
         if (grid != r.grid[d])
           return at + ".grid[" + std::to_string(d) + "] should be " +
-                 str(grid) + " at T = " + std::to_string(tokens) +
+                 str(grid) + " at T = " + str(launchTokens) +
                  ", reached the driver as " + std::to_string(r.grid[d]);
       }
       std::optional<Wide> shared = integerOf(p.at("dynamic_shared_bytes"));
@@ -193,21 +239,27 @@ std::string misread(const json &manifest, size_t e, int64_t tokens,
         uint64_t word = r.paramWords[i];
         std::string pat = at + ".params[" + std::to_string(i) + "]";
         if (q.contains("tokens")) {
-          if (word != uint64_t(tokens))
-            return pat + ": T passed as " + std::to_string(word);
+          if (Wide(word) != launchTokens)
+            return pat + ": T passed as " + std::to_string(word) +
+                   ", should be " + str(launchTokens);
           continue;
         }
         bool isMap = q.contains("tensor_map");
         const json &view = isMap ? q.at("tensor_map") : q;
         std::optional<Wide> argument = integerOf(view.at("argument"));
         std::optional<Wide> offset = integerOf(view.at("offset"));
+        // Elements the view moves per token of the chunk's start.
+        std::optional<Wide> tokenStride =
+            view.contains("token_stride") ? integerOf(view.at("token_stride"))
+                                          : std::optional<Wide>(0);
         if (!argument || *argument < 0 || *argument >= Wide(buffers.size()) ||
-            !offset)
-          return pat + ": an argument or offset that is no index was "
-                       "accepted";
+            !offset || !tokenStride)
+          return pat + ": an argument, offset or token_stride that is no "
+                       "index was accepted";
         size_t a = size_t(*argument);
         Wide elem = elementBytes(a);
-        Wide start = Wide(buffers[a].address) + *offset * elem;
+        Wide start =
+            Wide(buffers[a].address) + (*offset + first * *tokenStride) * elem;
         if (!isMap) {
           if (Wide(word) != start || !inside(a, start, elem))
             return pat + ": pointer " + std::to_string(word) +
@@ -229,7 +281,7 @@ std::string misread(const json &manifest, size_t e, int64_t tokens,
         std::optional<Wide> boxCols = integerOf(view.at("box_cols"));
         if (!rows || !cols || !stride || !boxRows || !boxCols)
           return pat + ": a view that is not integers was accepted";
-        Wide viewRows = *rows == -1 ? Wide(tokens) : *rows;
+        Wide viewRows = *rows == -1 ? launchTokens : *rows;
         if (Wide(m.address) != start || m.dims[0] != *cols ||
             m.dims[1] != viewRows || Wide(m.stride) != *stride * elem ||
             m.box[0] != *boxCols || m.box[1] != *boxRows)
@@ -278,7 +330,11 @@ std::string misreadAttributes(const json &manifest) {
 /// A mutation of the manifest, at random.
 class Mutator {
 public:
-  explicit Mutator(uint64_t seed) : rng(seed) {}
+  /// `chunked`: the manifest is token-chunked; its chunk fields are
+  /// tampered too, and T stays ordinary (a launch runs T / chunk_tokens
+  /// times its per-chunk kernels, which the oracle replays).
+  explicit Mutator(uint64_t seed, bool chunked = false)
+      : rng(seed), chunked(chunked) {}
 
   uint64_t below(uint64_t n) { return rng() % n; }
 
@@ -304,6 +360,9 @@ public:
                                       int64_t(1) << 61,
                                       INT64_MAX / 2,
                                       INT64_MAX};
+    static const int64_t chunkedOrdinary[] = {1, 37, 1024, 1025, 2049};
+    if (chunked)
+      return chunkedOrdinary[below(std::size(chunkedOrdinary))];
     if (below(8) == 0)
       return extreme[below(std::size(extreme))];
     return ordinary[below(std::size(ordinary))];
@@ -311,6 +370,7 @@ public:
 
 private:
   std::mt19937_64 rng;
+  bool chunked;
 
   static void collect(const json &node, const json::json_pointer &at,
                       std::vector<json::json_pointer> &paths) {
@@ -421,7 +481,56 @@ private:
     return true;
   }
 
+  /// A chunk field (version 3) changed: an entry point's chunk_tokens (at
+  /// least 16: the oracle replays every chunk), a launch's per_chunk, a
+  /// view's token_stride.
+  bool changeChunk(json &root) {
+    std::vector<json::json_pointer> entries, launches, views, paths;
+    collect(root, json::json_pointer(), paths);
+    for (const json::json_pointer &p : paths) {
+      const json &node = root[p];
+      if (!node.is_object())
+        continue;
+      if (node.contains("chunk_tokens"))
+        entries.push_back(p);
+      if (node.contains("kernel"))
+        launches.push_back(p);
+      if (node.contains("token_stride"))
+        views.push_back(p);
+    }
+    switch (below(3)) {
+    case 0: {
+      if (entries.empty())
+        return false;
+      static const int64_t sizes[] = {16, 17, 1000, 2048, 0, -1};
+      json &entry = root[entries[below(entries.size())]];
+      entry["chunk_tokens"] =
+          below(4) == 0 ? number(entry["chunk_tokens"]) : json(sizes[below(6)]);
+      if (integerOf(entry["chunk_tokens"]).value_or(16) < 16 &&
+          integerOf(entry["chunk_tokens"]).value_or(16) > 0)
+        entry["chunk_tokens"] = 16;
+      return true;
+    }
+    case 1: {
+      if (launches.empty())
+        return false;
+      json &launch = root[launches[below(launches.size())]];
+      launch["per_chunk"] = below(3) == 0 ? json(1) : json(below(2) == 0);
+      return true;
+    }
+    default: {
+      if (views.empty())
+        return false;
+      json &view = root[views[below(views.size())]];
+      view["token_stride"] = number(view["token_stride"]);
+      return true;
+    }
+    }
+  }
+
   void mutateOnce(json &root) {
+    if (chunked && below(3) == 0 && changeChunk(root))
+      return;
     if (below(5) == 0 && moveView(root))
       return;
     if (below(6) == 0 && addRange(root))
@@ -784,6 +893,102 @@ TEST_F(RuntimeTamper, TamperedManifestsAreRefusedOrLaunchedExactly) {
               static_cast<long long>(misreads));
   EXPECT_EQ(misreads, 0);
   // Both outcomes occur, or the mutations test nothing.
+  if (cases >= 100) {
+    EXPECT_GT(errors, cases / 4);
+    EXPECT_GT(successes, 0);
+  }
+}
+
+class RuntimeTamperChunked : public RuntimeTamper {
+protected:
+  void SetUp() override {
+    RuntimeTamper::SetUp();
+    text = readFile(FMLP_TAMPER_CHUNKED_MANIFEST);
+    ASSERT_FALSE(text.empty())
+        << "cannot read " << FMLP_TAMPER_CHUNKED_MANIFEST;
+    manifest = json::parse(text);
+  }
+};
+
+// The chunked manifest as written (every entry point in chunks of 1024
+// tokens, the small-T variants for a last chunk of <= 16): below a chunk,
+// one chunk, one more token, 2 chunks + 1; the oracle replays the chunks.
+TEST_F(RuntimeTamperChunked, TheRealManifestLaunchesAsWritten) {
+  ASSERT_EQ(manifest["entry_points"][1].value("chunk_tokens", json(0)), 1024);
+  for (int64_t tokens : {int64_t(1), int64_t(37), int64_t(1024), int64_t(1025),
+                         int64_t(2049), int64_t(0)}) {
+    CaseResult result = runCase(text, tokens);
+    EXPECT_EQ(result.outcome, Outcome::Success)
+        << "T = " << tokens << ": " << result.detail;
+  }
+}
+
+// The oracle can fail on chunks: per-chunk launches judged as if they ran
+// once (no chunk_tokens), or as if x did not move (token_stride 0).
+TEST_F(RuntimeTamperChunked, TheOracleCatchesMisreadChunks) {
+  fake_cuda_reset(9, 0, nullptr, 0);
+  fmlp::test::BundleDir dir(text);
+  fmlp_bundle *bundle = nullptr;
+  ASSERT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle), FMLP_OK)
+      << fmlp_last_error();
+  ASSERT_EQ(fmlp_bundle_load(bundle), FMLP_OK);
+  std::map<std::string, uint64_t> slots;
+  Call call;
+  int backward = 1;
+  ASSERT_TRUE(layOut(bundle, backward, 2049, slots, call));
+  ASSERT_EQ(fmlp_launch(bundle, backward, call.tensors.data(),
+                        static_cast<int>(call.tensors.size()), nullptr),
+            FMLP_OK)
+      << fmlp_last_error();
+  fmlp_bundle_close(bundle);
+  DriverCalls calls;
+  for (int i = 0; i < fake_cuda_launch_count(); ++i)
+    calls.launches.push_back(*fake_cuda_launch_at(i));
+  std::vector<fake_cuda_tensor_map> maps;
+  for (int i = 0; i < fake_cuda_tensor_map_count(); ++i)
+    maps.push_back(*fake_cuda_tensor_map_at(i));
+  ASSERT_EQ(misread(manifest, backward, 2049, call.buffers, calls, maps), "");
+  json once = manifest;
+  for (json &launch : once["entry_points"][backward]["launches"])
+    launch.erase("per_chunk");
+  EXPECT_NE(misread(once, backward, 2049, call.buffers, calls, maps), "");
+  json still = manifest;
+  for (json &launch : still["entry_points"][backward]["launches"])
+    for (json &param : launch["params"]) {
+      json &view = param.contains("tensor_map") ? param["tensor_map"] : param;
+      if (view.contains("token_stride"))
+        view["token_stride"] = 0;
+    }
+  EXPECT_NE(misread(still, backward, 2049, call.buffers, calls, maps), "");
+}
+
+// Tampered chunked manifests, the chunk fields too: a clean error or an
+// exact launch, never a misread.
+TEST_F(RuntimeTamperChunked, TamperedManifestsAreRefusedOrLaunchedExactly) {
+  int64_t cases = fromEnvironment("FMLP_TAMPER_CASES", 200);
+  uint64_t seed = uint64_t(fromEnvironment("FMLP_TAMPER_SEED", 27));
+  Mutator mutator(seed, /*chunked=*/true);
+  int64_t errors = 0, successes = 0, misreads = 0;
+  for (int64_t c = 0; c < cases; ++c) {
+    std::string tampered = mutator.mutate(manifest);
+    int64_t tokens = mutator.tokens();
+    CaseResult result = runCase(tampered, tokens);
+    if (result.outcome == Outcome::CleanError)
+      ++errors;
+    else if (result.outcome == Outcome::Success)
+      ++successes;
+    else if (++misreads <= 10)
+      ADD_FAILURE() << "case " << c << " (seed " << seed << ", T = " << tokens
+                    << "): " << result.detail << "\nmanifest:\n"
+                    << tampered.substr(0, 4000);
+  }
+  std::printf("tamper (chunked): seed %llu: %lld cases, %lld clean errors, "
+              "%lld successes, %lld misreads\n",
+              static_cast<unsigned long long>(seed),
+              static_cast<long long>(cases), static_cast<long long>(errors),
+              static_cast<long long>(successes),
+              static_cast<long long>(misreads));
+  EXPECT_EQ(misreads, 0);
   if (cases >= 100) {
     EXPECT_GT(errors, cases / 4);
     EXPECT_GT(successes, 0);

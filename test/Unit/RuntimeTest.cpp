@@ -28,7 +28,7 @@ namespace {
 /// backward(x, dy [T,4], dx [T,8], saved consumed); k0 takes views of x
 /// (T rows) and w (4 static rows).
 const char *kManifest = R"({
-  "format": "fmlp-bundle", "version": 2, "compiler": "fmlp 0.2.0", "chip": "sm_90a",
+  "format": "fmlp-bundle", "version": 3, "compiler": "fmlp 0.2.0", "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
   "entry_points": [
     {"symbol": "mlp.forward", "kind": "forward", "static_tokens": 0,
@@ -109,12 +109,15 @@ TEST(RuntimeBundle, MissingDirectoryOrImage) {
   EXPECT_EQ(fmlp_bundle_open(nullptr, &bundle), FMLP_ERROR_INVALID_ARGUMENT);
 }
 
-// Version 1 (launches without a range of T: a version-1 runtime would run
-// every variant of a kernel) and any other version are refused, naming both.
+// Version 2 (no token chunks: a version-2 runtime would run each per-chunk
+// launch once over all T, past a workspace sized for one chunk), version 1
+// (launches without a range of T: a version-1 runtime would run every
+// variant of a kernel) and any other version are refused, naming both.
 TEST(RuntimeBundle, OtherFormatVersionsAreRefused) {
-  // 4294967298 = 2^32 + 2 would read as 2 narrowed to 32 bits.
-  for (const char *version : {"1", "3", "4294967298", "18446744073709551615"}) {
-    BundleDir dir(replaced(kManifest, R"("version": 2)",
+  // 4294967299 = 2^32 + 3 would read as 3 narrowed to 32 bits.
+  for (const char *version :
+       {"1", "2", "4", "4294967299", "18446744073709551615"}) {
+    BundleDir dir(replaced(kManifest, R"("version": 3)",
                            std::string(R"("version": )") + version));
     fmlp_bundle *bundle = nullptr;
     EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle),
@@ -122,7 +125,7 @@ TEST(RuntimeBundle, OtherFormatVersionsAreRefused) {
         << version;
     EXPECT_NE(std::string(fmlp_last_error())
                   .find("version " + std::string(version) +
-                        " is not supported: this runtime reads version 2"),
+                        " is not supported: this runtime reads version 3"),
               std::string::npos)
         << fmlp_last_error();
   }
@@ -180,7 +183,7 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
        "launches[0].kernel is not a string"},
       {R"("launches": []})", R"("launches": 3})", "launches is not an array"},
       {R"(, "consumed": true})", R"(})", "has no \"consumed\""},
-      {R"("version": 2,)", R"("version": 2,,)", "not valid JSON"},
+      {R"("version": 3,)", R"("version": 3,,)", "not valid JSON"},
       {R"("rows": -1, "cols": 8)", R"("rows": 6, "cols": 8)",
        "tensor_map does not describe a view of argument x"},
       {R"("row_stride": 8)", R"("row_stride": 4)",
@@ -375,6 +378,158 @@ TEST(RuntimeBundle, TokenRangesAreCheckedWhenOpened) {
     EXPECT_EQ(min, r.min) << r.fields;
     EXPECT_EQ(max, r.max) << r.fields;
   }
+}
+
+// A token-chunked entry point (version 3): c.backward(x [T, 8], dw [16, 8],
+// workspace [4, 16]) in chunks of 4 tokens; k_fill runs once, k_chunk per
+// chunk on x's rows of the chunk (token_stride 8, one row) and on the
+// workspace (token_stride 0), through a pointer and tensor maps whose -1
+// rows are the chunk's T.
+const char *kChunked = R"({
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
+  "images": {"ptx": "kernels.ptx"},
+  "entry_points": [
+    {"symbol": "c.backward", "kind": "backward", "static_tokens": 0, "chunk_tokens": 4,
+     "arguments": [
+       {"name": "x", "role": "input", "dtype": "bf16", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "dw", "role": "output", "dtype": "bf16", "shape": [16, 8], "alignment": 16, "consumed": false},
+       {"name": "workspace", "role": "workspace", "dtype": "bf16", "shape": [4, 16], "alignment": 16, "consumed": false}],
+     "launches": [
+       {"kernel": "k_fill", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 1, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_chunk", "grid_tokens_per_block": [4, 0, 0], "grid_fixed": [0, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0, "per_chunk": true,
+        "params": [{"argument": 0, "offset": 0, "token_stride": 8},
+                   {"argument": 2, "offset": 8, "token_stride": 0},
+                   {"tensor_map": {"argument": 0, "offset": 0, "rows": -1, "cols": 8, "row_stride": 8, "box_rows": 4, "box_cols": 8, "token_stride": 8}},
+                   {"tensor_map": {"argument": 2, "offset": 8, "rows": -1, "cols": 8, "row_stride": 16, "box_rows": 4, "box_cols": 8, "token_stride": 0}},
+                   {"tokens": true}]},
+       {"kernel": "k_end", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 1, "offset": 0}, {"tokens": true}]}]}]
+})";
+
+TEST(RuntimeBundle, ChunkedEntryPointsOpenAndDescribeTheirChunks) {
+  BundleDir dir(kChunked);
+  fmlp::Bundle bundle(dir.path());
+  int backward = bundle.entry("backward");
+  EXPECT_EQ(fmlp_entry_chunk_tokens(bundle.get(), backward), 4);
+  EXPECT_EQ(fmlp_kernel_per_chunk(bundle.get(), backward, 0), 0);
+  EXPECT_EQ(fmlp_kernel_per_chunk(bundle.get(), backward, 1), 1);
+  EXPECT_EQ(fmlp_kernel_per_chunk(bundle.get(), backward, 2), 0);
+  // The workspace is one chunk's, whatever T.
+  EXPECT_EQ(bundle.workspaceBytes(backward, 1), 4 * 16 * 2);
+  EXPECT_EQ(bundle.workspaceBytes(backward, 1 << 20), 4 * 16 * 2);
+  // No such entry point or kernel: not chunked.
+  EXPECT_EQ(fmlp_entry_chunk_tokens(bundle.get(), 1), 0);
+  EXPECT_EQ(fmlp_entry_chunk_tokens(nullptr, 0), 0);
+  EXPECT_EQ(fmlp_kernel_per_chunk(bundle.get(), backward, 3), 0);
+  EXPECT_EQ(fmlp_kernel_per_chunk(bundle.get(), backward, -1), 0);
+  // Without chunk_tokens (the unchunked bundles): 0.
+  BundleDir whole(kManifest);
+  fmlp::Bundle wholeBundle(whole.path());
+  EXPECT_EQ(fmlp_entry_chunk_tokens(wholeBundle.get(), 0), 0);
+  EXPECT_EQ(fmlp_kernel_per_chunk(wholeBundle.get(), 0, 0), 0);
+}
+
+// Every chunk field is checked when the bundle is opened: chunk_tokens an
+// integer >= 0 with a per_chunk launch when positive; per_chunk only in a
+// chunked entry point, its launches contiguous; token_stride exactly in
+// per-chunk launches, one row of a T-rows argument per token and 0 for any
+// other; a per-chunk view of an argument without T rows inside it for a
+// whole chunk.
+TEST(RuntimeBundle, ChunkFieldsAreCheckedWhenOpened) {
+  const Malformation cases[] = {
+      {R"("chunk_tokens": 4)", R"("chunk_tokens": -4)",
+       "manifest.entry_points[0].chunk_tokens = -4 is outside 0 to "
+       "9223372036854775807"},
+      {R"("chunk_tokens": 4)", R"("chunk_tokens": 4.5)",
+       "chunk_tokens = 4.5 is not an integer"},
+      {R"("chunk_tokens": 4)", R"("chunk_tokens": 0)",
+       "manifest.entry_points[0].launches[1] is per_chunk, but the entry "
+       "point has no chunk_tokens"},
+      {R"(, "chunk_tokens": 4)", "",
+       "launches[1] is per_chunk, but the entry point has no chunk_tokens"},
+      {R"("per_chunk": true)", R"("per_chunk": "yes")",
+       "launches[1].per_chunk is not a boolean"},
+      {R"("offset": 0}, {"tokens": true}]}]}])",
+       R"("offset": 0}, {"tokens": true}]},
+       {"kernel": "k_again", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [128, 1, 1], "dynamic_shared_bytes": 0, "per_chunk": true,
+        "params": [{"tokens": true}]}]}])",
+       "manifest.entry_points[0].launches[3] is per_chunk, but not "
+       "contiguous with the per_chunk launches before it"},
+      {R"({"argument": 0, "offset": 0, "token_stride": 8})",
+       R"({"argument": 0, "offset": 0})",
+       "launches[1].params[0] has no \"token_stride\""},
+      {R"({"argument": 0, "offset": 0, "token_stride": 8})",
+       R"({"argument": 0, "offset": 0, "token_stride": 7})",
+       "launches[1].params[0].token_stride = 7 for argument x: a chunk's "
+       "view of T rows moves by whole rows, 8 elements per token"},
+      {R"({"argument": 0, "offset": 0, "token_stride": 8})",
+       R"({"argument": 0, "offset": 0, "token_stride": 0})",
+       "params[0].token_stride = 0 for argument x"},
+      {R"({"argument": 2, "offset": 8, "token_stride": 0})",
+       R"({"argument": 2, "offset": 8, "token_stride": 16})",
+       "launches[1].params[1].token_stride = 16 for argument workspace: a "
+       "chunk's view of an argument without T rows stays in place (0)"},
+      {R"("box_cols": 8, "token_stride": 8})",
+       R"("box_cols": 8, "token_stride": -8})",
+       "params[2].tensor_map.token_stride = -8 is outside 0 to"},
+      {R"("row_stride": 16, "box_rows": 4, "box_cols": 8, "token_stride": 0})",
+       R"("row_stride": 16, "box_rows": 4, "box_cols": 8})",
+       "params[3].tensor_map has no \"token_stride\""},
+      {R"({"argument": 1, "offset": 0}, {"tokens": true}]},)",
+       R"({"argument": 1, "offset": 0, "token_stride": 0}, {"tokens": true}]},)",
+       "launches[0].params[0].token_stride is given in a launch that is not "
+       "per_chunk"},
+      // The workspace view from element 8 of a row 16 apart, 8 wide: for a
+      // chunk of 4 rows it ends at 8 + 3 x 16 + 8 = 64 of 64 elements;
+      // from element 9 it would end past them.
+      {R"("argument": 2, "offset": 8, "rows": -1)",
+       R"("argument": 2, "offset": 9, "rows": -1)",
+       "params[3].tensor_map does not describe a view of argument workspace: "
+       "4 rows x 8 columns, rows 16 elements apart, from element 9, end at "
+       "element 65, outside its 64 elements"},
+  };
+  for (const Malformation &c : cases) {
+    BundleDir dir(replaced(kChunked, c.from, c.to));
+    fmlp_bundle *bundle = nullptr;
+    SCOPED_TRACE(c.to);
+    EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle), FMLP_ERROR_BUNDLE)
+        << "accepted: " << c.to;
+    EXPECT_EQ(bundle, nullptr);
+    EXPECT_NE(std::string(fmlp_last_error()).find(c.expected),
+              std::string::npos)
+        << fmlp_last_error();
+    fmlp_bundle_close(bundle);
+  }
+  // chunk_tokens without a per-chunk launch.
+  {
+    BundleDir dir(replaced(
+        kManifest, R"("kind": "forward", "static_tokens": 0,)",
+        R"("kind": "forward", "static_tokens": 0, "chunk_tokens": 4,)"));
+    fmlp_bundle *bundle = nullptr;
+    EXPECT_EQ(fmlp_bundle_open(dir.path().c_str(), &bundle), FMLP_ERROR_BUNDLE);
+    EXPECT_NE(std::string(fmlp_last_error())
+                  .find("manifest.entry_points[0].chunk_tokens = 4, but no "
+                        "launch is per_chunk"),
+              std::string::npos)
+        << fmlp_last_error();
+  }
+  // A -1-row view of an argument without T rows outside a per-chunk
+  // launch is refused as before (there, -1 is T, unbounded).
+  BundleDir whole(replaced(kManifest,
+                           R"("argument": 1, "offset": 0, "rows": 4)",
+                           R"("argument": 1, "offset": 0, "rows": -1)"));
+  fmlp_bundle *bundle = nullptr;
+  EXPECT_EQ(fmlp_bundle_open(whole.path().c_str(), &bundle), FMLP_ERROR_BUNDLE);
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("rows = -1, the argument has no T rows (1 or more, or "
+                      "-1 for a chunk's in a per_chunk launch)"),
+            std::string::npos)
+      << fmlp_last_error();
 }
 
 TEST(RuntimeBundle, KernelTokensOfNoKernelIsAnError) {

@@ -36,7 +36,8 @@ set_target_properties(FMLPRuntimeTamperTests PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 target_compile_definitions(FMLPRuntimeTamperTests PRIVATE
   FMLP_FAKE_CUDA="$<TARGET_FILE:fmlp_fake_cuda>"
-  FMLP_TAMPER_MANIFEST="${FMLP_UNIT_DIR}/Inputs/llama-7b-mlp.manifest.json")
+  FMLP_TAMPER_MANIFEST="${FMLP_UNIT_DIR}/Inputs/llama-7b-mlp.manifest.json"
+  FMLP_TAMPER_CHUNKED_MANIFEST="${FMLP_UNIT_DIR}/Inputs/llama-7b-mlp-x-c1024.manifest.json")
 target_link_libraries(FMLPRuntimeTamperTests PRIVATE fmlp_runtime
   fmlp_fake_cuda nlohmann_json::nlohmann_json GTest::gtest_main)
 gtest_discover_tests(FMLPRuntimeTamperTests TEST_PREFIX "runtime/"

@@ -59,10 +59,14 @@ int main(int argc, char **argv) {
                     ? fmlp_bundle_compiler(bundle.get())
                     : "an fmlp before 0.2.0 (not recorded)");
     for (int e = 0; e < fmlp_entry_count(bundle.get()); ++e) {
-      std::printf(
-          "entry %s (%s): %lld B saved + workspace at T = %lld\n",
-          fmlp_entry_symbol(bundle.get(), e), fmlp_entry_kind(bundle.get(), e),
-          static_cast<long long>(bundle.workspaceBytes(e, tokens)), tokens);
+      long long chunk = fmlp_entry_chunk_tokens(bundle.get(), e);
+      std::string chunks =
+          chunk ? ", in chunks of " + std::to_string(chunk) + " tokens" : "";
+      std::printf("entry %s (%s): %lld B saved + workspace at T = %lld%s\n",
+                  fmlp_entry_symbol(bundle.get(), e),
+                  fmlp_entry_kind(bundle.get(), e),
+                  static_cast<long long>(bundle.workspaceBytes(e, tokens)),
+                  tokens, chunks.c_str());
       for (const fmlp_argument_info &a : bundle.arguments(e)) {
         std::string shape = a.shape[0] < 0 ? "T" : std::to_string(a.shape[0]);
         if (a.rank == 2)
@@ -71,17 +75,28 @@ int main(int argc, char **argv) {
                     fmlp_role_name(a.role), fmlp_dtype_name(a.dtype),
                     shape.c_str(), a.alignment, a.consumed ? " consumed" : "");
       }
-      // The kernels in launch order, each with the range of T it serves.
+      // The kernels in launch order, each with the range of T it serves
+      // (of a chunk's T for a per-chunk kernel: chunks of C tokens, and the
+      // last of T mod C when that is not 0).
       for (int k = 0; k < fmlp_kernel_count(bundle.get(), e); ++k) {
         int64_t min = 0, max = 0;
         fmlp::check(fmlp_kernel_tokens(bundle.get(), e, k, &min, &max));
         std::string upper =
             max == INT64_MAX ? std::string("inf") : std::to_string(max);
-        bool runs = min <= tokens && tokens <= max;
-        std::printf("  kernel %s: T in [%lld, %s], %s at T = %lld\n",
-                    fmlp_kernel_name(bundle.get(), e, k),
-                    static_cast<long long>(min), upper.c_str(),
-                    runs ? "runs" : "not run", tokens);
+        auto serves = [&](long long t) { return min <= t && t <= max; };
+        const char *name = fmlp_kernel_name(bundle.get(), e, k);
+        if (!fmlp_kernel_per_chunk(bundle.get(), e, k)) {
+          std::printf("  kernel %s: T in [%lld, %s], %s at T = %lld\n", name,
+                      static_cast<long long>(min), upper.c_str(),
+                      serves(tokens) ? "runs" : "not run", tokens);
+          continue;
+        }
+        long long full = tokens / chunk, last = tokens % chunk;
+        long long runs = (serves(chunk) ? full : 0) + (last && serves(last));
+        std::printf("  kernel %s, per chunk: chunk T in [%lld, %s], runs in "
+                    "%lld of %lld chunks at T = %lld\n",
+                    name, static_cast<long long>(min), upper.c_str(), runs,
+                    full + (last != 0), tokens);
       }
     }
     if (load) {
