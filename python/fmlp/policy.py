@@ -64,9 +64,10 @@ class MemoryPolicy:
         return f"save={self.save}, chunk_tokens={self.chunk_tokens}"
 
 
-# The default keeps G and U only: measured on the H200 at 1.00x the
-# training step's time of keeping A too (bench/NOTES.md item 47), with a
-# third less kept from forward to backward.
+# The default keeps G and U only: a third less kept from forward to
+# backward than agu, at 1.01x agu's training step on the H200 at (4096,
+# 11008) (T = 8192 and 65536) and (1024, 2816), T = 65536; 1.09x at (1024,
+# 2816), T = 8192, where the step is 0.75 ms (bench/NOTES.md item 47).
 DEFAULT = MemoryPolicy(save="gu", chunk_tokens=0)
 
 _local = threading.local()
