@@ -39,7 +39,8 @@ int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
   if (forcedWgmmaTileN > 0) {
     if (forcedWgmmaTileN % 64 || forcedWgmmaTileN * shape.accumulators > 256)
       llvm::report_fatal_error("--fmlp-wgmma-tile-n must be a multiple of 64 "
-                               "and at most 256 / accumulators");
+                               "and at most 256 / accumulators",
+                               /*gen_crash_diag=*/false);
     return forcedWgmmaTileN;
   }
   if (shape.accumulators != 1)

@@ -450,12 +450,6 @@ FailureOr<scf::ForOp> chunkLoopAfter(linalg::FillOp fill) {
   return scf::ForOp();
 }
 
-/// The fill kernel of `fill` (a float constant into a dense, statically
-/// shaped buffer), launched where `fill` was, with `tokens` as its T (every
-/// kernel takes T last; the fill does not read it).
-LogicalResult replaceFill(linalg::FillOp fill, gpu::GPUModuleOp gpuModule,
-                          StringRef name, Value tokens);
-
 /// `name` with every character PTX does not take in an identifier as '_'.
 std::string kernelName(StringRef entry, unsigned index, Operation *op) {
   std::string name =
@@ -568,6 +562,9 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
   op->erase();
 }
 
+/// The fill kernel of `fill` (a float constant into a dense, statically
+/// shaped buffer), launched where `fill` was, with `tokens` as its T (every
+/// kernel takes T last; the fill does not read it).
 LogicalResult replaceFill(linalg::FillOp fill, gpu::GPUModuleOp gpuModule,
                           StringRef name, Value tokens) {
   auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();

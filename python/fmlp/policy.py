@@ -56,6 +56,11 @@ class MemoryPolicy:
 
     def over(self, base: "MemoryPolicy") -> "MemoryPolicy":
         """This policy's fields where set, `base`'s elsewhere."""
+        # Either whole (no new object per call: resolve runs at every forward).
+        if self.save is not None and self.chunk_tokens is not None:
+            return self
+        if self.save is None and self.chunk_tokens is None:
+            return base
         return MemoryPolicy(self.save if self.save is not None else base.save,
                             self.chunk_tokens if self.chunk_tokens is not None
                             else base.chunk_tokens)
