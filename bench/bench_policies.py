@@ -39,9 +39,9 @@ MIB = 1024 * 1024
 
 def policies(chunks):
     """(label, save, chunk_tokens) of each fmlp variant measured."""
-    out = [(f"fmlp save={s}", s, 0) for s in ("agu", "gu", "x")]
+    out = [(f"fmlp save={s}", s, 0) for s in ("agu", "gu", "u", "x")]
     for chunk in chunks:
-        out += [(f"fmlp save={s} chunk={chunk}", s, chunk) for s in ("gu", "x")]
+        out += [(f"fmlp save={s} chunk={chunk}", s, chunk) for s in ("gu", "u", "x")]
     return out
 
 

@@ -210,24 +210,36 @@ void lower(GateUpOp op, KernelLowering &k) {
       maps);
 }
 
-void lower(DownOp op, KernelLowering &k) {
-  Value y = op.getInits()[0];
+/// y = multiplier (a W + bias), W read in `layout`: K2, and gate.
+void lowerProjection(Value a, Value weight, WeightLayout layout, Value bias,
+                     std::optional<APFloat> multiplier, Value y,
+                     KernelLowering &k) {
   Value acc = k.accumulator(k.size(y, 0), k.size(y, 1));
-  k.contract(op.getA(), k.map(I, K), op.getDown(),
-             k.weightMap(op.getDownLayout(), false), acc);
-  std::optional<APFloat> md = op.getDownMultiplier();
-  if (!op.getDownBias()) {
+  k.contract(a, k.map(I, K), weight, k.weightMap(layout, false), acc);
+  if (!bias) {
     k.epilogue({acc}, {y}, [&](ValueRange v) -> SmallVector<Value> {
-      return {k.scale(v[0], md)};
+      return {k.scale(v[0], multiplier)};
     });
     return;
   }
-  k.epilogue({acc, op.getDownBias()}, {y},
+  k.epilogue({acc, bias}, {y},
              [&](ValueRange v) -> SmallVector<Value> {
-               return {
-                   k.scale(arith::AddFOp::create(k.b, k.loc, v[0], v[1]), md)};
+               return {k.scale(arith::AddFOp::create(k.b, k.loc, v[0], v[1]),
+                               multiplier)};
              },
              {k.b.getMultiDimIdentityMap(2), k.columnMap()});
+}
+
+void lower(DownOp op, KernelLowering &k) {
+  lowerProjection(op.getA(), op.getDown(), op.getDownLayout(),
+                  op.getDownBias(), op.getDownMultiplier(), op.getInits()[0],
+                  k);
+}
+
+void lower(GateOp op, KernelLowering &k) {
+  lowerProjection(op.getX(), op.getGate(), op.getGateLayout(),
+                  op.getGateBias(), op.getGateMultiplier(), op.getInits()[0],
+                  k);
 }
 
 void lower(DownGradOp op, KernelLowering &k) {
@@ -386,8 +398,8 @@ struct ConvertFMLPToLinalgPass
       OpBuilder builder(op);
       KernelLowering k(builder, op->getLoc());
       llvm::TypeSwitch<Operation *>(op)
-          .Case<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-                DownWeightGradOp, BiasGradOp>(
+          .Case<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
+                GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
               [&](auto kernel) { lower(kernel, k); });
       k.releaseTemporaries();
       op->erase();

@@ -299,17 +299,28 @@ struct EpilogueLowering {
     });
   }
 
-  void build(DownOp op) {
-    MatrixView y = ops.view(kb, op.getInits()[0]);
+  /// out = multiplier (acc + bias): a projection's epilogue.
+  void buildProjection(Value out, Value biasValue,
+                       std::optional<APFloat> multiplier) {
+    MatrixView y = ops.view(kb, out);
     std::optional<MatrixView> bias;
-    if (op.getDownBias())
-      bias = ops.view(kb, op.getDownBias());
-    std::optional<APFloat> md = op.getDownMultiplier();
+    if (biasValue)
+      bias = ops.view(kb, biasValue);
     gemmWith([&](KernelBuilder &kb, Value m, Value n, ArrayRef<Value> acc) {
       Value sum =
           bias ? fadd(kb, acc[0], kb.load(*bias, kb.i64(0), n)) : acc[0];
-      kb.store(y, m, n, scale(kb, sum, md));
+      kb.store(y, m, n, scale(kb, sum, multiplier));
     });
+  }
+
+  void build(DownOp op) {
+    buildProjection(op.getInits()[0], op.getDownBias(),
+                    op.getDownMultiplier());
+  }
+
+  void build(GateOp op) {
+    buildProjection(op.getInits()[0], op.getGateBias(),
+                    op.getGateMultiplier());
   }
 
   void build(DownGradOp op) {
@@ -772,8 +783,9 @@ struct ConvertFMLPToNVVMPass
     EpilogueLowering lowering{kb, operands, gemm, config,
                               variant.tma ? &*variant.tma : nullptr};
     llvm::TypeSwitch<Operation *>(op)
-        .Case<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-              DownWeightGradOp>([&](auto kernel) { lowering.build(kernel); });
+        .Case<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
+              GateUpWeightGradOp, DownWeightGradOp>(
+            [&](auto kernel) { lowering.build(kernel); });
     variant.func = kb.func;
     return variant;
   }

@@ -26,12 +26,14 @@ using namespace mlir::fmlp;
 
 namespace {
 
-enum class SavePolicy { AGU, GU, X };
+/// What the forward saves for the backward (Passes.td, fmlp-fuse).
+enum class SavePolicy { AGU, GU, U, X };
 
 std::optional<SavePolicy> parseSavePolicy(StringRef text) {
   return llvm::StringSwitch<std::optional<SavePolicy>>(text)
       .Case("agu", SavePolicy::AGU)
       .Case("gu", SavePolicy::GU)
+      .Case("u", SavePolicy::U)
       .Case("x", SavePolicy::X)
       .Default(std::nullopt);
 }
@@ -112,14 +114,36 @@ public:
         ->getResult(0);
   }
 
-  /// K3, K6, K4, K5 over the saved G and U, and A when it was saved (else
-  /// K3 recomputes A for K6, into a buffer of its own).
-  SmallVector<Value> backward(Value x, Value gate, Value up, Value down,
-                              Value dy, Value savedA, Value g, Value u) {
-    // dG, dU are written over G, U.
+  /// G alone (save=u's backward): K1's gate projection.
+  Value gateAlone(Value x, Value gate) {
+    Value init = emptyTokenMajor(x, hiddenWidth);
+    return GateOp::create(builder, loc, TypeRange{init.getType()}, x, gate,
+                          gateBias, ValueRange{init}, gateLayout,
+                          gateMultiplier, precision)
+        ->getResult(0);
+  }
+
+  /// Where K3 writes dG, dU and, when A is not saved, A: dG and dU over G
+  /// and U, A into a buffer of its own.
+  SmallVector<Value> overGU(Value g, Value u, bool recomputeA) {
     SmallVector<Value> inits = {g, u};
-    if (!savedA)
+    if (recomputeA)
       inits.push_back(emptyTokenMajor(g, hiddenWidth));
+    return inits;
+  }
+
+  /// Where save=u's K3 writes: dG over the recomputed G, dU into a buffer
+  /// of its own placed after it (K4 and K5 read [dG dU] as one operand),
+  /// A over the saved U (each element after K3 has read it).
+  SmallVector<Value> overGThenU(Value g, Value u) {
+    return {g, emptyTokenMajor(g, hiddenWidth), u};
+  }
+
+  /// K3, K6, K4, K5 over G and U, writing dG, dU (and A, when it was not
+  /// saved, for K6) into `inits` (overGU, overGThenU).
+  SmallVector<Value> backward(Value x, Value gate, Value up, Value down,
+                              Value dy, Value savedA, Value g, Value u,
+                              ValueRange inits) {
     auto grads = DownGradOp::create(builder, loc, ValueRange(inits).getTypes(),
                                     dy, down, g, u, inits, activation,
                                     downLayout, gateMultiplier, downMultiplier,
@@ -210,6 +234,10 @@ LogicalResult fuseForward(func::FuncOp func, GatedMlpOp block,
   } else if (save == SavePolicy::GU) {
     results.append({k1[1], k1[2]});
     savedNames = {"g", "u"};
+  } else if (save == SavePolicy::U) {
+    // K1 still stores G, into workspace.
+    results.push_back(k1[2]);
+    savedNames = {"u"};
   }
   block.getY().replaceAllUsesWith(y);
   block.erase();
@@ -244,20 +272,30 @@ LogicalResult fuseBackward(func::FuncOp func, GatedMlpGradOp block,
   case SavePolicy::AGU: {
     Value a = addSaved("a"), g = addSaved("g"), u = addSaved("u");
     grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, a, g, u);
+                          dy, a, g, u, plan.overGU(g, u, false));
     break;
   }
   case SavePolicy::GU: {
     Value g = addSaved("g"), u = addSaved("u");
     grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, /*savedA=*/Value(), g, u);
+                          dy, /*savedA=*/Value(), g, u,
+                          plan.overGU(g, u, true));
+    break;
+  }
+  case SavePolicy::U: {
+    Value u = addSaved("u");
+    Value g = plan.gateAlone(x, block.getGate());
+    grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
+                          dy, /*savedA=*/Value(), g, u,
+                          plan.overGThenU(g, u));
     break;
   }
   case SavePolicy::X: {
     SmallVector<Value> k1 =
         plan.gateUp(x, block.getGate(), block.getUp(), /*keepGU=*/true);
     grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, k1[0], k1[1], k1[2]);
+                          dy, k1[0], k1[1], k1[2],
+                          plan.overGU(k1[1], k1[2], false));
     break;
   }
   }
@@ -274,7 +312,7 @@ struct FusePass : mlir::fmlp::impl::FusePassBase<FusePass> {
   void runOnOperation() override {
     std::optional<SavePolicy> policy = parseSavePolicy(save);
     if (!policy) {
-      getOperation().emitError("fmlp-fuse: save must be agu, gu or x, got '")
+      getOperation().emitError("fmlp-fuse: save must be agu, gu, u or x, got '")
           << save << "'";
       return signalPassFailure();
     }

@@ -71,6 +71,15 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
             plain(weight(k2.getDown(), k2.getDownLayout(), false, "down")));
         gemm.tokenOperand = k2.getA();
       })
+      .Case([&](GateOp gate) {
+        gemm.m = Extent::ofTokens();
+        gemm.n = Extent::of(columnsOf(gate.getInits()[0]));
+        gemm.k = Extent::of(columnsOf(gate.getX()));
+        gemm.a = plain({gate.getX(), true, "x"});
+        gemm.b.push_back(plain(
+            weight(gate.getGate(), gate.getGateLayout(), false, "gate")));
+        gemm.tokenOperand = gate.getX();
+      })
       .Case([&](DownGradOp k3) { // B(k = d, n = h) = Wd(in = h, out = d)
         gemm.m = Extent::ofTokens();
         gemm.n = Extent::of(columnsOf(k3.getG()));

@@ -16,6 +16,7 @@
 //   K4 input_grad         T     D    2H   dG | dU      Wg | Wu, transposed
 //   K5 gate_up_weight_grad 2H   D    T    (dG | dU)^T  x
 //   K6 down_weight_grad   D     H    T    dy^T         A
+//   gate (save=u)         T     H    D    x            Wg
 //
 // ("|": two buffers concatenated along that index.)
 //

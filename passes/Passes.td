@@ -192,13 +192,15 @@ def FusePass : Pass<"fmlp-fuse", "::mlir::ModuleOp"> {
     | save | forward returns | backward |
     | --- | --- | --- |
     | `agu` (default) | y, A, G, U | K6(A), K3, K4, K5 |
-    | `gu` | y, G, U | K6 recomputing A from G, U (before K3 overwrites them), K3, K4, K5 |
-    | `x` | y | K1 again (one more GEMM), K6, K3, K4, K5 |
+    | `gu` | y, G, U | K3 also storing A = act(G) U (before it writes dG, dU over G, U), K6, K4, K5 |
+    | `u` | y, U | `fmlp.gate` (G = x Wg again: half of K1), K3 storing A over U and dU into a buffer after G's, K6, K4, K5 |
+    | `x` | y | K1 again (one more GEMM), K3, K6, K4, K5 |
 
     `forward_nograd` is K1 storing A only, then K2. In every backward K3's
     outs are G and U themselves: dG and dU are written in place (the
     destination-passing form that fmlp-plan-memory turns into aliasing
-    buffers), and K4 and K5 read `[dG dU]` as one operand. Saved values are
+    buffers; save=u: dG over the recomputed G, dU beside it, A over the
+    saved U), and K4 and K5 read `[dG dU]` as one operand. Saved values are
     marked `fmlp.saved = "a" | "g" | "u"` on the forward's results and the
     backward's arguments; each entry records `fmlp.save`.
 
@@ -225,7 +227,7 @@ def FusePass : Pass<"fmlp-fuse", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::fmlp::FMLPDialect", "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"save", "save", "std::string", /*default=*/"\"agu\"",
-           "What the forward saves for the backward: agu, gu or x">
+           "What the forward saves for the backward: agu, gu, u or x">
   ];
 }
 
@@ -238,7 +240,8 @@ def PlanMemoryPass : Pass<"fmlp-plan-memory", "::mlir::ModuleOp"> {
     workspace. Nothing is allocated inside an entry point.
 
     - **Saved buffer** `[T, kH]`, row-major, each token's row holding
-      `A | G | U` (`save=agu`, k = 3) or `G | U` (`save=gu`, k = 2): the
+      `A | G | U` (`save=agu`, k = 3), `G | U` (`save=gu`, k = 2) or `U`
+      (`save=u`, k = 1; K3 writes A over it for K6): the
       columns of G and U are adjacent, so after K3 writes dG and dU over
       them, columns `[H, 3H)` are `[dG dU]`, the one `[T, 2H]` operand of K4
       and K5. The backward's saved argument is marked `fmlp.consumed`: it
@@ -246,7 +249,9 @@ def PlanMemoryPass : Pass<"fmlp-plan-memory", "::mlir::ModuleOp"> {
       read gradients as activations; whoever launches it must refuse that.
     - **Workspace**: A where it is not saved (`save=gu` and `save=x`'s
       forward, `forward_nograd`, and `save=gu`'s backward, where K3
-      recomputes it: `[T, H]`), A, G, U recomputed by `save=x`'s backward
+      recomputes it: `[T, H]`), A and G in `save=u`'s forward, G
+      recomputed and dU beside it (`[dG dU]` after K3) in `save=u`'s
+      backward (`[T, 2H]`), A, G, U recomputed by `save=x`'s backward
       (`[T, 3H]`).
     - **chunk-tokens=N** (0: off) bounds the workspace to N tokens: the
       entry points that have a workspace loop over token chunks of N, and

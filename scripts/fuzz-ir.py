@@ -222,7 +222,7 @@ def make_case(inputs, rng):
         applied.append(mutation.__name__)
     options = {
         "mode": rng.choice(["train", "train", "infer"]),
-        "save": rng.choice(["agu", "gu", "x"]),
+        "save": rng.choice(["agu", "gu", "u", "x"]),
         "chunk-tokens": rng.choice([0, 0, 0, 1, 4, 512, 2**31, 2**62]),
     }
     return source, applied, text, options

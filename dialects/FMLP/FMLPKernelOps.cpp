@@ -161,6 +161,7 @@ void addKernelEffects(
   }
 FMLP_KERNEL_EFFECTS(GateUpOp)
 FMLP_KERNEL_EFFECTS(DownOp)
+FMLP_KERNEL_EFFECTS(GateOp)
 FMLP_KERNEL_EFFECTS(DownGradOp)
 FMLP_KERNEL_EFFECTS(InputGradOp)
 FMLP_KERNEL_EFFECTS(GateUpWeightGradOp)
@@ -201,6 +202,20 @@ LogicalResult DownOp::verify() {
                                          {"y", getInits().front(), {t, d}}};
   if (getDownBias())
     expected.push_back({"down_bias", getDownBias(), {d}});
+  return expectShapes(*this, expected);
+}
+
+LogicalResult GateOp::verify() {
+  FailureOr<KernelDims> dims = readKernelDims(*this, {"g"}, "gate", getGate(),
+                                              getGateLayout(), getX());
+  if (failed(dims))
+    return failure();
+  auto [d, h] = dims->weight;
+  int64_t t = dims->tokens;
+  SmallVector<ExpectedShape> expected = {{"x", getX(), {t, d}},
+                                         {"g", getInits().front(), {t, h}}};
+  if (getGateBias())
+    expected.push_back({"gate_bias", getGateBias(), {h}});
   return expectShapes(*this, expected);
 }
 

@@ -2,13 +2,14 @@
 //
 // One operation per kernel of the fused plan (ARCHITECTURE.md, "The fused
 // plan"): K1 gate_up, K2 down, K3 down_grad, K4 input_grad,
-// K5 gate_up_weight_grad, K6 down_weight_grad, and bias_grad for the bias
-// gradients. They are destination-passing
-// like linalg: on tensors they return their results; on memrefs (after
-// fmlp-plan-memory) they write their `outs` and may read and write the same
-// buffer where the op says so (K3 writes dG, dU over G, U).
+// K5 gate_up_weight_grad, K6 down_weight_grad, bias_grad for the bias
+// gradients, and gate (K1's G alone, which save=u's backward recomputes).
+// They are destination-passing like linalg: on tensors they return their
+// results; on memrefs (after fmlp-plan-memory) they write their `outs` and
+// may read and write the same buffer where the op says so (K3 writes dG,
+// dU over G, U).
 //
-// The GEMM kernels (K1..K6) carry the block's `precision` where it has one
+// The GEMM kernels (K1..K6, gate) carry the block's `precision` where it has one
 // (fmlp-fuse copies it): the operand format their contractions round to,
 // which fmlp-select-tiles reads.
 //
@@ -89,6 +90,27 @@ def FMLP_DownOp : FMLP_KernelOp<"down", [AttrSizedOperandSegments]> {
   }], FMLP_KernelResults);
 }
 
+def FMLP_GateOp : FMLP_KernelOp<"gate", [AttrSizedOperandSegments]> {
+  let summary = "G = mg (x Wg + bg): K1's gate projection alone";
+  let description = [{
+    The backward of save=u, which keeps U but not G, recomputes G with it
+    before K3 (2 T D H of K1's 4 T D H). Its error is that of K1's G (an
+    fp32 contraction over D, rounded to storage), not necessarily the same
+    bits: another kernel may sum in another order.
+  }];
+  let arguments = (ins
+    AnyShaped:$x, AnyShaped:$gate, Optional<AnyShaped>:$gate_bias,
+    Variadic<AnyShaped>:$inits,
+    DefaultValuedAttr<FMLP_WeightLayoutAttr,
+                      "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
+    OptionalAttr<F64Attr>:$gate_multiplier,
+    OptionalAttr<FMLP_PrecisionAttr>:$precision);
+  let assemblyFormat = !strconcat([{
+    `ins` `(` $x `,` $gate `:` type($x) `,` type($gate) `)`
+    (`gate_bias` `(` $gate_bias^ `:` type($gate_bias) `)`)?
+  }], FMLP_KernelResults);
+}
+
 def FMLP_DownGradOp : FMLP_KernelOp<"down_grad"> {
   let summary = "K3: dA = md (dY Wd^T), never stored; dG and dU in the epilogue";
   let description = [{
@@ -100,7 +122,7 @@ def FMLP_DownGradOp : FMLP_KernelOp<"down_grad"> {
 
     With a third init it also stores `A = act(G) * U`, recomputed from the
     same elements before they are overwritten, for K6 (fmlp-fuse with
-    save=gu keeps no A).
+    save=gu, u or x keeps no A).
   }];
   let arguments = (ins
     AnyShaped:$dy, AnyShaped:$down, AnyShaped:$g, AnyShaped:$u,
@@ -156,7 +178,8 @@ def FMLP_GateUpWeightGradOp : FMLP_KernelOp<"gate_up_weight_grad"> {
 def FMLP_DownWeightGradOp : FMLP_KernelOp<"down_weight_grad"> {
   let summary = "K6: dWd = md (A^T dY)";
   let description = [{
-    Reads A as the forward saved it, or as K3 recomputed it (save=gu). With
+    Reads A as the forward saved it, or as K3 recomputed it (save=gu, u,
+    x). With
     `accumulate`, adds to the out instead of overwriting it.
   }];
   let arguments = (ins

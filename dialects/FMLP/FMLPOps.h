@@ -49,10 +49,11 @@ SmallVector<SmallVector<int64_t, 2>, 2> getTokenReassociation(int64_t rank);
 
 namespace mlir::fmlp {
 
-/// Whether `op` is one of the kernel plan's operations (K1..K6, bias_grad).
+/// Whether `op` is one of the kernel plan's operations (K1..K6, gate,
+/// bias_grad).
 inline bool isKernelOp(Operation *op) {
-  return isa<GateUpOp, DownOp, DownGradOp, InputGradOp, GateUpWeightGradOp,
-             DownWeightGradOp, BiasGradOp>(op);
+  return isa<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
+             GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(op);
 }
 
 } // namespace mlir::fmlp

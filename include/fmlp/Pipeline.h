@@ -28,7 +28,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   PassOptions::Option<std::string> save{
       *this, "save",
       llvm::cl::desc("What the forward saves for the backward: agu (A, G, "
-                     "U), gu (A recomputed), x (G, U recomputed)"),
+                     "U), gu (A recomputed), u (G and A recomputed), x (G, "
+                     "U recomputed)"),
       llvm::cl::init("agu")};
   PassOptions::Option<int64_t> chunkTokens{
       *this, "chunk-tokens",

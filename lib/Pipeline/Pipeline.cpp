@@ -47,7 +47,7 @@ bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
     return false;
   };
   if (!oneOf("mode", options.mode, {"train", "infer"}) ||
-      !oneOf("save", options.save, {"agu", "gu", "x"}) ||
+      !oneOf("save", options.save, {"agu", "gu", "u", "x"}) ||
       !oneOf("precision", options.precision, {"highest", "high", "medium"}))
     return false;
   if (!findTarget(options.chip)) {

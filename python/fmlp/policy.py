@@ -5,7 +5,12 @@ the token chunk that bounds the entry points' workspaces. No torch needed.
                        nothing.
                   gu   G and U (2 T H): the backward's first kernel
                        recomputes A from them (one more [T, H] write).
-                  x    nothing: the backward runs the gate/up GEMM again.
+                  u    U (T H): the backward runs the gate projection
+                       again (half of the gate/up GEMM: about 1.11x the
+                       step's FLOPs); with chunk_tokens, the lowest memory
+                       within a few percent over 1.1x agu's time.
+                  x    nothing: the backward runs the gate/up GEMM again
+                       (about 1.22x the step's FLOPs).
     chunk_tokens  0    off; N > 0: every entry point with a workspace runs
                        its kernels N tokens at a time, so the workspace is
                        [N, k H] instead of [T, k H] (the saved activations
@@ -34,7 +39,7 @@ import dataclasses
 import threading
 from typing import Iterator, List, Optional
 
-SAVES = ("agu", "gu", "x")
+SAVES = ("agu", "gu", "u", "x")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,7 +36,8 @@ for dtype in ("bf16", "f32"):
 specs = [dataclasses.replace(s, save=DEFAULT.save, chunk_tokens=DEFAULT.chunk_tokens)
          for s in specs]
 for d, h in ((1024, 2816), (4096, 11008)):
-    for save, chunk in (("agu", 0), ("gu", 0), ("x", 0), ("gu", 8192), ("x", 8192)):
+    for save, chunk in (("agu", 0), ("gu", 0), ("u", 0), ("x", 0), ("gu", 8192), ("u", 8192),
+                        ("u", 4096), ("x", 8192)):
         specs.append(BlockSpec(d, h, "bf16", save=save, chunk_tokens=chunk))
 for spec in dict.fromkeys(specs):
     print(find_or_compile(spec), flush=True)

@@ -35,6 +35,7 @@ class SpecTest(unittest.TestCase):
                     spec.BlockSpec(96, 200, "bf16", down_multiplier=0.5),
                     spec.BlockSpec(96, 200, "bf16", chip="sm_80"),
                     spec.BlockSpec(96, 200, "bf16", save="gu"),
+                    spec.BlockSpec(96, 200, "bf16", save="u"),
                     spec.BlockSpec(96, 200, "bf16", save="x"),
                     spec.BlockSpec(96, 200, "bf16", chunk_tokens=64),
                     spec.BlockSpec(96, 200, "bf16", save="x", chunk_tokens=64)]
@@ -62,6 +63,7 @@ class SpecTest(unittest.TestCase):
         expected = {  # save: (saved, forward workspace, backward workspace)
             "agu": (3 * t * h * e, 0, 0),
             "gu": (2 * t * h * e, t * h * e, t * h * e),
+            "u": (t * h * e, 2 * t * h * e, 2 * t * h * e),
             "x": (0, t * h * e, 3 * t * h * e),
         }
         for save, (saved, forward, backward) in expected.items():

@@ -11,7 +11,7 @@
 // The forward and backward are also captured in a CUDA graph, replayed, and
 // judged again.
 //
-// The bundle may have any memory policy (save=agu, gu, x) and token chunks
+// The bundle may have any memory policy (save=agu, gu, u, x) and token chunks
 // (chunk-tokens): each entry point's arguments are made from the manifest
 // by name (the saved activations only where it has them, the workspace as
 // its shape says: [T, n], or [C, n] for a chunked entry), and the weight

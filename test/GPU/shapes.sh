@@ -9,11 +9,11 @@ gpu_test_edge_shapes="64x128 1088x704"
 # saved-activation policies unchunked, and chunks of 1024 tokens with
 # save=agu (only forward_nograd has a workspace to chunk), save=gu (the
 # forward and forward_nograd: A in the workspace; the backward too once it
-# has one) and save=x (every entry point), in bf16 and once in f32 (the
-# SIMT kernels).
-gpu_test_variants="bf16:1024x2816:gu:0 bf16:1024x2816:x:0
-  bf16:1024x2816:agu:1024 bf16:1024x2816:gu:1024 bf16:1024x2816:x:1024
-  f32:1024x2816:x:1024"
+# has one), save=u (G recomputed, A written over the saved U) and save=x
+# (every entry point), in bf16 and once in f32 (the SIMT kernels).
+gpu_test_variants="bf16:1024x2816:gu:0 bf16:1024x2816:u:0 bf16:1024x2816:x:0
+  bf16:1024x2816:agu:1024 bf16:1024x2816:gu:1024 bf16:1024x2816:u:1024
+  bf16:1024x2816:x:1024 f32:1024x2816:u:1024 f32:1024x2816:x:1024"
 # T for a variant: chunked ones at T < C (1, 17, 1000), C, T not a multiple
 # of C (2597), 2C + 1 (a last chunk of one token: the small_tokens kernels)
 # and 4C; unchunked ones as the default bundles' quick set.

@@ -1,5 +1,6 @@
 // RUN: fmlp-opt %s --split-input-file --verify-diagnostics --fmlp-fuse | FileCheck %s --check-prefixes=CHECK,AGU
 // RUN: fmlp-opt %s --split-input-file --verify-diagnostics --fmlp-fuse=save=gu | FileCheck %s --check-prefixes=CHECK,GU
+// RUN: fmlp-opt %s --split-input-file --verify-diagnostics --fmlp-fuse=save=u | FileCheck %s --check-prefixes=CHECK,SAVEU
 // RUN: fmlp-opt %s --split-input-file --verify-diagnostics --fmlp-fuse=save=x | FileCheck %s --check-prefixes=CHECK,X
 
 // The three entry points of one block, under each save policy.
@@ -7,6 +8,7 @@
 // CHECK-LABEL: func.func @mlp.forward
 // AGU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "a"}, tensor<?x200xf32> {fmlp.saved = "g"}, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.save = "agu"}
 // GU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "g"}, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.save = "gu"}
+// SAVEU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.save = "u"}
 // X-SAME: -> tensor<?x96xf32> attributes {fmlp.entry = "forward", fmlp.save = "x"}
 // AGU: %[[K1:.+]]:3 = fmlp.gate_up silu ins(%arg0, %arg1, %arg2 : {{.*}}) outs({{.*}}) -> tensor<?x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>
 // AGU: %[[Y:.+]] = fmlp.down ins(%[[K1]]#0, %arg3 : {{.*}})
@@ -14,6 +16,9 @@
 // GU: %[[K1:.+]]:3 = fmlp.gate_up silu
 // GU: %[[Y:.+]] = fmlp.down ins(%[[K1]]#0, %arg3
 // GU: return %[[Y]], %[[K1]]#1, %[[K1]]#2
+// SAVEU: %[[K1:.+]]:3 = fmlp.gate_up silu
+// SAVEU: %[[Y:.+]] = fmlp.down ins(%[[K1]]#0, %arg3
+// SAVEU: return %[[Y]], %[[K1]]#2 :
 // X: %[[A:.+]] = fmlp.gate_up silu ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%{{[^,]+}} : tensor<?x200xf32>) -> tensor<?x200xf32>
 // X: %[[Y:.+]] = fmlp.down ins(%[[A]], %arg3
 // X: return %[[Y]] :
@@ -28,8 +33,9 @@ func.func @mlp.forward(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tenso
 
 // In every backward K3 writes dG, dU over G, U (its outs are G and U), and
 // K4 and K5 read them; K6 reads A. save=gu has K3 recompute A into a third
-// out (from the G and U it reads before writing over them); save=x runs K1
-// again.
+// out (from the G and U it reads before writing over them); save=u runs
+// the gate projection again (fmlp.gate), and K3 writes dG over it, dU into a
+// new buffer and A over the saved U; save=x runs K1 again.
 // CHECK-LABEL: func.func @mlp.backward
 // AGU-SAME: %[[DY:[^:]+]]: tensor<?x96xf32>, %[[A:[^:]+]]: tensor<?x200xf32> {fmlp.saved = "a"}, %[[G:[^:]+]]: tensor<?x200xf32> {fmlp.saved = "g"}, %[[U:[^:]+]]: tensor<?x200xf32> {fmlp.saved = "u"})
 // AGU: %[[DGU:.+]]:2 = fmlp.down_grad silu ins(%[[DY]], %arg3, %[[G]], %[[U]] : {{.*}}) outs(%[[G]], %[[U]] :
@@ -41,6 +47,12 @@ func.func @mlp.forward(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tenso
 // GU: %[[EMPTY:.+]] = tensor.empty(%{{.+}}) : tensor<?x200xf32>
 // GU: %[[DGU:.+]]:3 = fmlp.down_grad silu ins(%[[DY]], %arg3, %[[G]], %[[U]] : {{.*}}) outs(%[[G]], %[[U]], %[[EMPTY]] :
 // GU: fmlp.down_weight_grad ins(%[[DY]], %[[DGU]]#2 :
+// SAVEU-SAME: %[[DY:[^:]+]]: tensor<?x96xf32>, %[[U:[^:]+]]: tensor<?x200xf32> {fmlp.saved = "u"})
+// SAVEU: %[[G:.+]] = fmlp.gate ins(%arg0, %arg1 : {{.*}}) outs(%{{.+}} : tensor<?x200xf32>) -> tensor<?x200xf32>
+// SAVEU: %[[EMPTY:.+]] = tensor.empty(%{{.+}}) : tensor<?x200xf32>
+// SAVEU: %[[DGU:.+]]:3 = fmlp.down_grad silu ins(%[[DY]], %arg3, %[[G]], %[[U]] : {{.*}}) outs(%[[G]], %[[EMPTY]], %[[U]] :
+// SAVEU: fmlp.down_weight_grad ins(%[[DY]], %[[DGU]]#2 :
+// SAVEU: fmlp.input_grad ins(%[[DGU]]#0, %[[DGU]]#1, %arg1, %arg2 :
 // X-SAME: %[[DY:[^:]+]]: tensor<?x96xf32>) -> (
 // X: %[[K1:.+]]:3 = fmlp.gate_up silu ins(%arg0, %arg1, %arg2
 // X: fmlp.down_grad silu ins(%[[DY]], %arg3, %[[K1]]#1, %[[K1]]#2 : {{.*}}) outs(%[[K1]]#1, %[[K1]]#2 :

@@ -3,6 +3,7 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SM100A
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SM120A
 // RUN: fmlp-opt %s --fmlp-plan-pipeline="save=gu" --fmlp-attach-target --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=GU
+// RUN: fmlp-opt %s --fmlp-plan-pipeline="save=u" --fmlp-attach-target --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SAVEU
 
 // The decision per chip, element type and shape, as the typed
 // #fmlp.kernel_config that convert-fmlp-to-nvvm follows.
@@ -39,6 +40,16 @@
 // GU-LABEL: func.func @mlp.backward
 // GU: fmlp.down_grad {{.*}}strategy = wgmma
 // GU: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 128, 64]
+// save=u: the recomputed G and the dU that K3 writes are adjacent columns
+// of the workspace, so K4 and K5 read [dG dU] through one tensor map
+// (else they would fall back to SIMT); K6 reads the A that K3 writes over
+// the saved U.
+// SAVEU-LABEL: func.func @mlp.backward
+// SAVEU: fmlp.gate {{.*}}strategy = wgmma
+// SAVEU: fmlp.down_grad {{.*}}strategy = wgmma
+// SAVEU: fmlp.down_weight_grad {{.*}}strategy = wgmma
+// SAVEU: fmlp.input_grad {{.*}}strategy = wgmma
+// SAVEU: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma
 // Chips without WGMMA: the SIMT kernels, within their shared memory.
 // SM80-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "sm_80 has no WGMMA"
 // Every chip has mma.sync: K1 and K2 take the small_tokens variant there too.

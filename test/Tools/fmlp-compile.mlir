@@ -58,7 +58,7 @@
 // MEMORY-GU: saved for backward   2,885,681,152 B (2752.0 MiB)
 // MEMORY-GU-NEXT: workspace forward    1,442,840,576 B (1376.0 MiB)
 
-// BAD-OPTION: fmlp-compile: error: save must be one of agu, gu, x, got 'all
+// BAD-OPTION: fmlp-compile: error: save must be one of agu, gu, u, x, got 'all
 
 // REPORT-F32: block 1 at
 // REPORT-F32: widths         D = 4096, H = 11008, x of type tensor<2048x4096xf32>

@@ -41,7 +41,7 @@
 // CHUNKED: layer.backward({{.*}}workspace[4, 600])
 // CHUNKED: all outputs within their bounds
 // NO-BLOCK: no gated MLP block found
-// BAD-OPTION: fmlp-run: error: {{.*}}save must be one of agu, gu, x, got 'everything'
+// BAD-OPTION: fmlp-run: error: {{.*}}save must be one of agu, gu, u, x, got 'everything'
 // BATCHED: geglu_in_out_batched.backward({{.*}}workspace[8, 600])
 // BATCHED: all outputs within their bounds
 // NOT-A-MULTIPLE: fmlp-run: error: {{.*}}the block's x has static leading extents of 8 tokens; T = 12 is not a multiple of it

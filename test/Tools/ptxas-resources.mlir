@@ -9,6 +9,7 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false -o %t/a.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --save=gu -o %t/gu.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --save=u -o %t/u.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --save=x -o %t/x.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --mode=infer -o %t/infer.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_80 -o %t/sm80.bundle
@@ -26,8 +27,10 @@
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
 
-// 38 + 38 + 42 + 8 + 38 + 38 + 8 kernels, and 38 for each of 8 more chips.
-// CHECK-COUNT-514: Compiling entry function
+// 47 (save=agu) + 47 (gu) + 51 (u) + 52 (x) + 12 (infer) + 8 (tosa f32)
+// kernels, and 42 for each of 10 more chips.
+// CHECK-COUNT-637: Compiling entry function
+// CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
 // PTX: .version 8.0

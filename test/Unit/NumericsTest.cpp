@@ -146,7 +146,7 @@ std::vector<Case> makeCases() {
   std::vector<Case> cases;
   // Shapes that are multiples of nothing, every precision, policy, chunking.
   for (const char *element : {"f32", "bf16", "f16"})
-    for (const char *save : {"agu", "gu", "x"})
+    for (const char *save : {"agu", "gu", "u", "x"})
       for (int64_t chunk : {0, 16})
         cases.push_back({element, 37, 96, 200, save, chunk});
   // The other activations, multipliers and [in, out] weights.

@@ -25,7 +25,7 @@ struct PipelineFlags {
                      "infer (forward_nograd)"),
       llvm::cl::init("train"), llvm::cl::cat(getToolCategory())};
   llvm::cl::opt<std::string> save{
-      "save", llvm::cl::desc("What the forward saves: agu, gu or x"),
+      "save", llvm::cl::desc("What the forward saves: agu, gu, u or x"),
       llvm::cl::init("agu"), llvm::cl::cat(getToolCategory())};
   llvm::cl::opt<int64_t> chunkTokens{
       "chunk-tokens", llvm::cl::desc("Workspace chunk in tokens (0: off)"),

@@ -113,3 +113,19 @@ func.func @precision_not_an_enum(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, 
   fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x96xf32>, memref<200x96xf32>, memref<200x96xf32>) outs(%a : memref<?x200xf32>) {precision = "tf32"}
   return
 }
+
+// -----
+
+func.func @gate_wrong_out(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %g: memref<?x96xf32>) {
+  // expected-error @+1 {{'fmlp.gate' op g has shape [?, 96], expected [?, 200]}}
+  fmlp.gate ins(%x, %wg : memref<?x96xf32>, memref<200x96xf32>) outs(%g : memref<?x96xf32>)
+  return
+}
+
+// -----
+
+func.func @gate_wrong_bias(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %bg: memref<96xf32>, %g: memref<?x200xf32>) {
+  // expected-error @+1 {{'fmlp.gate' op gate_bias has shape [96], expected [200]}}
+  fmlp.gate ins(%x, %wg : memref<?x96xf32>, memref<200x96xf32>) gate_bias(%bg : memref<96xf32>) outs(%g : memref<?x200xf32>)
+  return
+}

@@ -68,3 +68,20 @@ func.func @biases(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %wu: memref<200
   fmlp.bias_grad ins(%y : memref<?x96xf32>) outs(%dbd : memref<96xf32>) {scale = 0.5 : f64, accumulate}
   return
 }
+
+// -----
+
+// fmlp.gate: K1's gate projection alone (save=u's backward), with its bias
+// and multiplier, in either weight layout.
+// CHECK-LABEL: func.func @gate_alone
+// CHECK: fmlp.gate ins(%{{.+}}, %{{.+}} : tensor<?x96xbf16>, tensor<200x96xbf16>) gate_bias(%{{.+}} : tensor<200xbf16>) outs(%{{.+}} : tensor<?x200xbf16>) {gate_multiplier = 5.000000e-01 : f64} -> tensor<?x200xbf16>
+// CHECK: fmlp.gate ins(%{{.+}}, %{{.+}} : memref<?x96xf32>, memref<96x200xf32>) outs(%{{.+}} : memref<?x200xf32>) {gate_layout = #fmlp.layout<in_out>}
+func.func @gate_alone(%x: tensor<?x96xbf16>, %wg: tensor<200x96xbf16>, %bg: tensor<200xbf16>,
+                      %h: tensor<?x200xbf16>, %xm: memref<?x96xf32>, %wgm: memref<96x200xf32>,
+                      %gm: memref<?x200xf32>) -> tensor<?x200xbf16> {
+  %g = fmlp.gate ins(%x, %wg : tensor<?x96xbf16>, tensor<200x96xbf16>) gate_bias(%bg : tensor<200xbf16>)
+      outs(%h : tensor<?x200xbf16>) {gate_multiplier = 0.5 : f64} -> tensor<?x200xbf16>
+  fmlp.gate ins(%xm, %wgm : memref<?x96xf32>, memref<96x200xf32>) outs(%gm : memref<?x200xf32>)
+      {gate_layout = #fmlp.layout<in_out>}
+  return %g : tensor<?x200xbf16>
+}
