@@ -6,9 +6,9 @@ the token chunk that bounds the entry points' workspaces. No torch needed.
                   gu   G and U (2 T H): the backward's first kernel
                        recomputes A from them (one more [T, H] write).
                   u    U (T H): the backward runs the gate projection
-                       again (half of the gate/up GEMM: about 1.11x the
-                       step's FLOPs); with chunk_tokens, the lowest memory
-                       within a few percent over 1.1x agu's time.
+                       again (half of the gate/up GEMM: 1.11x the step's
+                       FLOPs; measured 1.11-1.13x agu's time, and in
+                       chunks of 4096 0.52x its extra peak at 1.17x).
                   x    nothing: the backward runs the gate/up GEMM again
                        (about 1.22x the step's FLOPs).
     chunk_tokens  0    off; N > 0: every entry point with a workspace runs
