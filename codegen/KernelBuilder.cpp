@@ -381,23 +381,69 @@ void mlir::fmlp::buildColumnSum(
     const std::function<void(KernelBuilder &, Value n, Value sum)> &epilogue) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value n = kb.add(kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kThreads)),
-                   kb.toI64(kb.threadIdX()));
-  kb.ifThen(kb.lessThan(n, kb.i64(columns)), [&] {
-    auto loop = scf::ForOp::create(b, loc, kb.i64(0), kb.tokens(), kb.i64(1),
-                                   ValueRange{kb.f32(0.0)});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value sum = arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[0],
-                                        load(kb, loop.getInductionVar(), n));
-      scf::YieldOp::create(b, loc, sum);
+  constexpr int64_t kWarps = kColumnSumThreads / 32;
+  Value tid = kb.threadIdX();
+  Value lane = kb.urem(tid, 32), warp = kb.udiv(tid, 32);
+  Value n = kb.add(kb.mul(kb.toI64(kb.blockId(0)), kb.i64(32)),
+                   kb.toI64(lane));
+  // Out-of-range columns (the last block's) read column 0 and store
+  // nothing, so that every thread reaches the barrier.
+  Value inColumns = kb.lessThan(n, kb.i64(columns));
+  Value column = kb.select(inColumns, n, kb.i64(0));
+  Value tokens = kb.tokens();
+  Value lastToken = kb.add(tokens, kb.i64(-1));
+
+  // Warp w's tokens are w, w + 8, w + 16, ...; each round sums the next
+  // kColumnSumRun of them (its loads all independent, in flight at once)
+  // and adds that run's sum to the warp's total.
+  int64_t round = kWarps * kColumnSumRun;
+  auto loop = scf::ForOp::create(b, loc, kb.toI64(warp), tokens,
+                                 kb.i64(round), ValueRange{kb.f32(0.0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value first = loop.getInductionVar();
+    SmallVector<Value> terms;
+    for (int64_t r = 0; r < kColumnSumRun; ++r) {
+      Value t = kb.add(first, kb.i64(r * kWarps));
+      Value inTokens = kb.lessThan(t, tokens);
+      // Past T: a token that exists (T >= 1 inside the loop), then 0.
+      Value value = load(kb, kb.select(inTokens, t, lastToken), column);
+      terms.push_back(kb.select(inTokens, value, kb.f32(0.0)));
     }
-    epilogue(kb, n, loop.getResult(0));
+    Value run = terms.front();
+    for (Value term : ArrayRef<Value>(terms).drop_front())
+      run = arith::AddFOp::create(b, loc, run, term);
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[0],
+                                         run)
+                       .getResult()});
+  }
+
+  // The warps' totals, added as a tree in a fixed order: ((w0 + w1) +
+  // (w2 + w3)) + ((w4 + w5) + (w6 + w7)).
+  Value totals = kb.sharedF32("totals", kColumnSumThreads);
+  LLVM::StoreOp::create(b, loc, loop.getResult(0), kb.sharedAt(totals, tid));
+  kb.barrier();
+  kb.ifThen(kb.both(kb.eq(warp, 0), inColumns), [&] {
+    SmallVector<Value> level;
+    for (int64_t w = 0; w < kWarps; ++w)
+      level.push_back(LLVM::LoadOp::create(
+          b, loc, b.getF32Type(),
+          kb.sharedAt(totals, kb.add(lane, kb.i32(w * 32)))));
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i < level.size(); i += 2)
+        next.push_back(
+            arith::AddFOp::create(b, loc, level[i], level[i + 1]));
+      level = std::move(next);
+    }
+    epilogue(kb, n, level.front());
   });
   LaunchGeometry geometry;
-  geometry.block = {kThreads, 1, 1};
-  geometry.tile(0, Extent::of(columns), kThreads);
+  geometry.block = {kColumnSumThreads, 1, 1};
+  geometry.tile(0, Extent::of(columns), 32);
   geometry.maxRegisters = kSimtMaxRegisters;
   kb.finish(geometry);
 }

@@ -184,3 +184,27 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
       : (tensor<?x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
   return %y : tensor<?x64xf32>
 }
+
+// -----
+
+// Bias gradients: a column sum over T per bias, 256 threads on 32 columns
+// per block (H = 128: 4 blocks; D = 64: 2). Each warp sums its tokens (w,
+// w + 8, ...) 16 at a time, all 16 loads before the adds, then the 8 warp
+// totals meet in shared memory after a barrier.
+// CHECK-LABEL: func.func @biased.backward(
+// CHECK: gpu.launch_func @fmlp_kernels::@biased_backward_k4_bias_grad blocks in (%c4{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}})
+// CHECK: gpu.launch_func @fmlp_kernels::@biased_backward_k6_bias_grad blocks in (%c2{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}})
+// CHECK: llvm.mlir.global internal @biased_backward_k4_bias_grad_totals() {{.*}} : !llvm.array<256 x f32>
+// CHECK: llvm.func @biased_backward_k4_bias_grad(
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c128
+// CHECK-COUNT-16: llvm.load %{{.+}} : !llvm.ptr<1> -> bf16
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.load %{{.+}} : !llvm.ptr<3> -> f32
+func.func @biased(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,
+                  %wd: tensor<64x128xbf16>, %bg: tensor<128xbf16>, %bu: tensor<128xbf16>,
+                  %bd: tensor<64xbf16>) -> tensor<?x64xbf16> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd gate_bias %bg up_bias %bu down_bias %bd
+      : (tensor<?x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<64x128xbf16>,
+         tensor<128xbf16>, tensor<128xbf16>, tensor<64xbf16>) -> tensor<?x64xbf16>
+  return %y : tensor<?x64xbf16>
+}
