@@ -163,8 +163,14 @@ std::vector<Case> makeCases() {
     Case biasedChunked{element, 37,          96,  200, "x",
                        16,      "gelu_tanh", 0.5, 2.0, true};
     biasedChunked.biases = true;
+    // save=u's recomputed G carries the gate bias and multiplier and reads
+    // an [in, out] gate weight.
+    Case biasedRecomputedGate{element, 37,          96,  200, "u",
+                              16,      "gelu_tanh", 0.5, 2.0, true};
+    biasedRecomputedGate.biases = true;
     cases.push_back(biased);
     cases.push_back(biasedChunked);
+    cases.push_back(biasedRecomputedGate);
   }
   // A bigger block.
   for (const char *element : {"f32", "bf16", "f16"}) {
