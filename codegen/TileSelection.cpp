@@ -87,7 +87,7 @@ std::string notSixteenBitOperands(const GemmShape &shape) {
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
   return KernelConfigAttr::get(context, strategy, {tileM, tileN, tileK},
                                stages, {clusterM, clusterN}, sharedBytes,
-                               maxRegisters, reason, maxTokens);
+                               maxRegisters, reason, maxTokens, splitK);
 }
 
 KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
@@ -103,6 +103,7 @@ KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
   config.maxRegisters = attr.getMaxRegisters();
   config.reason = attr.getReason().str();
   config.maxTokens = attr.getMaxTokens();
+  config.splitK = attr.getSplitK();
   return config;
 }
 

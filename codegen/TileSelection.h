@@ -66,6 +66,8 @@ struct KernelConfig {
   std::string reason;       // why this strategy (for remarks and tests)
   /// The largest T it serves, as a variant for few tokens (0: any T).
   int64_t maxTokens = 0;
+  /// WGMMA: the K slices, one block each (WgmmaGemmSpec::splitK).
+  int64_t splitK = 1;
 
   KernelConfigAttr toAttr(MLIRContext *context) const;
   static KernelConfig fromAttr(KernelConfigAttr attr);
