@@ -26,11 +26,12 @@ static llvm::cl::opt<int> forcedWgmmaTileN(
                    "multiple of 64 up to 256 / accumulators (0: the rule)"));
 
 // For A/B runs on a GPU: the K slices of the narrow WGMMA variants for a few
-// hundred tokens (1: no split) instead of the rule's choice (0).
+// hundred tokens (1: no split; clamped to a kernel's k-tiles of 64) instead
+// of the rule's choice (0).
 static llvm::cl::opt<int> forcedSplitK(
     "fmlp-split-k", llvm::cl::Hidden, llvm::cl::init(0),
     llvm::cl::desc("narrow WGMMA variants (T <= 256): the K slices, at most "
-                   "K / 64 (0: the rule)"));
+                   "each kernel's k-tiles of 64 (0: the rule)"));
 
 namespace {
 constexpr int64_t kMaxStages = 6;
@@ -192,10 +193,10 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
       base.tileN > kNarrowTileN) {
     if (std::optional<KernelConfig> narrow =
             wgmmaConfig(target, shape, kNarrowTileN)) {
-      narrow->reason = "T <= 256: 64-wide tiles, " +
-                       std::to_string(base.tileN / kNarrowTileN) +
-                       "x the blocks to stream the weights on " +
-                       std::string(target.chip);
+      std::string why = ": 64-wide tiles, " +
+                        std::to_string(base.tileN / kNarrowTileN) +
+                        "x the blocks to stream the weights on " +
+                        std::string(target.chip);
       // Split-K per range of row tiles (T <= 128, T <= 256), where N and K
       // are static; one variant where both ranges take the same.
       int64_t kTiles = llvm::divideCeil(shape.k, kWgmmaTileK);
@@ -205,15 +206,13 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
         if (shape.n > 0 && shape.k > 0) {
           variant.splitK =
               forcedSplitK > 0
-                  ? forcedSplitK
+                  ? std::min<int64_t>(forcedSplitK, kTiles)
                   : selectSplitK(target,
                                  rowTiles *
                                      llvm::divideCeil(shape.n, kNarrowTileN),
                                  kTiles);
-          if (variant.splitK > kTiles)
-            llvm::report_fatal_error("--fmlp-split-k must be at most K / 64",
-                                     /*gen_crash_diag=*/false);
         }
+        variant.reason = "T <= " + std::to_string(variant.maxTokens) + why;
         if (variant.splitK > 1)
           variant.reason += ", K in " + std::to_string(variant.splitK) +
                             " slices (" +
