@@ -33,10 +33,11 @@
 // the slice's own k-steps from 0. Each tile's blocks meet in the workspace
 // (SplitKWorkspace), the last to arrive reducing, so no block ever waits
 // for another (no deadlock whatever the scheduling):
-//   1. every block stores its fp32 partial tile at [tile][slice] and
-//      fences (fence.acq_rel.gpu, release); after a barrier of both
-//      consumers, one thread adds 1 to the tile's counter (atom.add,
-//      acq_rel, gpu scope) and tells the others what it read;
+//   1. every block stores its fp32 partial tile at [tile][slice], each
+//      thread fences (fence.acq_rel.gpu); after a barrier of both
+//      consumers, one thread adds 1 to the tile's counter (a relaxed
+//      atom.add between two fence.acq_rel.gpu: release, then acquire) and
+//      tells the others what it read;
 //   2. the block that reads S - 1 is the tile's last: every other block's
 //      partial is then in memory (each fenced before its own add), so after
 //      a fence (acquire) it sums the partials in slice order 0, 1, .., S - 1
@@ -516,11 +517,14 @@ struct Wgmma : EpilogueHost {
                                b().getI8Type(), spec.splitKWorkspace,
                                ValueRange{byte});
   }
-  /// Register r's 16-byte piece (r a multiple of 4) of accumulator j.
+  /// Register r's 16-byte piece (r a multiple of 4) of accumulator j, from
+  /// this thread's first (partialAt): the part's threads' pieces lie side
+  /// by side.
   Value pieceAt(Value first, unsigned j, int64_t r) {
     int64_t piece = (j * spec.tileN / 2 + r) / 4;
+    int32_t bytes = piece * kEpiloguePartThreads * 16;
     return LLVM::GEPOp::create(b(), kb.loc, first.getType(), b().getI8Type(),
-                               first, ArrayRef<LLVM::GEPArg>{piece * 2048});
+                               first, ArrayRef<LLVM::GEPArg>{bytes});
   }
   Value slice() {
     return NVVM::BlockIdZOp::create(b(), kb.loc, i32);
@@ -735,6 +739,8 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   if (spec.splitK > 1) {
     assert(!spec.k.tokens && !spec.n.tokens && spec.splitKWorkspace &&
            "split-K needs static K and N and a workspace");
+    assert(8 * (2 * spec.stages + 2) <= kArrivalWord &&
+           "the mbarriers overlap the arrival word");
     Value slice = w.slice();
     auto first = [&](Value s) {
       return arith::DivUIOp::create(b, loc, kb.mul(s, kSteps),
