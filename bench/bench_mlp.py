@@ -38,8 +38,25 @@ from fmlp.ops import describe  # noqa: E402
 
 
 def launcher(entry):
-    """Launches `entry` (or one of its kernels) on torch's current stream."""
+    """Launches `entry` (or one of its kernels) on torch's current stream.
+    The tensors are the entry's first arguments (x first); those past them
+    must be workspaces (a split-K kernel's split_k_workspace), made here
+    once per shape (-1 rows: x's) and kept on the entry; zeroed, so that a
+    split-K kernel launched alone (per-kernel timings) finds its counters
+    zero, as it leaves them."""
+    if not hasattr(entry, "scratch"):
+        entry.scratch = {}
+
     def launch(tensors, kernel=None):
+        tensors = list(tensors)
+        for a in entry.arguments[len(tensors):]:
+            if a["role"] != "workspace":
+                raise ValueError(f"{entry.kind}: argument {a['name']} not given")
+            shape = tuple(tensors[0].shape[0] if s == -1 else s for s in a["shape"])
+            if (a["name"], shape) not in entry.scratch:
+                entry.scratch[(a["name"], shape)] = torch.zeros(
+                    shape, device=tensors[0].device, dtype=tensors[0].dtype)
+            tensors.append(entry.scratch[(a["name"], shape)])
         described = [describe(t) for t in tensors]
         stream = torch.cuda.current_stream().cuda_stream
         if kernel is None:

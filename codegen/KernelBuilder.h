@@ -243,8 +243,27 @@ struct WgmmaGemmSpec {
   int64_t sharedBytesLimit = 0;
   Type element; // bf16 or f16
   GemmSpec::Epilogue epilogue;
+  /// Split-K: K's tiles cut into `splitK` slices, one block each (grid z),
+  /// reduced in `splitKWorkspace` (ptr<1>, laid out as SplitKWorkspace
+  /// says, its counters zero at launch) by each tile's last block, which
+  /// alone runs the epilogue (WgmmaGemm.cpp). M at most `splitKRows`.
+  int64_t splitK = 1;
+  Value splitKWorkspace;
+  int64_t splitKRows = 0;
 };
 constexpr int64_t kWgmmaTileM = 128, kWgmmaTileK = 64, kWgmmaThreads = 384;
+
+/// The workspace of a split-K WGMMA GEMM of at most `rows` x `cols` outputs
+/// (`accumulators` per element, tiles kWgmmaTileM x tileN): first one u32
+/// arrival counter per output tile (tile = mTile * nTiles + nTile), which
+/// must be zero when the kernel starts and which it leaves zero; then, from
+/// byte partialsOffset (128-byte aligned), the fp32 partial sums of tile t
+/// from slice s at partialsOffset + (t splitK + s) partialBytes.
+struct SplitKWorkspace {
+  int64_t counters = 0, partialsOffset = 0, partialBytes = 0, bytes = 0;
+};
+SplitKWorkspace splitKWorkspace(int64_t rows, int64_t cols, int64_t tileN,
+                                unsigned accumulators, int64_t splitK);
 /// A consumer's 64 rows by 64 16-bit columns (128 bytes, the widest box
 /// the 128-byte swizzle takes).
 constexpr int64_t kWgmmaOutputBox = 64;

@@ -25,10 +25,20 @@ static llvm::cl::opt<int> forcedWgmmaTileN(
     llvm::cl::desc("WGMMA kernels: the tile width per accumulator, a "
                    "multiple of 64 up to 256 / accumulators (0: the rule)"));
 
+// For A/B runs on a GPU: the K slices of the narrow WGMMA variants for a few
+// hundred tokens (1: no split; clamped to a kernel's k-tiles of 64) instead
+// of the rule's choice (0).
+static llvm::cl::opt<int> forcedSplitK(
+    "fmlp-split-k", llvm::cl::Hidden, llvm::cl::init(0),
+    llvm::cl::desc("narrow WGMMA variants (T <= 256): the K slices, at most "
+                   "each kernel's k-tiles of 64 (0: the rule)"));
+
 namespace {
 constexpr int64_t kMaxStages = 6;
 /// The narrow WGMMA variant's tile width and the largest T it serves.
 constexpr int64_t kNarrowTileN = 64, kNarrowTilesMaxTokens = 256;
+/// Split-K: the fewest k-tiles of 64 a slice contracts, the most waves.
+constexpr int64_t kMinSliceKTiles = 4, kMaxSplitKWaves = 2;
 
 /// The WGMMA tile width per accumulator. Two accumulators fill the widest
 /// WGMMA (256) at 128. One takes 256 unless the grid is static and a
@@ -87,7 +97,7 @@ std::string notSixteenBitOperands(const GemmShape &shape) {
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
   return KernelConfigAttr::get(context, strategy, {tileM, tileN, tileK},
                                stages, {clusterM, clusterN}, sharedBytes,
-                               maxRegisters, reason, maxTokens);
+                               maxRegisters, reason, maxTokens, splitK);
 }
 
 KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
@@ -103,6 +113,7 @@ KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
   config.maxRegisters = attr.getMaxRegisters();
   config.reason = attr.getReason().str();
   config.maxTokens = attr.getMaxTokens();
+  config.splitK = attr.getSplitK();
   return config;
 }
 
@@ -156,6 +167,22 @@ std::optional<KernelConfig> smallTokensConfig(const Target &target,
 }
 } // namespace
 
+int64_t mlir::fmlp::selectSplitK(const Target &target, int64_t blocks,
+                                 int64_t kTiles) {
+  int64_t multiprocessors = target.multiprocessors;
+  auto waves = [&](int64_t slices) {
+    return llvm::divideCeil(blocks * slices, multiprocessors);
+  };
+  // waves(S) / S against waves(best) / best, without division.
+  int64_t best = 1;
+  for (int64_t slices = 2; kTiles / slices >= kMinSliceKTiles &&
+                           waves(slices) <= kMaxSplitKWaves;
+       ++slices)
+    if (waves(slices) * best < waves(best) * slices)
+      best = slices;
+  return best;
+}
+
 SmallVector<KernelConfig>
 mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
                                 const KernelConfig &base) {
@@ -166,12 +193,41 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
       base.tileN > kNarrowTileN) {
     if (std::optional<KernelConfig> narrow =
             wgmmaConfig(target, shape, kNarrowTileN)) {
-      narrow->maxTokens = kNarrowTilesMaxTokens;
-      narrow->reason = "T <= 256: 64-wide tiles, " +
-                       std::to_string(base.tileN / kNarrowTileN) +
-                       "x the blocks to stream the weights on " +
-                       std::string(target.chip);
-      variants.push_back(*narrow);
+      std::string why = ": 64-wide tiles, " +
+                        std::to_string(base.tileN / kNarrowTileN) +
+                        "x the blocks to stream the weights on " +
+                        std::string(target.chip);
+      // Split-K per range of row tiles (T <= 128, T <= 256), where N and K
+      // are static; one variant where both ranges take the same.
+      int64_t kTiles = llvm::divideCeil(shape.k, kWgmmaTileK);
+      for (int64_t rowTiles : {1, 2}) {
+        KernelConfig variant = *narrow;
+        variant.maxTokens = rowTiles * kWgmmaTileM;
+        if (shape.n > 0 && shape.k > 0) {
+          variant.splitK =
+              forcedSplitK > 0
+                  ? std::min<int64_t>(forcedSplitK, kTiles)
+                  : selectSplitK(target,
+                                 rowTiles *
+                                     llvm::divideCeil(shape.n, kNarrowTileN),
+                                 kTiles);
+        }
+        variant.reason = "T <= " + std::to_string(variant.maxTokens) + why;
+        if (variant.splitK > 1)
+          variant.reason += ", K in " + std::to_string(variant.splitK) +
+                            " slices (" +
+                            std::to_string(rowTiles *
+                                           llvm::divideCeil(shape.n, 64) *
+                                           variant.splitK) +
+                            " blocks)";
+        if (!variants.empty() && variants.back().strategy == variant.strategy &&
+            variants.back().tileN == variant.tileN &&
+            variants.back().splitK == variant.splitK)
+          variants.back() = variant; // the same kernel, a wider range
+        else
+          variants.push_back(variant);
+      }
+      assert(variants.back().maxTokens == kNarrowTilesMaxTokens);
     }
   }
   return variants;

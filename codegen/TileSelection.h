@@ -30,6 +30,18 @@
 //     D = 4096), too few to stream the weights at full bandwidth.
 //     Measured on the H200 (bench/NOTES.md item 47): K2 and K4 0.41-0.57x
 //     the 256-wide time at T = 64 and 256, but 1.5x at T = 1024.
+//     Split-K (selectSplitK): with N and K static, each range of row tiles
+//     (T <= 128: one, T <= 256: two) takes the S that makes the grid's
+//     time, waves x K per block ~ ceil(B S / P) / S (B blocks of one row of
+//     tiles times the row tiles, P multiprocessors of the target table, one
+//     block each), least, the smaller S on a tie; S is at most 2 waves' worth
+//     (B S <= 2 P) and leaves each slice at least 4 k-tiles (K / S >= 256).
+//     D = 4096 (N / 64 = 64 blocks a row of tiles) on 132 multiprocessors:
+//     S = 2 at T <= 128 (128 blocks, half of K each), none at T <= 256
+//     (128 blocks already); D = 1024 (16): S = 8 at T <= 128, 4 at
+//     T <= 256. The two ranges are one variant where their S agree. Each
+//     tile's last slice adds the fp32 partials in slice order and runs the
+//     epilogue (deterministic: codegen/WgmmaGemm.cpp).
 //   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides;
 //     fp32 operands (whatever the precision: tf32, tf32x3, ieee) are
 //     computed as IEEE fp32 until the tensor-core fp32 strategies exist,
@@ -66,6 +78,8 @@ struct KernelConfig {
   std::string reason;       // why this strategy (for remarks and tests)
   /// The largest T it serves, as a variant for few tokens (0: any T).
   int64_t maxTokens = 0;
+  /// WGMMA: the K slices, one block each (WgmmaGemmSpec::splitK).
+  int64_t splitK = 1;
 
   KernelConfigAttr toAttr(MLIRContext *context) const;
   static KernelConfig fromAttr(KernelConfigAttr attr);
@@ -86,6 +100,8 @@ struct GemmShape {
   /// M is T, one accumulator, and its epilogue only stores (K2, K4): the
   /// WGMMA kernels that take narrow tiles at a few hundred tokens.
   bool narrowTilesForFewTokens = false;
+  /// N and K when static (0 when T): split-K needs both.
+  int64_t n = 0, k = 0;
   /// The contractions' operand format (the block's precision attribute);
   /// without one, that of the element type (bf16, f16, ieee for f32).
   std::optional<Precision> precision;
@@ -95,6 +111,10 @@ KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape);
 /// The variants for launches of few tokens beside `base` (the shape's
 /// selectGemmConfig), ascending by maxTokens; empty when the rule gives
 /// none.
+/// The K slices of a WGMMA grid of `blocks` tiles (one block per
+/// multiprocessor: 384 threads x 168 registers) whose K has `kTiles` tiles
+/// of 64: the rule in this file's comment.
+int64_t selectSplitK(const Target &target, int64_t blocks, int64_t kTiles);
 SmallVector<KernelConfig> selectTokenVariants(const Target &target,
                                               const GemmShape &shape,
                                               const KernelConfig &base);

@@ -23,6 +23,34 @@
 // on round r waits on parity r mod 2 (the producer on empty's previous
 // round: parity (r + 1) mod 2, which passes at once in round 0).
 //
+// Split-K (spec.splitK = S > 1): the grid's z is the slice s of the K
+// tiles, k-steps [first(s), first(s + 1)) with first(s) = floor(s Kt / S)
+// of Kt = ceil(K / 64). These ranges are contiguous and cover [0, Kt) in
+// order (first(0) = 0, first(S) = Kt), and none is empty when S <= Kt:
+// first(s + 1) - first(s) = floor(s Kt / S + Kt / S) - floor(s Kt / S)
+// >= floor(Kt / S) >= 1, since floor(x + y) >= floor(x) + floor(y); each
+// slice has floor(Kt / S) or ceil(Kt / S) k-steps. The ring's rounds count
+// the slice's own k-steps from 0. Each tile's blocks meet in the workspace
+// (SplitKWorkspace), the last to arrive reducing, so no block ever waits
+// for another (no deadlock whatever the scheduling):
+//   1. every block stores its fp32 partial tile at [tile][slice], each
+//      thread fences (fence.acq_rel.gpu); after a barrier of both
+//      consumers, one thread adds 1 to the tile's counter (a relaxed
+//      atom.add between two fence.acq_rel.gpu: release, then acquire) and
+//      tells the others what it read;
+//   2. the block that reads S - 1 is the tile's last: every other block's
+//      partial is then in memory (each fenced before its own add), so after
+//      a fence (acquire) it sums the partials in slice order 0, 1, .., S - 1
+//      (its own from registers, the same bits it stored): the sum is the
+//      same whatever order the blocks arrived in, deterministic;
+//   3. the last block sets the counter back to 0 and runs the epilogue;
+//      the others exit. Every tile's counter takes S adds per launch, so
+//      each launch leaves every counter as it found it: zero, given zero
+//      before the first (the lowering zeroes them before each launch, a
+//      fill kernel, convert-fmlp-to-nvvm).
+// The producer then only loads (no hand-off to it, no prefetched epilogue
+// blocks: those would need to know the last block before it is known).
+//
 //===----------------------------------------------------------------------===//
 
 #include "codegen/KernelBuilder.h"
@@ -39,6 +67,10 @@ using namespace mlir::fmlp;
 namespace {
 
 constexpr int64_t kBarrierBytes = 1024;
+/// Split-K: where the consumers' counter reader leaves what it read (the
+/// last word of the barrier area, past every mbarrier: 8 (2 stages + 2)
+/// bytes, stages <= 62).
+constexpr int64_t kArrivalWord = kBarrierBytes - 4;
 constexpr int64_t kRowBytes = 128; // 64 16-bit elements of k per row
 /// Each consumer warpgroup holds one part of the staged epilogue.
 constexpr int64_t kConsumerRows = kEpiloguePartRows;
@@ -293,7 +325,10 @@ struct Wgmma : EpilogueHost {
     }
   }
 
-  void producer(Value kSteps, Value m0, Value n0, const EpilogueViews &views,
+  /// Loads k-steps [kFirst, kFirst + kSteps) (kSteps >= 1) into the ring,
+  /// the first in round 0 of stage 0.
+  void producer(Value kFirst, Value kSteps, Value m0, Value n0,
+                const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
     bool handoff = handsOff(staging);
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit(staging).producer,
@@ -312,7 +347,7 @@ struct Wgmma : EpilogueHost {
         NVVM::MBarrierArriveExpectTxOp::create(
             b(), kb.loc, /*res=*/Type(), full(stage), c32(stageBytes(spec)),
             NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
-        Value kc = kb.mul(step, c32(kWgmmaTileK));
+        Value kc = kb.mul(kb.add(kFirst, step), c32(kWgmmaTileK));
         Value base = stageOffset(stage);
         // One operand's tile of `rows` m/n from `row0`: a box of 64 k x rows
         // (K-major) or rows / 64 boxes of 64 m/n x 64 k (MN-major).
@@ -417,7 +452,7 @@ struct Wgmma : EpilogueHost {
   /// The main loop, k-step 0 peeled: its WGMMAs start the sums from
   /// nothing (undefined registers, no zeroing moves: ptxas serializes the
   /// WGMMAs of a loop whose accumulators other instructions define).
-  void consumer(Value kSteps, Value m0Index, Value n0Index,
+  void consumer(Value kSteps, Value m0Index, Value n0Index, Value tile,
                 const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit(staging).consumer,
@@ -438,14 +473,154 @@ struct Wgmma : EpilogueHost {
     NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
     releaseBefore(kSteps);
 
-    EpiloguePart part;
-    part.accumulators = loop.getResults();
-    part.end = spec.tileN / 2;
-    if (handsOff(staging)) {
-      part.end = staging->firstHandedOff(epilogueSpec);
-      handOff(*staging, consumer, loop.getResults()[0], part.end);
+    auto finish = [&](ValueRange sums) {
+      EpiloguePart part;
+      part.accumulators = sums;
+      part.end = spec.tileN / 2;
+      if (handsOff(staging)) {
+        part.end = staging->firstHandedOff(epilogueSpec);
+        handOff(*staging, consumer, sums[0], part.end);
+      }
+      epilogue(views, staging, consumer, part, m0Index, n0Index);
+    };
+    if (spec.splitK == 1)
+      return finish(loop.getResults());
+    storePartial(tile, consumer, loop.getResults());
+    Value last = arriveLast(tile);
+    auto branch = scf::IfOp::create(b(), kb.loc, last, false);
+    OpBuilder::InsertionGuard guard(b());
+    b().setInsertionPoint(branch.thenBlock()->getTerminator());
+    finish(sumSlices(tile, consumer, loop.getResults()));
+  }
+
+  // Split-K (the file comment). A block's partial tile: consumer c's
+  // accumulator j, register r of its thread t (r < R = tileN / 2), as
+  // 16-byte pieces of 4 registers: the f32 at index
+  // ((c J + j) R / 4 + r / 4) 512 + 4 t + r mod 4 of the tile's
+  // [tile][slice] area, so a warp moves 512 contiguous bytes at once.
+
+  SplitKWorkspace splitKLayout() const {
+    return splitKWorkspace(spec.splitKRows, spec.n.value, spec.tileN,
+                           spec.b.size(), spec.splitK);
+  }
+  /// This thread's first f32 in slice `slice`'s partial of `tile` (ptr<1>).
+  Value partialAt(Value tile, Value slice, Value consumer) {
+    SplitKWorkspace layout = splitKLayout();
+    Value area = kb.add(kb.mul(kb.toI64(tile), kb.i64(spec.splitK)),
+                        kb.toI64(slice));
+    Value byte = kb.add(
+        kb.add(kb.i64(layout.partialsOffset),
+               kb.mul(area, kb.i64(layout.partialBytes))),
+        kb.add(kb.mul(kb.toI64(consumer), kb.i64(layout.partialBytes / 2)),
+               kb.toI64(kb.mul(urem(kb.threadIdX(), 128), c32(16)))));
+    return LLVM::GEPOp::create(b(), kb.loc, spec.splitKWorkspace.getType(),
+                               b().getI8Type(), spec.splitKWorkspace,
+                               ValueRange{byte});
+  }
+  /// Register r's 16-byte piece (r a multiple of 4) of accumulator j, from
+  /// this thread's first (partialAt): the part's threads' pieces lie side
+  /// by side.
+  Value pieceAt(Value first, unsigned j, int64_t r) {
+    int64_t piece = (j * spec.tileN / 2 + r) / 4;
+    int32_t bytes = piece * kEpiloguePartThreads * 16;
+    return LLVM::GEPOp::create(b(), kb.loc, first.getType(), b().getI8Type(),
+                               first, ArrayRef<LLVM::GEPArg>{bytes});
+  }
+  Value slice() {
+    return NVVM::BlockIdZOp::create(b(), kb.loc, i32);
+  }
+
+  void storePartial(Value tile, Value consumer, ValueRange sums) {
+    Value first = partialAt(tile, slice(), consumer);
+    auto quad = VectorType::get({4}, b().getF32Type());
+    for (auto [j, sum] : llvm::enumerate(sums))
+      for (int64_t r = 0; r < spec.tileN / 2; r += 4) {
+        Value piece = LLVM::UndefOp::create(b(), kb.loc, quad);
+        for (int64_t i = 0; i < 4; ++i)
+          piece = LLVM::InsertElementOp::create(
+              b(), kb.loc, piece,
+              LLVM::ExtractValueOp::create(b(), kb.loc, sum, r + i), c32(i));
+        LLVM::StoreOp::create(b(), kb.loc, piece, pieceAt(first, j, r), 16);
+      }
+  }
+
+  /// fence.acq_rel.gpu: this thread's accesses before it are ordered
+  /// before its accesses after it for every thread of the GPU.
+  void fenceGpu() {
+    LLVM::FenceOp::create(b(), kb.loc, LLVM::AtomicOrdering::acq_rel,
+                          "device");
+  }
+
+  /// Step 1 and 2 of the file comment: whether this block is the last of
+  /// `tile`'s to arrive (the same i1 in every consumer thread); the last
+  /// sets the counter back to 0.
+  ///
+  /// The PTX memory model's patterns: each thread's stores, then its
+  /// fence.acq_rel.gpu, then the barrier (bar.sync orders them before the
+  /// counting thread's next steps); the counting thread's fence then releases
+  /// all of them (fences are cumulative) to the relaxed atom.add that follows
+  /// it, and its fence after the atom.add acquires every earlier block's
+  /// released partials; the second barrier passes that on to the block.
+  Value arriveLast(Value tile) {
+    fenceGpu(); // this thread's partial, before the barrier
+    syncAllParts();
+    Value word = at(c32(kArrivalWord));
+    kb.ifThen(eq(kb.threadIdX(), 128), [&] {
+      Value counter = LLVM::GEPOp::create(
+          b(), kb.loc, spec.splitKWorkspace.getType(), b().getI32Type(),
+          spec.splitKWorkspace, ValueRange{kb.toI64(tile)});
+      fenceGpu(); // release: the block's partials before the add
+      Value before = LLVM::AtomicRMWOp::create(
+          b(), kb.loc, LLVM::AtomicBinOp::add, counter, c32(1),
+          LLVM::AtomicOrdering::monotonic, "device");
+      fenceGpu(); // acquire: the earlier blocks' partials after it
+      Value last = eq(before, spec.splitK - 1);
+      // No other block adds to it again this launch: all S have.
+      kb.ifThen(last, [&] {
+        LLVM::StoreOp::create(b(), kb.loc, c32(0), counter, 4);
+      });
+      LLVM::StoreOp::create(
+          b(), kb.loc, arith::ExtUIOp::create(b(), kb.loc, i32, last), word,
+          4);
+    });
+    syncAllParts();
+    Value last = eq(LLVM::LoadOp::create(b(), kb.loc, i32, word, 4), 1);
+    return last;
+  }
+
+  /// Step 2's sum, in the last block: the partials of slices 0 .. S - 1 in
+  /// that order, this block's own from `own`.
+  SmallVector<Value> sumSlices(Value tile, Value consumer, ValueRange own) {
+    fenceGpu(); // every thread's loads after the counting thread's acquire
+    Value mine = slice();
+    auto quad = VectorType::get({4}, b().getF32Type());
+    SmallVector<Value> totals;
+    for (auto [j, ownSum] : llvm::enumerate(own)) {
+      Value total = LLVM::UndefOp::create(b(), kb.loc, ownSum.getType());
+      for (int64_t r = 0; r < spec.tileN / 2; r += 4) {
+        SmallVector<Value> sum(4);
+        for (int64_t s = 0; s < spec.splitK; ++s) {
+          Value piece = LLVM::LoadOp::create(
+              b(), kb.loc, quad,
+              pieceAt(partialAt(tile, c32(s), consumer), j, r), 16);
+          Value isMine = eq(mine, s);
+          for (int64_t i = 0; i < 4; ++i) {
+            Value value = kb.select(
+                isMine,
+                LLVM::ExtractValueOp::create(b(), kb.loc, ownSum, r + i),
+                LLVM::ExtractElementOp::create(b(), kb.loc, piece, c32(i)));
+            sum[i] = s == 0 ? value
+                            : arith::AddFOp::create(b(), kb.loc, sum[i], value)
+                                  .getResult();
+          }
+        }
+        for (int64_t i = 0; i < 4; ++i)
+          total = LLVM::InsertValueOp::create(b(), kb.loc, total, sum[i],
+                                              r + i);
+      }
+      totals.push_back(total);
     }
-    epilogue(views, staging, consumer, part, m0Index, n0Index);
+    return totals;
   }
 
   /// Consumer `consumer`'s accumulator registers from `first` on, into its
@@ -501,6 +676,20 @@ struct Wgmma : EpilogueHost {
 
 } // namespace
 
+SplitKWorkspace mlir::fmlp::splitKWorkspace(int64_t rows, int64_t cols,
+                                            int64_t tileN,
+                                            unsigned accumulators,
+                                            int64_t splitK) {
+  SplitKWorkspace layout;
+  layout.counters = llvm::divideCeil(rows, kWgmmaTileM) *
+                    llvm::divideCeil(cols, tileN);
+  layout.partialsOffset = llvm::alignTo(4 * layout.counters, 128);
+  layout.partialBytes = kWgmmaTileM * tileN * accumulators * 4;
+  layout.bytes = layout.partialsOffset +
+                 layout.counters * splitK * layout.partialBytes;
+  return layout;
+}
+
 int64_t mlir::fmlp::wgmmaSharedBytes(const WgmmaGemmSpec &spec) {
   return kBarrierBytes + spec.stages * stageBytes(spec);
 }
@@ -517,9 +706,16 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   // With every staged block prefetched and one accumulator, the producer
   // warpgroup takes one box of each consumer's elements, where the
   // hand-off area fits past the ring.
+  // Split-K: the producer only loads (the file comment): views read
+  // through a tensor map are copied in by the consumers' threads instead.
+  if (staging && spec.splitK > 1) {
+    for (auto [slot, map] : staging->prefetched)
+      staging->maps[slot] = std::nullopt;
+    staging->prefetched.clear();
+  }
   if (staging) {
     staging->handoffBase = wgmmaSharedBytes(spec);
-    if (staging->allPrefetched() && spec.b.size() == 1 &&
+    if (spec.splitK == 1 && staging->allPrefetched() && spec.b.size() == 1 &&
         spec.tileN / kWgmmaOutputBox >= 2) {
       staging->handedOffBoxes = 1;
       if (staging->handoffBase + staging->handoffBytes() >
@@ -537,6 +733,25 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   Value kSteps = arith::MaxUIOp::create(
       b, loc, arith::CeilDivUIOp::create(b, loc, kExtent, w.c32(kWgmmaTileK)),
       w.c32(1));
+  // Split-K: this slice's k-steps [kFirst, first(s + 1)) (the file
+  // comment; the lowering checks S <= the k-steps, K static).
+  Value kFirst = w.c32(0), tile;
+  if (spec.splitK > 1) {
+    assert(!spec.k.tokens && !spec.n.tokens && spec.splitKWorkspace &&
+           "split-K needs static K and N and a workspace");
+    assert(8 * (2 * spec.stages + 2) <= kArrivalWord &&
+           "the mbarriers overlap the arrival word");
+    Value slice = w.slice();
+    auto first = [&](Value s) {
+      return arith::DivUIOp::create(b, loc, kb.mul(s, kSteps),
+                                    w.c32(spec.splitK));
+    };
+    kFirst = first(slice);
+    kSteps = arith::SubIOp::create(b, loc, first(kb.add(slice, w.c32(1))),
+                                   kFirst);
+    Value nTiles = NVVM::GridDimYOp::create(b, loc, w.i32);
+    tile = kb.add(kb.mul(mTile, nTiles), nTile);
+  }
 
   kb.ifThen(w.eq(tid, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
@@ -556,15 +771,16 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    w.producer(kSteps, m0, n0, views, staging);
+    w.producer(kFirst, kSteps, m0, n0, views, staging);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0), views, staging);
+    w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0), tile, views, staging);
   }
 
   LaunchGeometry geometry;
   geometry.block = {kWgmmaThreads, 1, 1};
   geometry.tile(0, spec.m, kWgmmaTileM);
   geometry.tile(1, spec.n, spec.tileN);
+  geometry.fixed[2] = spec.splitK;
   geometry.dynamicSharedBytes =
       wgmmaSharedBytes(spec) + (staging ? staging->handoffBytes() : 0);
   geometry.maxRegisters = kWgmmaMaxRegisters;

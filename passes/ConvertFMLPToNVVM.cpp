@@ -58,6 +58,7 @@ constexpr StringLiteral kKernelModule = "fmlp_kernels";
 /// The distinct memref operands of a kernel op, as kernel parameters.
 class KernelOperands {
 public:
+  KernelOperands() = default;
   explicit KernelOperands(Operation *op) {
     for (Value operand : op->getOperands())
       if (isa<MemRefType>(operand.getType()) && !index.count(operand)) {
@@ -89,6 +90,14 @@ public:
                     WeightLayout layout) const {
     MatrixView stored = view(kb, memref);
     return layout == WeightLayout::in_out ? stored : stored.transposed();
+  }
+
+  /// The same with `extra` as the last buffer (a split-K workspace).
+  KernelOperands with(Value extra) const {
+    KernelOperands more = *this;
+    more.index[extra] = more.buffers.size();
+    more.buffers.push_back(extra);
+    return more;
   }
 
   SmallVector<Value> buffers;
@@ -216,6 +225,37 @@ private:
   const KernelOperands &ops;
 };
 
+/// The most rows a split-K kernel's tiles span: M, or the largest T its
+/// variant serves when M is T.
+int64_t splitKRows(const KernelGemm &gemm, const KernelConfig &config) {
+  return gemm.m.tokens ? config.maxTokens : gemm.m.value;
+}
+
+/// The workspace of `gemm`'s split-K kernel of `config` (codegen's layout).
+SplitKWorkspace splitKLayout(const KernelGemm &gemm,
+                             const KernelConfig &config) {
+  return splitKWorkspace(splitKRows(gemm, config), gemm.n.value, config.tileN,
+                         gemm.b.size(), config.splitK);
+}
+
+/// Why `config`'s split_k cannot split `gemm`'s K, or "".
+std::string notSplittable(const KernelGemm &gemm, const KernelConfig &config) {
+  if (config.splitK == 1)
+    return "";
+  std::string prefix = "has split_k = " + std::to_string(config.splitK);
+  if (gemm.k.tokens || gemm.n.tokens)
+    return prefix + ", but its K or N is T: split-K takes static K and N";
+  if (gemm.m.tokens && config.maxTokens == 0)
+    return prefix + " for every T: only a token variant (max_tokens > 0) "
+                    "splits K, its workspace sized for its largest T";
+  int64_t kTiles = llvm::divideCeil(gemm.k.value, kWgmmaTileK);
+  if (config.splitK > kTiles)
+    return prefix + ", more slices than its K = " +
+           std::to_string(gemm.k.value) + " has k-tiles of " +
+           std::to_string(kWgmmaTileK) + " (" + std::to_string(kTiles) + ")";
+  return "";
+}
+
 /// The GEMM of a kernel op, as its configured strategy: the WGMMA one
 /// reads A and B_j through the plan's tensor maps (and moves the outputs it
 /// stages through theirs), the SIMT one through SimtReads, the
@@ -253,6 +293,12 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
   wgmma.epilogue = spec.epilogue;
+  if (config.splitK > 1) {
+    // The split-K workspace: the kernel's last buffer (buildVariant).
+    wgmma.splitK = config.splitK;
+    wgmma.splitKWorkspace = kb.buffer(ops.buffers.size());
+    wgmma.splitKRows = splitKRows(gemm, config);
+  }
   buildWgmmaGemm(kb, wgmma);
 }
 
@@ -473,11 +519,10 @@ std::string kernelName(StringRef entry, unsigned index, Operation *op) {
 
 /// The launch of `kernel` for `op` at `b`'s insertion point (geometry as
 /// the kernel says).
-gpu::LaunchFuncOp createLaunch(OpBuilder &b, Operation *op,
+gpu::LaunchFuncOp createLaunch(OpBuilder &b, Location loc, ValueRange written,
                                LLVM::LLVMFuncOp kernel,
                                const KernelOperands &operands, Value tokens,
                                ArrayRef<TmaView> tensorMaps) {
-  Location loc = op->getLoc();
   LaunchGeometry geometry = LaunchGeometry::readFrom(kernel);
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -511,11 +556,11 @@ gpu::LaunchFuncOp createLaunch(OpBuilder &b, Operation *op,
       gpu::KernelDim3{block[0], block[1], block[2]}, sharedBytes, args);
   // The geometry travels with the launch too: the kernel becomes a binary.
   geometry.attachTo(launch);
-  // Which parameters the kernel writes (the op's inits).
-  SmallVector<int64_t> written;
-  for (Value init : cast<DestinationStyleOpInterface>(op).getDpsInits())
-    written.push_back(tensorMaps.size() + operands.index.lookup(init));
-  launch->setAttr("fmlp.written", b.getDenseI64ArrayAttr(written));
+  // Which parameters the kernel writes (`written`: the op's inits).
+  SmallVector<int64_t> writtenParams;
+  for (Value buffer : written)
+    writtenParams.push_back(tensorMaps.size() + operands.index.lookup(buffer));
+  launch->setAttr("fmlp.written", b.getDenseI64ArrayAttr(writtenParams));
   launch->setAttr("fmlp.tensor_map_box_rows", b.getDenseI64ArrayAttr(boxRows));
   launch->setAttr("fmlp.tensor_map_cols", b.getDenseI64ArrayAttr(cols));
   return launch;
@@ -529,6 +574,10 @@ struct KernelVariant {
   int64_t maxTokens = 0;
   /// Its 16-byte loads ask 16-byte aligned arguments (as tensor maps do).
   bool vectorAccess = false;
+  /// Split-K: the entry's workspace, its last parameter, and the kernel
+  /// that zeroes its counters, launched just before it.
+  Value splitKWorkspace;
+  LLVM::LLVMFuncOp zeroCounters;
 
   ArrayRef<TmaView> maps() const {
     return tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
@@ -556,13 +605,30 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
       branch = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
       b.setInsertionPoint(branch.thenBlock()->getTerminator());
     }
-    gpu::LaunchFuncOp launch = createLaunch(b, op, variant.func, operands,
-                                            tokens, variant.maps());
-    if (minTokens > 0)
-      launch->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(minTokens));
-    if (!last)
-      launch->setAttr("fmlp.max_tokens",
-                      b.getI64IntegerAttr(variant.maxTokens));
+    auto serve = [&](gpu::LaunchFuncOp launch) {
+      if (minTokens > 0)
+        launch->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(minTokens));
+      if (!last)
+        launch->setAttr("fmlp.max_tokens",
+                        b.getI64IntegerAttr(variant.maxTokens));
+    };
+    ValueRange inits = cast<DestinationStyleOpInterface>(op).getDpsInits();
+    KernelOperands launched = operands;
+    if (Value workspace = variant.splitKWorkspace) {
+      // The counters zero before every launch, whatever the caller's
+      // workspace held (each launch leaves them zero too: WgmmaGemm.cpp).
+      KernelOperands zeroed;
+      zeroed.index[workspace] = 0;
+      zeroed.buffers.push_back(workspace);
+      serve(createLaunch(b, loc, workspace, variant.zeroCounters, zeroed,
+                         tokens, {}));
+      // Its "writes" are the op's outputs alone: the workspace is scratch,
+      // and a launch that writes a non-output is never skipped (Runtime.h).
+      launched = operands.with(workspace);
+    }
+    gpu::LaunchFuncOp launch = createLaunch(b, loc, inits, variant.func,
+                                            launched, tokens, variant.maps());
+    serve(launch);
     if (variant.vectorAccess)
       launch->setAttr("fmlp.vector_access", b.getUnitAttr());
     if (!last) {
@@ -592,9 +658,35 @@ LogicalResult replaceFill(linalg::FillOp fill, gpu::GPUModuleOp gpuModule,
   buildFill(kb, type.getElementType(), type.getNumElements(),
             value.getValueAsDouble());
   OpBuilder b(fill);
-  createLaunch(b, fill, kb.func, operands, tokens, {});
+  createLaunch(b, fill.getLoc(), fill.getDpsInits(), kb.func, operands, tokens,
+               {});
   fill.erase();
   return success();
+}
+
+/// The configs of GEMM kernel op `op`: the variants for few tokens where
+/// tile selection gave them, then the kernel for every larger T.
+FailureOr<SmallVector<KernelConfig>> configsOf(Operation *op) {
+  SmallVector<KernelConfig> configs;
+  if (Attribute attr = op->getAttr(KernelConfigAttr::kVariantsName)) {
+    auto array = dyn_cast<ArrayAttr>(attr);
+    if (!array)
+      return op->emitOpError("has token_variants that are not an array");
+    for (Attribute element : array) {
+      auto config = dyn_cast<KernelConfigAttr>(element);
+      int64_t previous = configs.empty() ? 0 : configs.back().maxTokens;
+      if (!config || config.getMaxTokens() <= previous)
+        return op->emitOpError("has token_variants that are not kernel "
+                               "configs ascending by max_tokens");
+      configs.push_back(KernelConfig::fromAttr(config));
+    }
+  }
+  configs.push_back(KernelConfig::fromAttr(
+      op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kName)));
+  if (configs.back().maxTokens != 0)
+    return op->emitOpError("has a kernel_config with max_tokens: it serves "
+                           "every T past its token_variants");
+  return configs;
 }
 
 struct ConvertFMLPToNVVMPass
@@ -652,6 +744,52 @@ struct ConvertFMLPToNVVMPass
       return signalPassFailure();
     if (kernels.empty() && fills.empty())
       return;
+    // Each GEMM's configs, and each entry's split-K workspace: one
+    // argument, sized for its largest split-K kernel (they run one after
+    // another on the caller's stream, so they share it).
+    DenseMap<Operation *, SmallVector<KernelConfig>> configsByOp;
+    DenseMap<Operation *, std::pair<int64_t, Type>> splitKBytes;
+    for (Operation *op : kernels) {
+      if (isa<BiasGradOp>(op))
+        continue;
+      FailureOr<SmallVector<KernelConfig>> configs = configsOf(op);
+      if (failed(configs))
+        return signalPassFailure();
+      KernelGemm gemm = describeGemm(op);
+      for (const KernelConfig &config : *configs) {
+        if (config.splitK == 1)
+          continue;
+        if (std::string whyNot = notSplittable(gemm, config); !whyNot.empty()) {
+          op->emitOpError(whyNot);
+          return signalPassFailure();
+        }
+        auto &[bytes, element] =
+            splitKBytes[op->getParentOfType<func::FuncOp>()];
+        bytes = std::max(bytes, splitKLayout(gemm, config).bytes);
+        element = gemm.element;
+      }
+      configsByOp[op] = std::move(*configs);
+    }
+    DenseMap<Operation *, Value> splitKWorkspaces;
+    for (auto [entryOp, size] : splitKBytes) {
+      auto entry = cast<func::FuncOp>(entryOp);
+      auto [bytes, element] = size;
+      // In the entry's element type (callers allocate every argument in
+      // it): a static size, never T's, as no split-K kernel serves more
+      // than its max_tokens. fmlp.workspace makes it the manifest's
+      // workspace role (scratch of one call).
+      int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+      auto type = MemRefType::get({llvm::divideCeil(bytes, elementBytes)},
+                                  element);
+      OpBuilder at(&getContext());
+      auto attrs = at.getDictionaryAttr(
+          {at.getNamedAttr("fmlp.name", at.getStringAttr("split_k_workspace")),
+           at.getNamedAttr("fmlp.workspace", at.getUnitAttr())});
+      unsigned index = entry.getNumArguments();
+      if (failed(entry.insertArgument(index, type, attrs, entry.getLoc())))
+        return signalPassFailure();
+      splitKWorkspaces[entry] = entry.getArgument(index);
+    }
     TargetAttr targetAttr = getTarget(module);
     if (!targetAttr) {
       module.emitError(
@@ -698,37 +836,12 @@ struct ConvertFMLPToNVVMPass
         continue;
       }
       KernelGemm gemm = describeGemm(op);
-      // The variants for few tokens where tile selection gave them, then
-      // the kernel for every larger T.
-      SmallVector<KernelConfig> configs;
-      if (Attribute attr = op->getAttr(KernelConfigAttr::kVariantsName)) {
-        auto array = dyn_cast<ArrayAttr>(attr);
-        if (!array) {
-          op->emitOpError("has token_variants that are not an array");
-          return signalPassFailure();
-        }
-        for (Attribute element : array) {
-          auto config = dyn_cast<KernelConfigAttr>(element);
-          int64_t previous = configs.empty() ? 0 : configs.back().maxTokens;
-          if (!config || config.getMaxTokens() <= previous) {
-            op->emitOpError("has token_variants that are not kernel configs "
-                            "ascending by max_tokens");
-            return signalPassFailure();
-          }
-          configs.push_back(KernelConfig::fromAttr(config));
-        }
-      }
-      configs.push_back(KernelConfig::fromAttr(
-          op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kName)));
-      if (configs.back().maxTokens != 0) {
-        op->emitOpError("has a kernel_config with max_tokens: it serves "
-                        "every T past its token_variants");
-        return signalPassFailure();
-      }
+      ArrayRef<KernelConfig> configs = configsByOp[op];
       SmallVector<KernelVariant> variants;
       for (const KernelConfig &config : configs) {
         FailureOr<KernelVariant> variant =
-            buildVariant(op, gemm, config, operands, info, gpuModule, name);
+            buildVariant(op, gemm, config, operands, info, gpuModule, name,
+                         config.splitK > 1 ? splitKWorkspaces[entry] : Value());
         if (failed(variant))
           return signalPassFailure();
         variants.push_back(std::move(*variant));
@@ -745,7 +858,8 @@ struct ConvertFMLPToNVVMPass
                                         const KernelOperands &operands,
                                         const Target &info,
                                         gpu::GPUModuleOp gpuModule,
-                                        StringRef name) {
+                                        StringRef name,
+                                        Value splitKWorkspace) {
     KernelVariant variant;
     variant.maxTokens = config.maxTokens;
     std::string kernelName = name.str();
@@ -761,6 +875,15 @@ struct ConvertFMLPToNVVMPass
       variant.tma = std::move(*planned);
       if (config.maxTokens)
         kernelName += "_upto" + std::to_string(config.maxTokens);
+      if (config.splitK > 1) {
+        kernelName += "_splitk" + std::to_string(config.splitK);
+        variant.splitKWorkspace = splitKWorkspace;
+        KernelBuilder zero(gpuModule, kernelName + "_zero_counters", 0, 1,
+                           op->getLoc());
+        buildFill(zero, zero.b.getF32Type(),
+                  splitKLayout(gemm, config).counters, 0.0);
+        variant.zeroCounters = zero.func;
+      }
       break;
     }
     case KernelStrategy::small_tokens: {
@@ -779,7 +902,8 @@ struct ConvertFMLPToNVVMPass
     }
     ArrayRef<TmaView> maps = variant.maps();
     KernelBuilder kb(gpuModule, kernelName, maps.size(),
-                     operands.buffers.size(), op->getLoc());
+                     operands.buffers.size() + (splitKWorkspace ? 1 : 0),
+                     op->getLoc());
     EpilogueLowering lowering{kb, operands, gemm, config,
                               variant.tma ? &*variant.tma : nullptr};
     llvm::TypeSwitch<Operation *>(op)

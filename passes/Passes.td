@@ -415,7 +415,15 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
       finish each; there, once its loads are issued, the producer also
       computes each consumer's last box of elements from accumulators the
       consumer leaves in shared memory past the ring (setmaxnreg 120 for
-      it, 192 for the consumers);
+      it, 192 for the consumers); with `split_k` = S > 1 (a token variant
+      with static K and N) the grid's z takes slice s of K's tiles, each
+      block stores its fp32 partial tile in the entry point's
+      `split_k_workspace` (a new argument, `fmlp.workspace`, sized for the
+      entry's largest split-K kernel at its largest T) and counts its
+      arrival (atom.add between gpu-scope fences); the last block of a tile
+      sums the partials in slice order, zeroes the counter and runs the
+      epilogue, the others exit. A launch of a fill kernel that zeroes the
+      counters precedes each such launch, in the same T range;
     - `simt`: fp32 FMA on shared-memory tiles, correct for every valid input
       (any strides, T from 1 up, f32 as true IEEE fp32, any chip).
 

@@ -42,6 +42,10 @@ GemmShape describe(Operation *op) {
   // (4096, 11008), 0.91-1.03x at (1024, 2816); K3, whose epilogue reads G
   // and U, lost (1.02-1.43x), K1 (two accumulators) was mixed.
   shape.narrowTilesForFewTokens = isa<DownOp, InputGradOp>(op);
+  if (!gemm.n.tokens)
+    shape.n = gemm.n.value;
+  if (!gemm.k.tokens)
+    shape.k = gemm.k.value;
   // The grid is static when neither M nor N is T (the weight gradients).
   if (!gemm.m.tokens && !gemm.n.tokens) {
     shape.rows = gemm.m.value;

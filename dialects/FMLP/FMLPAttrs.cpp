@@ -73,7 +73,12 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          KernelStrategy strategy, ArrayRef<int64_t> tile,
                          int64_t stages, ArrayRef<int64_t> cluster,
                          int64_t sharedBytes, int64_t maxRegisters,
-                         StringRef reason, int64_t maxTokens) {
+                         StringRef reason, int64_t maxTokens, int64_t splitK) {
+  if (splitK < 1)
+    return emitError() << "split_k must be at least 1 (1: K is not split)";
+  if (splitK > 1 && strategy != KernelStrategy::wgmma)
+    return emitError() << "split_k = " << splitK
+                       << ": only a wgmma kernel splits K";
   if (maxTokens < 0)
     return emitError() << "max_tokens must be non-negative (0: any T)";
   if (tile.size() != 3 || llvm::any_of(tile, [](int64_t v) { return v <= 0; }))

@@ -127,7 +127,10 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     depth of the operand ring; `cluster` the blocks of a thread block
     cluster along M and N; `shared_bytes` the block's ring (or SIMT tiles)
     and barriers; `max_registers` the per-thread cap ptxas must keep;
-    `reason` why this strategy and not a faster one.
+    `reason` why this strategy and not a faster one; `split_k` (wgmma only,
+    default 1, printed when not 1) the slices K is cut into, each a block
+    of its own whose fp32 partial sums the tile's last block adds in slice
+    order (codegen/WgmmaGemm.cpp, split-K).
 
     A kernel op may also carry `fmlp.token_variants`, an array of further
     configurations for launches of few tokens, ascending by `max_tokens`:
@@ -151,12 +154,15 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     "int64_t":$max_registers,
     StringRefParameter<"why this strategy">:$reason,
     DefaultValuedParameter<"int64_t", "0",
-                           "the largest T served (0: any)">:$max_tokens);
+                           "the largest T served (0: any)">:$max_tokens,
+    DefaultValuedParameter<"int64_t", "1",
+                           "K slices, one block each (1: no split)">:$split_k);
   let assemblyFormat = [{
     `<` `strategy` `=` $strategy `,` `tile` `=` `[` $tile `]` `,`
     `stages` `=` $stages `,` `cluster` `=` `[` $cluster `]` `,`
     `shared_bytes` `=` $shared_bytes `,` `max_registers` `=` $max_registers
-    `,` `reason` `=` $reason (`,` `max_tokens` `=` $max_tokens^)? `>`
+    `,` (`split_k` `=` $split_k^ `,`)? `reason` `=` $reason
+    (`,` `max_tokens` `=` $max_tokens^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

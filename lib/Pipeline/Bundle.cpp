@@ -168,12 +168,13 @@ llvm::SmallDenseSet<unsigned> writtenArguments(func::FuncOp func) {
 }
 
 /// input, output (written by the entry point), saved (kept from forward to
-/// backward) or workspace (scratch of one call).
+/// backward) or workspace (scratch of one call: PlanMemory's, and the
+/// split-K kernels' that convert-fmlp-to-nvvm marks fmlp.workspace).
 std::string argumentRole(func::FuncOp func, unsigned index, StringRef name,
                          const llvm::SmallDenseSet<unsigned> &written) {
   if (func.getArgAttr(index, "fmlp.saved"))
     return "saved";
-  if (name == "workspace")
+  if (name == "workspace" || func.getArgAttr(index, "fmlp.workspace"))
     return "workspace";
   return written.contains(index) ? "output" : "input";
 }

@@ -9,7 +9,8 @@
 // steps on the host.
 //
 // The forward and backward are also captured in a CUDA graph, replayed, and
-// judged again.
+// judged again; y and dx must be the eager run's bit for bit (the kernels,
+// split-K's included, are deterministic).
 //
 // The bundle may have any memory policy (save=agu, gu, u, x) and token chunks
 // (chunk-tokens): each entry point's arguments are made from the manifest
@@ -450,6 +451,20 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
                    &unitBounds.dDownChunk, chunks),
            /*mustFail=*/true);
   }
+  // Every kernel computes each element once in a fixed order (split-K's
+  // last block adds the slices' partials in slice order, whatever order
+  // they arrived in): the replay below must give y and dx bit for bit
+  // (at sampled T, where the host copies would be too large, not checked).
+  auto bytesOf = [](const DeviceBuffer &b) {
+    std::vector<unsigned char> host(b.bytes);
+    CHECK_CUDA(cudaMemcpy(host.data(), b.data, b.bytes, cudaMemcpyDeviceToHost));
+    return host;
+  };
+  std::vector<unsigned char> eagerY, eagerDx;
+  if (!sample) {
+    eagerY = bytesOf(y);
+    eagerDx = bytesOf(dx);
+  }
   // The same forward and backward captured in a CUDA graph and replayed
   // (launches allocate nothing and never synchronize, so they capture; a
   // chunked entry point's chunk loop is host launches, captured as such).
@@ -470,6 +485,14 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
     CHECK_CUDA(cudaGraphLaunch(exec, stream));
     CHECK_CUDA(cudaStreamSynchronize(stream));
     judge(" (graph)");
+    if (!sample) {
+      bool same = bytesOf(y) == eagerY && bytesOf(dx) == eagerDx;
+      if (!same)
+        ++failures;
+      std::printf("%-5s D=%-5lld H=%-6lld T=%-6lld %-22s %s\n", n,
+                  (long long)D, (long long)H, (long long)T, "y, dx (graph)",
+                  same ? "bitwise as eager" : "FAIL: not bitwise as eager");
+    }
     CHECK_CUDA(cudaGraphExecDestroy(exec));
     CHECK_CUDA(cudaGraphDestroy(graph));
     CHECK_CUDA(cudaStreamDestroy(stream));

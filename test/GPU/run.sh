@@ -3,10 +3,12 @@
 # judges every bundle of make-bundles.sh on the GPU (fmlp-gpu-block-test)
 # and runs compute-sanitizer's memcheck and racecheck once at a small shape.
 #   test/GPU/run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]
-# quick: T in {0, 1, 2, 3, 16, 17, 37, 256, 257, 4096} (0: the weight
-# gradients of an empty batch are zero; 1 to 16 the small_tokens variants
-# of K1 and K2, 16 and 17 either side of their range; 256 and 257 either
-# side of K2's and K4's 64-wide WGMMA variants), and 2597 at D = 1024 (21 row
+# quick: T in {0, 1, 2, 3, 16, 17, 37, 128, 129, 256, 257, 4096} (0: the
+# weight gradients of an empty batch are zero; 1 to 16 the small_tokens
+# variants of K1 and K2, 16 and 17 either side of their range; 17 to 128
+# K2's and K4's split-K variants of one row of tiles, 128 and 129 either
+# side; 256 and 257 either side of their 64-wide WGMMA variants, split-K
+# at D = 1024), and 2597 at D = 1024 (21 row
 # tiles: the last group of 16 is partial); full adds T = 65536 (judged at sampled tokens and hidden units
 # where the full float64 reference would not fit). DTYPES (default "bf16 f16
 # f32") narrows the run. bf16 also runs at the edge shapes of shapes.sh,
@@ -36,7 +38,7 @@ dtypes=${DTYPES:-bf16 f16 f32}
 [[ " $sets " == *" defaults "* ]] && for dtype in $dtypes; do
   for shape in $gpu_test_shapes; do
     d=${shape%x*} h=${shape#*x}
-    tokens="0 1 2 3 16 17 37 256 257 4096"
+    tokens="0 1 2 3 16 17 37 128 129 256 257 4096"
     if [[ $d == 1024 ]]; then tokens="$tokens 2597"; fi
     if [[ $set_ == full ]]; then tokens="$tokens 65536"; fi
     timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1

@@ -43,3 +43,37 @@ func.func @small_tokens_for_every_t(%a: memref<?x128xbf16>, %wd: memref<64x128xb
     fmlp.kernel_config = #fmlp.kernel_config<strategy = small_tokens, tile = [16, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "few">}
   return
 }
+
+// -----
+
+// Split-K (kernel_config's split_k): every slice needs a k-tile of 64;
+// K = 1024 has 16.
+func.func @more_slices_than_k_tiles(%a: memref<?x1024xbf16>, %wd: memref<64x1024xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has split_k = 17, more slices than its K = 1024 has k-tiles of 64 (16)}}
+  fmlp.down ins(%a, %wd : memref<?x1024xbf16>, memref<64x1024xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "base">,
+    fmlp.token_variants = [
+      #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 17, reason = "split", max_tokens = 128>]}
+  return
+}
+
+// -----
+
+// Its workspace is sized for the largest T the kernel serves: a kernel for
+// every T (M = T) does not split K.
+func.func @split_for_every_t(%a: memref<?x1024xbf16>, %wd: memref<64x1024xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has split_k = 2 for every T: only a token variant (max_tokens > 0) splits K, its workspace sized for its largest T}}
+  fmlp.down ins(%a, %wd : memref<?x1024xbf16>, memref<64x1024xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 2, reason = "split">}
+  return
+}
+
+// -----
+
+// The weight gradients contract over T: no static K to split.
+func.func @k_is_tokens(%dy: memref<?x64xbf16>, %a: memref<?x128xbf16>, %dwd: memref<64x128xbf16>) {
+  // expected-error@+1 {{has split_k = 2, but its K or N is T: split-K takes static K and N}}
+  fmlp.down_weight_grad ins(%dy, %a : memref<?x64xbf16>, memref<?x128xbf16>) outs(%dwd : memref<64x128xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 2, reason = "split">}
+  return
+}

@@ -4,6 +4,7 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SM120A
 // RUN: fmlp-opt %s --fmlp-plan-pipeline="save=gu" --fmlp-attach-target --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=GU
 // RUN: fmlp-opt %s --fmlp-plan-pipeline="save=u" --fmlp-attach-target --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SAVEU
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-split-k=3 | FileCheck %s --check-prefix=FORCED
 
 // The decision per chip, element type and shape, as the typed
 // #fmlp.kernel_config that convert-fmlp-to-nvvm follows.
@@ -97,10 +98,20 @@ func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tenso
 // D = 1024, H = 2816: the weight gradients' grids are static and 192 wide
 // tiles cut waves x width on sm_90a's 132 multiprocessors (K6: 8 x 15
 // tiles in one wave; K5: 44 x 6 in two), 6 stages where they fit.
+// The narrow variants of K2 and K4 split K (codegen/TileSelection.h): 16
+// blocks a row of tiles, so S = 8 at T <= 128 and 4 at T <= 256 (128 blocks
+// each); K2's K = H = 2816 (44 k-tiles), K4's 2H. --fmlp-split-k (FORCED)
+// takes one S for both ranges: one variant.
+// CHECK-LABEL: func.func @llama_1k.forward
+// CHECK: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 8, reason = "T <= 128: 64-wide tiles, 4x the blocks to stream the weights on sm_90a, K in 8 slices (128 blocks)", max_tokens = 128>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 4, reason = "T <= 256: 64-wide tiles, 4x the blocks to stream the weights on sm_90a, K in 4 slices (128 blocks)", max_tokens = 256>]}
+// FORCED-LABEL: func.func @llama_1k.forward
+// FORCED: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}split_k = 3, reason = "T <= 256: {{.*}}K in 3 slices (96 blocks)", max_tokens = 256>]}
 // CHECK-LABEL: func.func @llama_1k.backward
 // CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]
+// CHECK-NOT: split_k
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
-// CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]
+// CHECK-NOT: split_k
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]{{.*}}split_k = 8, {{.*}}max_tokens = 128>, {{.*}}split_k = 4, {{.*}}max_tokens = 256>]}
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
 func.func @llama_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: tensor<2816x1024xbf16>,
                     %wd: tensor<1024x2816xbf16>) -> tensor<?x1024xbf16> {

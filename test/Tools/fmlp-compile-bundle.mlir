@@ -61,23 +61,30 @@
 // MANIFEST: "version": 3
 
 // INFO: bundle {{.+}}.bundle: chip sm_90a, 3 entry points, compiled by fmlp {{[0-9]+\.[0-9]+\.[0-9]+}}
-// INFO: entry llama_mlp.forward (forward): 2443776 B saved + workspace at T = 37
+// INFO: entry llama_mlp.forward (forward): 6638336 B saved + workspace at T = 37
 // INFO-NEXT: x          input     bf16 [T, 4096] align 16
 // INFO-NEXT: gate       input     bf16 [11008, 4096] align 16
 // INFO-NEXT: up         input     bf16 [11008, 4096] align 16
 // INFO-NEXT: down       input     bf16 [4096, 11008] align 16
 // INFO-NEXT: y          output    bf16 [T, 4096] align 16
 // INFO-NEXT: saved      saved     bf16 [T, 33024] align 16
+// The split-K variants' workspace: 64 counters, then 64 tiles x 2 slices x
+// 128 x 64 fp32 partials (128 + 4194304 bytes, as bf16).
+// INFO-NEXT: split_k_workspace workspace bf16 [2097280] align 16
 // INFO-NEXT: kernel llama_mlp_forward_k0_gate_up_small_tokens: T in [1, 16], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [17, inf], runs at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k1_down_small_tokens: T in [1, 16], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto256: T in [17, 256], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto128_splitk2_zero_counters: T in [17, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto128_splitk2: T in [17, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto256: T in [129, 256], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k1_down: T in [257, inf], not run at T = 37
 // INFO: entry llama_mlp.backward (backward)
 // INFO: saved      saved     bf16 [T, 33024] align 16 consumed
-// INFO: kernel llama_mlp_backward_k2_input_grad_upto256: T in [1, 256], runs at T = 37
+// INFO: kernel llama_mlp_backward_k2_input_grad_upto128_splitk2_zero_counters: T in [1, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto128_splitk2: T in [1, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto256: T in [129, 256], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_backward_k2_input_grad: T in [257, inf], not run at T = 37
-// INFO: entry llama_mlp.forward_nograd (forward_nograd): 814592 B saved + workspace at T = 37
+// INFO: entry llama_mlp.forward_nograd (forward_nograd): 5009152 B saved + workspace at T = 37
 
 // NODRIVER: fmlp-bundle-info: FMLP_ERROR_NO_DRIVER: no CUDA driver: cannot load libcuda-absent-for-fmlp-tests.so.1
 

@@ -12,6 +12,11 @@
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --save=u -o %t/u.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --save=x -o %t/x.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --mode=infer -o %t/infer.bundle
+// Split-K with 8 slices where a kernel has 8 k-tiles (reglu_biases' K4,
+// K = 2H = 512), as many as it has elsewhere (K2: 4): the slice-order sum
+// of 8 partials within the registers too (NOSPILL below).
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-split-k=8 -o %t/splitk.bundle
+// RUN: grep -q "input_grad_upto256_splitk8'" %t/splitk.bundle/ptxas.log
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_80 -o %t/sm80.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_120 -o %t/sm120.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_86 -o %t/sm86.bundle

@@ -208,6 +208,111 @@ TEST(TileSelection, StaticGridsChooseTheWidthByWaves) {
   EXPECT_EQ(h200.multiprocessors, 132);
 }
 
+// Split-K for the narrow variants (TileSelection.h): the S whose grid time,
+// waves x K per block, is least, within 2 waves and 4 k-tiles a slice.
+TEST(TileSelection, SplitKCoversTheChipWithinTwoWaves) {
+  const Target &h200 = target("sm_90a");
+  // K2 at D = 4096, H = 11008 (172 k-tiles): 64 blocks a row of tiles;
+  // S = 2 is one wave of 128 (cost 1/2), S = 3 two waves (2/3), S = 4 ties
+  // with 2 (2/4) and the smaller wins. Two rows of tiles (T <= 256) already
+  // fill a wave: S = 2 would take two.
+  EXPECT_EQ(selectSplitK(h200, 64, 172), 2);
+  EXPECT_EQ(selectSplitK(h200, 128, 172), 1);
+  // K4 (K = 2H: 344 k-tiles): the same grid.
+  EXPECT_EQ(selectSplitK(h200, 64, 344), 2);
+  // D = 1024, H = 2816: 16 blocks; S = 8 is one wave of 128 (S = 16 ties at
+  // two waves, and leaves 2 k-tiles a slice); 32 blocks: S = 4.
+  EXPECT_EQ(selectSplitK(h200, 16, 44), 8);
+  EXPECT_EQ(selectSplitK(h200, 32, 44), 4);
+  EXPECT_EQ(selectSplitK(h200, 16, 88), 8);
+  // At least 4 k-tiles a slice: 12 k-tiles take 3 slices, 7 one.
+  EXPECT_EQ(selectSplitK(h200, 16, 12), 3);
+  EXPECT_EQ(selectSplitK(h200, 16, 7), 1);
+  // A grid of two waves or more is not split.
+  EXPECT_EQ(selectSplitK(h200, 264, 1000), 1);
+  EXPECT_EQ(selectSplitK(h200, 133, 1000), 1);
+  // Another multiprocessor count (an H100 PCIe's 114): 64 blocks x 2 = 128
+  // are two waves there (cost 2/2), x 3 = 192 too (2/3), x 4 = 256 three.
+  Target pcie = h200;
+  pcie.multiprocessors = 114;
+  EXPECT_EQ(selectSplitK(pcie, 64, 172), 3);
+
+  // Every S it returns, over a sweep of grids: within the bounds, and no
+  // allowed S is cheaper.
+  for (int64_t blocks = 1; blocks <= 300; blocks += 7)
+    for (int64_t kTiles = 1; kTiles <= 400; kTiles += 13) {
+      int64_t s = selectSplitK(h200, blocks, kTiles);
+      SCOPED_TRACE(std::to_string(blocks) + " blocks, " +
+                   std::to_string(kTiles) + " k-tiles: S = " +
+                   std::to_string(s));
+      ASSERT_GE(s, 1);
+      auto waves = [&](int64_t slices) {
+        return (blocks * slices + 131) / 132;
+      };
+      if (s > 1) {
+        EXPECT_LE(blocks * s, 2 * 132);
+        EXPECT_GE(kTiles / s, 4);
+      }
+      for (int64_t other = 1; other <= kTiles / 4; ++other)
+        if (waves(other) <= 2)
+          EXPECT_LE(waves(s) * other, waves(other) * s) << "S = " << other;
+    }
+}
+
+// The narrow variants with N and K known: one per range of row tiles, or one
+// for both where their S agree; each within the chip.
+TEST(TileSelection, NarrowVariantsSplitKByRowTiles) {
+  MLIRContext context;
+  context.loadDialect<FMLPDialect>();
+  Builder b(&context);
+  const Target &h200 = target("sm_90a");
+  auto variants = [&](int64_t n, int64_t k) {
+    GemmShape shape{b.getBF16Type(), 1, true, ""};
+    shape.narrowTilesForFewTokens = true;
+    shape.n = n;
+    shape.k = k;
+    KernelConfig base = selectGemmConfig(h200, shape);
+    EXPECT_EQ(base.splitK, 1);
+    SmallVector<std::pair<int64_t, int64_t>> ranges; // (max_tokens, S)
+    for (const KernelConfig &v : selectTokenVariants(h200, shape, base)) {
+      EXPECT_EQ(v.strategy, KernelStrategy::wgmma);
+      EXPECT_EQ(v.tileN, 64);
+      EXPECT_LE(v.sharedBytes, h200.sharedBytesPerBlock);
+      // It survives the attribute.
+      EXPECT_EQ(KernelConfig::fromAttr(v.toAttr(&context)).splitK, v.splitK);
+      ranges.push_back({v.maxTokens, v.splitK});
+    }
+    return ranges;
+  };
+  using Ranges = SmallVector<std::pair<int64_t, int64_t>>;
+  // K2 and K4 at D = 4096, H = 11008.
+  EXPECT_EQ(variants(4096, 11008), (Ranges{{128, 2}, {256, 1}}));
+  EXPECT_EQ(variants(4096, 2 * 11008), (Ranges{{128, 2}, {256, 1}}));
+  // At D = 1024, H = 2816.
+  EXPECT_EQ(variants(1024, 2816), (Ranges{{128, 8}, {256, 4}}));
+  // D = 64, H = 128 (2 k-tiles): never split, one variant for T <= 256.
+  EXPECT_EQ(variants(64, 128), (Ranges{{256, 1}}));
+  // N or K unknown (T): no split.
+  EXPECT_EQ(variants(0, 2816), (Ranges{{256, 1}}));
+  EXPECT_EQ(variants(1024, 0), (Ranges{{256, 1}}));
+}
+
+// The split-K workspace: a counter per tile, then 128-byte aligned fp32
+// partials per tile and slice.
+TEST(TileSelection, SplitKWorkspaceLayout) {
+  SplitKWorkspace w = splitKWorkspace(128, 4096, 64, 1, 2);
+  EXPECT_EQ(w.counters, 64);
+  EXPECT_EQ(w.partialsOffset, 256);
+  EXPECT_EQ(w.partialBytes, 128 * 64 * 4);
+  EXPECT_EQ(w.bytes, 256 + 64 * 2 * 128 * 64 * 4);
+  // Ragged edges round up to whole tiles; two accumulators double a tile.
+  w = splitKWorkspace(200, 1000, 64, 2, 3);
+  EXPECT_EQ(w.counters, 2 * 16);
+  EXPECT_EQ(w.partialsOffset, 128);
+  EXPECT_EQ(w.partialBytes, 128 * 64 * 2 * 4);
+  EXPECT_EQ(w.bytes, 128 + 32 * 3 * w.partialBytes);
+}
+
 // The table's rows against the CUDA Programming Guide's limits and what
 // PTX and LLVM 22's NVPTX backend require of each chip.
 TEST(Target, TableRows) {

@@ -52,3 +52,18 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64,
 
 // expected-error@+1 {{stages must be at least 1}}
 module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 0, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{split_k must be at least 1 (1: K is not split)}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 0, max_registers = 168, split_k = 0, reason = "", max_tokens = 128>} {}
+
+// -----
+
+// expected-error@+1 {{split_k must be at least 1 (1: K is not split)}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 0, max_registers = 168, split_k = -2, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{split_k = 2: only a wgmma kernel splits K}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, split_k = 2, reason = "">} {}
