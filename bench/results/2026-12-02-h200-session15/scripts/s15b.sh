@@ -24,7 +24,7 @@ run gpu.log $B/mlp-bf16-1088-704.bundle bf16 1088 704 17 129 256
 run gpu.log $B/mlp-f32-1024-2816.bundle f32 1024 2816 17 129 256
 run gpu.log $B/mlp-bf16-1024-2816-x-c64.bundle bf16 1024 2816 17 129 200
 run gpu.log $B/mlp-bf16-1024-2816-u-c64.bundle bf16 1024 2816 17 129 200
-grep -E "failure\(s\)|FAIL" "$R/gpu.log" | head -20
+grep -E "failure\(s\)|FAIL|NOT REFUSED|CONTROL PASSED" "$R/gpu.log" | head -20; echo "bitwise lines: $(grep -c "bitwise as eager" "$R/gpu.log")"
 for tool in memcheck racecheck; do
   for b in mlp-bf16-1024-2816 mlp-bf16-1024-2816-u-c64; do
     timeout 100 compute-sanitizer --tool $tool --error-exitcode 3 $test $B/$b.bundle bf16 1024 2816 129 \
