@@ -203,7 +203,7 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
       for (int64_t rowTiles : {1, 2}) {
         KernelConfig variant = *narrow;
         variant.maxTokens = rowTiles * kWgmmaTileM;
-        if (shape.n > 0 && shape.k > 0) {
+        if (shape.n > 0 && shape.k > 0 && shape.splitKReady) {
           variant.splitK =
               forcedSplitK > 0
                   ? std::min<int64_t>(forcedSplitK, kTiles)

@@ -102,6 +102,9 @@ struct GemmShape {
   bool narrowTilesForFewTokens = false;
   /// N and K when static (0 when T): split-K needs both.
   int64_t n = 0, k = 0;
+  /// Whether the narrow variants may split K (SelectTiles.cpp says when
+  /// not).
+  bool splitKReady = true;
   /// The contractions' operand format (the block's precision attribute);
   /// without one, that of the element type (bf16, f16, ieee for f32).
   std::optional<Precision> precision;

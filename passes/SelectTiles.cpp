@@ -42,6 +42,10 @@ GemmShape describe(Operation *op) {
   // (4096, 11008), 0.91-1.03x at (1024, 2816); K3, whose epilogue reads G
   // and U, lost (1.02-1.43x), K1 (two accumulators) was mixed.
   shape.narrowTilesForFewTokens = isa<DownOp, InputGradOp>(op);
+  // K2 with a bias in its epilogue spills when split (584 B at (1024, 2816)
+  // in 8 slices): unsplit until the last arriver's epilogue is leaner.
+  if (auto down = dyn_cast<DownOp>(op); down && down.getDownBias())
+    shape.splitKReady = false;
   if (!gemm.n.tokens)
     shape.n = gemm.n.value;
   if (!gemm.k.tokens)

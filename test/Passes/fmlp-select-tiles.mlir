@@ -122,6 +122,28 @@ func.func @llama_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: t
 
 // -----
 
+// K2 with a down bias keeps its narrow variant unsplit (its epilogue's bias
+// loads spill in the last arriver at 8 slices), even when forced; K4 (no
+// bias) still splits.
+// CHECK-LABEL: func.func @biased_1k.forward
+// CHECK: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}reason = "T <= 256: 64-wide tiles, 4x the blocks to stream the weights on sm_90a", max_tokens = 256>]}
+// CHECK-LABEL: func.func @biased_1k.backward
+// CHECK: fmlp.input_grad {{.*}}split_k = 8, {{.*}}max_tokens = 128>
+// FORCED-LABEL: func.func @biased_1k.forward
+// FORCED: fmlp.down {{.*}}tile = [128, 64, 64]
+// FORCED-NOT: split_k
+// FORCED-SAME: max_tokens = 256>]}
+func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: tensor<2816x1024xbf16>,
+                     %wd: tensor<1024x2816xbf16>, %bg: tensor<2816xbf16>, %bu: tensor<2816xbf16>,
+                     %bd: tensor<1024xbf16>) -> tensor<?x1024xbf16> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd gate_bias %bg up_bias %bu down_bias %bd
+      : (tensor<?x1024xbf16>, tensor<2816x1024xbf16>, tensor<2816x1024xbf16>, tensor<1024x2816xbf16>,
+         tensor<2816xbf16>, tensor<2816xbf16>, tensor<1024xbf16>) -> tensor<?x1024xbf16>
+  return %y : tensor<?x1024xbf16>
+}
+
+// -----
+
 // The block's precision reaches every GEMM kernel (fmlp-fuse) and the
 // selection: tf32 on f32 operands is computed as IEEE fp32 (no tf32
 // kernels yet: never less accurate than asked) ...
