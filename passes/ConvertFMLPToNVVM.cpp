@@ -617,11 +617,18 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
     if (Value workspace = variant.splitKWorkspace) {
       // The counters zero before every launch, whatever the caller's
       // workspace held (each launch leaves them zero too: WgmmaGemm.cpp).
+      // The fill also takes the op's outputs, which it does not touch, and
+      // says it writes them: the runtime then runs it exactly when it runs
+      // the GEMM (a launch is skipped when every argument it writes is an
+      // unwanted output; one that wrote only the workspace would always
+      // run, also for a dX nobody asked for).
       KernelOperands zeroed;
       zeroed.index[workspace] = 0;
       zeroed.buffers.push_back(workspace);
-      serve(createLaunch(b, loc, workspace, variant.zeroCounters, zeroed,
-                         tokens, {}));
+      for (Value init : inits)
+        zeroed = zeroed.with(init);
+      serve(createLaunch(b, loc, inits, variant.zeroCounters, zeroed, tokens,
+                         {}));
       // Its "writes" are the op's outputs alone: the workspace is scratch,
       // and a launch that writes a non-output is never skipped (Runtime.h).
       launched = operands.with(workspace);
@@ -878,8 +885,12 @@ struct ConvertFMLPToNVVMPass
       if (config.splitK > 1) {
         kernelName += "_splitk" + std::to_string(config.splitK);
         variant.splitKWorkspace = splitKWorkspace;
-        KernelBuilder zero(gpuModule, kernelName + "_zero_counters", 0, 1,
-                           op->getLoc());
+        // Its buffers: the workspace, then the op's outputs (untouched;
+        // see replaceWithLaunches).
+        KernelBuilder zero(
+            gpuModule, kernelName + "_zero_counters", 0,
+            1 + cast<DestinationStyleOpInterface>(op).getNumDpsInits(),
+            op->getLoc());
         buildFill(zero, zero.b.getF32Type(),
                   splitKLayout(gemm, config).counters, 0.0);
         variant.zeroCounters = zero.func;

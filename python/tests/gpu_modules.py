@@ -228,8 +228,10 @@ def frozen(dtype=torch.bfloat16, tokens=(2, 37)):
                    worst <= 1.0 and all(bad == 0 for _, bad in ratios.values()),
                    " ".join(f"{n} {r:.3f}" for n, (r, _) in ratios.items()))
             # The kernel op of each: the name less its variant's suffix
-            # (_small_tokens, _upto256: a range of T).
-            ran = sorted({re.sub(r"_(small_tokens|upto\d+)$", "", k) for k in kernels})
+            # (_small_tokens, _upto256: a range of T; _splitk2: K in
+            # slices, with the fill that zeroes its counters).
+            ran = sorted({re.sub(r"_(small_tokens|upto\d+(_splitk\d+)?)(_zero_counters)?$", "", k)
+                          for k in kernels})
             report(f"{label}: kernels skipped as asked",
                    not any(k.endswith(a) for a in absent for k in ran)
                    and all(any(k.endswith(q) for k in ran) for q in present),

@@ -5,16 +5,18 @@
 // slices x 128 x 64 fp32: 128 + 65536 bytes, as bf16), a workspace in the
 // manifest. In the T <= 128 branch a fill kernel zeroes the counters, then
 // the GEMM runs on a grid of ceil(T / 128) x 1 x 2 with the workspace as
-// its last buffer; it writes (fmlp.written) y alone, the workspace being
-// scratch. T > 128 takes the unsplit kernel.
+// its last buffer; both say they write (fmlp.written) y alone, the
+// workspace being scratch: the fill takes y too, untouched, so that the
+// runtime runs or skips it with its GEMM. T > 128 takes the unsplit
+// kernel.
 // CHECK-LABEL: func.func @down(
 // CHECK-SAME: %[[WS:[a-z0-9]+]]: memref<32832xbf16> {fmlp.name = "split_k_workspace", fmlp.workspace})
 // CHECK: %[[T:.+]] = memref.dim %arg0, %c0
 // CHECK: %[[FEW:.+]] = arith.cmpi ule, %[[T]], %c128
 // CHECK: scf.if %[[FEW]] {
-// CHECK: gpu.launch_func @fmlp_kernels::@down_k0_down_upto128_splitk2_zero_counters blocks in (%c1{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}) dynamic_shared_memory_size %c0_i32 args(%[[WS]] : memref<32832xbf16>, %[[T]] : index)
+// CHECK: gpu.launch_func @fmlp_kernels::@down_k0_down_upto128_splitk2_zero_counters blocks in (%c1{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}) dynamic_shared_memory_size %c0_i32 args(%[[WS]] : memref<32832xbf16>, %arg2 : memref<?x64xbf16>, %[[T]] : index)
 // CHECK-SAME: fmlp.max_tokens = 128
-// CHECK-SAME: fmlp.written = array<i64: 0>
+// CHECK-SAME: fmlp.written = array<i64: 1>
 // CHECK: %[[GX:.+]] = arith.ceildivui %[[T]], %c128
 // CHECK: gpu.launch_func @fmlp_kernels::@down_k0_down_upto128_splitk2 blocks in (%[[GX]], %c1{{.*}}, %c2) threads in (%c384, {{.*}}) dynamic_shared_memory_size %c148480_i32 args({{.*}}, %arg2 : memref<?x64xbf16>, %[[WS]] : memref<32832xbf16>, %[[T]] : index)
 // CHECK-SAME: fmlp.grid_fixed = array<i64: 0, 1, 2>
