@@ -32,10 +32,10 @@
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
 
-// 48 (save=agu) + 48 (gu) + 52 (u) + 53 (x) + 52 (split-K forced to 8
+// 48 (save=agu) + 48 (gu) + 52 (u) + 53 (x) + 50 (split-K forced to 8
 // slices) + 12 (infer) + 8 (tosa f32) kernels, and 42 for each of 10 more
 // chips.
-// CHECK-COUNT-693: Compiling entry function
+// CHECK-COUNT-691: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
