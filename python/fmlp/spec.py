@@ -150,7 +150,10 @@ def memory_report(spec: BlockSpec, tokens: int) -> dict:
     saved_bytes (kept from forward to backward), forward_, backward_ and
     nograd_workspace_bytes, training_peak_bytes (saved plus the larger
     workspace), inference_peak_bytes. Needs fmlp-compile on PATH; compiles
-    no kernels."""
+    no kernels, so it is the plan's memory: a GPU bundle whose kernels
+    split K at a few hundred tokens also takes a fixed scratch argument,
+    `split_k_workspace` (a few MiB; the runtime's fmlp_workspace_bytes
+    counts it)."""
     if shutil.which("fmlp-compile") is None:
         raise BundleMissing("fmlp.memory_report needs fmlp-compile on PATH")
     with tempfile.TemporaryDirectory(prefix="fmlp-report.") as directory:
