@@ -191,32 +191,43 @@ LogicalResult GateUpOp::verify() {
   return expectShapes(*this, expected);
 }
 
-LogicalResult DownOp::verify() {
-  FailureOr<KernelDims> dims =
-      readKernelDims(*this, {"y"}, "down", getDown(), getDownLayout(), getA());
+/// A projection kernel, out = in W (+ bias) with W of extents in -> out:
+/// `input` [T, in], the one out [T, out], the bias (when given) [out]. Each
+/// named as the op's messages name it.
+struct ProjectionOperands {
+  StringRef inputName;
+  Value input;
+  StringRef weightName;
+  Value weight;
+  WeightLayout layout;
+  StringRef outName, biasName;
+  Value bias;
+};
+LogicalResult verifyProjection(Operation *op, const ProjectionOperands &p) {
+  FailureOr<KernelDims> dims = readKernelDims(op, {p.outName}, p.weightName,
+                                              p.weight, p.layout, p.input);
   if (failed(dims))
     return failure();
-  auto [h, d] = dims->weight;
+  auto [in, out] = dims->weight;
   int64_t t = dims->tokens;
-  SmallVector<ExpectedShape> expected = {{"a", getA(), {t, h}},
-                                         {"y", getInits().front(), {t, d}}};
-  if (getDownBias())
-    expected.push_back({"down_bias", getDownBias(), {d}});
-  return expectShapes(*this, expected);
+  Value init = cast<DestinationStyleOpInterface>(op).getDpsInits().front();
+  SmallVector<ExpectedShape> expected = {{p.inputName, p.input, {t, in}},
+                                         {p.outName, init, {t, out}}};
+  if (p.bias)
+    expected.push_back({p.biasName, p.bias, {out}});
+  return expectShapes(op, expected);
+}
+
+LogicalResult DownOp::verify() {
+  return verifyProjection(*this, {"a", getA(), "down", getDown(),
+                                  getDownLayout(), "y", "down_bias",
+                                  getDownBias()});
 }
 
 LogicalResult GateOp::verify() {
-  FailureOr<KernelDims> dims = readKernelDims(*this, {"g"}, "gate", getGate(),
-                                              getGateLayout(), getX());
-  if (failed(dims))
-    return failure();
-  auto [d, h] = dims->weight;
-  int64_t t = dims->tokens;
-  SmallVector<ExpectedShape> expected = {{"x", getX(), {t, d}},
-                                         {"g", getInits().front(), {t, h}}};
-  if (getGateBias())
-    expected.push_back({"gate_bias", getGateBias(), {h}});
-  return expectShapes(*this, expected);
+  return verifyProjection(*this, {"x", getX(), "gate", getGate(),
+                                  getGateLayout(), "g", "gate_bias",
+                                  getGateBias()});
 }
 
 LogicalResult BiasGradOp::verify() {
