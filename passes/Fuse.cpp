@@ -144,6 +144,8 @@ public:
   SmallVector<Value> backward(Value x, Value gate, Value up, Value down,
                               Value dy, Value savedA, Value g, Value u,
                               ValueRange inits) {
+    assert((inits.size() == 3) == !savedA &&
+           "K3 stores A exactly when it was not saved");
     auto grads = DownGradOp::create(builder, loc, ValueRange(inits).getTypes(),
                                     dy, down, g, u, inits, activation,
                                     downLayout, gateMultiplier, downMultiplier,
