@@ -50,44 +50,37 @@ GemmOperand concatenated(GemmPart first, GemmPart second, int64_t split,
 KernelGemm mlir::fmlp::describeGemm(Operation *op) {
   KernelGemm gemm;
   gemm.element = getElementTypeOrSelf(op->getOperand(0).getType());
+  // M = T: the rows of `a` (K-major, K its columns) are the tokens, and N
+  // the out's columns.
+  auto overTokens = [&](Value a, StringRef role, int64_t n) {
+    gemm.m = Extent::ofTokens();
+    gemm.n = Extent::of(n);
+    gemm.k = Extent::of(columnsOf(a));
+    gemm.a = plain({a, true, role}); // role: a literal (GemmPart keeps a StringRef)
+    gemm.tokenOperand = a;
+  };
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](GateUpOp k1) {
-        gemm.m = Extent::ofTokens();
-        gemm.n = Extent::of(columnsOf(k1.getInits()[0]));
-        gemm.k = Extent::of(columnsOf(k1.getX()));
-        gemm.a = plain({k1.getX(), true, "x"});
+        overTokens(k1.getX(), "x", columnsOf(k1.getInits()[0]));
         gemm.b.push_back(
             plain(weight(k1.getGate(), k1.getGateLayout(), false, "gate")));
         gemm.b.push_back(
             plain(weight(k1.getUp(), k1.getUpLayout(), false, "up")));
-        gemm.tokenOperand = k1.getX();
       })
       .Case([&](DownOp k2) {
-        gemm.m = Extent::ofTokens();
-        gemm.n = Extent::of(columnsOf(k2.getInits()[0]));
-        gemm.k = Extent::of(columnsOf(k2.getA()));
-        gemm.a = plain({k2.getA(), true, "A"});
+        overTokens(k2.getA(), "A", columnsOf(k2.getInits()[0]));
         gemm.b.push_back(
             plain(weight(k2.getDown(), k2.getDownLayout(), false, "down")));
-        gemm.tokenOperand = k2.getA();
       })
       .Case([&](GateOp gate) {
-        gemm.m = Extent::ofTokens();
-        gemm.n = Extent::of(columnsOf(gate.getInits()[0]));
-        gemm.k = Extent::of(columnsOf(gate.getX()));
-        gemm.a = plain({gate.getX(), true, "x"});
+        overTokens(gate.getX(), "x", columnsOf(gate.getInits()[0]));
         gemm.b.push_back(plain(
             weight(gate.getGate(), gate.getGateLayout(), false, "gate")));
-        gemm.tokenOperand = gate.getX();
       })
       .Case([&](DownGradOp k3) { // B(k = d, n = h) = Wd(in = h, out = d)
-        gemm.m = Extent::ofTokens();
-        gemm.n = Extent::of(columnsOf(k3.getG()));
-        gemm.k = Extent::of(columnsOf(k3.getDy()));
-        gemm.a = plain({k3.getDy(), true, "dy"});
+        overTokens(k3.getDy(), "dy", columnsOf(k3.getG()));
         gemm.b.push_back(
             plain(weight(k3.getDown(), k3.getDownLayout(), true, "down")));
-        gemm.tokenOperand = k3.getDy();
       })
       .Case([&](InputGradOp k4) { // k < H: gate's half, k >= H: up's
         int64_t hidden = columnsOf(k4.getDg());
