@@ -211,6 +211,21 @@ void KernelBuilder::store(const MatrixView &view, Value row, Value col,
   emitStore(pointer, view.element, value);
 }
 
+Value KernelBuilder::dynamicShared() {
+  constexpr StringLiteral kSymbol = "fmlp_dynamic_shared";
+  auto module = func->getParentOfType<gpu::GPUModuleOp>();
+  if (!module.lookupSymbol(kSymbol)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kSymbol, /*value=*/Attribute(), /*alignment=*/1024,
+                           /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), kSymbol);
+}
+
 Value KernelBuilder::sharedF32(StringRef suffix, int64_t count) {
   std::string name = (func.getName() + "_" + suffix).str();
   auto arrayType = LLVM::LLVMArrayType::get(b.getF32Type(), count);

@@ -168,6 +168,9 @@ public:
   Value emitLoad(Value pointer, Type element);
   void emitStore(Value pointer, Type element, Value value);
 
+  /// The module's dynamic shared memory (ptr<3>, 1024-byte aligned: the
+  /// 128-byte swizzle of TMA boxes needs it), declared once per gpu.module.
+  Value dynamicShared();
   /// A kernel-private f32 array in shared memory.
   Value sharedF32(StringRef suffix, int64_t count);
   Value sharedAt(Value array, Value index); // index: i32
@@ -272,6 +275,54 @@ constexpr int32_t kWgmmaMaxRegisters = 168;
 /// Bytes of dynamic shared memory the kernel needs.
 int64_t wgmmaSharedBytes(const WgmmaGemmSpec &spec);
 void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
+
+/// The tensor-core instantiation for every chip with mma.sync (sm_80
+/// onwards; MmaSyncGemm.cpp), for 16-bit operands each stored with one
+/// index contiguous, in 16-byte aligned pieces (MatrixView::vectors of the
+/// view whose columns are that index): K-contiguous (rows index m or n)
+/// or MN-contiguous (rows index k). 256 threads on a tile of 128 rows x
+/// tileN columns per accumulator (tileN x accumulators = 256), K in steps
+/// of tileK through a ring of `stages` shared-memory slots filled by cp.async
+/// (zero-filled past the extents), ldmatrix (.trans for MN-contiguous
+/// operands) into m16n8k16 fragments, fp32 accumulators (128 per thread);
+/// the epilogue runs through the staged-epilogue engine (batched, column
+/// pairs merged).
+struct MmaSyncGemmSpec {
+  Extent m, n, k;
+  MatrixView a;              // A(m, k)
+  SmallVector<MatrixView> b; // B_j(k, n); one or two
+  int64_t tileN = 256;       // per accumulator: 256 / accumulators
+  int64_t tileK = 32;        // 32 or 64
+  int64_t stages = 4;
+  Type element; // bf16 or f16
+  GemmSpec::Epilogue epilogue;
+};
+constexpr int64_t kMmaSyncTileM = 128, kMmaSyncThreads = 256;
+/// Every accumulator's columns of a tile together.
+constexpr int64_t kMmaSyncTileColumns = 256;
+/// One block per multiprocessor: 128 accumulators, 24 fragment registers
+/// and the addresses.
+constexpr int32_t kMmaSyncMaxRegisters = 255;
+/// A ring slot: the 16-bit tiles of A (128 x tileK) and of every B_j
+/// (tileN x tileK each, 256 x tileK together).
+constexpr int64_t mmaSyncStageBytes(int64_t tileK) {
+  return (kMmaSyncTileM + kMmaSyncTileColumns) * tileK * 2;
+}
+constexpr int64_t mmaSyncSharedBytes(int64_t tileK, int64_t stages) {
+  return stages * mmaSyncStageBytes(tileK);
+}
+/// Whether `view` (element (i, j) of an operand) can be staged by the
+/// mma.sync strategy: one of its indices contiguous, 16-byte pieces along it.
+bool mmaSyncStageable(const MatrixView &view);
+void buildMmaSyncGemm(KernelBuilder &kb, const MmaSyncGemmSpec &spec);
+
+/// D = A B + C on mma.sync m16n8k16 (row.col) of 16-bit `element`s: A's
+/// fragment as four 32-bit words, B's as two (each two elements), C and D
+/// as !llvm.struct<(f32, f32, f32, f32)>.
+Value mmaM16N8K16(KernelBuilder &kb, Type element, ArrayRef<Value> aWords,
+                  ArrayRef<Value> bWords, Value c);
+/// The fp32 accumulator type of mma.sync m16n8k16.
+Type mmaAccumulatorType(MLIRContext *context);
 
 /// The instantiation for a few tokens (SmallTokensGemm.cpp), launched for
 /// T <= kSmallTokens: C(t, n) = sum_k A(t, k) B_j(k, n) with A stored

@@ -93,10 +93,7 @@ public:
   }
 
 private:
-  LLVM::LLVMStructType accumulatorType() {
-    Type f32 = b.getF32Type();
-    return LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-  }
+  Type accumulatorType() { return mmaAccumulatorType(b.getContext()); }
 
   /// Chunks [from, to) in steps of `step`, each step's loads before its
   /// MMAs.
@@ -133,23 +130,12 @@ private:
     return loaded;
   }
 
-  /// Word `word` of `pieceValue` as an mma.sync register of the element
-  /// type (bf16 pairs are i32, f16 pairs vector<2xf16>).
+  /// Word `word` (32 bits: two elements) of `pieceValue`.
   Value word(Value pieceValue, int64_t word) {
-    Value bits =
-        LLVM::ExtractElementOp::create(b, loc, pieceValue, kb.i32(word));
-    if (spec.element.isBF16())
-      return bits;
-    return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, spec.element),
-                                   bits);
+    return LLVM::ExtractElementOp::create(b, loc, pieceValue, kb.i32(word));
   }
 
   void multiply(const Chunk &chunk, SmallVector<Value> &acc) {
-    std::optional<std::array<NVVM::MMATypes, 2>> types;
-    if (spec.element.isBF16())
-      types = {NVVM::MMATypes::bf16, NVVM::MMATypes::bf16};
-    std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col};
     for (int64_t s = 0; s < 2; ++s)
       for (auto [j, w] : llvm::enumerate(chunk.weights)) {
         Value a[] = {word(w[0], 2 * s), word(w[1], 2 * s),
@@ -158,12 +144,7 @@ private:
           Value x[] = {word(chunk.tokens[i], 2 * s),
                        word(chunk.tokens[i], 2 * s + 1)};
           Value &sum = acc[j * kTokenTiles + i];
-          SmallVector<Value> c;
-          for (int64_t r = 0; r < 4; ++r)
-            c.push_back(LLVM::ExtractValueOp::create(b, loc, sum, r));
-          sum = NVVM::MmaOp::create(b, loc, accumulatorType(), a, x, c,
-                                    {16, 8, 16}, std::nullopt, std::nullopt,
-                                    types, layouts);
+          sum = mmaM16N8K16(kb, spec.element, a, x, sum);
         }
       }
   }

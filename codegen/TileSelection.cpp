@@ -33,6 +33,16 @@ static llvm::cl::opt<int> forcedSplitK(
     llvm::cl::desc("narrow WGMMA variants (T <= 256): the K slices, at most "
                    "each kernel's k-tiles of 64 (0: the rule)"));
 
+// For A/B runs on a GPU: the mma_sync kernels' ring depth (at least 2,
+// within the chip's shared memory) and k-tile (32 or 64) instead of the
+// rule's (0).
+static llvm::cl::opt<int> forcedMmaSyncStages(
+    "fmlp-mma-sync-stages", llvm::cl::Hidden, llvm::cl::init(0),
+    llvm::cl::desc("mma_sync kernels: the ring's stages (0: the rule)"));
+static llvm::cl::opt<int> forcedMmaSyncTileK(
+    "fmlp-mma-sync-tile-k", llvm::cl::Hidden, llvm::cl::init(0),
+    llvm::cl::desc("mma_sync kernels: the k-tile, 32 or 64 (0: the rule)"));
+
 namespace {
 constexpr int64_t kMaxStages = 6;
 /// The narrow WGMMA variant's tile width and the largest T it serves.
@@ -146,6 +156,41 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
   return config;
 }
 
+constexpr int64_t kMaxMmaSyncStages = 4, kMinMmaSyncStagesOf64 = 3;
+
+/// The mma_sync configuration of `shape`, or nullopt when not two stages
+/// fit the target.
+std::optional<KernelConfig> mmaSyncConfig(const Target &target,
+                                          const GemmShape &shape) {
+  if (forcedMmaSyncTileK != 0 && forcedMmaSyncTileK != 32 &&
+      forcedMmaSyncTileK != 64)
+    llvm::report_fatal_error("--fmlp-mma-sync-tile-k must be 32 or 64",
+                             /*gen_crash_diag=*/false);
+  // K-tiles of 64 (half the barriers and cp.async rounds per MMA of 32)
+  // where three stages of them fit, else of 32.
+  int64_t tileK = forcedMmaSyncTileK > 0 ? forcedMmaSyncTileK
+                  : mmaSyncSharedBytes(64, kMinMmaSyncStagesOf64) <=
+                          target.sharedBytesPerBlock
+                      ? 64
+                      : 32;
+  int64_t stages = forcedMmaSyncStages > 0 ? forcedMmaSyncStages
+                                           : kMaxMmaSyncStages;
+  while (stages >= 2 &&
+         mmaSyncSharedBytes(tileK, stages) > target.sharedBytesPerBlock)
+    --stages;
+  if (stages < 2)
+    return std::nullopt;
+  KernelConfig config;
+  config.strategy = KernelStrategy::mma_sync;
+  config.tileM = kMmaSyncTileM;
+  config.tileN = kMmaSyncTileColumns / shape.accumulators;
+  config.tileK = tileK;
+  config.stages = stages;
+  config.sharedBytes = mmaSyncSharedBytes(tileK, stages);
+  config.maxRegisters = kMmaSyncMaxRegisters;
+  return config;
+}
+
 /// The small_tokens kernel for T <= 16, where the rule takes it.
 std::optional<KernelConfig> smallTokensConfig(const Target &target,
                                               const GemmShape &shape) {
@@ -234,9 +279,13 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
 }
 
 KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
-                                          const GemmShape &shape) {
+                                          const GemmShape &shape,
+                                          StrategyChoice choice) {
   std::string why;
-  if (!target.has(kWgmma))
+  if (choice != StrategyChoice::automatic)
+    why = choice == StrategyChoice::simt ? "the simt strategy was asked for"
+                                         : "the mma_sync strategy was asked for";
+  else if (!target.has(kWgmma))
     why = std::string(target.chip) + " has no WGMMA";
   else if (std::string operands = notSixteenBitOperands(shape);
            !operands.empty())
@@ -251,6 +300,25 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     why = "no two WGMMA stages fit " + std::string(target.chip) +
           "'s shared memory";
   }
+  // The reasons mma_sync does not take it, after why the faster one did not.
+  std::string notMmaSync;
+  if (choice == StrategyChoice::simt)
+    notMmaSync = "";
+  else if (!target.has(kMmaSync))
+    notMmaSync = std::string(target.chip) + " has no mma.sync";
+  else if (std::string operands = notSixteenBitOperands(shape);
+           !operands.empty())
+    notMmaSync = operands;
+  else if (!shape.mmaSyncReady)
+    notMmaSync = shape.notMmaSyncReady;
+  else if (std::optional<KernelConfig> config = mmaSyncConfig(target, shape)) {
+    config->reason = why + "; mma.sync on " + std::string(target.chip);
+    return *config;
+  } else
+    notMmaSync = "no two mma.sync stages fit " + std::string(target.chip) +
+                 "'s shared memory";
+  if (!notMmaSync.empty() && notMmaSync != why)
+    why += "; " + notMmaSync;
   KernelConfig config;
   config.tileM = config.tileN = kSimtTile;
   config.tileK = kSimtTileK;

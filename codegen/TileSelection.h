@@ -42,6 +42,17 @@
 //     T <= 256. The two ranges are one variant where their S agree. Each
 //     tile's last slice adds the fp32 partials in slice order and runs the
 //     epilogue (deterministic: codegen/WgmmaGemm.cpp).
+//   mma_sync (chips with mma.sync but no WGMMA: sm_80, sm_86, sm_89, sm_90,
+//     sm_100[a], sm_103[a], sm_120[a]; on sm_90a where WGMMA's TMA cannot
+//     read an operand): 16-bit operands contracted in their own format,
+//     each part with a unit stride along one index (K or M/N: ldmatrix
+//     .trans reads either) and 16-byte aligned rows and offset (cp.async
+//     pieces); tile 128 x 256 (256 / accumulators per accumulator), one
+//     block of 8 warps per multiprocessor; k-tiles of 64 where three
+//     stages of 48 KiB fit (sm_80: 3, sm_90, sm_100, sm_103: 4), else of 32
+//     (sm_86, sm_89, sm_120: 4 stages of 24 KiB). Measured on the H200
+//     (bench/NOTES.md item 49): k-tiles of 64 take 0.86-0.99x the time of
+//     32 at (4096, 11008), T = 8192.
 //   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides;
 //     fp32 operands (whatever the precision: tf32, tf32x3, ieee) are
 //     computed as IEEE fp32 until the tensor-core fp32 strategies exist,
@@ -105,12 +116,23 @@ struct GemmShape {
   /// Whether the narrow variants may split K (SelectTiles.cpp says when
   /// not).
   bool splitKReady = true;
+  /// Every operand part one buffer (or two split at a multiple of 8 along
+  /// its contiguous index) with a unit stride along one index and 16-byte
+  /// aligned rows and offset: the mma_sync strategy stages it by cp.async.
+  bool mmaSyncReady = false;
+  std::string notMmaSyncReady; // why not, when !mmaSyncReady
   /// The contractions' operand format (the block's precision attribute);
   /// without one, that of the element type (bf16, f16, ieee for f32).
   std::optional<Precision> precision;
 };
 
-KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape);
+/// Which strategies the rule may take (fmlp-select-tiles' `strategy`):
+/// every one (auto), or mma_sync or simt in place of the faster ones, so
+/// that one chip (the H200) can run the kernels another gets.
+enum class StrategyChoice { automatic, mmaSync, simt };
+
+KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape,
+                              StrategyChoice choice = StrategyChoice::automatic);
 /// The variants for launches of few tokens beside `base` (the shape's
 /// selectGemmConfig), ascending by maxTokens; empty when the rule gives
 /// none.

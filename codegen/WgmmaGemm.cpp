@@ -74,7 +74,6 @@ constexpr int64_t kArrivalWord = kBarrierBytes - 4;
 constexpr int64_t kRowBytes = 128; // 64 16-bit elements of k per row
 /// Each consumer warpgroup holds one part of the staged epilogue.
 constexpr int64_t kConsumerRows = kEpiloguePartRows;
-constexpr StringLiteral kDynamicShared = "fmlp_dynamic_shared";
 /// Named barriers: 0 the block, 1 both consumers, 2 + c consumer c, 4 the
 /// producer warpgroup, 5 + c consumer c's hand-off to the producer.
 constexpr int64_t kProducerBarrier = 4, kHandoffBarrier = 5;
@@ -103,22 +102,6 @@ int64_t stageBytes(const WgmmaGemmSpec &spec) {
 
 /// Bytes between the 64-wide blocks of an MN-major tile (64 k rows each).
 constexpr int64_t kMnBlockBytes = kWgmmaTileK * kRowBytes;
-
-/// The module's dynamic shared memory symbol (declared once).
-Value dynamicShared(KernelBuilder &kb) {
-  auto module = kb.func->getParentOfType<gpu::GPUModuleOp>();
-  if (!module.lookupSymbol(kDynamicShared)) {
-    OpBuilder::InsertionGuard guard(kb.b);
-    kb.b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(
-        kb.b, kb.loc, LLVM::LLVMArrayType::get(kb.b.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, kDynamicShared,
-        /*value=*/Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
-  }
-  return LLVM::AddressOfOp::create(
-      kb.b, kb.loc, LLVM::LLVMPointerType::get(kb.b.getContext(), 3),
-      kDynamicShared);
-}
 
 /// The accumulator fragment of m64nNk16 (fp32) in a warpgroup: register
 /// r of thread (warp w, lane l) holds row 16 w + l / 4 + 8 ((r mod 4) / 2),
@@ -149,7 +132,7 @@ struct Wgmma : EpilogueHost {
   Wgmma(KernelBuilder &kb, const WgmmaGemmSpec &spec)
       : kb(kb), spec(spec), i32(kb.b.getI32Type()), i64(kb.b.getI64Type()),
         ptr3(LLVM::LLVMPointerType::get(kb.b.getContext(), 3)) {
-    shared = dynamicShared(kb);
+    shared = kb.dynamicShared();
     epilogueSpec.m = spec.m;
     epilogueSpec.n = spec.n;
     epilogueSpec.tileN = spec.tileN;

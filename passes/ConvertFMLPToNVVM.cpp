@@ -79,7 +79,7 @@ public:
     // The bundle asks 16-byte aligned arguments of the WGMMA kernels; the
     // view starts offset + tokenStride c0 elements past its argument's.
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-    if (kb.numTensorMaps > 0)
+    if (alignedArguments || kb.numTensorMaps > 0)
       if (std::optional<ViewOffset> traced = traceViewOffset(memref))
         view.baseAlignment = std::gcd(
             std::gcd(traced->offset, traced->tokenStride), 16 / elementBytes);
@@ -102,6 +102,9 @@ public:
 
   SmallVector<Value> buffers;
   DenseMap<Value, unsigned> index;
+  /// The bundle asks 16-byte aligned arguments of the kernel (its launch is
+  /// fmlp.vector_access or has tensor maps): views know their alignment.
+  bool alignedArguments = false;
 };
 
 int64_t staticSize(Value memref, unsigned dim) {
@@ -275,6 +278,22 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     small.epilogue = std::move(epilogue);
     small.maxRegisters = config.maxRegisters;
     return buildSmallTokensGemm(kb, small);
+  }
+  if (config.strategy == KernelStrategy::mma_sync) {
+    SimtReads reads(kb, ops);
+    MmaSyncGemmSpec mma;
+    mma.m = gemm.m;
+    mma.n = gemm.n;
+    mma.k = gemm.k;
+    mma.a = reads.operandView(gemm.a, /*isA=*/true);
+    for (const GemmOperand &b : gemm.b)
+      mma.b.push_back(reads.operandView(b, /*isA=*/false));
+    mma.tileN = config.tileN;
+    mma.tileK = config.tileK;
+    mma.stages = config.stages;
+    mma.element = gemm.element;
+    mma.epilogue = std::move(epilogue);
+    return buildMmaSyncGemm(kb, mma);
   }
   GemmSpec spec = SimtReads(kb, ops).spec(gemm);
   spec.epilogue = std::move(epilogue);
@@ -906,6 +925,30 @@ struct ConvertFMLPToNVVMPass
       kernelName += "_small_tokens";
       break;
     }
+    case KernelStrategy::mma_sync: {
+      std::string whyNot = notMmaSyncReady(gemm);
+      if (!whyNot.empty() || !info.has(kMmaSync))
+        return op->emitOpError("has an mma_sync config it cannot take: ")
+               << (whyNot.empty() ? "the chip has no mma.sync" : whyNot);
+      if (config.tileN * static_cast<int64_t>(gemm.b.size()) !=
+          kMmaSyncTileColumns)
+        return op->emitOpError("has an mma_sync tile of ")
+               << config.tileN << " columns per accumulator; "
+               << (gemm.b.size() == 1 ? "its one accumulator takes "
+                                      : "its two accumulators take ")
+               << kMmaSyncTileColumns / static_cast<int64_t>(gemm.b.size());
+      int64_t shared = mmaSyncSharedBytes(config.tileK, config.stages);
+      if (shared > info.sharedBytesPerBlock)
+        return op->emitOpError("has an mma_sync config of ")
+               << config.stages << " stages of k-tiles of " << config.tileK
+               << ", " << shared << " shared bytes, over "
+               << StringRef(info.chip) << "'s " << info.sharedBytesPerBlock;
+      variant.vectorAccess = true;
+      kernelName += "_mma_sync";
+      if (config.maxTokens)
+        kernelName += "_upto" + std::to_string(config.maxTokens);
+      break;
+    }
     case KernelStrategy::simt:
       if (config.maxTokens)
         kernelName += "_upto" + std::to_string(config.maxTokens);
@@ -915,7 +958,9 @@ struct ConvertFMLPToNVVMPass
     KernelBuilder kb(gpuModule, kernelName, maps.size(),
                      operands.buffers.size() + (splitKWorkspace ? 1 : 0),
                      op->getLoc());
-    EpilogueLowering lowering{kb, operands, gemm, config,
+    KernelOperands viewed = operands;
+    viewed.alignedArguments = variant.vectorAccess;
+    EpilogueLowering lowering{kb, viewed, gemm, config,
                               variant.tma ? &*variant.tma : nullptr};
     llvm::TypeSwitch<Operation *>(op)
         .Case<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,

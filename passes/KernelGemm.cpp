@@ -163,6 +163,28 @@ std::string mlir::fmlp::notSmallTokensReady(const KernelGemm &gemm) {
   return "";
 }
 
+std::string mlir::fmlp::notMmaSyncReady(const KernelGemm &gemm) {
+  if (gemm.element.getIntOrFloatBitWidth() != 16)
+    return "the elements are not 16-bit";
+  for (const GemmOperand &operand : llvm::concat<const GemmOperand>(
+           ArrayRef<GemmOperand>(gemm.a), ArrayRef<GemmOperand>(gemm.b))) {
+    for (const GemmPart &part : operand.parts)
+      if (std::string why = notIn16BytePieces(part.memref, 0, part.role);
+          !why.empty())
+        return why;
+    // A K-major part's columns are k: a concatenation along k splits its
+    // contiguous index, as does one along m or n of parts whose rows are k.
+    if (operand.form == GemmOperand::Form::Concatenated &&
+        operand.alongK == operand.parts[0].kMajor &&
+        operand.split % (kPieceBytes * 8 /
+                         gemm.element.getIntOrFloatBitWidth()))
+      return (operand.role + " is split at " + Twine(operand.split) +
+              ", inside a 16-byte piece")
+          .str();
+  }
+  return "";
+}
+
 //===----------------------------------------------------------------------===//
 // The WGMMA strategy's tensor maps
 //===----------------------------------------------------------------------===//

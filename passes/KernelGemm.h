@@ -78,6 +78,13 @@ KernelGemm describeGemm(Operation *kernelOp);
 /// 16-byte pieces, the elements 16-bit, K a multiple of 32 and N of 16.
 std::string notSmallTokensReady(const KernelGemm &gemm);
 
+/// Why the mma_sync strategy (codegen/KernelBuilder.h) cannot stage
+/// `gemm`'s operands, or "": 16-bit elements; every part stored with a
+/// unit inner stride, rows and offset 16-byte aligned (cp.async pieces of
+/// 8 elements along its contiguous index, k or m/n alike), and two parts
+/// concatenated along that index split at a multiple of 8.
+std::string notMmaSyncReady(const KernelGemm &gemm);
+
 /// A view the WGMMA strategy reads through a tensor map: `cols` columns of
 /// it (more than its type's when two adjacent views are read as one, K4's
 /// and K5's [dG dU]), K-major or MN-major, boxes of `boxRows` rows.

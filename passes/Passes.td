@@ -353,7 +353,7 @@ def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
   let description = [{
     Records on every GEMM kernel op (K1..K6) of a planned module (on
     memrefs) a `#fmlp.kernel_config` as `fmlp.kernel_config`: the
-    `strategy` (`wgmma` or `simt`), the `tile` (M x N x K), the pipeline
+    `strategy` (`wgmma`, `mma_sync` or `simt`), the `tile` (M x N x K), the pipeline
     `stages`, the `cluster` shape, the shared memory per block, the register
     cap, and the `reason` for the strategy. The choice reads the module's
     `fmlp.target` (fmlp-attach-target) and fits that chip's shared memory
@@ -366,8 +366,18 @@ def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
       (the weight gradients, K = T) a width of 192 or 128 when it cuts
       waves x width on the target's multiprocessors (132) by 10 %
       (D = 1024: K5 and K6 take 192);
-    - `simt` otherwise (fp32 operands as IEEE fp32, other chips, other
-      strides, transposed operands): 64 x 64 x 16.
+    - `mma_sync` on the other chips (sm_80 onwards), or on sm_90a where
+      TMA cannot read an operand, for 16-bit operands with a unit stride
+      along one index and 16-byte aligned rows (cp.async): tiles 128 x
+      (256 / accumulators) x 64 where three stages fit (sm_80, sm_90,
+      sm_100), else x 32 (sm_86, sm_89, sm_120), as many stages as fit (at
+      most 4);
+    - `simt` otherwise (fp32 operands as IEEE fp32, other strides): 64 x 64
+      x 16.
+
+    `strategy=mma_sync` (or `simt`) takes that strategy where the operands
+    allow it instead of a faster one: the H200 then runs the kernels that
+    the chips without WGMMA get.
 
     convert-fmlp-to-nvvm generates what the record says, and requires it.
 
@@ -378,6 +388,11 @@ def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
         max_registers = 168, reason = "...">}
     ```
   }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
+           "auto (the rule), or mma_sync or simt in place of faster "
+           "strategies">,
+  ];
   let dependentDialects = ["::mlir::fmlp::FMLPDialect"];
 }
 

@@ -11,6 +11,8 @@
 #include "dialects/FMLP/FMLPOps.h"
 #include "codegen/TileSelection.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 namespace mlir::fmlp {
 #define GEN_PASS_DEF_SELECTTILESPASS
 #include "passes/Passes.h.inc"
@@ -37,6 +39,8 @@ GemmShape describe(Operation *op) {
     shape.notSmallTokensReady =
         "small_tokens kernels are verified on the GPU for K1 and K2 only";
   shape.smallTokensReady = shape.notSmallTokensReady.empty();
+  shape.notMmaSyncReady = notMmaSyncReady(gemm);
+  shape.mmaSyncReady = shape.notMmaSyncReady.empty();
   // Measured on the H200 (bench/NOTES.md item 47): 64-wide tiles at T = 64
   // and 256 take K2 and K4 0.41-0.57x the time of 256-wide ones at
   // (4096, 11008), 0.91-1.03x at (1024, 2816); K3, whose epilogue reads G
@@ -69,16 +73,30 @@ struct SelectTilesPass
           "the module has no fmlp.target: run fmlp-attach-target first");
       return signalPassFailure();
     }
+    std::optional<StrategyChoice> choice =
+        llvm::StringSwitch<std::optional<StrategyChoice>>(strategy)
+            .Case("auto", StrategyChoice::automatic)
+            .Case("mma_sync", StrategyChoice::mmaSync)
+            .Case("simt", StrategyChoice::simt)
+            .Default(std::nullopt);
+    if (!choice) {
+      module.emitError("fmlp-select-tiles: strategy must be auto, mma_sync "
+                       "or simt, got '")
+          << strategy << "'";
+      return signalPassFailure();
+    }
     module.walk([&](Operation *op) {
       if (!isKernelOp(op) || isa<BiasGradOp>(op) || op->getNumResults() != 0)
         return;
       GemmShape shape = describe(op);
-      KernelConfig base = selectGemmConfig(target.getInfo(), shape);
+      KernelConfig base = selectGemmConfig(target.getInfo(), shape, *choice);
       op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
+      // SIMT asked for: no variants either (small_tokens is mma.sync).
       SmallVector<Attribute> variants;
-      for (const KernelConfig &variant :
-           selectTokenVariants(target.getInfo(), shape, base))
-        variants.push_back(variant.toAttr(op->getContext()));
+      if (*choice != StrategyChoice::simt)
+        for (const KernelConfig &variant :
+             selectTokenVariants(target.getInfo(), shape, base))
+          variants.push_back(variant.toAttr(op->getContext()));
       if (!variants.empty())
         op->setAttr(KernelConfigAttr::kVariantsName,
                     ArrayAttr::get(op->getContext(), variants));

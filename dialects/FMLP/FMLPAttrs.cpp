@@ -121,6 +121,16 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "a small_tokens kernel serves T <= its tile M "
                             "(max_tokens = 16)";
     break;
+  case KernelStrategy::mma_sync:
+    // 8 warps on 128 rows x 256 columns (tile N per accumulator: 256 or
+    // 128), k-tiles of 32 or 64 through a cp.async ring.
+    if (tile[0] != 128 || (tile[1] != 256 && tile[1] != 128) ||
+        (tile[2] != 32 && tile[2] != 64))
+      return emitError() << "an mma_sync tile is 128 x N x K with N 256 (one "
+                            "accumulator) or 128 (two), K 32 or 64";
+    if (stages < 2)
+      return emitError() << "an mma_sync kernel needs at least two stages";
+    break;
   }
   return success();
 }

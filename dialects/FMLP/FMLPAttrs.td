@@ -109,8 +109,11 @@ def FMLP_KernelStrategy : I32EnumAttr<"KernelStrategy",
       // Few tokens (T <= tile M, chosen per launch): the GEMM transposed,
       // W x^T, on mma.sync m16n8k16 with the weights streamed in 16-byte
       // pieces and K split over the block's 8 warps (any chip since sm_80).
-      I32EnumAttrCase<"small_tokens", 2>
-      // Room for mma_sync (sm_80..sm_120), split_k, tf32 and tf32x3 forms.
+      I32EnumAttrCase<"small_tokens", 2>,
+      // Every chip since sm_80: cp.async ring, ldmatrix, mma.sync m16n8k16,
+      // 128 x 256 x 32 or 64 tiles (codegen/MmaSyncGemm.cpp).
+      I32EnumAttrCase<"mma_sync", 3>
+      // Room for tcgen05 (sm_100a), tf32 and tf32x3 forms.
     ]> {
   let cppNamespace = "::mlir::fmlp";
   let genSpecializedAttr = 0;

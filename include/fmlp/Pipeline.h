@@ -49,6 +49,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "chip table, include/fmlp/Target.h (sm_80, sm_86, "
                      "sm_89, sm_90[a], sm_100[a], sm_103[a], sm_120[a])"),
       llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> strategy{
+      *this, "strategy",
+      llvm::cl::desc("Kernel strategy: auto (the chip's fastest that the "
+                     "operands allow), or mma_sync or simt in place of "
+                     "faster ones (to run another chip's kernels)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("The CUDA toolkit whose libdevice the kernels link "

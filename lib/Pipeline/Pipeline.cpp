@@ -48,7 +48,8 @@ bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
   };
   if (!oneOf("mode", options.mode, {"train", "infer"}) ||
       !oneOf("save", options.save, {"agu", "gu", "u", "x"}) ||
-      !oneOf("precision", options.precision, {"highest", "high", "medium"}))
+      !oneOf("precision", options.precision, {"highest", "high", "medium"}) ||
+      !oneOf("strategy", options.strategy, {"auto", "mma_sync", "simt"}))
     return false;
   if (!findTarget(options.chip)) {
     message = unknownTargetMessage(options.chip);
@@ -100,7 +101,7 @@ void mlir::fmlp::buildGpuPipeline(OpPassManager &pm,
 void mlir::fmlp::buildGpuStages(OpPassManager &pm,
                                 const PipelineOptions &options) {
   pm.addPass(createAttachTargetPass(AttachTargetPassOptions{options.chip}));
-  pm.addPass(createSelectTilesPass());
+  pm.addPass(createSelectTilesPass(SelectTilesPassOptions{options.strategy}));
   pm.addPass(createConvertFMLPToNVVMPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());

@@ -77,3 +77,24 @@ func.func @k_is_tokens(%dy: memref<?x64xbf16>, %a: memref<?x128xbf16>, %dwd: mem
     fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 2, reason = "split">}
   return
 }
+
+// -----
+
+// An mma_sync config on operands cp.async cannot stage (f32 elements), and
+// one whose tile does not match the op's accumulators (K2 has one: 256
+// columns).
+func.func @mma_sync_on_f32(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
+  // expected-error@+1 {{has an mma_sync config it cannot take: the elements are not 16-bit}}
+  fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "asked">}
+  return
+}
+
+// -----
+
+func.func @mma_sync_tile_for_two(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has an mma_sync tile of 128 columns per accumulator; its one accumulator takes 256}}
+  fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "asked">}
+  return
+}

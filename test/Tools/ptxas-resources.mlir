@@ -4,8 +4,8 @@
 // memory over the chip's limit or a WGMMA pipeline ptxas had to change. The variants cover both weight layouts,
 // biases, multipliers, every activation and element type, widths TMA cannot
 // take, every memory policy, inference, and every other chip of the table
-// (include/fmlp/Target.h), each within its own shared memory per block
-// (sm_86, sm_89, sm_120: 101376 B).
+// (include/fmlp/Target.h: the mma_sync strategy for 16-bit blocks), each
+// within its own shared memory per block (sm_86, sm_89, sm_120: 101376 B).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false -o %t/a.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --save=gu -o %t/gu.bundle
@@ -17,6 +17,9 @@
 // of 8 partials within the registers too (NOSPILL below).
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-split-k=8 -o %t/splitk.bundle
 // RUN: grep -q "input_grad_upto256_splitk8'" %t/splitk.bundle/ptxas.log
+// The mma_sync kernels as the H200 runs them (the other chips below get
+// them by the rule).
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --strategy=mma_sync -o %t/mma.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_80 -o %t/sm80.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_120 -o %t/sm120.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_86 -o %t/sm86.bundle
@@ -33,9 +36,9 @@
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
 
 // 48 (save=agu) + 48 (gu) + 52 (u) + 53 (x) + 50 (split-K forced to 8
-// slices) + 12 (infer) + 8 (tosa f32) kernels, and 42 for each of 10 more
-// chips.
-// CHECK-COUNT-691: Compiling entry function
+// slices) + 12 (infer) + 8 (tosa f32) kernels, and 42 for mma_sync on
+// sm_90a and for each of 10 more chips.
+// CHECK-COUNT-733: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

@@ -34,7 +34,7 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
   MLIRContext context;
   context.loadDialect<FMLPDialect>();
   Builder b(&context);
-  unsigned wgmmaCount = 0, simtCount = 0, smallCount = 0;
+  unsigned wgmmaCount = 0, mmaSyncCount = 0, simtCount = 0, smallCount = 0;
   // Every chip of the table, every element type, with and without a
   // precision attribute (the block's, carried by fmlp-fuse).
   for (const Target &chip : kTargets) {
@@ -46,7 +46,9 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             std::optional(Precision::f16), std::optional(Precision::tf32),
             std::optional(Precision::tf32x3), std::optional(Precision::ieee)})
         for (unsigned accumulators : {1u, 2u})
-          for (bool tmaReady : {true, false}) {
+          for (auto [tmaReady, mmaSyncReady] :
+               {std::pair(true, true), std::pair(false, true),
+                std::pair(false, false)}) {
             // The verifier's rule: fp32 formats take f32 operands.
             if (precision && isFloat32Precision(*precision) &&
                 !element.isF32())
@@ -54,10 +56,14 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             GemmShape shape{element, accumulators, tmaReady,
                             tmaReady ? "" : "x is not K-major"};
             shape.precision = precision;
+            shape.mmaSyncReady = mmaSyncReady;
+            shape.notMmaSyncReady = mmaSyncReady ? "" : "x has odd rows";
             KernelConfig c = selectGemmConfig(chip, shape);
             SCOPED_TRACE(std::string(chip.chip) + " " +
                          std::to_string(accumulators) + " acc " +
-                         (tmaReady ? "tma" : "no tma") + " precision " +
+                         (tmaReady ? "tma" : "no tma") +
+                         (mmaSyncReady ? " cp.async" : " no cp.async") +
+                         " precision " +
                          (precision ? stringifyPrecision(*precision).str()
                                     : "none"));
             EXPECT_LE(c.sharedBytes, limit);
@@ -72,6 +78,8 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                  (!precision || *precision == Precision::bf16)) ||
                 (element.isF16() && (!precision || *precision == Precision::f16));
             bool wgmmaAllowed = chip.has(kWgmma) && ownFormat && tmaReady;
+            bool mmaSyncAllowed = !wgmmaAllowed && chip.has(kMmaSync) &&
+                                  ownFormat && mmaSyncReady;
             // The variant for T <= 16 (here: when the operands are ready
             // for it exactly when they are for TMA): wherever mma.sync
             // exists, within the chip, and it verifies.
@@ -114,6 +122,8 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             }
             EXPECT_EQ(c.strategy == KernelStrategy::wgmma, wgmmaAllowed)
                 << c.reason;
+            EXPECT_EQ(c.strategy == KernelStrategy::mma_sync, mmaSyncAllowed)
+                << c.reason;
             EXPECT_FALSE(c.reason.empty());
             if (c.strategy == KernelStrategy::wgmma) {
               ++wgmmaCount;
@@ -126,6 +136,18 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
               more.tileN = c.tileN;
               more.stages = c.stages + 1;
               EXPECT_TRUE(c.stages == 6 || wgmmaSharedBytes(more) > limit);
+            } else if (c.strategy == KernelStrategy::mma_sync) {
+              ++mmaSyncCount;
+              EXPECT_EQ(c.tileN * accumulators, kMmaSyncTileColumns);
+              EXPECT_EQ(c.tileM, kMmaSyncTileM);
+              // K-tiles of 64 where three stages fit, else 32.
+              EXPECT_EQ(c.tileK,
+                        mmaSyncSharedBytes(64, 3) <= limit ? 64 : 32);
+              EXPECT_EQ(c.sharedBytes, mmaSyncSharedBytes(c.tileK, c.stages));
+              // Maximal: one more stage would not fit (or the cap of 4).
+              EXPECT_GE(c.stages, 2);
+              EXPECT_TRUE(c.stages == 4 ||
+                          mmaSyncSharedBytes(c.tileK, c.stages + 1) > limit);
             } else {
               ++simtCount;
               EXPECT_EQ(c.tileM, 64);
@@ -148,6 +170,10 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
   // sm_90a only: bf16 x {none, bf16} and f16 x {none, f16}, each with 1
   // and 2 accumulators and TMA-ready operands.
   EXPECT_EQ(wgmmaCount, 8u);
+  // The same 8 formats with operands cp.async can stage: on every chip
+  // but sm_90a whether TMA can read them or not (2 cases), on sm_90a where
+  // TMA cannot (1).
+  EXPECT_EQ(mmaSyncCount, 8u * (2 * (std::size(kTargets) - 1) + 1));
   EXPECT_GT(simtCount, 0u);
   // Every chip has mma.sync: 11 chips x the same 8 cases.
   EXPECT_EQ(smallCount, 8u * std::size(kTargets));
@@ -156,9 +182,11 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
 TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   MLIRContext context;
   Builder b(&context);
-  EXPECT_EQ(selectGemmConfig(target("sm_80"), {b.getBF16Type(), 1, true, ""})
-                .reason,
-            "sm_80 has no WGMMA");
+  // Without operands cp.async can stage, the reasons for both.
+  GemmShape odd{b.getBF16Type(), 1, true, ""};
+  odd.notMmaSyncReady = "x has odd rows";
+  EXPECT_EQ(selectGemmConfig(target("sm_80"), odd).reason,
+            "sm_80 has no WGMMA; x has odd rows");
   EXPECT_EQ(selectGemmConfig(target("sm_100a"), {b.getBF16Type(), 1, true, ""})
                 .reason,
             "sm_100a has no WGMMA");
@@ -177,6 +205,34 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
                              {b.getBF16Type(), 1, false, "dy is odd"})
                 .reason,
             "dy is odd");
+}
+
+// The strategy asked for (fmlp-select-tiles' strategy=) replaces faster
+// ones where the operands allow it, and says so.
+TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
+  MLIRContext context;
+  Builder b(&context);
+  GemmShape ready{b.getBF16Type(), 2, true, ""};
+  ready.mmaSyncReady = true;
+  const Target &h200 = target("sm_90a");
+  EXPECT_EQ(selectGemmConfig(h200, ready).strategy, KernelStrategy::wgmma);
+  KernelConfig mma = selectGemmConfig(h200, ready, StrategyChoice::mmaSync);
+  EXPECT_EQ(mma.strategy, KernelStrategy::mma_sync);
+  EXPECT_EQ(mma.tileN, 128); // two accumulators share the 256 columns
+  EXPECT_EQ(mma.reason,
+            "the mma_sync strategy was asked for; mma.sync on sm_90a");
+  KernelConfig simt = selectGemmConfig(h200, ready, StrategyChoice::simt);
+  EXPECT_EQ(simt.strategy, KernelStrategy::simt);
+  EXPECT_EQ(simt.reason, "the simt strategy was asked for");
+  EXPECT_EQ(selectGemmConfig(target("sm_120"), ready).reason,
+            "sm_120 has no WGMMA; mma.sync on sm_120");
+  // fp32 stays on SIMT whatever is asked.
+  GemmShape f32{b.getF32Type(), 1, true, ""};
+  f32.mmaSyncReady = true;
+  KernelConfig fp32 = selectGemmConfig(h200, f32, StrategyChoice::mmaSync);
+  EXPECT_EQ(fp32.strategy, KernelStrategy::simt);
+  EXPECT_EQ(fp32.reason, "the mma_sync strategy was asked for; fp32 operands "
+                         "take the IEEE fp32 SIMT path");
 }
 
 // With M and N static the tile width follows the waves on 132

@@ -39,6 +39,11 @@ struct PipelineFlags {
   llvm::cl::opt<std::string> chip{
       "chip", llvm::cl::desc(chipHelp()), llvm::cl::init("sm_90a"),
       llvm::cl::cat(getToolCategory())};
+  llvm::cl::opt<std::string> strategy{
+      "strategy",
+      llvm::cl::desc("Kernel strategy: auto, or mma_sync or simt in place "
+                     "of faster ones"),
+      llvm::cl::init("auto"), llvm::cl::cat(getToolCategory())};
   llvm::cl::opt<std::string> cudaPath{
       "cuda-path",
       llvm::cl::desc("CUDA toolkit: libdevice for the kernels, ptxas"),
@@ -57,6 +62,7 @@ struct PipelineFlags {
     options.save = save.getValue();
     options.chunkTokens = chunkTokens.getValue();
     options.precision = precision.getValue();
+    options.strategy = strategy.getValue();
   }
 };
 

@@ -20,6 +20,16 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = 
 
 // -----
 
+// expected-error@+1 {{an mma_sync tile is 128 x N x K with N 256 (one accumulator) or 128 (two), K 32 or 64}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 64, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{an mma_sync kernel needs at least two stages}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 256, 32], stages = 1, cluster = [1, 1], shared_bytes = 24576, max_registers = 255, reason = "">} {}
+
+// -----
+
 // expected-error@+1 {{a simt kernel has one stage}}
 module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 2, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
 

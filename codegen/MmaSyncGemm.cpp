@@ -1,0 +1,440 @@
+//===- MmaSyncGemm.cpp - The GEMM skeleton on mma.sync --------------------===//
+//
+// buildMmaSyncGemm (KernelBuilder.h): the tensor-core strategy of every chip
+// since sm_80 (the one that sm_80, sm_86, sm_89 and sm_120 have; sm_90a and
+// sm_100a can run it too).
+//
+// Block: 256 threads, 8 warps, one per multiprocessor, on a tile of 128
+// rows x 256 columns (tileN per accumulator). Warp w holds rows
+// 64 (w / 4) .. + 63 and columns (w mod 4) tileN / 4 .. + tileN / 4 - 1 of
+// every accumulator: 4 x tileN / 32 tiles of m16n8, 4 fp32 registers each,
+// 128 in all. Per k16 step a warp loads 8 ldmatrix.x4 (4 of A, 4 of the
+// B_j) for 32 MMAs.
+//
+// Operands: each stored in shared memory the way it is in global memory,
+// so that one cp.async of 16 bytes moves 8 consecutive elements:
+//  - K-contiguous (A(m, k) with k contiguous; B_j(k, n) with k contiguous,
+//    i.e. stored [n][k]): [rows][32 k], 64-byte rows of four 16-byte
+//    chunks; chunk c of row r at r 64 + 16 (c ^ ((r / 2) mod 4)).
+//  - MN-contiguous: [32 k][rows], rows of rows / 8 chunks; chunk c of row r
+//    at r 2 rows + 16 (c ^ (r mod 8)).
+// ldmatrix reads 8 rows' 16-byte chunks at once; both swizzles put the 8
+// chunks of one read in distinct 16-byte bank groups (K-contiguous: rows
+// r .. r + 7 from a multiple of 8 differ in r mod 2 or (r / 2) mod 4; MN:
+// in r mod 8), so every read is conflict free.
+//
+// Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16"): A's four
+// registers are the 8 x 8 blocks (rows 0-7, k 0-7), (8-15, 0-7), (0-7,
+// 8-15), (8-15, 8-15) of its 16 x 16 tile, each thread holding row
+// lane / 4, k 2 (lane mod 4) + {0, 1} of a block; B's two are (k 0-7,
+// n 0-7) and (k 8-15, n 0-7), each thread holding k 2 (lane mod 4) +
+// {0, 1}, n lane / 4. ldmatrix.x4 loads four 8 x 8 blocks whose rows lanes
+// 8 q .. 8 q + 7 address (block q); without .trans lane l gets row l / 4,
+// columns 2 (l mod 4) + {0, 1} of each, with .trans the transpose. So a
+// K-contiguous tile gives A's and B's fragments as stored, an
+// MN-contiguous one (rows are k) through .trans.
+//
+// Pipeline: K in tiles of 32 through a ring of `stages` slots. Tiles
+// 0 .. stages - 2 are issued first, one cp.async group each; the
+// iteration of tile t waits until at most stages - 2 groups are pending
+// (its own arrived), meets the block (everyone's arrived; everyone is done
+// with slot (t - 1) mod stages), issues tile t + stages - 1 into that
+// slot, and multiplies tile t. An operand chunk past an extent reads fewer
+// bytes (cp.async's src-size) and the rest is zero-filled.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/KernelBuilder.h"
+#include "codegen/StagedEpilogue.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+constexpr int64_t kWarpsAlongN = 4, kWarpRows = 64, kMmaRows = 16;
+constexpr int64_t kChunkElements = 8; // 16 bytes of 16-bit elements
+
+/// One operand as staged: `view` indexed (outer, inner), inner contiguous.
+struct StagedOperand {
+  MatrixView view;
+  bool kContiguous; // inner is k (else inner is m or n, outer k)
+  int64_t rows;     // the tile's extent in m (A) or n (B_j)
+  int64_t offset;   // bytes into a ring slot
+  Value extent;     // M (A) or N (B_j), i64
+};
+
+/// The fragment of the epilogue engine (StagedEpilogue.h): a part is the
+/// four warps of 64 rows; register r = (i nt + jn) 4 + c of a thread is
+/// element c of its m16n8 tile (i, jn), i < 4 along m, jn < nt = tileN /
+/// 32 along n: row 16 i + lane / 4 + 8 (c / 2), column 8 jn + 2 (lane mod
+/// 4) + c mod 2 past the warp's origin.
+AccumulatorFragment mmaSyncFragment(int64_t tileN) {
+  int64_t tilesN = tileN / 32;
+  AccumulatorFragment fragment;
+  fragment.threadRow = [](KernelBuilder &kb, Value tid, Value) {
+    return kb.udiv(kb.urem(tid, 32), 4);
+  };
+  fragment.threadCol = [tileN](KernelBuilder &kb, Value tid) {
+    Value warpCol = kb.mul(kb.urem(kb.udiv(tid, 32), kWarpsAlongN),
+                           kb.i32(tileN / kWarpsAlongN));
+    return kb.add(warpCol, kb.mul(kb.urem(kb.urem(tid, 32), 4), kb.i32(2)));
+  };
+  fragment.rowOffset = [tilesN](int64_t r) {
+    return kMmaRows * (r / (4 * tilesN)) + 8 * ((r % 4) / 2);
+  };
+  fragment.colOffset = [tilesN](int64_t r) {
+    return 8 * ((r / 4) % tilesN) + r % 2;
+  };
+  fragment.registersPerBox = 4 * 4 * tilesN; // not staged: one box
+  return fragment;
+}
+
+class MmaSync : public EpilogueHost {
+public:
+  MmaSync(KernelBuilder &kb, const MmaSyncGemmSpec &spec)
+      : kb(kb), spec(spec), b(kb.b), loc(kb.loc), i32(b.getI32Type()),
+        ptr3(LLVM::LLVMPointerType::get(b.getContext(), 3)),
+        words(LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                               {i32, i32, i32, i32})) {}
+
+  void build() {
+    shared = kb.dynamicShared();
+    tid = kb.threadIdX();
+    lane = kb.urem(tid, 32);
+    Value warp = kb.udiv(tid, 32);
+    warpRow = kb.mul(kb.udiv(warp, kWarpsAlongN), kb.i32(kWarpRows));
+    warpCol = kb.mul(kb.urem(warp, kWarpsAlongN),
+                     kb.i32(spec.tileN / kWarpsAlongN));
+    m0 = kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kMmaSyncTileM));
+    n0 = kb.mul(kb.toI64(kb.blockId(1)), kb.i64(spec.tileN));
+    extentK = kb.extent(spec.k);
+
+    operands.push_back(staged(spec.a, /*isA=*/true, 0));
+    int64_t offset = kMmaSyncTileM * spec.tileK * 2;
+    for (const MatrixView &bj : spec.b) {
+      operands.push_back(staged(bj, /*isA=*/false, offset));
+      offset += spec.tileN * spec.tileK * 2;
+    }
+    assert(offset == mmaSyncStageBytes(spec.tileK) && "the ring's layout");
+
+    Value kTiles = arith::CeilDivSIOp::create(b, loc, extentK,
+                                              kb.i64(spec.tileK));
+    for (int64_t s = 0; s + 1 < spec.stages; ++s) {
+      issue(kb.i64(s), kb.i32(s), kTiles);
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+
+    SmallVector<Value> zeros(accumulatorCount(),
+                             LLVM::ZeroOp::create(b, loc, accType()));
+    auto loop = scf::ForOp::create(b, loc, kb.i64(0), kTiles, kb.i64(1), zeros);
+    keepRolled(loop);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, spec.stages - 2);
+      kb.barrier();
+      Value next = kb.add(t, kb.i64(spec.stages - 1));
+      issue(next, slotOf(next), kTiles);
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      SmallVector<Value> acc(loop.getRegionIterArgs());
+      Value slot = kb.mul(slotOf(t), kb.i32(mmaSyncStageBytes(spec.tileK)));
+      for (int64_t step = 0; step < spec.tileK / 16; ++step)
+        multiply(slot, step, acc);
+      scf::YieldOp::create(b, loc, acc);
+    }
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    epilogue(loop.getResults());
+  }
+
+  // EpilogueHost: the epilogue is not staged (no slots), so only its
+  // barriers could be asked for; a block-wide one serves for all.
+  Value sharedAt(Value byteOffset) override {
+    return LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), shared,
+                               ValueRange{byteOffset});
+  }
+  void syncAllParts() override { kb.barrier(); }
+  void syncPart(const EpiloguePart &, Value) override { kb.barrier(); }
+  void waitPrefetched(Value) override {
+    llvm_unreachable("the mma.sync epilogue prefetches nothing");
+  }
+
+private:
+  int64_t tilesN() const { return spec.tileN / 32; }
+  int64_t accumulatorCount() const {
+    return static_cast<int64_t>(spec.b.size()) * 4 * tilesN();
+  }
+  Type accType() { return mmaAccumulatorType(b.getContext()); }
+
+  /// Asks LLVM not to unroll `loop` (its back edge's llvm.loop metadata,
+  /// carried through scf-to-cf): a short static K would be unrolled whole,
+  /// and the copies' address arithmetic beside 64 accumulators spills.
+  void keepRolled(scf::ForOp loop) {
+    MLIRContext *context = b.getContext();
+    auto unroll = LLVM::LoopUnrollAttr::get(context, b.getBoolAttr(true), {},
+                                            {}, {}, {}, {}, {});
+    loop->setAttr("loop_annotation",
+                  LLVM::LoopAnnotationAttr::get(context, {}, {}, {}, unroll,
+                                                {}, {}, {}, {}, {}, {}, {}, {},
+                                                {}, {}, {}));
+  }
+  Value slotOf(Value tile) {
+    return arith::TruncIOp::create(
+        b, loc, i32, arith::RemUIOp::create(b, loc, tile, kb.i64(spec.stages)));
+  }
+
+  /// Operand A(m, k) (`isA`) or B_j(k, n) as staged.
+  StagedOperand staged(const MatrixView &view, bool isA, int64_t offset) {
+    StagedOperand op;
+    // The view whose columns are contiguous: (m, k) or (k, m) for A,
+    // (n, k) or (k, n) for B_j.
+    bool inOrder = view.colStride == 1;
+    op.view = inOrder ? view : view.transposed();
+    op.kContiguous = isA == inOrder;
+    op.rows = isA ? kMmaSyncTileM : spec.tileN;
+    op.offset = offset;
+    op.extent = kb.extent(isA ? spec.m : spec.n);
+    assert(mmaSyncStageable(view) && "an operand mma.sync cannot stage");
+    return op;
+  }
+
+  /// Byte offset (i32) of chunk `chunk` of shared row `row` of `op`'s tile.
+  Value chunkAt(const StagedOperand &op, Value row, Value chunk) {
+    int64_t perRow = chunksPerRow(op);
+    // The 8 rows one ldmatrix reads span 8 x 16-byte bank groups of 128
+    // bytes: a row of 4 chunks shares them with its odd or even neighbour.
+    Value swizzle = perRow >= 8 ? kb.urem(row, 8)
+                                : kb.urem(kb.udiv(row, 8 / perRow), perRow);
+    Value swizzled = arith::XOrIOp::create(b, loc, chunk, swizzle);
+    return kb.add(kb.mul(row, kb.i32(perRow * 16)),
+                  kb.mul(swizzled, kb.i32(16)));
+  }
+  int64_t chunksPerRow(const StagedOperand &op) const {
+    return (op.kContiguous ? spec.tileK : op.rows) / kChunkElements;
+  }
+
+  /// cp.async of K-tile `tile` (i64) of every operand into ring slot `slot`
+  /// (i32): chunk L = tid + 256 i of a tile is shared row L / (chunks per
+  /// row), chunk L mod (chunks per row). A tile at or past `kTiles` reads
+  /// nothing (its slot is zero-filled and never read): the main loop's
+  /// body stays one basic block, which ptxas schedules as a whole.
+  void issue(Value tile, Value slot, Value kTiles) {
+    Value exists = kb.lessThan(tile, kTiles);
+    Value k0 = kb.mul(tile, kb.i64(spec.tileK));
+    Value slotBytes = kb.mul(slot, kb.i32(mmaSyncStageBytes(spec.tileK)));
+    for (auto [index, op] : llvm::enumerate(operands)) {
+      Value mn0 = index == 0 ? m0 : n0;
+      int64_t perRow = chunksPerRow(op);
+      int64_t chunks = op.rows * spec.tileK / kChunkElements;
+      for (int64_t i = 0; i < chunks / kMmaSyncThreads; ++i) {
+        Value linear = kb.add(tid, kb.i32(i * kMmaSyncThreads));
+        Value row = kb.udiv(linear, perRow), chunk = kb.urem(linear, perRow);
+        Value rowIndex = kb.toI64(row);
+        Value inner = kb.toI64(kb.mul(chunk, kb.i32(kChunkElements)));
+        Value outer, outerExtent, innerExtent;
+        if (op.kContiguous) {
+          outer = kb.add(mn0, rowIndex);
+          inner = kb.add(k0, inner);
+          outerExtent = op.extent;
+          innerExtent = extentK;
+        } else {
+          outer = kb.add(k0, rowIndex);
+          inner = kb.add(mn0, inner);
+          outerExtent = extentK;
+          innerExtent = op.extent;
+        }
+        // Elements of the chunk inside the extents: 0 .. 8.
+        Value left = arith::SubIOp::create(b, loc, innerExtent, inner);
+        Value valid = arith::MaxSIOp::create(
+            b, loc, kb.i64(0),
+            arith::MinSIOp::create(b, loc, left, kb.i64(kChunkElements)));
+        valid = kb.select(kb.both(exists, kb.lessThan(outer, outerExtent)),
+                          valid, kb.i64(0));
+        // A chunk wholly outside reads nothing; its address is the view's
+        // first element all the same (one that exists).
+        Value any = kb.lessThan(kb.i64(0), valid);
+        Value source =
+            kb.address(op.view, kb.select(any, outer, kb.i64(0)),
+                       kb.select(any, inner, kb.i64(0)));
+        Value bytes = arith::TruncIOp::create(
+            b, loc, i32, kb.mul(valid, kb.i64(2)));
+        Value target = sharedAt(kb.add(
+            slotBytes, kb.add(kb.i32(op.offset), chunkAt(op, row, chunk))));
+        NVVM::CpAsyncOp::create(b, loc, target, source, 16,
+                                NVVM::LoadCacheModifierKind::CG, bytes);
+      }
+    }
+  }
+
+  /// Four 8 x 8 blocks of `op`'s tile in slot `slot`: lane l addresses
+  /// shared row rowOf(l), chunk chunkOf(l).
+  Value ldmatrix(const StagedOperand &op, Value slot, Value row, Value chunk) {
+    Value address = sharedAt(kb.add(
+        slot, kb.add(kb.i32(op.offset), chunkAt(op, row, chunk))));
+    return NVVM::LdMatrixOp::create(
+        b, loc, words, address, 4,
+        op.kContiguous ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+  }
+  SmallVector<Value> wordsOf(Value loaded) {
+    SmallVector<Value> result;
+    for (int64_t r = 0; r < 4; ++r)
+      result.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, r));
+    return result;
+  }
+
+  /// k16 step `step` of the tile in slot `slot` (byte offset, i32): every
+  /// B_j fragment of the warp first (2 registers per n8 tile: 16 in all),
+  /// then one m16 tile of A at a time (4), so that beside the 128
+  /// accumulators only 20 fragment registers are live.
+  void multiply(Value slot, int64_t step, SmallVector<Value> &acc) {
+    Value row8 = kb.urem(lane, 8);
+    Value bit3 = kb.urem(kb.udiv(lane, 8), 2), bit4 = kb.udiv(lane, 16);
+    Value k0 = kb.i32(16 * step);
+    // Each B_j's fragments, two n8 tiles per ldmatrix: blocks (n lo, k lo),
+    // (n lo, k hi), (n hi, k lo), (n hi, k hi) for lanes 0-7, .., 24-31.
+    SmallVector<SmallVector<std::array<Value, 2>>> bFrags(spec.b.size());
+    for (size_t j = 0; j < spec.b.size(); ++j) {
+      const StagedOperand &bj = operands[1 + j];
+      for (int64_t jn = 0; jn < tilesN(); jn += 2) {
+        Value n = kb.add(warpCol, kb.i32(8 * jn));
+        Value row, chunk;
+        if (bj.kContiguous) { // rows n, chunks k
+          row = kb.add(n, kb.add(row8, kb.mul(bit4, kb.i32(8))));
+          chunk = kb.add(kb.i32(2 * step), bit3);
+        } else { // rows k, chunks n
+          row = kb.add(k0, kb.add(row8, kb.mul(bit3, kb.i32(8))));
+          chunk = kb.add(kb.udiv(n, kChunkElements), bit4);
+        }
+        SmallVector<Value> w = wordsOf(ldmatrix(bj, slot, row, chunk));
+        bFrags[j].push_back({w[0], w[1]});
+        bFrags[j].push_back({w[2], w[3]});
+      }
+    }
+    // A's fragment of each of the warp's four m16 tiles: blocks (m lo,
+    // k lo), (m hi, k lo), (m lo, k hi), (m hi, k hi).
+    const StagedOperand &a = operands[0];
+    for (int64_t i = 0; i < 4; ++i) {
+      Value m = kb.add(warpRow, kb.i32(kMmaRows * i));
+      Value row, chunk;
+      if (a.kContiguous) { // rows m, chunks k
+        row = kb.add(m, kb.add(row8, kb.mul(bit3, kb.i32(8))));
+        chunk = kb.add(kb.i32(2 * step), bit4);
+      } else { // rows k, chunks m
+        row = kb.add(k0, kb.add(row8, kb.mul(bit4, kb.i32(8))));
+        chunk = kb.add(kb.udiv(m, kChunkElements), bit3);
+      }
+      SmallVector<Value> aWords = wordsOf(ldmatrix(a, slot, row, chunk));
+      for (size_t j = 0; j < spec.b.size(); ++j)
+        for (int64_t jn = 0; jn < tilesN(); ++jn) {
+          Value &c = acc[(j * 4 + i) * tilesN() + jn];
+          c = mmaM16N8K16(kb, spec.element, aWords, bFrags[j][jn], c);
+        }
+    }
+  }
+
+  /// Each accumulator's registers in the order of mmaSyncFragment, handed
+  /// to the epilogue engine as one part per 64 rows.
+  void epilogue(ValueRange acc) {
+    StagedEpilogueSpec epilogueSpec;
+    epilogueSpec.m = spec.m;
+    epilogueSpec.n = spec.n;
+    epilogueSpec.tileN = spec.tileN;
+    epilogueSpec.element = spec.element;
+    epilogueSpec.epilogue = spec.epilogue;
+    epilogueSpec.fragment = mmaSyncFragment(spec.tileN);
+    int64_t registers = epilogueSpec.registers();
+    assert(registers == 16 * tilesN() && "the fragment's registers");
+    auto all = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(registers, b.getF32Type()));
+    SmallVector<Value> perAccumulator;
+    for (size_t j = 0; j < spec.b.size(); ++j) {
+      Value values = LLVM::UndefOp::create(b, loc, all);
+      for (int64_t r = 0; r < registers; ++r) {
+        Value tile = acc[j * 4 * tilesN() + r / 4];
+        Value v = LLVM::ExtractValueOp::create(b, loc, tile, r % 4);
+        values = LLVM::InsertValueOp::create(b, loc, values, v, r);
+      }
+      perAccumulator.push_back(values);
+    }
+    EpiloguePart part;
+    part.accumulators = perAccumulator;
+    part.begin = 0;
+    part.end = registers;
+    EpilogueViews views =
+        EpilogueViews::discover(kb, spec.epilogue, spec.b.size());
+    buildStagedEpilogue(kb, epilogueSpec, *this, views, std::nullopt,
+                        kb.udiv(tid, kMmaSyncThreads / 2), part, m0, n0);
+  }
+
+  KernelBuilder &kb;
+  const MmaSyncGemmSpec &spec;
+  OpBuilder &b;
+  Location loc;
+  Type i32, ptr3;
+  LLVM::LLVMStructType words;
+  Value shared, tid, lane, warpRow, warpCol, m0, n0, extentK;
+  SmallVector<StagedOperand> operands; // A, then each B_j
+};
+
+} // namespace
+
+bool mlir::fmlp::mmaSyncStageable(const MatrixView &view) {
+  return view.vectors() || view.transposed().vectors();
+}
+
+Type mlir::fmlp::mmaAccumulatorType(MLIRContext *context) {
+  Type f32 = Float32Type::get(context);
+  return LLVM::LLVMStructType::getLiteral(context, {f32, f32, f32, f32});
+}
+
+Value mlir::fmlp::mmaM16N8K16(KernelBuilder &kb, Type element,
+                              ArrayRef<Value> aWords, ArrayRef<Value> bWords,
+                              Value c) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  // bf16 pairs are i32 registers; f16 pairs vector<2xf16> (the types
+  // follow from them).
+  std::optional<std::array<NVVM::MMATypes, 2>> types;
+  auto asOperand = [&](Value word) -> Value {
+    if (element.isBF16())
+      return word;
+    return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, element), word);
+  };
+  if (element.isBF16())
+    types = {NVVM::MMATypes::bf16, NVVM::MMATypes::bf16};
+  SmallVector<Value> a, bv, cv;
+  for (Value w : aWords)
+    a.push_back(asOperand(w));
+  for (Value w : bWords)
+    bv.push_back(asOperand(w));
+  for (int64_t r = 0; r < 4; ++r)
+    cv.push_back(LLVM::ExtractValueOp::create(b, loc, c, r));
+  std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col};
+  return NVVM::MmaOp::create(b, loc, mmaAccumulatorType(b.getContext()), a, bv,
+                             cv, {16, 8, 16}, std::nullopt, std::nullopt, types,
+                             layouts);
+}
+
+void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
+                                  const MmaSyncGemmSpec &spec) {
+  assert((spec.b.size() == 1 || spec.b.size() == 2) &&
+         spec.tileN * static_cast<int64_t>(spec.b.size()) ==
+             kMmaSyncTileColumns &&
+         spec.stages >= 2 && "an mma.sync configuration");
+  MmaSync(kb, spec).build();
+  LaunchGeometry geometry;
+  geometry.block = {kMmaSyncThreads, 1, 1};
+  geometry.tile(0, spec.m, kMmaSyncTileM);
+  geometry.tile(1, spec.n, spec.tileN);
+  geometry.dynamicSharedBytes = mmaSyncSharedBytes(spec.tileK, spec.stages);
+  geometry.maxRegisters = kMmaSyncMaxRegisters;
+  kb.finish(geometry);
+}
