@@ -14,14 +14,16 @@
 // Operands: each stored in shared memory the way it is in global memory,
 // so that one cp.async of 16 bytes moves 8 consecutive elements:
 //  - K-contiguous (A(m, k) with k contiguous; B_j(k, n) with k contiguous,
-//    i.e. stored [n][k]): [rows][32 k], 64-byte rows of four 16-byte
-//    chunks; chunk c of row r at r 64 + 16 (c ^ ((r / 2) mod 4)).
-//  - MN-contiguous: [32 k][rows], rows of rows / 8 chunks; chunk c of row r
-//    at r 2 rows + 16 (c ^ (r mod 8)).
-// ldmatrix reads 8 rows' 16-byte chunks at once; both swizzles put the 8
-// chunks of one read in distinct 16-byte bank groups (K-contiguous: rows
-// r .. r + 7 from a multiple of 8 differ in r mod 2 or (r / 2) mod 4; MN:
-// in r mod 8), so every read is conflict free.
+//    i.e. stored [n][k]): [rows][tileK k], rows of P = tileK / 8 16-byte
+//    chunks; chunk c of row r at 16 (P r + (c ^ s(r))).
+//  - MN-contiguous: [tileK k][rows], rows of P = rows / 8 chunks, the same
+//    formula.
+// The swizzle s(r) is r mod 8 for P >= 8 (128-byte rows), (r / 2) mod 4
+// for P = 4 (64-byte rows, K-contiguous at tileK = 32). ldmatrix reads 8
+// rows' 16-byte chunks at once (rows r .. r + 7 from a multiple of 8, one
+// logical chunk); s puts them in distinct 16-byte bank groups of 128 bytes
+// (they differ in r mod 8, or in r mod 2 and (r / 2) mod 4), so every read
+// is conflict free.
 //
 // Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16"): A's four
 // registers are the 8 x 8 blocks (rows 0-7, k 0-7), (8-15, 0-7), (0-7,
@@ -34,7 +36,8 @@
 // K-contiguous tile gives A's and B's fragments as stored, an
 // MN-contiguous one (rows are k) through .trans.
 //
-// Pipeline: K in tiles of 32 through a ring of `stages` slots. Tiles
+// Pipeline: K in tiles of tileK (32 or 64) through a ring of `stages`
+// slots. Tiles
 // 0 .. stages - 2 are issued first, one cp.async group each; the
 // iteration of tile t waits until at most stages - 2 groups are pending
 // (its own arrived), meets the block (everyone's arrived; everyone is done
