@@ -274,8 +274,8 @@ private:
     }
   }
 
-  /// Four 8 x 8 blocks of `op`'s tile in slot `slot`: lane l addresses
-  /// shared row rowOf(l), chunk chunkOf(l).
+  /// Four 8 x 8 blocks of `op`'s tile in slot `slot` (byte offset), each
+  /// lane addressing shared row `row`, chunk `chunk` (quarterAt).
   Value ldmatrix(const StagedOperand &op, Value slot, Value row, Value chunk) {
     Value address = sharedAt(kb.add(
         slot, kb.add(kb.i32(op.offset), chunkAt(op, row, chunk))));
@@ -284,6 +284,21 @@ private:
         op.kContiguous ? NVVM::MMALayout::row : NVVM::MMALayout::col,
         NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
         NVVM::LdStMatrixEltType::B16);
+  }
+  /// The shared row and chunk that a lane addresses in an ldmatrix.x4 of
+  /// the 16 x 16 block of `op` at m or n `mn` (i32) and k16 step `step`:
+  /// lanes 8 q .. 8 q + 7 address rows row8 = lane mod 8 of quarter q, and
+  /// `mnHigh`, `kHigh` (lane bits) say whether it is the upper half along
+  /// m or n and along k, in the order of the fragment being loaded.
+  std::pair<Value, Value> quarterAt(const StagedOperand &op, Value mn,
+                                    int64_t step, Value row8, Value mnHigh,
+                                    Value kHigh) {
+    if (op.kContiguous) // rows m or n, chunks k
+      return {kb.add(mn, kb.add(row8, kb.mul(mnHigh, kb.i32(8)))),
+              kb.add(kb.i32(2 * step), kHigh)};
+    // rows k, chunks m or n
+    return {kb.add(kb.i32(16 * step), kb.add(row8, kb.mul(kHigh, kb.i32(8)))),
+            kb.add(kb.udiv(mn, kChunkElements), mnHigh)};
   }
   SmallVector<Value> wordsOf(Value loaded) {
     SmallVector<Value> result;
@@ -299,40 +314,27 @@ private:
   void multiply(Value slot, int64_t step, SmallVector<Value> &acc) {
     Value row8 = kb.urem(lane, 8);
     Value bit3 = kb.urem(kb.udiv(lane, 8), 2), bit4 = kb.udiv(lane, 16);
-    Value k0 = kb.i32(16 * step);
-    // Each B_j's fragments, two n8 tiles per ldmatrix: blocks (n lo, k lo),
-    // (n lo, k hi), (n hi, k lo), (n hi, k hi) for lanes 0-7, .., 24-31.
+    // Each B_j's fragments, two n8 tiles per ldmatrix: quarters (n lo,
+    // k lo), (n lo, k hi), (n hi, k lo), (n hi, k hi).
     SmallVector<SmallVector<std::array<Value, 2>>> bFrags(spec.b.size());
     for (size_t j = 0; j < spec.b.size(); ++j) {
       const StagedOperand &bj = operands[1 + j];
       for (int64_t jn = 0; jn < tilesN(); jn += 2) {
         Value n = kb.add(warpCol, kb.i32(8 * jn));
-        Value row, chunk;
-        if (bj.kContiguous) { // rows n, chunks k
-          row = kb.add(n, kb.add(row8, kb.mul(bit4, kb.i32(8))));
-          chunk = kb.add(kb.i32(2 * step), bit3);
-        } else { // rows k, chunks n
-          row = kb.add(k0, kb.add(row8, kb.mul(bit3, kb.i32(8))));
-          chunk = kb.add(kb.udiv(n, kChunkElements), bit4);
-        }
+        auto [row, chunk] = quarterAt(bj, n, step, row8, /*mnHigh=*/bit4,
+                                      /*kHigh=*/bit3);
         SmallVector<Value> w = wordsOf(ldmatrix(bj, slot, row, chunk));
         bFrags[j].push_back({w[0], w[1]});
         bFrags[j].push_back({w[2], w[3]});
       }
     }
-    // A's fragment of each of the warp's four m16 tiles: blocks (m lo,
+    // A's fragment of each of the warp's four m16 tiles: quarters (m lo,
     // k lo), (m hi, k lo), (m lo, k hi), (m hi, k hi).
     const StagedOperand &a = operands[0];
     for (int64_t i = 0; i < 4; ++i) {
       Value m = kb.add(warpRow, kb.i32(kMmaRows * i));
-      Value row, chunk;
-      if (a.kContiguous) { // rows m, chunks k
-        row = kb.add(m, kb.add(row8, kb.mul(bit3, kb.i32(8))));
-        chunk = kb.add(kb.i32(2 * step), bit4);
-      } else { // rows k, chunks m
-        row = kb.add(k0, kb.add(row8, kb.mul(bit4, kb.i32(8))));
-        chunk = kb.add(kb.udiv(m, kChunkElements), bit3);
-      }
+      auto [row, chunk] = quarterAt(a, m, step, row8, /*mnHigh=*/bit3,
+                                    /*kHigh=*/bit4);
       SmallVector<Value> aWords = wordsOf(ldmatrix(a, slot, row, chunk));
       for (size_t j = 0; j < spec.b.size(); ++j)
         for (int64_t jn = 0; jn < tilesN(); ++jn) {
