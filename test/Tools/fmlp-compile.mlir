@@ -11,6 +11,7 @@
 // RUN: diff %t.compile-x.mlir %t.opt-x.mlir
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=65536 --save=gu | FileCheck %s --check-prefix=MEMORY-GU
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --save=all 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --strategy=wmma 2>&1 | FileCheck %s --check-prefix=BAD-STRATEGY
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=65536 --save=gu --report-format=json | FileCheck %s --check-prefix=MEMORY-JSON
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --report-format=json --emit=mlir 2>&1 | FileCheck %s --check-prefix=JSON-AND-IR
 // RUN: not fmlp-compile %s 2>&1 | FileCheck %s --check-prefix=NONE
@@ -58,6 +59,7 @@
 // MEMORY-GU: saved for backward   2,885,681,152 B (2752.0 MiB)
 // MEMORY-GU-NEXT: workspace forward    1,442,840,576 B (1376.0 MiB)
 
+// BAD-STRATEGY: fmlp-compile: error: strategy must be one of auto, mma_sync, simt, got 'wmma'
 // BAD-OPTION: fmlp-compile: error: save must be one of agu, gu, u, x, got 'all
 
 // REPORT-F32: block 1 at
