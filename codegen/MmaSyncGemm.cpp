@@ -176,7 +176,8 @@ private:
 
   /// Asks LLVM not to unroll `loop` (its back edge's llvm.loop metadata,
   /// carried through scf-to-cf): a short static K would be unrolled whole,
-  /// and the copies' address arithmetic beside 64 accumulators spills.
+  /// and the copies' address arithmetic beside the accumulators spilled
+  /// (at D = 64).
   void keepRolled(scf::ForOp loop) {
     MLIRContext *context = b.getContext();
     auto unroll = LLVM::LoopUnrollAttr::get(context, b.getBoolAttr(true), {},
