@@ -805,7 +805,7 @@ struct ConvertFMLPToNVVMPass
       // than its max_tokens. fmlp.workspace makes it the manifest's
       // workspace role (scratch of one call).
       int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-      auto type = MemRefType::get({llvm::divideCeil(bytes, elementBytes)},
+      auto type = MemRefType::get({llvm::divideCeilSigned(bytes, elementBytes)},
                                   element);
       OpBuilder at(&getContext());
       auto attrs = at.getDictionaryAttr(
