@@ -76,10 +76,9 @@ public:
                     strides.back()};
     if (type.getRank() == 2)
       view.rowStride = strides[0];
-    // The bundle asks 16-byte aligned arguments of the WGMMA kernels; the
-    // view starts offset + tokenStride c0 elements past its argument's.
+    // The view starts offset + tokenStride c0 elements past its argument's.
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-    if (alignedArguments || kb.numTensorMaps > 0)
+    if (alignedArguments)
       if (std::optional<ViewOffset> traced = traceViewOffset(memref))
         view.baseAlignment = std::gcd(
             std::gcd(traced->offset, traced->tokenStride), 16 / elementBytes);
@@ -102,8 +101,9 @@ public:
 
   SmallVector<Value> buffers;
   DenseMap<Value, unsigned> index;
-  /// The bundle asks 16-byte aligned arguments of the kernel (its launch is
-  /// fmlp.vector_access or has tensor maps): views know their alignment.
+  /// The bundle asks 16-byte aligned arguments of the kernel (its launch has
+  /// tensor maps or is fmlp.vector_access: argumentAlignments in
+  /// lib/Pipeline/Bundle.cpp), so views know their alignment.
   bool alignedArguments = false;
 };
 
@@ -177,11 +177,13 @@ void storeGradient(KernelBuilder &kb, const MatrixView &out, Value m, Value n,
   kb.store(out, m, n, acc);
 }
 
-/// The SIMT strategy's reads of a GEMM's operands (KernelGemm.h): each
-/// part as a view of A(m, k) or B_j(k, n), a concatenation as one view.
-class SimtReads {
+/// A GEMM's operands (KernelGemm.h) as the SIMT and mma_sync strategies
+/// read them: each part as a view of A(m, k) or B_j(k, n), a concatenation
+/// as one view.
+class OperandViews {
 public:
-  SimtReads(KernelBuilder &kb, const KernelOperands &ops) : kb(kb), ops(ops) {}
+  OperandViews(KernelBuilder &kb, const KernelOperands &ops)
+      : kb(kb), ops(ops) {}
 
   /// Part `part` of A (`isA`) or of a B_j, indexed (m, k) or (k, n): the
   /// stored view, transposed when its rows index the other.
@@ -261,8 +263,8 @@ std::string notSplittable(const KernelGemm &gemm, const KernelConfig &config) {
 
 /// The GEMM of a kernel op, as its configured strategy: the WGMMA one
 /// reads A and B_j through the plan's tensor maps (and moves the outputs it
-/// stages through theirs), the SIMT one through SimtReads, the
-/// small_tokens one the stored K-major buffers in 16-byte pieces
+/// stages through theirs), the SIMT and mma_sync ones through OperandViews,
+/// the small_tokens one the stored K-major buffers in 16-byte pieces
 /// (notSmallTokensReady); all run `epilogue`.
 void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
                const KernelGemm &gemm, const KernelConfig &config,
@@ -280,7 +282,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     return buildSmallTokensGemm(kb, small);
   }
   if (config.strategy == KernelStrategy::mma_sync) {
-    SimtReads reads(kb, ops);
+    OperandViews reads(kb, ops);
     MmaSyncGemmSpec mma;
     mma.m = gemm.m;
     mma.n = gemm.n;
@@ -295,7 +297,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     mma.epilogue = std::move(epilogue);
     return buildMmaSyncGemm(kb, mma);
   }
-  GemmSpec spec = SimtReads(kb, ops).spec(gemm);
+  GemmSpec spec = OperandViews(kb, ops).spec(gemm);
   spec.epilogue = std::move(epilogue);
   if (config.strategy == KernelStrategy::simt || !tma)
     return buildSimtGemm(kb, spec);
@@ -959,7 +961,7 @@ struct ConvertFMLPToNVVMPass
                      operands.buffers.size() + (splitKWorkspace ? 1 : 0),
                      op->getLoc());
     KernelOperands viewed = operands;
-    viewed.alignedArguments = variant.vectorAccess;
+    viewed.alignedArguments = variant.vectorAccess || variant.tma.has_value();
     EpilogueLowering lowering{kb, viewed, gemm, config,
                               variant.tma ? &*variant.tma : nullptr};
     llvm::TypeSwitch<Operation *>(op)
