@@ -277,24 +277,30 @@ int64_t wgmmaSharedBytes(const WgmmaGemmSpec &spec);
 void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 
 /// The tensor-core instantiation for every chip with mma.sync (sm_80
-/// onwards; MmaSyncGemm.cpp), for 16-bit operands each stored with one
-/// index contiguous, in 16-byte aligned pieces (MatrixView::vectors of the
-/// view whose columns are that index): K-contiguous (rows index m or n)
-/// or MN-contiguous (rows index k). 256 threads on a tile of 128 rows x
-/// tileN columns per accumulator (tileN x accumulators = 256), K in steps
-/// of tileK through a ring of `stages` shared-memory slots filled by cp.async
-/// (zero-filled past the extents), ldmatrix (.trans for MN-contiguous
-/// operands) into m16n8k16 fragments, fp32 accumulators (128 per thread);
-/// the epilogue runs through the staged-epilogue engine (batched, column
-/// pairs merged).
+/// onwards; MmaSyncGemm.cpp), for operands each stored with one index
+/// contiguous, in 16-byte aligned pieces (MatrixView::vectors of the view
+/// whose columns are that index): K-contiguous (rows index m or n) or
+/// MN-contiguous (rows index k). 256 threads on a tile of 128 rows x tileN
+/// columns per accumulator (tileN x accumulators = 256), K in steps of
+/// tileK through a ring of `stages` shared-memory slots filled by cp.async
+/// (zero-filled past the extents), fp32 accumulators (128 per thread); the
+/// epilogue runs through the staged-epilogue engine (batched, column pairs
+/// merged). 16-bit operands: ldmatrix (.trans for MN-contiguous ones) into
+/// m16n8k16 fragments. fp32 operands: m16n8k8 on tf32, each operand rounded
+/// to tf32 (round to nearest, ties away) in registers, or split into a tf32
+/// high and low part with three products per step (tf32x3); K-contiguous
+/// fragments by ldmatrix, MN-contiguous ones by 32-bit shared loads.
 struct MmaSyncGemmSpec {
   Extent m, n, k;
   MatrixView a;              // A(m, k)
   SmallVector<MatrixView> b; // B_j(k, n); one or two
   int64_t tileN = 256;       // per accumulator: 256 / accumulators
-  int64_t tileK = 32;        // 32 or 64
+  int64_t tileK = 32;        // mmaSyncTileKs(element bytes)
   int64_t stages = 4;
-  Type element; // bf16 or f16
+  Type element; // bf16, f16 or f32
+  /// fp32 operands: hi * hi + hi * lo + lo * hi of their tf32 parts (else
+  /// one product of their tf32 roundings).
+  bool tf32x3 = false;
   GemmSpec::Epilogue epilogue;
 };
 constexpr int64_t kMmaSyncTileM = 128, kMmaSyncThreads = 256;
@@ -303,13 +309,22 @@ constexpr int64_t kMmaSyncTileColumns = 256;
 /// One block per multiprocessor: 128 accumulators, 24 fragment registers
 /// and the addresses.
 constexpr int32_t kMmaSyncMaxRegisters = 255;
-/// A ring slot: the 16-bit tiles of A (128 x tileK) and of every B_j
-/// (tileN x tileK each, 256 x tileK together).
-constexpr int64_t mmaSyncStageBytes(int64_t tileK) {
-  return (kMmaSyncTileM + kMmaSyncTileColumns) * tileK * 2;
+/// The k-tiles of the strategy: rows of 64 or 128 bytes (32 or 64 16-bit
+/// elements, 16 or 32 fp32 ones).
+constexpr int64_t kMmaSyncTileKBytes[] = {64, 128};
+/// fp32 tiles stored MN-contiguous pad each row (one k) by 32 bytes: the 4
+/// rows x 8 columns a warp reads at once then fall in distinct banks.
+constexpr int64_t kMmaSyncFp32RowPadding = 32;
+/// A ring slot: the tiles of A (128 x tileK) and of every B_j (tileN x
+/// tileK each, 256 x tileK together), elements of `elementBytes`; fp32
+/// ones with room for the padding of three operands' k rows.
+constexpr int64_t mmaSyncStageBytes(int64_t tileK, int64_t elementBytes) {
+  return (kMmaSyncTileM + kMmaSyncTileColumns) * tileK * elementBytes +
+         (elementBytes == 4 ? 3 * tileK * kMmaSyncFp32RowPadding : 0);
 }
-constexpr int64_t mmaSyncSharedBytes(int64_t tileK, int64_t stages) {
-  return stages * mmaSyncStageBytes(tileK);
+constexpr int64_t mmaSyncSharedBytes(int64_t tileK, int64_t stages,
+                                     int64_t elementBytes) {
+  return stages * mmaSyncStageBytes(tileK, elementBytes);
 }
 /// Whether `view` (element (i, j) of an operand) can be staged by the
 /// mma.sync strategy: one of its indices contiguous, 16-byte pieces along it.
@@ -321,7 +336,12 @@ void buildMmaSyncGemm(KernelBuilder &kb, const MmaSyncGemmSpec &spec);
 /// as !llvm.struct<(f32, f32, f32, f32)>.
 Value mmaM16N8K16(KernelBuilder &kb, Type element, ArrayRef<Value> aWords,
                   ArrayRef<Value> bWords, Value c);
-/// The fp32 accumulator type of mma.sync m16n8k16.
+/// D = A B + C on mma.sync m16n8k8 (row.col) of tf32 operands: A's
+/// fragment as four 32-bit words, B's as two (one tf32 value each, as
+/// cvt.rna.tf32.f32 writes it), C and D as mmaM16N8K16's.
+Value mmaM16N8K8Tf32(KernelBuilder &kb, ArrayRef<Value> aWords,
+                     ArrayRef<Value> bWords, Value c);
+/// The fp32 accumulator type of mma.sync m16n8k16 and m16n8k8.
 Type mmaAccumulatorType(MLIRContext *context);
 
 /// The instantiation for a few tokens (SmallTokensGemm.cpp), launched for

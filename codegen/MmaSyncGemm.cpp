@@ -36,6 +36,23 @@
 // K-contiguous tile gives A's and B's fragments as stored, an
 // MN-contiguous one (rows are k) through .trans.
 //
+// fp32 operands ("Matrix Fragments for mma.m16n8k8", .tf32): a 16-byte
+// chunk is 4 elements and a k8 step, like a k16 step of 16-bit ones, spans
+// 2 chunks of a row. A's four registers are (row lane / 4, k lane mod 4),
+// rows + 8, k + 4, both; B's two (k lane mod 4, n lane / 4), k + 4. An
+// ldmatrix block of 8 rows x 16 bytes gives lane l row l / 4, 32-bit column
+// l mod 4: the K-contiguous fragments load as the 16-bit ones do. There is
+// no 32-bit transpose in ldmatrix, so a thread reads its MN-contiguous
+// elements by 32-bit shared loads: lanes with the same lane mod 4 read one
+// row k, 8 consecutive m or n, over 4 consecutive rows. Such a tile is not
+// swizzled but its rows padded by 8 words (kMmaSyncFp32RowPadding; rows of
+// 128 or 256 words), so that those 32 words fall in 32 distinct banks
+// (8 k + mn mod 32) and a thread's addresses are one register plus
+// constants. Each register is rounded to
+// tf32 (cvt.rna) before the MMA; tf32x3 also keeps the rounding's
+// remainder, rounded again (x = hi + lo + e, |e| <= 2^-22 |x|), and
+// accumulates lo * hi, hi * lo, hi * hi.
+//
 // Pipeline: K in tiles of tileK (32 or 64) through a ring of `stages`
 // slots. Tiles
 // 0 .. stages - 2 are issued first, one cp.async group each; the
@@ -60,7 +77,8 @@ using namespace mlir::fmlp;
 namespace {
 
 constexpr int64_t kWarpsAlongN = 4, kWarpRows = 64, kMmaRows = 16;
-constexpr int64_t kChunkElements = 8; // 16 bytes of 16-bit elements
+/// A cp.async piece and an ldmatrix row; an MMA's k step is two of them.
+constexpr int64_t kChunkBytes = 16;
 
 /// One operand as staged: `view` indexed (outer, inner), inner contiguous.
 struct StagedOperand {
@@ -103,7 +121,10 @@ public:
       : kb(kb), spec(spec), b(kb.b), loc(kb.loc), i32(b.getI32Type()),
         ptr3(LLVM::LLVMPointerType::get(b.getContext(), 3)),
         words(LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                               {i32, i32, i32, i32})) {}
+                                               {i32, i32, i32, i32})),
+        elementBytes(spec.element.getIntOrFloatBitWidth() / 8),
+        chunkElements(kChunkBytes / elementBytes),
+        stepK(2 * chunkElements) {}
 
   void build() {
     shared = kb.dynamicShared();
@@ -118,12 +139,12 @@ public:
     extentK = kb.extent(spec.k);
 
     operands.push_back(staged(spec.a, /*isA=*/true, 0));
-    int64_t offset = kMmaSyncTileM * spec.tileK * 2;
+    int64_t offset = tileBytes(operands.back());
     for (const MatrixView &bj : spec.b) {
       operands.push_back(staged(bj, /*isA=*/false, offset));
-      offset += spec.tileN * spec.tileK * 2;
+      offset += tileBytes(operands.back());
     }
-    assert(offset == mmaSyncStageBytes(spec.tileK) && "the ring's layout");
+    assert(offset <= stageBytes() && "the ring's layout");
 
     Value kTiles = arith::CeilDivSIOp::create(b, loc, extentK,
                                               kb.i64(spec.tileK));
@@ -146,9 +167,13 @@ public:
       issue(next, slotOf(next), kTiles);
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
       SmallVector<Value> acc(loop.getRegionIterArgs());
-      Value slot = kb.mul(slotOf(t), kb.i32(mmaSyncStageBytes(spec.tileK)));
-      for (int64_t step = 0; step < spec.tileK / 16; ++step)
-        multiply(slot, step, acc);
+      Value slot = kb.mul(slotOf(t), kb.i32(stageBytes()));
+      for (int64_t step = 0; step < spec.tileK / stepK; ++step) {
+        if (spec.element.isF32())
+          multiplyTf32(slot, step, acc);
+        else
+          multiply(slot, step, acc);
+      }
       scf::YieldOp::create(b, loc, acc);
     }
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
@@ -169,6 +194,9 @@ public:
 
 private:
   int64_t tilesN() const { return spec.tileN / 32; }
+  int64_t stageBytes() const {
+    return mmaSyncStageBytes(spec.tileK, elementBytes);
+  }
   int64_t accumulatorCount() const {
     return static_cast<int64_t>(spec.b.size()) * 4 * tilesN();
   }
@@ -207,9 +235,24 @@ private:
     return op;
   }
 
+  /// Whether `op`'s tile has padded rows instead of a swizzle.
+  bool paddedRows(const StagedOperand &op) const {
+    return spec.element.isF32() && !op.kContiguous;
+  }
+  int64_t rowBytes(const StagedOperand &op) const {
+    return chunksPerRow(op) * kChunkBytes +
+           (paddedRows(op) ? kMmaSyncFp32RowPadding : 0);
+  }
+  int64_t tileBytes(const StagedOperand &op) const {
+    return (op.kContiguous ? op.rows : spec.tileK) * rowBytes(op);
+  }
+
   /// Byte offset (i32) of chunk `chunk` of shared row `row` of `op`'s tile.
   Value chunkAt(const StagedOperand &op, Value row, Value chunk) {
     int64_t perRow = chunksPerRow(op);
+    if (paddedRows(op))
+      return kb.add(kb.mul(row, kb.i32(rowBytes(op))),
+                    kb.mul(chunk, kb.i32(kChunkBytes)));
     // The 8 rows one ldmatrix reads span 8 x 16-byte bank groups of 128
     // bytes: a row of 4 chunks shares them with its odd or even neighbour.
     Value swizzle = perRow >= 8 ? kb.urem(row, 8)
@@ -219,7 +262,7 @@ private:
                   kb.mul(swizzled, kb.i32(16)));
   }
   int64_t chunksPerRow(const StagedOperand &op) const {
-    return (op.kContiguous ? spec.tileK : op.rows) / kChunkElements;
+    return (op.kContiguous ? spec.tileK : op.rows) / chunkElements;
   }
 
   /// cp.async of K-tile `tile` (i64) of every operand into ring slot `slot`
@@ -230,16 +273,16 @@ private:
   void issue(Value tile, Value slot, Value kTiles) {
     Value exists = kb.lessThan(tile, kTiles);
     Value k0 = kb.mul(tile, kb.i64(spec.tileK));
-    Value slotBytes = kb.mul(slot, kb.i32(mmaSyncStageBytes(spec.tileK)));
+    Value slotBytes = kb.mul(slot, kb.i32(stageBytes()));
     for (auto [index, op] : llvm::enumerate(operands)) {
       Value mn0 = index == 0 ? m0 : n0;
       int64_t perRow = chunksPerRow(op);
-      int64_t chunks = op.rows * spec.tileK / kChunkElements;
+      int64_t chunks = op.rows * spec.tileK / chunkElements;
       for (int64_t i = 0; i < chunks / kMmaSyncThreads; ++i) {
         Value linear = kb.add(tid, kb.i32(i * kMmaSyncThreads));
         Value row = kb.udiv(linear, perRow), chunk = kb.urem(linear, perRow);
         Value rowIndex = kb.toI64(row);
-        Value inner = kb.toI64(kb.mul(chunk, kb.i32(kChunkElements)));
+        Value inner = kb.toI64(kb.mul(chunk, kb.i32(chunkElements)));
         Value outer, outerExtent, innerExtent;
         if (op.kContiguous) {
           outer = kb.add(mn0, rowIndex);
@@ -252,11 +295,11 @@ private:
           outerExtent = extentK;
           innerExtent = op.extent;
         }
-        // Elements of the chunk inside the extents: 0 .. 8.
+        // Elements of the chunk inside the extents: 0 .. chunkElements.
         Value left = arith::SubIOp::create(b, loc, innerExtent, inner);
         Value valid = arith::MaxSIOp::create(
             b, loc, kb.i64(0),
-            arith::MinSIOp::create(b, loc, left, kb.i64(kChunkElements)));
+            arith::MinSIOp::create(b, loc, left, kb.i64(chunkElements)));
         valid = kb.select(kb.both(exists, kb.lessThan(outer, outerExtent)),
                           valid, kb.i64(0));
         // A chunk wholly outside reads nothing; its address is the view's
@@ -266,7 +309,7 @@ private:
             kb.address(op.view, kb.select(any, outer, kb.i64(0)),
                        kb.select(any, inner, kb.i64(0)));
         Value bytes = arith::TruncIOp::create(
-            b, loc, i32, kb.mul(valid, kb.i64(2)));
+            b, loc, i32, kb.mul(valid, kb.i64(elementBytes)));
         Value target = sharedAt(kb.add(
             slotBytes, kb.add(kb.i32(op.offset), chunkAt(op, row, chunk))));
         NVVM::CpAsyncOp::create(b, loc, target, source, 16,
@@ -287,7 +330,9 @@ private:
         NVVM::LdStMatrixEltType::B16);
   }
   /// The shared row and chunk that a lane addresses in an ldmatrix.x4 of
-  /// the 16 x 16 block of `op` at m or n `mn` (i32) and k16 step `step`:
+  /// the 16 x 16 block of `op` at m or n `mn` (i32) and k16 step `step` (of
+  /// 16-bit elements; of fp32 ones, the 16 x 8 block of a k8 step, only
+  /// K-contiguous):
   /// lanes 8 q .. 8 q + 7 address rows row8 = lane mod 8 of quarter q, and
   /// `mnHigh`, `kHigh` (lane bits) say whether it is the upper half along
   /// m or n and along k, in the order of the fragment being loaded.
@@ -298,8 +343,8 @@ private:
       return {kb.add(mn, kb.add(row8, kb.mul(mnHigh, kb.i32(8)))),
               kb.add(kb.i32(2 * step), kHigh)};
     // rows k, chunks m or n
-    return {kb.add(kb.i32(16 * step), kb.add(row8, kb.mul(kHigh, kb.i32(8)))),
-            kb.add(kb.udiv(mn, kChunkElements), mnHigh)};
+    return {kb.add(kb.i32(stepK * step), kb.add(row8, kb.mul(kHigh, kb.i32(8)))),
+            kb.add(kb.udiv(mn, chunkElements), mnHigh)};
   }
   SmallVector<Value> wordsOf(Value loaded) {
     SmallVector<Value> result;
@@ -345,6 +390,121 @@ private:
     }
   }
 
+  /// Element (k, mn) of `op`'s MN-contiguous fp32 tile (padded rows) in
+  /// slot `slot` as a 32-bit word.
+  Value loadWord(const StagedOperand &op, Value slot, Value k, Value mn) {
+    Value byte = kb.add(kb.mul(k, kb.i32(rowBytes(op))), kb.mul(mn, kb.i32(4)));
+    Value address =
+        sharedAt(kb.add(slot, kb.add(kb.i32(op.offset), byte)));
+    return LLVM::LoadOp::create(b, loc, i32, address);
+  }
+
+  /// A fragment's fp32 words as tf32 operands: each rounded to nearest
+  /// (ties away: cvt.rna), and for tf32x3 also the remainder x - hi (exact
+  /// in fp32) rounded the same way.
+  struct Tf32Parts {
+    SmallVector<Value> hi, lo;
+  };
+  Tf32Parts tf32Parts(ArrayRef<Value> fp32Words) {
+    Tf32Parts parts;
+    Type f32 = b.getF32Type();
+    auto round = [&](Value x) {
+      return NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x,
+                                                NVVM::FPRoundingMode::RNA,
+                                                NVVM::SaturationMode::NONE,
+                                                /*relu=*/false)
+          .getResult();
+    };
+    for (Value word : fp32Words) {
+      Value x = LLVM::BitcastOp::create(b, loc, f32, word);
+      Value hi = round(x);
+      parts.hi.push_back(hi);
+      if (spec.tf32x3) {
+        Value rest = arith::SubFOp::create(
+            b, loc, x, LLVM::BitcastOp::create(b, loc, f32, hi));
+        parts.lo.push_back(round(rest));
+      }
+    }
+    return parts;
+  }
+  /// c + A B for tf32 parts: one MMA (tf32), or lo hi + hi lo + hi hi, the
+  /// small products first (tf32x3).
+  Value multiplyParts(const Tf32Parts &a, const Tf32Parts &bParts, Value c) {
+    if (spec.tf32x3) {
+      c = mmaM16N8K8Tf32(kb, a.lo, bParts.hi, c);
+      c = mmaM16N8K8Tf32(kb, a.hi, bParts.lo, c);
+    }
+    return mmaM16N8K8Tf32(kb, a.hi, bParts.hi, c);
+  }
+
+  /// k8 step `step` of an fp32 tile in slot `slot` (byte offset, i32), in
+  /// the order of `multiply`: B fragments, then A's one m16 tile at a time.
+  /// tf32x3 keeps two parts of every fragment: it takes the warp's n8
+  /// tiles in two halves (A loaded once per half), so that beside the 128
+  /// accumulators 16 B registers are live, not 32.
+  void multiplyTf32(Value slot, int64_t step, SmallVector<Value> &acc) {
+    Value row8 = kb.urem(lane, 8);
+    Value bit3 = kb.urem(kb.udiv(lane, 8), 2), bit4 = kb.udiv(lane, 16);
+    Value group = kb.udiv(lane, 4), quad = kb.urem(lane, 4);
+    // Row k of the tile holding a fragment's k `high` (0: k lane mod 4, 1:
+    // + 4).
+    auto kRow = [&](int64_t high) {
+      return kb.add(quad, kb.i32(stepK * step + 4 * high));
+    };
+    // Every (B_j, pair of n8 tiles) the warp multiplies, in halves.
+    SmallVector<std::pair<size_t, int64_t>> pairs;
+    for (size_t j = 0; j < spec.b.size(); ++j)
+      for (int64_t jn = 0; jn < tilesN(); jn += 2)
+        pairs.push_back({j, jn});
+    int64_t halves = spec.tf32x3 ? 2 : 1;
+    int64_t perHalf = static_cast<int64_t>(pairs.size()) / halves;
+    for (int64_t half = 0; half < halves; ++half) {
+      auto tilePairs = ArrayRef(pairs).slice(half * perHalf, perHalf);
+      SmallVector<std::array<Tf32Parts, 2>> bFrags;
+      for (auto [j, jn] : tilePairs) {
+        const StagedOperand &bj = operands[1 + j];
+        Value n = kb.add(warpCol, kb.i32(8 * jn));
+        SmallVector<Value> w;
+        if (bj.kContiguous) {
+          auto [row, chunk] = quarterAt(bj, n, step, row8, /*mnHigh=*/bit4,
+                                        /*kHigh=*/bit3);
+          w = wordsOf(ldmatrix(bj, slot, row, chunk));
+        } else {
+          for (int64_t nHigh = 0; nHigh < 2; ++nHigh)
+            for (int64_t high = 0; high < 2; ++high)
+              w.push_back(loadWord(bj, slot, kRow(high),
+                                   kb.add(n, kb.add(group,
+                                                    kb.i32(8 * nHigh)))));
+        }
+        bFrags.push_back({tf32Parts({w[0], w[1]}), tf32Parts({w[2], w[3]})});
+      }
+      const StagedOperand &a = operands[0];
+      for (int64_t i = 0; i < 4; ++i) {
+        Value m = kb.add(warpRow, kb.i32(kMmaRows * i));
+        SmallVector<Value> aWords;
+        if (a.kContiguous) {
+          auto [row, chunk] = quarterAt(a, m, step, row8, /*mnHigh=*/bit3,
+                                        /*kHigh=*/bit4);
+          aWords = wordsOf(ldmatrix(a, slot, row, chunk));
+        } else {
+          // Registers (m, k): (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
+          for (int64_t r = 0; r < 4; ++r)
+            aWords.push_back(loadWord(
+                a, slot, kRow(r / 2),
+                kb.add(m, kb.add(group, kb.i32(8 * (r % 2))))));
+        }
+        Tf32Parts aParts = tf32Parts(aWords);
+        for (auto [index, pair] : llvm::enumerate(tilePairs)) {
+          auto [j, jn] = pair;
+          for (int64_t t = 0; t < 2; ++t) {
+            Value &c = acc[(j * 4 + i) * tilesN() + jn + t];
+            c = multiplyParts(aParts, bFrags[index][t], c);
+          }
+        }
+      }
+    }
+  }
+
   /// Each accumulator's registers in the order of mmaSyncFragment, handed
   /// to the epilogue engine as one part per 64 rows.
   void epilogue(ValueRange acc) {
@@ -385,6 +545,8 @@ private:
   Location loc;
   Type i32, ptr3;
   LLVM::LLVMStructType words;
+  int64_t elementBytes, chunkElements;
+  int64_t stepK; // k of one MMA: 16 (16-bit elements) or 8 (tf32)
   Value shared, tid, lane, warpRow, warpCol, m0, n0, extentK;
   SmallVector<StagedOperand> operands; // A, then each B_j
 };
@@ -398,6 +560,22 @@ bool mlir::fmlp::mmaSyncStageable(const MatrixView &view) {
 Type mlir::fmlp::mmaAccumulatorType(MLIRContext *context) {
   Type f32 = Float32Type::get(context);
   return LLVM::LLVMStructType::getLiteral(context, {f32, f32, f32, f32});
+}
+
+Value mlir::fmlp::mmaM16N8K8Tf32(KernelBuilder &kb, ArrayRef<Value> aWords,
+                                 ArrayRef<Value> bWords, Value c) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  SmallVector<Value> cv;
+  for (int64_t r = 0; r < 4; ++r)
+    cv.push_back(LLVM::ExtractValueOp::create(b, loc, c, r));
+  std::array<NVVM::MMATypes, 2> types{NVVM::MMATypes::tf32,
+                                      NVVM::MMATypes::tf32};
+  std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col};
+  return NVVM::MmaOp::create(b, loc, mmaAccumulatorType(b.getContext()),
+                             aWords, bWords, cv, {16, 8, 8}, std::nullopt,
+                             std::nullopt, types, layouts);
 }
 
 Value mlir::fmlp::mmaM16N8K16(KernelBuilder &kb, Type element,
@@ -434,13 +612,16 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
   assert((spec.b.size() == 1 || spec.b.size() == 2) &&
          spec.tileN * static_cast<int64_t>(spec.b.size()) ==
              kMmaSyncTileColumns &&
-         spec.stages >= 2 && "an mma.sync configuration");
+         spec.stages >= 2 && (!spec.tf32x3 || spec.element.isF32()) &&
+         "an mma.sync configuration");
   MmaSync(kb, spec).build();
   LaunchGeometry geometry;
   geometry.block = {kMmaSyncThreads, 1, 1};
   geometry.tile(0, spec.m, kMmaSyncTileM);
   geometry.tile(1, spec.n, spec.tileN);
-  geometry.dynamicSharedBytes = mmaSyncSharedBytes(spec.tileK, spec.stages);
+  geometry.dynamicSharedBytes =
+      mmaSyncSharedBytes(spec.tileK, spec.stages,
+                         spec.element.getIntOrFloatBitWidth() / 8);
   geometry.maxRegisters = kMmaSyncMaxRegisters;
   kb.finish(geometry);
 }

@@ -90,17 +90,34 @@ Precision formatOf(Type element) {
   return Precision::ieee;
 }
 
-/// Why the 16-bit tensor-core strategies do not take `shape`'s operands,
-/// or "".
+/// Why the 16-bit tensor-core strategies (WGMMA, small_tokens) do not take
+/// `shape`'s operands, or "".
 std::string notSixteenBitOperands(const GemmShape &shape) {
   if (isFloat32Precision(formatOf(shape.element)))
-    return "fp32 operands take the IEEE fp32 SIMT path";
+    return "fp32 operands (WGMMA takes 16-bit ones)";
   if (shape.precision && *shape.precision != formatOf(shape.element))
     return ("precision " + stringifyPrecision(*shape.precision) + " on " +
             stringifyPrecision(formatOf(shape.element)) +
             " operands takes the SIMT path")
         .str();
   return "";
+}
+
+/// Whether fp32 operands are contracted on tf32 (tf32, tf32x3).
+bool tf32Contraction(const GemmShape &shape) {
+  return isFloat32Precision(formatOf(shape.element)) && shape.precision &&
+         (*shape.precision == Precision::tf32 ||
+          *shape.precision == Precision::tf32x3);
+}
+
+/// Why the mma_sync strategy does not take `shape`'s operands, or "": it
+/// takes 16-bit ones in their own format and fp32 ones on tf32.
+std::string notMmaSyncOperands(const GemmShape &shape) {
+  if (tf32Contraction(shape))
+    return "";
+  if (isFloat32Precision(formatOf(shape.element)))
+    return "fp32 operands contracted as ieee take the IEEE fp32 SIMT path";
+  return notSixteenBitOperands(shape);
 }
 } // namespace
 
@@ -156,27 +173,39 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
   return config;
 }
 
-constexpr int64_t kMaxMmaSyncStages = 4, kMinMmaSyncStagesOf64 = 3;
+constexpr int64_t kMaxMmaSyncStages = 4, kMinMmaSyncStagesOfLongK = 3;
 
 /// The mma_sync configuration of `shape`, or nullopt when not two stages
 /// fit the target.
 std::optional<KernelConfig> mmaSyncConfig(const Target &target,
                                           const GemmShape &shape) {
-  if (forcedMmaSyncTileK != 0 && forcedMmaSyncTileK != 32 &&
-      forcedMmaSyncTileK != 64)
-    llvm::report_fatal_error("--fmlp-mma-sync-tile-k must be 32 or 64",
-                             /*gen_crash_diag=*/false);
-  // K-tiles of 64 (half the barriers and cp.async rounds per MMA of 32)
-  // where three stages of them fit, else of 32.
+  int64_t elementBytes = shape.element.getIntOrFloatBitWidth() / 8;
+  int64_t shortK = kMmaSyncTileKBytes[0] / elementBytes,
+          longK = kMmaSyncTileKBytes[1] / elementBytes;
+  if (forcedMmaSyncTileK != 0 && forcedMmaSyncTileK != shortK &&
+      forcedMmaSyncTileK != longK)
+    llvm::report_fatal_error(
+        llvm::Twine("--fmlp-mma-sync-tile-k must be ") + llvm::Twine(shortK) +
+            " or " + llvm::Twine(longK) + " for " +
+            llvm::Twine(elementBytes * 8) + "-bit operands",
+        /*gen_crash_diag=*/false);
+  // K-tiles of 128-byte rows (64 16-bit elements, 32 fp32: half the
+  // barriers and cp.async rounds per MMA of 64-byte ones) where three
+  // stages of them fit, else of 64-byte rows. tf32x3 (three MMAs per
+  // fragment pair, two parts of each live) takes 64-byte rows: at 128 the
+  // cp.async addresses held across its loop make K4 and K5 spill 8-16 B.
+  bool tf32x3 = shape.precision == Precision::tf32x3;
   int64_t tileK = forcedMmaSyncTileK > 0 ? forcedMmaSyncTileK
-                  : mmaSyncSharedBytes(64, kMinMmaSyncStagesOf64) <=
-                          target.sharedBytesPerBlock
-                      ? 64
-                      : 32;
+                  : !tf32x3 &&
+                          mmaSyncSharedBytes(longK, kMinMmaSyncStagesOfLongK,
+                                             elementBytes) <=
+                              target.sharedBytesPerBlock
+                      ? longK
+                      : shortK;
   int64_t stages = forcedMmaSyncStages > 0 ? forcedMmaSyncStages
                                            : kMaxMmaSyncStages;
-  while (stages >= 2 &&
-         mmaSyncSharedBytes(tileK, stages) > target.sharedBytesPerBlock)
+  while (stages >= 2 && mmaSyncSharedBytes(tileK, stages, elementBytes) >
+                            target.sharedBytesPerBlock)
     --stages;
   if (stages < 2)
     return std::nullopt;
@@ -186,7 +215,7 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   config.tileN = kMmaSyncTileColumns / shape.accumulators;
   config.tileK = tileK;
   config.stages = stages;
-  config.sharedBytes = mmaSyncSharedBytes(tileK, stages);
+  config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes);
   config.maxRegisters = kMmaSyncMaxRegisters;
   return config;
 }
@@ -306,13 +335,16 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     notMmaSync = "";
   else if (!target.has(kMmaSync))
     notMmaSync = std::string(target.chip) + " has no mma.sync";
-  else if (std::string operands = notSixteenBitOperands(shape);
+  else if (std::string operands = notMmaSyncOperands(shape);
            !operands.empty())
     notMmaSync = operands;
   else if (!shape.mmaSyncReady)
     notMmaSync = shape.notMmaSyncReady;
   else if (std::optional<KernelConfig> config = mmaSyncConfig(target, shape)) {
     config->reason = why + "; mma.sync on " + std::string(target.chip);
+    if (tf32Contraction(shape))
+      config->reason += ", " + stringifyPrecision(*shape.precision).str() +
+                        " products";
     return *config;
   } else
     notMmaSync = "no two mma.sync stages fit " + std::string(target.chip) +

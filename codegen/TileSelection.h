@@ -44,19 +44,21 @@
 //     epilogue (deterministic: codegen/WgmmaGemm.cpp).
 //   mma_sync (chips with mma.sync but no WGMMA: sm_80, sm_86, sm_89, sm_90,
 //     sm_100[a], sm_103[a], sm_120[a]; on sm_90a where WGMMA's TMA cannot
-//     read an operand): 16-bit operands contracted in their own format,
-//     each part with a unit stride along one index (K or M/N: ldmatrix
-//     .trans reads either) and 16-byte aligned rows and offset (cp.async
+//     read an operand, or for fp32 operands contracted on tf32): 16-bit
+//     operands contracted in their own format, or fp32 ones with precision
+//     tf32 or tf32x3 (m16n8k8), each part with a unit stride along one
+//     index (K or M/N) and 16-byte aligned rows and offset (cp.async
 //     pieces); tile 128 x 256 (256 / accumulators per accumulator), one
-//     block of 8 warps per multiprocessor; k-tiles of 64 where three
-//     stages of 48 KiB fit (sm_80: 3, sm_90, sm_100, sm_103: 4), else of 32
-//     (sm_86, sm_89, sm_120: 4 stages of 24 KiB). Measured on the H200
-//     (bench/NOTES.md item 49): k-tiles of 64 take 0.86-0.99x the time of
-//     32 at (4096, 11008), T = 8192.
+//     block of 8 warps per multiprocessor; k-tiles of 128-byte rows (64
+//     16-bit elements, 32 fp32) where three stages of 48 KiB fit (sm_80:
+//     3, sm_90, sm_100, sm_103: 4), else of 64-byte rows (sm_86, sm_89,
+//     sm_120: 4 stages of 24 KiB). Measured on the H200 (bench/NOTES.md
+//     item 49): k-tiles of 64 take 0.86-0.99x the time of 32 at (4096,
+//     11008), T = 8192.
 //   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides;
-//     fp32 operands (whatever the precision: tf32, tf32x3, ieee) are
-//     computed as IEEE fp32 until the tensor-core fp32 strategies exist,
-//     never less accurate than asked.
+//     fp32 operands contracted as ieee, and tf32 ones the mma_sync
+//     strategy cannot stage (computed as IEEE fp32: never less accurate
+//     than asked).
 //
 // fmlp-select-tiles records the choice on each kernel op as a typed
 // #fmlp.kernel_config; convert-fmlp-to-nvvm follows it.

@@ -294,6 +294,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     mma.tileK = config.tileK;
     mma.stages = config.stages;
     mma.element = gemm.element;
+    mma.tf32x3 = gemm.precision == Precision::tf32x3;
     mma.epilogue = std::move(epilogue);
     return buildMmaSyncGemm(kb, mma);
   }
@@ -939,7 +940,22 @@ struct ConvertFMLPToNVVMPass
                << (gemm.b.size() == 1 ? "its one accumulator takes "
                                       : "its two accumulators take ")
                << kMmaSyncTileColumns / static_cast<int64_t>(gemm.b.size());
-      int64_t shared = mmaSyncSharedBytes(config.tileK, config.stages);
+      int64_t elementBytes = gemm.element.getIntOrFloatBitWidth() / 8;
+      if (gemm.element.isF32() && gemm.precision != Precision::tf32 &&
+          gemm.precision != Precision::tf32x3)
+        return op->emitOpError("has an mma_sync config on fp32 operands ")
+               << "contracted as "
+               << (gemm.precision ? stringifyPrecision(*gemm.precision)
+                                  : StringRef("ieee"))
+               << "; mma_sync takes fp32 operands as tf32 or tf32x3";
+      if (!llvm::is_contained(kMmaSyncTileKBytes,
+                              config.tileK * elementBytes))
+        return op->emitOpError("has an mma_sync k-tile of ")
+               << config.tileK << " elements of " << elementBytes * 8
+               << " bits; its rows take " << kMmaSyncTileKBytes[0] << " or "
+               << kMmaSyncTileKBytes[1] << " bytes";
+      int64_t shared =
+          mmaSyncSharedBytes(config.tileK, config.stages, elementBytes);
       if (shared > info.sharedBytesPerBlock)
         return op->emitOpError("has an mma_sync config of ")
                << config.stages << " stages of k-tiles of " << config.tileK

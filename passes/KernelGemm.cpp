@@ -50,6 +50,8 @@ GemmOperand concatenated(GemmPart first, GemmPart second, int64_t split,
 KernelGemm mlir::fmlp::describeGemm(Operation *op) {
   KernelGemm gemm;
   gemm.element = getElementTypeOrSelf(op->getOperand(0).getType());
+  if (auto precision = op->getAttrOfType<PrecisionAttr>("precision"))
+    gemm.precision = precision.getValue();
   // M = T: the rows of `a` (K-major, K its columns) are the tokens, and N
   // the out's columns.
   auto overTokens = [&](Value a, StringRef role, int64_t n) {
@@ -164,8 +166,8 @@ std::string mlir::fmlp::notSmallTokensReady(const KernelGemm &gemm) {
 }
 
 std::string mlir::fmlp::notMmaSyncReady(const KernelGemm &gemm) {
-  if (gemm.element.getIntOrFloatBitWidth() != 16)
-    return "the elements are not 16-bit";
+  if (gemm.element.getIntOrFloatBitWidth() != 16 && !gemm.element.isF32())
+    return "the elements are neither 16-bit nor fp32";
   for (const GemmOperand &operand : llvm::concat<const GemmOperand>(
            ArrayRef<GemmOperand>(gemm.a), ArrayRef<GemmOperand>(gemm.b))) {
     for (const GemmPart &part : operand.parts)

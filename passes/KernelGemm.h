@@ -61,6 +61,9 @@ struct GemmOperand {
 struct KernelGemm {
   Extent m, n, k;
   Type element; // of every operand
+  /// The contractions' operand format (the op's precision attribute), when
+  /// it has one.
+  std::optional<Precision> precision;
   GemmOperand a;
   SmallVector<GemmOperand> b; // one per accumulator
   /// The operand whose first dimension is T (the launch's grid follows it).
@@ -79,10 +82,10 @@ KernelGemm describeGemm(Operation *kernelOp);
 std::string notSmallTokensReady(const KernelGemm &gemm);
 
 /// Why the mma_sync strategy (codegen/KernelBuilder.h) cannot stage
-/// `gemm`'s operands, or "": 16-bit elements; every part stored with a
-/// unit inner stride, rows and offset 16-byte aligned (cp.async pieces of
-/// 8 elements along its contiguous index, k or m/n alike), and two parts
-/// concatenated along that index split at a multiple of 8.
+/// `gemm`'s operands, or "": 16-bit or fp32 elements; every part stored
+/// with a unit inner stride, rows and offset 16-byte aligned (cp.async
+/// pieces of 16 bytes along its contiguous index, k or m/n alike), and two
+/// parts concatenated along that index split at a multiple of a piece.
 std::string notMmaSyncReady(const KernelGemm &gemm);
 
 /// A view the WGMMA strategy reads through a tensor map: `cols` columns of

@@ -28,8 +28,7 @@ GemmShape describe(Operation *op) {
   GemmShape shape;
   shape.element = gemm.element;
   shape.accumulators = gemm.b.size();
-  if (auto precision = op->getAttrOfType<PrecisionAttr>("precision"))
-    shape.precision = precision.getValue();
+  shape.precision = gemm.precision;
   (void)planTma(op, gemm, 256 / shape.accumulators, shape.notTmaReady);
   shape.tmaReady = shape.notTmaReady.empty();
   shape.notSmallTokensReady = notSmallTokensReady(gemm);

@@ -80,13 +80,23 @@ func.func @k_is_tokens(%dy: memref<?x64xbf16>, %a: memref<?x128xbf16>, %dwd: mem
 
 // -----
 
-// An mma_sync config on operands cp.async cannot stage (f32 elements), and
-// one whose tile does not match the op's accumulators (K2 has one: 256
+// An mma_sync config on fp32 operands contracted as ieee (mma.sync
+// multiplies tf32), one whose k-tile's rows are not 64 or 128 bytes, and one
+// whose tile does not match the op's accumulators (K2 has one: 256
 // columns).
 func.func @mma_sync_on_f32(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
-  // expected-error@+1 {{has an mma_sync config it cannot take: the elements are not 16-bit}}
+  // expected-error@+1 {{has an mma_sync config on fp32 operands contracted as ieee; mma_sync takes fp32 operands as tf32 or tf32x3}}
   fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "asked">}
+  return
+}
+
+// -----
+
+func.func @mma_sync_f32_k_tile(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
+  // expected-error@+1 {{has an mma_sync k-tile of 64 elements of 32 bits; its rows take 64 or 128 bytes}}
+  fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 256, 64], stages = 2, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "asked">, precision = #fmlp.precision<tf32x3>}
   return
 }
 

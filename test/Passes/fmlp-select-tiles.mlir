@@ -64,7 +64,7 @@
 // ones when SIMT is asked for (without the small_tokens variants, which
 // are mma.sync kernels).
 // MMA-COUNT-8: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196608, max_registers = 255, reason = "the mma_sync strategy was asked for; mma.sync on sm_90a"
-// MMA: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "the mma_sync strategy was asked for; fp32 operands take the IEEE fp32 SIMT path"
+// MMA: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "the mma_sync strategy was asked for; fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
 // SIMT-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "the simt strategy was asked for"{{>}}
 // SIMT-NOT: strategy = {{wgmma|mma_sync|small_tokens}}
 // Every chip has mma.sync: K1 and K2 take the small_tokens variant there too.
@@ -81,9 +81,10 @@ func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x
 
 // -----
 
-// fp32 takes the IEEE SIMT path: 64 x 64 x 16 tiles in f32 shared memory.
+// fp32 contracted as ieee takes the SIMT path: 64 x 64 x 16 tiles in f32
+// shared memory.
 // CHECK-LABEL: func.func @f32.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands take the IEEE fp32 SIMT path"
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands (WGMMA takes 16-bit ones); fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
 // CHECK-NOT: small_tokens
 // CHECK-LABEL: func.func @f32.backward
 func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
@@ -159,14 +160,29 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // -----
 
 // The block's precision reaches every GEMM kernel (fmlp-fuse) and the
-// selection: tf32 on f32 operands is computed as IEEE fp32 (no tf32
-// kernels yet: never less accurate than asked) ...
+// selection: tf32 on f32 operands takes mma.sync's m16n8k8 on every chip,
+// k-tiles of 128-byte rows (32 fp32) where three stages fit, with room for
+// the padded rows of MN-contiguous tiles (4 x (384 x 32 x 4 + 3 x 32 x 32)
+// = 208,896 B); tf32x3 takes 64-byte rows ...
 // CHECK-LABEL: func.func @tf32.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "fp32 operands take the IEEE fp32 SIMT path">, precision = #fmlp.precision<tf32>}
-// CHECK: fmlp.down {{.*}}strategy = simt, {{.*}}precision = #fmlp.precision<tf32>}
+// CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "fp32 operands (WGMMA takes 16-bit ones); mma.sync on sm_90a, tf32 products">, precision = #fmlp.precision<tf32>}
+// CHECK: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 256, 32], {{.*}}precision = #fmlp.precision<tf32>}
+// SM120A-LABEL: func.func @tf32.forward
+// SM120A: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 16], stages = 3, cluster = [1, 1], shared_bytes = 78336, {{.*}}mma.sync on sm_120a, tf32 products">
+// CHECK-LABEL: func.func @tf32x3.forward
+// CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 16], stages = 4, cluster = [1, 1], shared_bytes = 104448, {{.*}}mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
 func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                 %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}
+      : (tensor<?x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @tf32x3(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
+                  %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32x3>}
       : (tensor<?x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
   return %y : tensor<?x64xf32>
 }

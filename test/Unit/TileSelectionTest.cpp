@@ -77,9 +77,13 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                 (element.isBF16() &&
                  (!precision || *precision == Precision::bf16)) ||
                 (element.isF16() && (!precision || *precision == Precision::f16));
+            // fp32 operands contracted on tf32.
+            bool tf32 = element.isF32() && precision &&
+                        (*precision == Precision::tf32 ||
+                         *precision == Precision::tf32x3);
             bool wgmmaAllowed = chip.has(kWgmma) && ownFormat && tmaReady;
             bool mmaSyncAllowed = !wgmmaAllowed && chip.has(kMmaSync) &&
-                                  ownFormat && mmaSyncReady;
+                                  (ownFormat || tf32) && mmaSyncReady;
             // The variant for T <= 16 (here: when the operands are ready
             // for it exactly when they are for TMA): wherever mma.sync
             // exists, within the chip, and it verifies.
@@ -140,14 +144,24 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
               ++mmaSyncCount;
               EXPECT_EQ(c.tileN * accumulators, kMmaSyncTileColumns);
               EXPECT_EQ(c.tileM, kMmaSyncTileM);
-              // K-tiles of 64 where three stages fit, else 32.
-              EXPECT_EQ(c.tileK,
-                        mmaSyncSharedBytes(64, 3) <= limit ? 64 : 32);
-              EXPECT_EQ(c.sharedBytes, mmaSyncSharedBytes(c.tileK, c.stages));
+              // K-tiles of 128-byte rows where three stages fit, else
+              // (and for tf32x3) of 64-byte rows.
+              int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+              EXPECT_EQ(c.tileK * bytes,
+                        precision != Precision::tf32x3 &&
+                                mmaSyncSharedBytes(128 / bytes, 3, bytes) <=
+                                    limit
+                            ? 128
+                            : 64);
+              EXPECT_EQ(c.sharedBytes,
+                        mmaSyncSharedBytes(c.tileK, c.stages, bytes));
               // Maximal: one more stage would not fit (or the cap of 4).
               EXPECT_GE(c.stages, 2);
-              EXPECT_TRUE(c.stages == 4 ||
-                          mmaSyncSharedBytes(c.tileK, c.stages + 1) > limit);
+              EXPECT_TRUE(c.stages == 4 || mmaSyncSharedBytes(
+                                               c.tileK, c.stages + 1, bytes) >
+                                               limit);
+              EXPECT_EQ(tf32, c.reason.find(" products") != std::string::npos)
+                  << c.reason;
             } else {
               ++simtCount;
               EXPECT_EQ(c.tileM, 64);
@@ -172,8 +186,10 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
   EXPECT_EQ(wgmmaCount, 8u);
   // The same 8 formats with operands cp.async can stage: on every chip
   // but sm_90a whether TMA can read them or not (2 cases), on sm_90a where
-  // TMA cannot (1).
-  EXPECT_EQ(mmaSyncCount, 8u * (2 * (std::size(kTargets) - 1) + 1));
+  // TMA cannot (1); and fp32 on tf32 or tf32x3 with 1 or 2 accumulators
+  // (4) wherever cp.async can stage the operands (2 cases), on every chip.
+  EXPECT_EQ(mmaSyncCount, 8u * (2 * (std::size(kTargets) - 1) + 1) +
+                              4u * 2 * std::size(kTargets));
   EXPECT_GT(simtCount, 0u);
   // Every chip has mma.sync: 11 chips x the same 8 cases.
   EXPECT_EQ(smallCount, 8u * std::size(kTargets));
@@ -192,11 +208,25 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
             "sm_100a has no WGMMA");
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), {b.getF32Type(), 1, true, ""})
                 .reason,
-            "fp32 operands take the IEEE fp32 SIMT path");
+            "fp32 operands (WGMMA takes 16-bit ones); "
+            "fp32 operands contracted as ieee take the IEEE fp32 SIMT path");
+  // tf32 and tf32x3 take mma.sync's m16n8k8 where cp.async can stage the
+  // operands, else IEEE SIMT (never less accurate than asked).
   GemmShape tf32{b.getF32Type(), 1, true, ""};
   tf32.precision = Precision::tf32;
-  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).reason,
-            "fp32 operands take the IEEE fp32 SIMT path");
+  tf32.mmaSyncReady = true;
+  KernelConfig onTf32 = selectGemmConfig(target("sm_90a"), tf32);
+  EXPECT_EQ(onTf32.strategy, KernelStrategy::mma_sync);
+  EXPECT_EQ(onTf32.tileK, 32); // 128-byte rows
+  EXPECT_EQ(onTf32.reason,
+            "fp32 operands (WGMMA takes 16-bit ones); mma.sync on sm_90a, "
+            "tf32 products");
+  tf32.precision = Precision::tf32x3;
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).tileK, 16); // 64-byte rows
+  tf32.mmaSyncReady = false;
+  tf32.notMmaSyncReady = "x has odd rows";
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).strategy,
+            KernelStrategy::simt);
   GemmShape f16OnBf16{b.getBF16Type(), 1, true, ""};
   f16OnBf16.precision = Precision::f16;
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), f16OnBf16).reason,
@@ -226,13 +256,13 @@ TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
   EXPECT_EQ(simt.reason, "the simt strategy was asked for");
   EXPECT_EQ(selectGemmConfig(target("sm_120"), ready).reason,
             "sm_120 has no WGMMA; mma.sync on sm_120");
-  // fp32 stays on SIMT whatever is asked.
+  // fp32 contracted as ieee stays on SIMT whatever is asked.
   GemmShape f32{b.getF32Type(), 1, true, ""};
   f32.mmaSyncReady = true;
   KernelConfig fp32 = selectGemmConfig(h200, f32, StrategyChoice::mmaSync);
   EXPECT_EQ(fp32.strategy, KernelStrategy::simt);
   EXPECT_EQ(fp32.reason, "the mma_sync strategy was asked for; fp32 operands "
-                         "take the IEEE fp32 SIMT path");
+                         "contracted as ieee take the IEEE fp32 SIMT path");
 }
 
 // With M and N static the tile width follows the waves on 132
