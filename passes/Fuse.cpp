@@ -308,6 +308,33 @@ LogicalResult fuseBackward(func::FuncOp func, GatedMlpGradOp block,
   return success();
 }
 
+/// Gives every fp32 block of `func` without a precision `precision`
+/// (tf32, tf32x3; ieee, the format of fp32 itself, stays implicit), and
+/// records on `func` the format its blocks contract in (fmlp.precision, for
+/// the bundle's manifest): that of the precision attribute, else of the
+/// element type; "mixed" when its blocks differ.
+template <typename BlockOp>
+void applyFp32Precision(func::FuncOp func, Precision precision) {
+  for (BlockOp block : func.getOps<BlockOp>()) {
+    Type element = getElementTypeOrSelf(block.getX().getType());
+    if (!block.getPrecisionAttr() && element.isF32() &&
+        precision != Precision::ieee)
+      block.setPrecisionAttr(
+          PrecisionAttr::get(block.getContext(), precision));
+    StringRef format = block.getPrecisionAttr()
+                           ? stringifyPrecision(*block.getPrecision())
+                       : element.isBF16() ? "bf16"
+                       : element.isF16()  ? "f16"
+                                          : "ieee";
+    auto recorded = func->getAttrOfType<StringAttr>("fmlp.precision");
+    func->setAttr("fmlp.precision",
+                  StringAttr::get(func.getContext(),
+                                  !recorded || recorded.getValue() == format
+                                      ? format
+                                      : StringRef("mixed")));
+  }
+}
+
 struct FusePass : mlir::fmlp::impl::FusePassBase<FusePass> {
   using Base::Base;
 
@@ -318,10 +345,19 @@ struct FusePass : mlir::fmlp::impl::FusePassBase<FusePass> {
           << save << "'";
       return signalPassFailure();
     }
+    std::optional<Precision> fp32 = symbolizePrecision(fp32Precision);
+    if (!fp32 || !isFloat32Precision(*fp32)) {
+      getOperation().emitError(
+          "fmlp-fuse: fp32-precision must be ieee, tf32 or tf32x3, got '")
+          << fp32Precision << "'";
+      return signalPassFailure();
+    }
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
       auto entry = func->getAttrOfType<StringAttr>("fmlp.entry");
       if (!entry)
         continue;
+      applyFp32Precision<GatedMlpOp>(func, *fp32);
+      applyFp32Precision<GatedMlpGradOp>(func, *fp32);
       LogicalResult fused = success();
       if (entry.getValue() == "forward_nograd")
         for (GatedMlpOp block :

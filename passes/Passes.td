@@ -227,7 +227,11 @@ def FusePass : Pass<"fmlp-fuse", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::fmlp::FMLPDialect", "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"save", "save", "std::string", /*default=*/"\"agu\"",
-           "What the forward saves for the backward: agu, gu, u or x">
+           "What the forward saves for the backward: agu, gu, u or x">,
+    Option<"fp32Precision", "fp32-precision", "std::string",
+           /*default=*/"\"ieee\"",
+           "The contractions' operand format of fp32 blocks that state "
+           "none: ieee (exact products), tf32 or tf32x3">
   ];
 }
 

@@ -38,10 +38,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(0)};
   PassOptions::Option<std::string> precision{
       *this, "precision",
-      llvm::cl::desc("fp32 matmul precision policy: highest (ieee), high "
-                     "(tf32x3), medium (tf32). Validated only: fp32 runs as "
-                     "IEEE fp32 on the CPU and GPU paths (tf32 paths are not "
-                     "generated yet)"),
+      llvm::cl::desc("How fp32 blocks that state no precision contract: "
+                     "PyTorch's float32 matmul precision (highest -> ieee, "
+                     "high -> tf32, medium -> tf32) or a format (ieee, "
+                     "tf32x3, tf32); docs/precision.md"),
       llvm::cl::init("highest")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
@@ -61,6 +61,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "(math functions)"),
       llvm::cl::init("/usr/local/cuda")};
 };
+
+/// The operand format fp32 blocks take under the `precision` option: a
+/// format's own name, or PyTorch's policy mapped (highest: ieee, since
+/// tf32x3's error bound exceeds fp32's; high and medium: tf32).
+/// docs/precision.md has the bounds.
+std::string fp32Format(StringRef precision);
 
 /// Checks option values, saying what is wrong in `message`.
 bool validatePipelineOptions(const PipelineOptions &options,

@@ -230,6 +230,10 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
   entry["symbol"] = func.getSymName().str();
   entry["kind"] =
       func->getAttrOfType<StringAttr>("fmlp.entry").getValue().str();
+  // Provenance: the contractions' operand format (bf16, f16, ieee, tf32,
+  // tf32x3), from fmlp-fuse.
+  if (auto precision = func->getAttrOfType<StringAttr>("fmlp.precision"))
+    entry["precision"] = precision.getValue().str();
   llvm::json::Array arguments;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto type = dyn_cast<MemRefType>(func.getArgument(i).getType());

@@ -32,8 +32,17 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 using namespace mlir;
 using namespace mlir::fmlp;
+
+std::string mlir::fmlp::fp32Format(StringRef precision) {
+  return llvm::StringSwitch<std::string>(precision)
+      .Case("highest", "ieee")
+      .Cases({"high", "medium"}, "tf32")
+      .Default(precision.str());
+}
 
 bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
                                          std::string &message) {
@@ -48,7 +57,8 @@ bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
   };
   if (!oneOf("mode", options.mode, {"train", "infer"}) ||
       !oneOf("save", options.save, {"agu", "gu", "u", "x"}) ||
-      !oneOf("precision", options.precision, {"highest", "high", "medium"}) ||
+      !oneOf("precision", options.precision,
+             {"highest", "high", "medium", "ieee", "tf32x3", "tf32"}) ||
       !oneOf("strategy", options.strategy, {"auto", "mma_sync", "simt"}))
     return false;
   if (!findTarget(options.chip)) {
@@ -69,7 +79,8 @@ void mlir::fmlp::buildPlanPipeline(OpPassManager &pm,
   // the caller's (keep-holders=false).
   pm.addPass(createExpandTrainingPass(
       ExpandTrainingPassOptions{options.mode, /*keepHolders=*/false}));
-  pm.addPass(createFusePass(FusePassOptions{options.save}));
+  pm.addPass(createFusePass(
+      FusePassOptions{options.save, fp32Format(options.precision)}));
   pm.addPass(createCSEPass());
   pm.addPass(createPlanMemoryPass(PlanMemoryPassOptions{options.chunkTokens}));
   pm.addPass(createCanonicalizerPass());

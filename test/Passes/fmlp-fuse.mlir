@@ -6,10 +6,10 @@
 // The three entry points of one block, under each save policy.
 
 // CHECK-LABEL: func.func @mlp.forward
-// AGU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "a"}, tensor<?x200xf32> {fmlp.saved = "g"}, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.save = "agu"}
-// GU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "g"}, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.save = "gu"}
-// SAVEU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.save = "u"}
-// X-SAME: -> tensor<?x96xf32> attributes {fmlp.entry = "forward", fmlp.save = "x"}
+// AGU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "a"}, tensor<?x200xf32> {fmlp.saved = "g"}, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.precision = "ieee", fmlp.save = "agu"}
+// GU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "g"}, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.precision = "ieee", fmlp.save = "gu"}
+// SAVEU-SAME: -> (tensor<?x96xf32>, tensor<?x200xf32> {fmlp.saved = "u"}) attributes {fmlp.entry = "forward", fmlp.precision = "ieee", fmlp.save = "u"}
+// X-SAME: -> tensor<?x96xf32> attributes {fmlp.entry = "forward", fmlp.precision = "ieee", fmlp.save = "x"}
 // AGU: %[[K1:.+]]:3 = fmlp.gate_up silu ins(%arg0, %arg1, %arg2 : {{.*}}) outs({{.*}}) -> tensor<?x200xf32>, tensor<?x200xf32>, tensor<?x200xf32>
 // AGU: %[[Y:.+]] = fmlp.down ins(%[[K1]]#0, %arg3 : {{.*}})
 // AGU: return %[[Y]], %[[K1]]#0, %[[K1]]#1, %[[K1]]#2
@@ -73,7 +73,7 @@ func.func @mlp.backward(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tens
 // The no-grad forward stores A only, whatever the policy; leading
 // dimensions of x are collapsed into T around the kernels.
 // CHECK-LABEL: func.func @mlp.forward_nograd
-// CHECK-SAME: attributes {fmlp.entry = "forward_nograd"}
+// CHECK-SAME: attributes {fmlp.entry = "forward_nograd", fmlp.precision = "ieee"}
 // CHECK: %[[X2:.+]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x?x96xf32> into tensor<?x96xf32>
 // CHECK: %[[A:.+]] = fmlp.gate_up gelu_tanh ins(%[[X2]], %arg1, %arg2 : {{.*}}) outs(%{{[^,]+}} : tensor<?x200xf32>) -> tensor<?x200xf32>
 // CHECK: %[[Y2:.+]] = fmlp.down ins(%[[A]], %arg3 : {{.*}}) {{.*}}{down_multiplier = 2.000000e+00 : f64}

@@ -127,8 +127,21 @@
 // BATCHED-NEXT: x          input     bf16 [T, 96] align 16
 // BATCHED: y          output    bf16 [T, 96] align 16
 
-// A precision below IEEE fp32 is not generated yet: the bundle is IEEE, and
-// fmlp-compile says so.
-// RUN: rm -rf %t.precision.bundle
-// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=medium --report=false -o %t.precision.bundle 2>&1 | FileCheck %s --check-prefix=PRECISION
-// PRECISION: fmlp-compile: note: precision=medium asks for tf32 products; fp32 kernels are generated as IEEE fp32 (the tf32 paths do not exist yet), which is at least as accurate
+// PyTorch's fp32 matmul precision names map to operand formats (highest:
+// ieee, high and medium: tf32), which the manifest's entry points record;
+// the formats' own names are taken too.
+// RUN: rm -rf %t.precision.bundle %t.tf32x3.bundle %t.highest.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=medium --report=false -o %t.precision.bundle
+// RUN: FileCheck %s --check-prefix=PRECISION < %t.precision.bundle/manifest.json
+// PRECISION: "kernel": "{{.*}}gate_up_mma_sync"
+// PRECISION: "precision": "tf32",
+// PRECISION-NOT: "precision": "ieee"
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=tf32x3 --report=false -o %t.tf32x3.bundle
+// RUN: FileCheck %s --check-prefix=TF32X3 < %t.tf32x3.bundle/manifest.json
+// TF32X3: "precision": "tf32x3",
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false -o %t.highest.bundle
+// RUN: FileCheck %s --check-prefix=HIGHEST < %t.highest.bundle/manifest.json
+// HIGHEST-NOT: mma_sync
+// HIGHEST: "precision": "ieee",
+// RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=3xtf32 --report=false -o %t.bad.bundle 2>&1 | FileCheck %s --check-prefix=BAD-PRECISION
+// BAD-PRECISION: precision must be one of highest, high, medium, ieee, tf32x3, tf32, got '3xtf32'

@@ -413,12 +413,6 @@ int main(int argc, char **argv) {
     if (textReport)
       llvm::outs() << "wrote " << outputFilename << " (chip " << options.chip
                    << ")\n";
-    if (options.precision != "highest")
-      llvm::WithColor::note(llvm::errs(), kTool)
-          << "precision=" << options.precision
-          << " asks for tf32 products; fp32 kernels are generated as "
-             "IEEE fp32 (the tf32 paths do not exist yet), which is "
-             "at least as accurate\n";
     return 0;
   }
   if (kind == EmitKind::Mlir || kind == EmitKind::GpuMlir) {
