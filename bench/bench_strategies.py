@@ -5,6 +5,7 @@ tensors of the kernel's layouts), medians of interleaved rounds.
 
   python3 bench/bench_strategies.py RUNTIME_LIB NAME=BUNDLES [NAME=BUNDLES ...]
       [--tokens 8192] [--dtype bf16] [--rounds 5] [--out DIR]
+      [--torch-precision highest|high]
 
 Each BUNDLES directory holds mlp-DTYPE-D-H.bundle for (1024, 2816) and
 (4096, 11008) (test/GPU/make-bundles.sh, e.g. with
@@ -12,7 +13,10 @@ FMLP_COMPILE_FLAGS=--strategy=mma_sync); NAME labels its column (wgmma,
 mma_sync, simt). Per kernel it prints the time, TFLOP/s (2 M N K / time),
 cuBLAS's time over the kernel's ("x cuBLAS": 1 is cuBLAS's speed), and
 each strategy's speed over the last one's (the SIMT kernels, when listed
-last). Writes strategies.md to --out.
+last). With --dtype f32, cuBLAS's GEMMs run at --torch-precision
+(torch.set_float32_matmul_precision: highest is strict fp32, high TF32),
+and NAME may label a precision (tf32=..., tf32x3=..., ieee=...). Writes
+strategies.md (strategies-f32-PRECISION.md for f32) to --out.
 """
 import argparse
 import os
@@ -57,11 +61,15 @@ def main():
     p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
     p.add_argument("--shapes", default="1024x2816,4096x11008")
     p.add_argument("--out", default=None)
+    p.add_argument("--torch-precision", choices=["highest", "high"], default="highest")
     args = p.parse_args()
+    torch.set_float32_matmul_precision(args.torch_precision)
     os.environ["FMLP_RUNTIME_LIB"] = args.runtime
     names = [s.split("=", 1)[0] for s in args.strategies]
     t = args.tokens
-    lines = [f"# Kernels per strategy beside cuBLAS ({args.dtype}, T = {t}, "
+    cublas = ("cuBLAS" if args.dtype != "f32" else
+              f"cuBLAS ({'strict fp32' if args.torch_precision == 'highest' else 'TF32'})")
+    lines = [f"# Kernels per strategy beside {cublas} ({args.dtype}, T = {t}, "
              f"{torch.cuda.get_device_name()}, medians of {args.rounds} interleaved rounds)", ""]
     for shape in args.shapes.split(","):
         d, h = map(int, shape.split("x"))
@@ -102,7 +110,9 @@ def main():
     text = "\n".join(lines)
     print(text)
     if args.out:
-        with open(os.path.join(args.out, "strategies.md"), "w") as f:
+        name = ("strategies.md" if args.dtype != "f32"
+                else f"strategies-f32-{args.torch_precision}.md")
+        with open(os.path.join(args.out, name), "w") as f:
             f.write(text + "\n")
 
 

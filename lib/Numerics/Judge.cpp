@@ -42,6 +42,13 @@ extern "C" int fmlp_judge_reference(
       block->storage < FMLP_JUDGE_F32 || block->storage > FMLP_JUDGE_F16)
     return fail(error, errorSize,
                 "fmlp_judge_reference: unknown activation or storage");
+  if (block->contraction < FMLP_JUDGE_IEEE ||
+      block->contraction > FMLP_JUDGE_TF32X3 ||
+      (block->contraction != FMLP_JUDGE_IEEE &&
+       block->storage != FMLP_JUDGE_F32))
+    return fail(error, errorSize,
+                "fmlp_judge_reference: unknown contraction, or tf32 on "
+                "16-bit storage");
   const int used = block->bias ? FMLP_JUDGE_INPUTS : FMLP_JUDGE_GATE_BIAS;
   for (int i = 0; i < used; ++i)
     if (!inputs[i])
@@ -59,6 +66,7 @@ extern "C" int fmlp_judge_reference(
   spec.hidden = h;
   spec.activation = static_cast<ActivationKind>(block->activation);
   spec.storage = static_cast<Storage>(block->storage);
+  spec.contraction = static_cast<Contraction>(block->contraction);
   spec.gateMultiplier = block->gate_multiplier;
   spec.downMultiplier = block->down_multiplier;
   spec.gateBias = spec.upBias = spec.downBias = block->bias != 0;

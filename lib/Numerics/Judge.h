@@ -31,12 +31,20 @@ typedef enum {
   FMLP_JUDGE_F16 = 2
 } fmlp_judge_storage;
 
+/* How an fp32 block's contractions multiply (docs/precision.md). */
+typedef enum {
+  FMLP_JUDGE_IEEE = 0,
+  FMLP_JUDGE_TF32 = 1,
+  FMLP_JUDGE_TF32X3 = 2
+} fmlp_judge_contraction;
+
 typedef struct {
   int64_t tokens, model, hidden; /* T, D, H */
   int32_t activation;            /* fmlp_judge_activation */
   int32_t storage;               /* fmlp_judge_storage */
   int32_t bias;                  /* gate, up and down biases present */
   double gate_multiplier, down_multiplier;
+  int32_t contraction; /* fmlp_judge_contraction; IEEE unless storage F32 */
 } fmlp_judge_block;
 
 /* Inputs, and the outputs judged, in this order. Every matrix is dense,

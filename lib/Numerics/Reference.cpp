@@ -112,8 +112,8 @@ double derivativeEvaluationError(ActivationKind kind, double g) {
 
 namespace {
 
-double gamma(int64_t n) {
-  double nu = n * kFp32Roundoff;
+double gamma(int64_t n, double unit = kFp32Roundoff) {
+  double nu = n * unit;
   return nu / (1 - nu);
 }
 
@@ -184,6 +184,40 @@ Matrix draw(int64_t rows, int64_t cols, double deviation, Storage storage,
 }
 
 } // namespace
+
+double contractionError(const BlockSpec &spec, int64_t n) {
+  // fp32 FMA: gamma_n with u = 2^-24. A tensor core adds a step's products
+  // (exact in fp32) and its accumulator after aligning them to the largest
+  // and truncating, then truncates the sum to fp32: each term loses less
+  // than 2 units of the last place of the largest magnitude of its step
+  // (one from alignment, one from the final truncation), so the sum of n
+  // terms is within gamma_n with u = 2^-22 (bench/NOTES.md item 50 has the
+  // measured behaviour on the H200: truncation, no IEEE rounding).
+  bool tensorCores =
+      spec.storage != Storage::F32 || spec.contraction != Contraction::Ieee;
+  double sumUnit = tensorCores ? 0x1p-22 : kFp32Roundoff;
+  const double v = 0x1p-11; // tf32's unit roundoff (cvt.rna)
+  switch (spec.contraction) {
+  case Contraction::Ieee:
+    return gamma(n, sumUnit);
+  case Contraction::Tf32: {
+    // Each product (a (1 + d1)) (b (1 + d2)), |d1|, |d2| <= v, exact.
+    double product = (1 + v) * (1 + v) - 1;
+    return product + (1 + product) * gamma(n, sumUnit);
+  }
+  case Contraction::Tf32x3: {
+    // hi = rna(x), r = x - hi exactly (|r| <= v |x|), lo = rna(r): x = hi +
+    // lo + e with |e| <= v |r| <= v^2 |x| and |lo| <= v (1 + v) |x|. The
+    // sum hi hi' + hi lo' + lo hi' = (x - e)(y - e') - lo lo' is within
+    // (2 v^2 + v^4 + v^2 (1 + v)^2) |x y| of x y; its 3 n exact products
+    // total at most (1 + v)^2 (1 + 2 v) |x y| per term.
+    double product = 2 * v * v + v * v * v * v + v * v * (1 + v) * (1 + v);
+    double magnitude = (1 + v) * (1 + v) * (1 + 2 * v);
+    return product + magnitude * gamma(3 * n, sumUnit);
+  }
+  }
+  return 0;
+}
 
 double unitRoundoff(Storage storage) {
   switch (storage) {
@@ -353,10 +387,12 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   Matrix xg = matmul(absX, false, absGate, false);
   Matrix xu = matmul(absX, false, absUp, false);
   Matrix eG = map(xg, [&](size_t i) {
-    return mg * gamma(spec.model) * xg.values[i] + u * std::fabs(e.g.values[i]);
+    return mg * contractionError(spec, spec.model) * xg.values[i] +
+           u * std::fabs(e.g.values[i]);
   });
-  Matrix eU =
-      map(xu, [&](size_t i) { return gamma(spec.model) * xu.values[i]; });
+  Matrix eU = map(xu, [&](size_t i) {
+    return contractionError(spec, spec.model) * xu.values[i];
+  });
   // A = act(G) U in fp32 from unrounded G, U, then stored.
   auto activationError = [&](size_t i, const Matrix &gError) {
     return activationEvaluationError(act, e.g.values[i]) + L * gError.values[i];
@@ -369,12 +405,13 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   Matrix eA = stored(eA0, e.a, spec.storage);
   // y = md (A Wd): the dot product's own error on |A| + eA, plus eA carried.
   Matrix carriedA = map(e.a, [&](size_t i) {
-    return gamma(spec.hidden + 1) * (std::fabs(e.a.values[i]) + eA.values[i]) +
+    return contractionError(spec, spec.hidden + 1) *
+               (std::fabs(e.a.values[i]) + eA.values[i]) +
            eA.values[i];
   });
   Matrix downBiasTerm = absolute(in.downBias);
   for (double &v : downBiasTerm.values)
-    v *= gamma(spec.hidden + 1);
+    v *= contractionError(spec, spec.hidden + 1);
   Matrix yTerm = addRow(matmul(carriedA, false, absDown, false), downBiasTerm);
   b.y = stored(map(yTerm,
                    [&](size_t i) {
@@ -388,7 +425,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   Matrix dyw = matmul(absDy, false, absDown, true);
   Matrix dA = matmul(in.dy, false, in.down, true);
   Matrix edA = map(dyw, [&](size_t i) {
-    return md * gamma(spec.model) * dyw.values[i] +
+    return md * contractionError(spec, spec.model) * dyw.values[i] +
            u * md * std::fabs(dA.values[i]);
   });
   Matrix dGExact(e.g.rows, e.g.cols), dUExact(e.g.rows, e.g.cols);
@@ -418,7 +455,8 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
          edU = stored(edU0, dUExact, spec.storage);
   auto carried = [&](const Matrix &value, const Matrix &error, int64_t n) {
     return map(value, [&](size_t i) {
-      return gamma(n) * (std::fabs(value.values[i]) + error.values[i]) +
+      return contractionError(spec, n) *
+                 (std::fabs(value.values[i]) + error.values[i]) +
              error.values[i];
     });
   };

@@ -9,7 +9,11 @@
 // The bound follows the standard model: a dot product of n terms computed
 // in fp32 is within gamma_n = n u / (1 - n u) of the exact one, relative to
 // the dot product of the absolute values (u = 2^-24); products of bf16 or
-// f16 values are exact in fp32. Each stored tensor adds the storage type's
+// f16 values are exact in fp32. Tensor cores accumulate with truncation,
+// not IEEE rounding, and align a step's products to the largest before
+// adding: their sums take u = 2^-22 (two units of fp32's last place per
+// term; contractionError has the derivation, bench/tensor_core_sum.cu the
+// measurement). tf32 and tf32x3 products add their operands' roundings. Each stored tensor adds the storage type's
 // unit roundoff s (bf16 2^-8, f16 2^-11, f32 2^-24); each activation
 // evaluation adds a few u; an error in an input propagates to the output
 // through the absolute values (first order, with the activations' Lipschitz
@@ -32,6 +36,13 @@ namespace fmlp::numerics {
 
 enum class ActivationKind { Silu, GeluTanh, Relu };
 enum class Storage { F32, BF16, F16 };
+/// How fp32 operands are multiplied in the contractions (16-bit operands'
+/// products are exact whichever).
+enum class Contraction {
+  Ieee,   // exact products, IEEE fp32 sums (fp32 FMA)
+  Tf32,   // each operand rounded to tf32 (to nearest: u = 2^-11)
+  Tf32x3, // each operand split x = hi + lo (tf32 each), lo lo' dropped
+};
 
 /// The unit roundoff of a storage type: 2^-24, 2^-8, 2^-11.
 double unitRoundoff(Storage storage);
@@ -65,7 +76,14 @@ struct BlockSpec {
   double gateMultiplier = 1.0, downMultiplier = 1.0;
   Storage storage = Storage::F32;
   bool gateBias = false, upBias = false, downBias = false;
+  /// Of fp32 blocks (Ieee for bf16 and f16 ones).
+  Contraction contraction = Contraction::Ieee;
 };
+
+/// The error of one contraction of n terms relative to the dot product of
+/// the absolute values: products formed as `spec` says, summed in fp32 by
+/// FMA (fp32 Ieee) or by tensor cores (16-bit storage, tf32, tf32x3).
+double contractionError(const BlockSpec &spec, int64_t n);
 
 /// Inputs as the math sees them: x [T, D], Wg and Wu [D, H] (x Wg), Wd
 /// [H, D], dy [T, D]. Every value is representable in the storage type.

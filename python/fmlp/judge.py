@@ -23,6 +23,7 @@ INPUTS = ("x", "gate", "up", "down", "dy", "gate_bias", "up_bias", "down_bias")
 OUTPUTS = ("y", "dx", "d_gate", "d_up", "d_down", "d_gate_bias", "d_up_bias", "d_down_bias")
 ACTIVATIONS = {"silu": 0, "gelu_tanh": 1, "relu": 2}
 STORAGE = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
+CONTRACTIONS = {"ieee": 0, "tf32": 1, "tf32x3": 2}
 
 _Matmul = ctypes.CFUNCTYPE(None, ctypes.c_void_p,
                            ctypes.POINTER(ctypes.c_double), ctypes.c_int64, ctypes.c_int64,
@@ -34,7 +35,8 @@ class _Block(ctypes.Structure):
     _fields_ = [("tokens", ctypes.c_int64), ("model", ctypes.c_int64),
                 ("hidden", ctypes.c_int64), ("activation", ctypes.c_int32),
                 ("storage", ctypes.c_int32), ("bias", ctypes.c_int32),
-                ("gate_multiplier", ctypes.c_double), ("down_multiplier", ctypes.c_double)]
+                ("gate_multiplier", ctypes.c_double), ("down_multiplier", ctypes.c_double),
+                ("contraction", ctypes.c_int32)]
 
 
 _library = None
@@ -65,18 +67,21 @@ def _host(t: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
 
 
 def reference(activation: str, dtype: torch.dtype, inputs: Dict[str, torch.Tensor],
-              gate_multiplier: float = 1.0, down_multiplier: float = 1.0
+              gate_multiplier: float = 1.0, down_multiplier: float = 1.0,
+              contraction: str = "ieee"
               ) -> Dict[str, Tuple[torch.Tensor, torch.Tensor]]:
     """(exact value, error bound) of every output, float64 on the inputs'
     device. `inputs` is keyed by INPUTS in the math's layout: x, dy [T, D];
     gate, up [D, H] (a Linear's weight transposed); down [H, D]; biases
     when the block has them. `dtype` is the storage type the inputs are
-    representable in; outputs are laid out alike (d_gate [D, H], ...)."""
+    representable in; outputs are laid out alike (d_gate [D, H], ...).
+    `contraction` is how an fp32 block multiplies: ieee, tf32 or tf32x3
+    (docs/precision.md)."""
     x = inputs["x"]
     t, d, h = x.shape[0], x.shape[1], inputs["gate"].shape[1]
     bias = inputs.get("gate_bias") is not None
     block = _Block(t, d, h, ACTIVATIONS[activation], STORAGE[dtype], int(bias),
-                   gate_multiplier, down_multiplier)
+                   gate_multiplier, down_multiplier, CONTRACTIONS[contraction])
     host_in = [_host(inputs.get(name)) for name in INPUTS]
     names = OUTPUTS if bias else OUTPUTS[:5]
     shapes = dict(y=(t, d), dx=(t, d), d_gate=(d, h), d_up=(d, h), d_down=(h, d),

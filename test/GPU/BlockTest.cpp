@@ -27,6 +27,11 @@
 // chunk's tokens alone (what a last chunk that overwrote would leave).
 //
 //   fmlp-gpu-block-test BUNDLE DTYPE D H T... [--seed=N]
+//                       [--contraction=ieee|tf32|tf32x3]
+//
+// --contraction is how the fp32 bundle multiplies (its manifest's entry
+// points say: "precision"); the bound follows it. Judging a tf32 bundle by
+// tf32x3's bound is the tf32 modes' negative control (it must fail).
 //
 // Prints one row per output; exits 1 if any output fails or any control
 // passes.
@@ -324,10 +329,13 @@ int64_t chunksAt(fmlp::Bundle &bundle, int entry, int64_t T) {
   return chunk > 0 ? (T + chunk - 1) / chunk : 1;
 }
 
+Contraction contraction = Contraction::Ieee;
+
 void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
                int64_t T, uint64_t seed) {
   BlockSpec spec{T, D, H};
   spec.storage = format.storage;
+  spec.contraction = contraction;
   Inputs in = drawInputs(spec, seed);
   // Sampled where the full reference's T x H matrices outgrow the host.
   bool sample = T * H > (int64_t(1) << 28);
@@ -566,7 +574,9 @@ void runEmptyBatch(fmlp::Bundle &bundle, const Format &format, int64_t D,
 
 int main(int argc, char **argv) {
   if (argc < 6) {
-    std::fprintf(stderr, "usage: %s BUNDLE DTYPE D H T... [--seed=N]\n",
+    std::fprintf(stderr,
+                 "usage: %s BUNDLE DTYPE D H T... [--seed=N] "
+                 "[--contraction=ieee|tf32|tf32x3]\n",
                  argv[0]);
     return 2;
   }
@@ -578,7 +588,21 @@ int main(int argc, char **argv) {
   for (int i = 5; i < argc; ++i) {
     if (std::strncmp(argv[i], "--seed=", 7) == 0)
       seed = std::strtoull(argv[i] + 7, nullptr, 10);
-    else
+    else if (std::strncmp(argv[i], "--contraction=", 14) == 0) {
+      std::string name = argv[i] + 14;
+      if (name == "tf32")
+        contraction = Contraction::Tf32;
+      else if (name == "tf32x3")
+        contraction = Contraction::Tf32x3;
+      else if (name != "ieee") {
+        std::fprintf(stderr, "unknown contraction %s\n", name.c_str());
+        return 2;
+      }
+      if (contraction != Contraction::Ieee && format.storage != Storage::F32) {
+        std::fprintf(stderr, "tf32 contractions take f32 storage\n");
+        return 2;
+      }
+    } else
       tokens.push_back(std::atoll(argv[i]));
   }
   CHECK_CUDA(cudaFree(nullptr)); // the primary context, made current
