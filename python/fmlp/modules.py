@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from . import guard, ops, parallel, policy, runtime, spec as specs
+from . import precision as precisions
 
 
 _chips = {}
@@ -122,6 +123,10 @@ class FusedGatedMLP(nn.Module):
     # This module's memory policy (fmlp.MemoryPolicy; None: the scope's or
     # the default, policy.py); a call's memory_policy argument overrides it.
     memory_policy: Optional[policy.MemoryPolicy] = None
+    # How an fp32 block multiplies: "ieee", "tf32x3", "tf32", or None for
+    # PyTorch's float32 matmul precision (precision.py); a call's
+    # precision argument overrides it.
+    precision: Optional[str] = None
 
     def __init__(self, config, intermediate_size: Optional[int] = None):
         super().__init__()
@@ -175,12 +180,14 @@ class FusedGatedMLP(nn.Module):
         return weights + biases if biases[0] is not None else weights
 
     def block_spec(self, x: torch.Tensor, params: Optional[List[torch.Tensor]] = None,
-                   memory_policy: Optional[policy.MemoryPolicy] = None) -> specs.BlockSpec:
+                   memory_policy: Optional[policy.MemoryPolicy] = None,
+                   precision: Optional[str] = None) -> specs.BlockSpec:
         """The bundle's spec for input `x` and weights `params` (default:
         this module's own; a tensor-parallel shard passes its local ones:
         H is the gate weight's row count), under the memory policy the call
         resolves to (policy.resolve: `memory_policy`, this module's, the
-        scope's, the default)."""
+        scope's, the default) and, for fp32, the precision (precision.resolve:
+        `precision`, this module's, PyTorch's setting)."""
         params = self._params() if params is None else params
         if x.device.type != "cuda":
             raise RuntimeError(f"fmlp: {type(self).__name__} runs on CUDA tensors; x is on {x.device}")
@@ -193,13 +200,22 @@ class FusedGatedMLP(nn.Module):
         if x.shape[-1] != self.hidden_size:
             raise ValueError(f"fmlp: x has {x.shape[-1]} features, the block takes {self.hidden_size}")
         return self._spec(params, ops.DTYPES[x.dtype], chip_of(x.device),
-                          policy.resolve(memory_policy, self.memory_policy))
+                          policy.resolve(memory_policy, self.memory_policy),
+                          self._precision(x.dtype, precision))
 
-    def _spec(self, params, dtype: str, chip: str, chosen: policy.MemoryPolicy) -> specs.BlockSpec:
+    def _precision(self, dtype: torch.dtype, call: Optional[str] = None) -> str:
+        """The contraction format of a call on `dtype`: fp32's as resolved,
+        16-bit blocks' exact products (ieee)."""
+        chosen = precisions.resolve(call, self.precision)
+        return chosen if dtype == torch.float32 else "ieee"
+
+    def _spec(self, params, dtype: str, chip: str, chosen: policy.MemoryPolicy,
+              precision: str = "ieee") -> specs.BlockSpec:
         return specs.BlockSpec(self.hidden_size, params[0].shape[0], dtype, self.activation,
                                bias=len(params) > 3, gate_multiplier=self.gate_multiplier,
                                down_multiplier=self.down_multiplier, chip=chip,
-                               save=chosen.save, chunk_tokens=chosen.chunk_tokens)
+                               save=chosen.save, chunk_tokens=chosen.chunk_tokens,
+                               precision=precision)
 
     def memory_report(self, tokens: int,
                       memory_policy: Optional[policy.MemoryPolicy] = None) -> dict:
@@ -212,7 +228,7 @@ class FusedGatedMLP(nn.Module):
             raise TypeError(f"fmlp: dtype {params[0].dtype} is not one of {list(ops.DTYPES)}")
         chosen = policy.resolve(memory_policy, self.memory_policy)
         return specs.memory_report(self._spec(params, ops.DTYPES[params[0].dtype], "sm_90a",
-                                              chosen), tokens)
+                                              chosen, self._precision(params[0].dtype)), tokens)
 
     def extra_repr(self) -> str:
         """The memory policy a call would run with now (no argument, this
@@ -220,27 +236,32 @@ class FusedGatedMLP(nn.Module):
         own = self.memory_policy
         chosen = policy.resolve(module=own)
         source = "module" if own is not None else "scope or default"
-        return f"memory_policy=({chosen}; {source})"
+        fp32 = precisions.resolve(module=self.precision)
+        fp32_source = "module" if self.precision is not None else "torch"
+        return (f"memory_policy=({chosen}; {source}), "
+                f"fp32_precision=({fp32}; {fp32_source})")
 
     def forward(self, x: torch.Tensor,
-                memory_policy: Optional[policy.MemoryPolicy] = None) -> torch.Tensor:
+                memory_policy: Optional[policy.MemoryPolicy] = None,
+                precision: Optional[str] = None) -> torch.Tensor:
         """y for x; `memory_policy` overrides the module's and the scope's
-        for this call (policy.py)."""
+        for this call (policy.py), `precision` the module's and PyTorch's
+        fp32 setting (precision.py)."""
         # Attribute and type checks only: dynamo turns them into guards, so
         # that the fused path stays one graph under torch.compile. The
         # common case first: plain Linears with plain weights (never
         # sharded), read once from nn.Module's dicts.
         linears = _plain_linears(self, self._linears())
         if linears is not None:
-            return self.fused(x, self._params(linears), memory_policy)
+            return self.fused(x, self._params(linears), memory_policy, precision)
         reason = why_not_fusable(self, self._linears())
         if reason is not None:
             self._warn_unfused(reason)
             return self.unfused(x)
         params = self._params()
         if parallel.is_sharded(params):
-            return parallel.forward(self, x, params, memory_policy)
-        return self.fused(x, params, memory_policy)
+            return parallel.forward(self, x, params, memory_policy, precision)
+        return self.fused(x, params, memory_policy, precision)
 
     def unfused(self, x: torch.Tensor) -> torch.Tensor:
         """Hugging Face's forward (LlamaMLP's; FalconH1MLP's with
@@ -257,10 +278,11 @@ class FusedGatedMLP(nn.Module):
                    f"forward, calling the projections): {reason}")
 
     def fused(self, x: torch.Tensor, params: List[torch.Tensor],
-              memory_policy: Optional[policy.MemoryPolicy] = None) -> torch.Tensor:
+              memory_policy: Optional[policy.MemoryPolicy] = None,
+              precision: Optional[str] = None) -> torch.Tensor:
         """The block over `params` (plain tensors: this module's weights, or
         one tensor-parallel shard of them)."""
-        bundle = self._bundle(x, params, memory_policy)
+        bundle = self._bundle(x, params, memory_policy, precision)
         rows = x.reshape(-1, self.hidden_size)
         if not rows.is_contiguous():
             rows = rows.contiguous()
@@ -274,22 +296,24 @@ class FusedGatedMLP(nn.Module):
         return y.view(*x.shape[:-1], self.hidden_size)
 
     def _bundle(self, x: torch.Tensor, params: List[torch.Tensor],
-                memory_policy: Optional[policy.MemoryPolicy] = None) -> str:
+                memory_policy: Optional[policy.MemoryPolicy] = None,
+                precision: Optional[str] = None) -> str:
         """The bundle's path for x and params: block_spec's checks and the
         bundle found (or compiled) once, then, in eager calls, reused while
         everything the spec is made of is the same: x's dtype and device,
         H and the parameter count, the module's widths, activation and
-        multipliers, the memory policy the call resolves to (the key,
-        compared at every call); and every
+        multipliers, the memory policy and fp32 precision the call
+        resolves to (the key, compared at every call); and every
         parameter's dtype and device equal x's (checked at every call, as
         block_spec does). Under torch.compile the spec is traced as
         before (dynamo guards on what it reads)."""
         if torch.compiler.is_compiling():
-            return str(_bundle_for(self.block_spec(x, params, memory_policy)))
+            return str(_bundle_for(self.block_spec(x, params, memory_policy, precision)))
         dtype, device = x.dtype, x.get_device()
         chosen = policy.resolve(memory_policy, self.memory_policy)
+        fp32 = self._precision(dtype, precision)
         key = (dtype, device, x.shape[-1], params[0].shape[0], len(params), self.hidden_size,
-               self.activation, self.gate_multiplier, self.down_multiplier, chosen)
+               self.activation, self.gate_multiplier, self.down_multiplier, chosen, fp32)
         cached = self.__dict__.get("_fmlp_bundle")
         if cached is not None and cached[0] == key:
             for p in params:
@@ -297,7 +321,7 @@ class FusedGatedMLP(nn.Module):
                     break
             else:
                 return cached[1]
-        bundle = str(_bundle_for(self.block_spec(x, params, chosen)))
+        bundle = str(_bundle_for(self.block_spec(x, params, chosen, fp32)))
         self.__dict__["_fmlp_bundle"] = (key, bundle)
         return bundle
 

@@ -77,7 +77,8 @@ def _local_params(params: List[torch.Tensor]):
     return mesh, local
 
 
-def forward(module, x: torch.Tensor, params: List[torch.Tensor], memory_policy=None) -> torch.Tensor:
+def forward(module, x: torch.Tensor, params: List[torch.Tensor], memory_policy=None,
+            precision=None) -> torch.Tensor:
     """y of `module` (an fmlp module whose weights are sharded DTensors) for
     a replicated x, as a plain tensor replicated on every rank (each
     shard's block under `memory_policy`, as module.fused takes it)."""
@@ -90,7 +91,7 @@ def forward(module, x: torch.Tensor, params: List[torch.Tensor], memory_policy=N
     # Identity forward; backward all-reduces the shards' partial dx.
     x_local = DTensor.from_local(x, mesh, [Replicate()], run_check=False).to_local(
         grad_placements=[Partial()])
-    y_partial = module.fused(x_local, local, memory_policy)
+    y_partial = module.fused(x_local, local, memory_policy, precision)
     # All-reduce forward; backward hands every shard the full dy.
     y = DTensor.from_local(y_partial, mesh, [Partial()], run_check=False)
     return y.redistribute(mesh, [Replicate()]).to_local()

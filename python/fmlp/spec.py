@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import policy
+from . import precision as precisions
 from ._version import __version__
 
 # The bundle format fmlp-compile writes and the runtime reads
@@ -73,6 +74,8 @@ class BlockSpec:
     # The memory policy (policy.py): what the forward saves, the chunk.
     save: str = "agu"
     chunk_tokens: int = 0
+    # How an f32 block multiplies (precision.py); 16-bit blocks keep ieee.
+    precision: str = "ieee"
 
     def __post_init__(self):
         if self.dtype not in DTYPES:
@@ -81,6 +84,10 @@ class BlockSpec:
             raise UnsupportedConfig(
                 f"activation {self.activation!r} is not one of {ACTIVATIONS}")
         policy.MemoryPolicy(self.save, self.chunk_tokens)  # checks both
+        precisions.check(self.precision)
+        if self.dtype != "f32" and self.precision != "ieee":
+            raise UnsupportedConfig(f"precision {self.precision!r} is for f32 blocks; "
+                                    f"a {self.dtype} block's products are exact")
         if self.hidden <= 0 or self.intermediate <= 0:
             raise UnsupportedConfig(
                 f"widths must be positive (D = {self.hidden}, H = {self.intermediate})")
@@ -101,6 +108,8 @@ class BlockSpec:
             parts.append(f"save{self.save}")
         if self.chunk_tokens:
             parts.append(f"chunk{self.chunk_tokens}")
+        if self.precision != "ieee":
+            parts.append(self.precision)
         return "-".join(parts)
 
     def mlir(self) -> str:
@@ -136,7 +145,8 @@ def bundle_path(spec: BlockSpec) -> Path:
 
 
 def _policy_flags(spec: BlockSpec) -> list:
-    return [f"--save={spec.save}", f"--chunk-tokens={spec.chunk_tokens}"]
+    return [f"--save={spec.save}", f"--chunk-tokens={spec.chunk_tokens}",
+            f"--precision={spec.precision}"]
 
 
 def compile_command(spec: BlockSpec, source: Path, bundle: Path) -> list:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles the bundles the GPU-side Python tests and benchmarks use
 # (python/tests/gpu_modules.py, gpu_tensor_parallel.py, gpu_peft_guard.py,
-# bench/bench_torch.py, bench/bench_sweep.py, bench/bench_policies.py: bf16
+# bench/bench_torch.py, bench/bench_sweep.py, bench/bench_policies.py,
+# bench/accuracy_fp32.py: bf16 and f32
 # silu at (1024, 2816) and
 # (4096, 11008); a bundle serves every T, each entry's T is dynamic)
 # into a cache directory: the GPU machine has no fmlp-compile.
@@ -39,6 +40,11 @@ for d, h in ((1024, 2816), (4096, 11008)):
     for save, chunk in (("agu", 0), ("gu", 0), ("u", 0), ("x", 0), ("gu", 8192), ("u", 8192),
                         ("u", 4096), ("x", 8192)):
         specs.append(BlockSpec(d, h, "bf16", save=save, chunk_tokens=chunk))
+# fp32 at each precision (bench/accuracy_fp32.py), with and without biases.
+for precision in ("tf32", "tf32x3"):
+    for bias in (False, True):
+        specs.append(BlockSpec(1024, 2816, "f32", bias=bias, precision=precision,
+                               save=DEFAULT.save))
 for spec in dict.fromkeys(specs):
     print(find_or_compile(spec), flush=True)
 PY

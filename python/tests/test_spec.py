@@ -2,6 +2,7 @@
 bundle specs and their MLIR, compile on first use through fmlp-compile,
 the error that names the command when it is missing, and the ctypes
 binding (manifest, arguments, the no-driver error)."""
+import json
 import os
 import tempfile
 import unittest
@@ -38,8 +39,26 @@ class SpecTest(unittest.TestCase):
                     spec.BlockSpec(96, 200, "bf16", save="u"),
                     spec.BlockSpec(96, 200, "bf16", save="x"),
                     spec.BlockSpec(96, 200, "bf16", chunk_tokens=64),
-                    spec.BlockSpec(96, 200, "bf16", save="x", chunk_tokens=64)]
+                    spec.BlockSpec(96, 200, "bf16", save="x", chunk_tokens=64),
+                    spec.BlockSpec(96, 200, "f32"),
+                    spec.BlockSpec(96, 200, "f32", precision="tf32"),
+                    spec.BlockSpec(96, 200, "f32", precision="tf32x3")]
         self.assertEqual(len({v.key for v in variants}), len(variants))
+        with self.assertRaisesRegex(ValueError, "precision must be one of"):
+            spec.BlockSpec(96, 200, "f32", precision="3xtf32")
+        with self.assertRaisesRegex(ValueError, "is for f32 blocks"):
+            spec.BlockSpec(96, 200, "bf16", precision="tf32")
+
+    def test_precision_reaches_the_bundle(self):
+        # An f32 block's precision is the manifest's, and its kernels are
+        # mma.sync's (tf32, tf32x3) or SIMT (ieee).
+        for precision in ("ieee", "tf32", "tf32x3"):
+            path = spec.find_or_compile(spec.BlockSpec(96, 200, "f32", precision=precision))
+            with open(path / "manifest.json") as f:
+                manifest = json.load(f)
+            self.assertEqual({e["precision"] for e in manifest["entry_points"]}, {precision})
+            kernels = {l["kernel"] for e in manifest["entry_points"] for l in e["launches"]}
+            self.assertEqual(any("mma_sync" in k for k in kernels), precision != "ieee", kernels)
         with self.assertRaisesRegex(ValueError, "save must be one of"):
             spec.BlockSpec(96, 200, "bf16", save="none")
 
