@@ -186,16 +186,19 @@ Matrix draw(int64_t rows, int64_t cols, double deviation, Storage storage,
 } // namespace
 
 double contractionError(const BlockSpec &spec, int64_t n) {
-  // fp32 FMA: gamma_n with u = 2^-24. A tensor core adds a step's products
-  // (exact in fp32) and its accumulator after aligning them to the largest
-  // and truncating, then truncates the sum to fp32: each term loses less
-  // than 2 units of the last place of the largest magnitude of its step
-  // (one from alignment, one from the final truncation), so the sum of n
-  // terms is within gamma_n with u = 2^-22 (bench/NOTES.md item 50 has the
-  // measured behaviour on the H200: truncation, no IEEE rounding).
+  // fp32 FMA: gamma_n with u = 2^-24. A tensor core adds a step of k
+  // products (exact in fp32) to its accumulator c by aligning the k + 1
+  // terms to the largest and truncating each below that one's last place
+  // (with no guard bits: bench/tensor_core_sum.cu measured 8 products of
+  // 1/8 of a unit all lost, and the final sum truncated, not rounded), then
+  // truncates the sum to fp32: the step's error is below (k + 2) 2^-23 M,
+  // M = |c| + the step's sum |p| <= all products' sum |p|. Over n / k steps
+  // that is at most (1 + 2 / k) n 2^-23 sum |p|: gamma_n with u = (1 + 2 /
+  // k) 2^-23, taken at k = 8 (mma.sync's tf32 step; 16-bit MMAs add 16
+  // products per instruction, which hardware may split in steps of 8).
   bool tensorCores =
       spec.storage != Storage::F32 || spec.contraction != Contraction::Ieee;
-  double sumUnit = tensorCores ? 0x1p-22 : kFp32Roundoff;
+  double sumUnit = tensorCores ? 1.25 * 0x1p-23 : kFp32Roundoff;
   const double v = 0x1p-11; // tf32's unit roundoff (cvt.rna)
   switch (spec.contraction) {
   case Contraction::Ieee:

@@ -11,9 +11,9 @@
 // the dot product of the absolute values (u = 2^-24); products of bf16 or
 // f16 values are exact in fp32. Tensor cores accumulate with truncation,
 // not IEEE rounding, and align a step's products to the largest before
-// adding: their sums take u = 2^-22 (two units of fp32's last place per
-// term; contractionError has the derivation, bench/tensor_core_sum.cu the
-// measurement). tf32 and tf32x3 products add their operands' roundings. Each stored tensor adds the storage type's
+// adding: their sums take u = 1.25 2^-23 (contractionError has the
+// derivation, bench/tensor_core_sum.cu the measurement). tf32 and tf32x3
+// products add their operands' roundings. Each stored tensor adds the storage type's
 // unit roundoff s (bf16 2^-8, f16 2^-11, f32 2^-24); each activation
 // evaluation adds a few u; an error in an input propagates to the output
 // through the absolute values (first order, with the activations' Lipschitz
