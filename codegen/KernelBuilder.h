@@ -294,7 +294,7 @@ struct MmaSyncGemmSpec {
   Extent m, n, k;
   MatrixView a;              // A(m, k)
   SmallVector<MatrixView> b; // B_j(k, n); one or two
-  int64_t tileN = 256;       // per accumulator: 256 / accumulators
+  int64_t tileN = 256;       // per accumulator: 256 or 128 / accumulators
   int64_t tileK = 32;        // mmaSyncTileKs(element bytes)
   int64_t stages = 4;
   Type element; // bf16, f16 or f32
@@ -304,8 +304,10 @@ struct MmaSyncGemmSpec {
   GemmSpec::Epilogue epilogue;
 };
 constexpr int64_t kMmaSyncTileM = 128, kMmaSyncThreads = 256;
-/// Every accumulator's columns of a tile together.
-constexpr int64_t kMmaSyncTileColumns = 256;
+/// Every accumulator's columns of a tile together: 256, or 128 where a
+/// thread needs room beside its accumulators (64 of them, not 128: tf32x3's
+/// step sums, MmaSyncGemm.cpp).
+constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncNarrowTileColumns = 128;
 /// One block per multiprocessor: 128 accumulators, 24 fragment registers
 /// and the addresses.
 constexpr int32_t kMmaSyncMaxRegisters = 255;
@@ -316,15 +318,16 @@ constexpr int64_t kMmaSyncTileKBytes[] = {64, 128};
 /// rows x 8 columns a warp reads at once then fall in distinct banks.
 constexpr int64_t kMmaSyncFp32RowPadding = 32;
 /// A ring slot: the tiles of A (128 x tileK) and of every B_j (tileN x
-/// tileK each, 256 x tileK together), elements of `elementBytes`; fp32
-/// ones with room for the padding of three operands' k rows.
-constexpr int64_t mmaSyncStageBytes(int64_t tileK, int64_t elementBytes) {
-  return (kMmaSyncTileM + kMmaSyncTileColumns) * tileK * elementBytes +
+/// tileK each, `columns` x tileK together), elements of `elementBytes`;
+/// fp32 ones with room for the padding of three operands' k rows.
+constexpr int64_t mmaSyncStageBytes(int64_t tileK, int64_t elementBytes,
+                                    int64_t columns) {
+  return (kMmaSyncTileM + columns) * tileK * elementBytes +
          (elementBytes == 4 ? 3 * tileK * kMmaSyncFp32RowPadding : 0);
 }
 constexpr int64_t mmaSyncSharedBytes(int64_t tileK, int64_t stages,
-                                     int64_t elementBytes) {
-  return stages * mmaSyncStageBytes(tileK, elementBytes);
+                                     int64_t elementBytes, int64_t columns) {
+  return stages * mmaSyncStageBytes(tileK, elementBytes, columns);
 }
 /// Whether `view` (element (i, j) of an operand) can be staged by the
 /// mma.sync strategy: one of its indices contiguous, 16-byte pieces along it.

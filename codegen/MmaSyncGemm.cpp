@@ -50,8 +50,9 @@
 // (8 k + mn mod 32) and a thread's addresses are one register plus
 // constants. Each register is rounded to
 // tf32 (cvt.rna) before the MMA; tf32x3 also keeps the rounding's
-// remainder, rounded again (x = hi + lo + e, |e| <= 2^-22 |x|), and
-// accumulates lo * hi, hi * lo, hi * hi.
+// remainder, rounded again (x = hi + lo + e, |e| <= 2^-22 |x|), sums
+// lo * hi, hi * lo, hi * hi of a k8 step on the tensor core from zero and
+// adds that to the accumulator in fp32, on tiles of 128 columns.
 //
 // Pipeline: K in tiles of tileK (32 or 64) through a ring of `stages`
 // slots. Tiles
@@ -194,8 +195,11 @@ public:
 
 private:
   int64_t tilesN() const { return spec.tileN / 32; }
+  int64_t columns() const {
+    return spec.tileN * static_cast<int64_t>(spec.b.size());
+  }
   int64_t stageBytes() const {
-    return mmaSyncStageBytes(spec.tileK, elementBytes);
+    return mmaSyncStageBytes(spec.tileK, elementBytes, columns());
   }
   int64_t accumulatorCount() const {
     return static_cast<int64_t>(spec.b.size()) * 4 * tilesN();
@@ -428,13 +432,25 @@ private:
     return parts;
   }
   /// c + A B for tf32 parts: one MMA (tf32), or lo hi + hi lo + hi hi, the
-  /// small products first (tf32x3).
+  /// small products first (tf32x3). A tensor core truncates its sums (bench/
+  /// tensor_core_sum.cu), an error that grows with K and that fp32's
+  /// round-to-nearest sums do not have: tf32x3 sums a step's three products
+  /// from zero on the tensor core and adds that to c in fp32 (its tiles are
+  /// 128 columns wide, so that a thread has the registers).
   Value multiplyParts(const Tf32Parts &a, const Tf32Parts &bParts, Value c) {
-    if (spec.tf32x3) {
-      c = mmaM16N8K8Tf32(kb, a.lo, bParts.hi, c);
-      c = mmaM16N8K8Tf32(kb, a.hi, bParts.lo, c);
+    if (!spec.tf32x3)
+      return mmaM16N8K8Tf32(kb, a.hi, bParts.hi, c);
+    Value step = LLVM::ZeroOp::create(b, loc, accType());
+    step = mmaM16N8K8Tf32(kb, a.lo, bParts.hi, step);
+    step = mmaM16N8K8Tf32(kb, a.hi, bParts.lo, step);
+    step = mmaM16N8K8Tf32(kb, a.hi, bParts.hi, step);
+    for (int64_t r = 0; r < 4; ++r) {
+      Value sum = arith::AddFOp::create(
+          b, loc, LLVM::ExtractValueOp::create(b, loc, c, r),
+          LLVM::ExtractValueOp::create(b, loc, step, r));
+      c = LLVM::InsertValueOp::create(b, loc, c, sum, r);
     }
-    return mmaM16N8K8Tf32(kb, a.hi, bParts.hi, c);
+    return c;
   }
 
   /// k8 step `step` of an fp32 tile in slot `slot` (byte offset, i32), in
@@ -609,9 +625,10 @@ Value mlir::fmlp::mmaM16N8K16(KernelBuilder &kb, Type element,
 
 void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
                                   const MmaSyncGemmSpec &spec) {
+  int64_t columns = spec.tileN * static_cast<int64_t>(spec.b.size());
   assert((spec.b.size() == 1 || spec.b.size() == 2) &&
-         spec.tileN * static_cast<int64_t>(spec.b.size()) ==
-             kMmaSyncTileColumns &&
+         (columns == kMmaSyncTileColumns ||
+          columns == kMmaSyncNarrowTileColumns) &&
          spec.stages >= 2 && (!spec.tf32x3 || spec.element.isF32()) &&
          "an mma.sync configuration");
   MmaSync(kb, spec).build();
@@ -621,7 +638,7 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
   geometry.tile(1, spec.n, spec.tileN);
   geometry.dynamicSharedBytes =
       mmaSyncSharedBytes(spec.tileK, spec.stages,
-                         spec.element.getIntOrFloatBitWidth() / 8);
+                         spec.element.getIntOrFloatBitWidth() / 8, columns);
   geometry.maxRegisters = kMmaSyncMaxRegisters;
   kb.finish(geometry);
 }

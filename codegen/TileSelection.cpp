@@ -180,6 +180,10 @@ constexpr int64_t kMaxMmaSyncStages = 4, kMinMmaSyncStagesOfLongK = 3;
 std::optional<KernelConfig> mmaSyncConfig(const Target &target,
                                           const GemmShape &shape) {
   int64_t elementBytes = shape.element.getIntOrFloatBitWidth() / 8;
+  // tf32x3 adds each step's three products to its accumulators in fp32:
+  // 128 columns (64 accumulators a thread) leave registers for the sums.
+  bool tf32x3 = shape.precision == Precision::tf32x3;
+  int64_t columns = tf32x3 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
   int64_t shortK = kMmaSyncTileKBytes[0] / elementBytes,
           longK = kMmaSyncTileKBytes[1] / elementBytes;
   if (forcedMmaSyncTileK != 0 && forcedMmaSyncTileK != shortK &&
@@ -192,30 +196,28 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   // K-tiles of 128-byte rows (64 16-bit elements, 32 fp32: half the
   // barriers and cp.async rounds per MMA of 64-byte ones) where three
   // stages of them fit, else of 64-byte rows. tf32x3 (three MMAs per
-  // fragment pair, two parts of each live) takes 64-byte rows: at 128 the
-  // cp.async addresses held across its loop make K4 and K5 spill 8-16 B.
-  bool tf32x3 = shape.precision == Precision::tf32x3;
+  // fragment pair, two parts of each live) takes 64-byte rows.
   int64_t tileK = forcedMmaSyncTileK > 0 ? forcedMmaSyncTileK
                   : !tf32x3 &&
                           mmaSyncSharedBytes(longK, kMinMmaSyncStagesOfLongK,
-                                             elementBytes) <=
+                                             elementBytes, columns) <=
                               target.sharedBytesPerBlock
                       ? longK
                       : shortK;
   int64_t stages = forcedMmaSyncStages > 0 ? forcedMmaSyncStages
                                            : kMaxMmaSyncStages;
-  while (stages >= 2 && mmaSyncSharedBytes(tileK, stages, elementBytes) >
-                            target.sharedBytesPerBlock)
+  while (stages >= 2 && mmaSyncSharedBytes(tileK, stages, elementBytes,
+                                           columns) > target.sharedBytesPerBlock)
     --stages;
   if (stages < 2)
     return std::nullopt;
   KernelConfig config;
   config.strategy = KernelStrategy::mma_sync;
   config.tileM = kMmaSyncTileM;
-  config.tileN = kMmaSyncTileColumns / shape.accumulators;
+  config.tileN = columns / shape.accumulators;
   config.tileK = tileK;
   config.stages = stages;
-  config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes);
+  config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes, columns);
   config.maxRegisters = kMmaSyncMaxRegisters;
   return config;
 }

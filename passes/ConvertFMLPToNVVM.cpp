@@ -933,13 +933,17 @@ struct ConvertFMLPToNVVMPass
       if (!whyNot.empty() || !info.has(kMmaSync))
         return op->emitOpError("has an mma_sync config it cannot take: ")
                << (whyNot.empty() ? "the chip has no mma.sync" : whyNot);
-      if (config.tileN * static_cast<int64_t>(gemm.b.size()) !=
-          kMmaSyncTileColumns)
+      int64_t columns = config.tileN * static_cast<int64_t>(gemm.b.size());
+      if (columns != kMmaSyncTileColumns &&
+          columns != kMmaSyncNarrowTileColumns)
         return op->emitOpError("has an mma_sync tile of ")
                << config.tileN << " columns per accumulator; "
                << (gemm.b.size() == 1 ? "its one accumulator takes "
                                       : "its two accumulators take ")
-               << kMmaSyncTileColumns / static_cast<int64_t>(gemm.b.size());
+               << kMmaSyncTileColumns / static_cast<int64_t>(gemm.b.size())
+               << " or "
+               << kMmaSyncNarrowTileColumns /
+                      static_cast<int64_t>(gemm.b.size());
       int64_t elementBytes = gemm.element.getIntOrFloatBitWidth() / 8;
       if (gemm.element.isF32() && gemm.precision != Precision::tf32 &&
           gemm.precision != Precision::tf32x3)
@@ -954,8 +958,8 @@ struct ConvertFMLPToNVVMPass
                << config.tileK << " elements of " << elementBytes * 8
                << " bits; its rows take " << kMmaSyncTileKBytes[0] << " or "
                << kMmaSyncTileKBytes[1] << " bytes";
-      int64_t shared =
-          mmaSyncSharedBytes(config.tileK, config.stages, elementBytes);
+      int64_t shared = mmaSyncSharedBytes(config.tileK, config.stages,
+                                          elementBytes, columns);
       if (shared > info.sharedBytesPerBlock)
         return op->emitOpError("has an mma_sync config of ")
                << config.stages << " stages of k-tiles of " << config.tileK

@@ -213,10 +213,16 @@ double contractionError(const BlockSpec &spec, int64_t n) {
     // lo + e with |e| <= v |r| <= v^2 |x| and |lo| <= v (1 + v) |x|. The
     // sum hi hi' + hi lo' + lo hi' = (x - e)(y - e') - lo lo' is within
     // (2 v^2 + v^4 + v^2 (1 + v)^2) |x y| of x y; its 3 n exact products
-    // total at most (1 + v)^2 (1 + 2 v) |x y| per term.
+    // total at most (1 + v)^2 (1 + 2 v) |x y| per term. The kernels sum a
+    // k8 step's three products from zero on the tensor core (3 steps of 8
+    // products: below 3 (8 + 2) 2^-23 of their magnitude, by the model
+    // above) and add each step's sum to the accumulator in fp32 (rounded
+    // to nearest: gamma over ceil(n / 8) terms).
     double product = 2 * v * v + v * v * v * v + v * v * (1 + v) * (1 + v);
     double magnitude = (1 + v) * (1 + v) * (1 + 2 * v);
-    return product + magnitude * gamma(3 * n, sumUnit);
+    double stepSum = 3 * (8 + 2) * 0x1p-23;
+    return product + magnitude * (stepSum + (1 + stepSum) *
+                                                gamma((n + 7) / 8));
   }
   }
   return 0;

@@ -163,14 +163,15 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // selection: tf32 on f32 operands takes mma.sync's m16n8k8 on every chip,
 // k-tiles of 128-byte rows (32 fp32) where three stages fit, with room for
 // the padded rows of MN-contiguous tiles (4 x (384 x 32 x 4 + 3 x 32 x 32)
-// = 208,896 B); tf32x3 takes 64-byte rows ...
+// = 208,896 B); tf32x3 takes 64-byte rows and 128 columns (64
+// accumulators a thread: registers for the fp32 sums of its steps) ...
 // CHECK-LABEL: func.func @tf32.forward
 // CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "fp32 operands (WGMMA takes 16-bit ones); mma.sync on sm_90a, tf32 products">, precision = #fmlp.precision<tf32>}
 // CHECK: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 256, 32], {{.*}}precision = #fmlp.precision<tf32>}
 // SM120A-LABEL: func.func @tf32.forward
 // SM120A: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 16], stages = 3, cluster = [1, 1], shared_bytes = 78336, {{.*}}mma.sync on sm_120a, tf32 products">
 // CHECK-LABEL: func.func @tf32x3.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 16], stages = 4, cluster = [1, 1], shared_bytes = 104448, {{.*}}mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
+// CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 64, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, {{.*}}mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
 func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                 %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}

@@ -142,24 +142,27 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
               EXPECT_TRUE(c.stages == 6 || wgmmaSharedBytes(more) > limit);
             } else if (c.strategy == KernelStrategy::mma_sync) {
               ++mmaSyncCount;
-              EXPECT_EQ(c.tileN * accumulators, kMmaSyncTileColumns);
+              // 256 columns, 128 for tf32x3 (room for its step sums).
+              bool x3 = precision == Precision::tf32x3;
+              int64_t columns =
+                  x3 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
+              EXPECT_EQ(c.tileN * accumulators, columns);
               EXPECT_EQ(c.tileM, kMmaSyncTileM);
               // K-tiles of 128-byte rows where three stages fit, else
               // (and for tf32x3) of 64-byte rows.
               int64_t bytes = element.getIntOrFloatBitWidth() / 8;
               EXPECT_EQ(c.tileK * bytes,
-                        precision != Precision::tf32x3 &&
-                                mmaSyncSharedBytes(128 / bytes, 3, bytes) <=
-                                    limit
+                        !x3 && mmaSyncSharedBytes(128 / bytes, 3, bytes,
+                                                  columns) <= limit
                             ? 128
                             : 64);
               EXPECT_EQ(c.sharedBytes,
-                        mmaSyncSharedBytes(c.tileK, c.stages, bytes));
+                        mmaSyncSharedBytes(c.tileK, c.stages, bytes, columns));
               // Maximal: one more stage would not fit (or the cap of 4).
               EXPECT_GE(c.stages, 2);
-              EXPECT_TRUE(c.stages == 4 || mmaSyncSharedBytes(
-                                               c.tileK, c.stages + 1, bytes) >
-                                               limit);
+              EXPECT_TRUE(c.stages == 4 ||
+                          mmaSyncSharedBytes(c.tileK, c.stages + 1, bytes,
+                                             columns) > limit);
               EXPECT_EQ(tf32, c.reason.find(" products") != std::string::npos)
                   << c.reason;
             } else {

@@ -20,8 +20,8 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = 
 
 // -----
 
-// expected-error@+1 {{an mma_sync tile is 128 x N x K with N 256 (one accumulator) or 128 (two), K 16, 32 or 64}}
-module attributes {fmlp.c = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 64, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "">} {}
+// expected-error@+1 {{an mma_sync tile is 128 x N x K with N 256, 128 or 64 (256 or 128 columns over the accumulators), K 16, 32 or 64}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 32, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "">} {}
 
 // -----
 
