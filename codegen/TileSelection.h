@@ -54,7 +54,9 @@
 //     3, sm_90, sm_100, sm_103: 4), else of 64-byte rows (sm_86, sm_89,
 //     sm_120: 4 stages of 24 KiB). Measured on the H200 (bench/NOTES.md
 //     item 49): k-tiles of 64 take 0.86-0.99x the time of 32 at (4096,
-//     11008), T = 8192.
+//     11008), T = 8192. tf32x3 takes tiles of 128 columns (64 accumulators
+//     a thread: registers for each step's sum, added in fp32) and 64-byte
+//     rows (bench/NOTES.md item 50).
 //   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides;
 //     fp32 operands contracted as ieee, and tf32 ones the mma_sync
 //     strategy cannot stage (computed as IEEE fp32: never less accurate

@@ -560,9 +560,63 @@ def graph_step(steps=5):
            f"worst loss difference {diff:.2e} over {steps} steps")
 
 
+def precisions():
+    """fp32 blocks on tf32 and tf32x3 (docs/precision.md): the module's
+    precision reaches the bundle and its repr, each result is within its
+    own format's bound (judge.reference(contraction=...)), and the
+    controls fail: one element of y moved by twice its bound (tf32's bound
+    on y exceeds 0.5 at D = 1024), and tf32's result judged by tf32x3's
+    bound. PyTorch's 'high' setting alone picks tf32 for a module without
+    its own."""
+    for label, class_name, extra in CASES[:2]:
+        torch.manual_seed(0)
+        original, config = original_mlp(label, class_name, extra)
+        original = original.to("cuda", torch.float32)
+        with torch.no_grad():
+            for p in original.parameters():
+                p.normal_(0, 1 / math.sqrt(p.shape[1])) if p.dim() == 2 else p.normal_(0, 0.5)
+        fused, _ = patched(original, config)
+        x = torch.randn(2, 37, D, device="cuda")
+        dy = torch.randn(2, 37, D, device="cuda")
+        inputs = {"x": x.reshape(-1, D), "dy": dy.reshape(-1, D)}
+        inputs.update(math_layout(dict(original.named_parameters())))
+        results = {}
+        for precision in ("tf32", "tf32x3"):
+            fused.precision = precision
+            report(f"{label} {precision}: repr", f"fp32_precision=({precision}; module)" in repr(fused),
+                   repr(fused).splitlines()[0])
+            judge.poison_free_memory()
+            results[precision] = ours = run(fused, x, dy)
+            ref = judge.reference(fused.activation, torch.float32, inputs, 1.0, 1.0,
+                                  contraction=precision)
+            for name, (ratio, nonfinite) in judged(ref, *ours).items():
+                report(f"{label} {precision}: {name}", ratio <= 1.0 and nonfinite == 0,
+                       f"worst error/bound {ratio:.3f}")
+            exact, bound = ref["y"]
+            moved = ours[0].clone()
+            moved.view(-1)[7] = (exact.view(-1)[7] + 2 * bound.view(-1)[7]).float()
+            control = judged(ref, moved, ours[1], ours[2])["y"][0]
+            report(f"{label} {precision}: control (y moved by 2 bounds) fails", control > 1.0,
+                   f"worst error/bound {control:.1f}")
+        ref = judge.reference(fused.activation, torch.float32, inputs, 1.0, 1.0,
+                              contraction="tf32x3")
+        worst = max(r for r, _ in judged(ref, *results["tf32"]).values())
+        report(f"{label}: control (tf32 by tf32x3's bound) fails", worst > 1.0,
+               f"worst error/bound {worst:.2f}")
+        # No precision of its own: PyTorch's setting decides.
+        fused.precision = None
+        previous = torch.get_float32_matmul_precision()
+        try:
+            torch.set_float32_matmul_precision("high")
+            y_high = fused(x)
+        finally:
+            torch.set_float32_matmul_precision(previous)
+        report(f"{label}: 'high' runs tf32", torch.equal(y_high, results["tf32"][0]))
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "modules"
     {"modules": modules, "train": train, "graph-callables": graph_callables,
-     "graph-step": graph_step}[mode]()
+     "graph-step": graph_step, "precisions": precisions}[mode]()
     print(f"{len(failures)} failed")
     sys.exit(1 if failures else 0)

@@ -31,14 +31,24 @@
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_103a -o %t/sm103a.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_120a -o %t/sm120a.bundle
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --report=false -o %t/tosa-f32.bundle
+// fp32 on tf32 and tf32x3 (mma_sync's m16n8k8) at Llama-7B's widths, on the
+// H200's chip, sm_80 and sm_120 (the least shared memory).
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 -o %t/tf32-sm90a.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32x3 -o %t/tf32x3-sm90a.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --chip=sm_80 -o %t/tf32-sm80.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32x3 --chip=sm_80 -o %t/tf32x3-sm80.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --chip=sm_120 -o %t/tf32-sm120.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32x3 --chip=sm_120 -o %t/tf32x3-sm120.bundle
+// RUN: grep -c "mma_sync'" %t/tf32x3-sm120.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-MMA
+// TF32-MMA: 8
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
 
 // 48 (save=agu) + 48 (gu) + 52 (u) + 53 (x) + 50 (split-K forced to 8
-// slices) + 12 (infer) + 8 (tosa f32) kernels, and 42 for mma_sync on
-// sm_90a and for each of 10 more chips.
-// CHECK-COUNT-733: Compiling entry function
+// slices) + 12 (infer) + 8 (tosa f32) kernels, 42 for mma_sync on sm_90a
+// and for each of 10 more chips, and 6 x 8 on tf32 and tf32x3.
+// CHECK-COUNT-781: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
