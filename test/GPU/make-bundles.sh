@@ -3,7 +3,8 @@
 # in nn.Linear's [out, in] layout) for each element type and each (D, H) of
 # shapes.sh, bf16 also at its edge shapes, with fmlp-compile from the build
 # tree; then the memory-policy variants of shapes.sh (save=gu, save=x,
-# chunk-tokens). Usage: make-bundles.sh OUTDIR [CHIP]; DTYPES (default
+# chunk-tokens), and the fp32 precisions' (tf32, tf32x3). Usage:
+# make-bundles.sh OUTDIR [CHIP]; DTYPES (default
 # "bf16 f16 f32") narrows both, FMLP_COMPILE_FLAGS adds fmlp-compile flags
 # (A/B runs: e.g. --fmlp-wgmma-tile-n=64).
 set -euo pipefail
@@ -36,6 +37,14 @@ for dtype in ${DTYPES:-bf16 f16 f32}; do
     "$compile" "$(source_of $dtype $d $h)" --chip="$chip" ${FMLP_COMPILE_FLAGS:-} -o "$out/mlp-$dtype-$d-$h.bundle" --report=false
   done
 done
+if [[ " ${DTYPES:-bf16 f16 f32} " == *" f32 "* ]]; then
+  for variant in $gpu_test_precisions; do
+    IFS=: read -r precision shape <<<"$variant"
+    d=${shape%x*} h=${shape#*x}
+    "$compile" "$(source_of f32 $d $h)" --chip="$chip" ${FMLP_COMPILE_FLAGS:-} --precision="$precision" \
+      -o "$out/mlp-f32-$d-$h-$precision.bundle" --report=false
+  done
+fi
 for variant in $gpu_test_variants $gpu_test_sanitized_variant; do
   IFS=: read -r dtype shape save chunk <<<"$variant"
   [[ " ${DTYPES:-bf16 f16 f32} " == *" $dtype "* ]] || continue

@@ -19,6 +19,8 @@
 # chunks + 1, not a multiple of it), the others at {0, 1, 3, 16, 17, 37,
 # 2597, 4096}, full adding 65536; memcheck and racecheck also run a
 # save=x bundle in chunks of 64 at T = 129 (shapes.sh).
+# With f32, the tensor-core precisions of shapes.sh (tf32, tf32x3), each
+# judged by its own bound.
 # SETS (default "defaults variants") picks the bundles: SETS=variants runs
 # the variants alone.
 # Exit status: non-zero if anything failed.
@@ -49,6 +51,15 @@ dtypes=${DTYPES:-bf16 f16 f32}
       timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" 1 16 17 37 4096 || status=1
     done
   fi
+done
+[[ " $sets " == *" defaults "* && " $dtypes " == *" f32 "* ]] && for variant in $gpu_test_precisions; do
+  IFS=: read -r precision shape <<<"$variant"
+  d=${shape%x*} h=${shape#*x}
+  tokens="1 17 129 4096"
+  [[ $d == 4096 ]] && tokens="17 257"
+  echo "== precision=$precision (f32, D=$d, H=$h)"
+  timeout 300 "$test" "$bundles/mlp-f32-$d-$h-$precision.bundle" f32 "$d" "$h" $tokens \
+    --contraction="$precision" || status=1
 done
 [[ " $sets " == *" variants "* ]] && for variant in $gpu_test_variants; do
   IFS=: read -r dtype shape save chunk <<<"$variant"
