@@ -32,14 +32,22 @@
     }                                                                          \
   } while (0)
 
+// Where register r of lane `lane` of an m16n8 fp32 accumulator sits in a
+// row-major 16 x 8 matrix: rows lane / 4 (+ 8 for r >= 2), columns
+// 2 (lane mod 4) + r mod 2.
+__device__ int accumulatorIndex(int lane, int r) {
+  return (lane / 4 + 8 * (r / 2)) * 8 + 2 * (lane % 4) + r % 2;
+}
+
 // D (16 x 8) = sum over K / 8 steps of A (16 x K, row-major) B (K x 8,
 // row-major) + C, fp32 accumulators, one mma.sync m16n8k8.tf32 per step.
 // Operands are passed as fp32 values already exact in tf32.
 __global__ void tf32Chain(const float *A, const float *B, const float *C,
                           float *D, int K) {
   int lane = threadIdx.x, g = lane / 4, t = lane % 4;
-  float c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t],
-                C[(g + 8) * 8 + 2 * t + 1]};
+  float c[4];
+  for (int r = 0; r < 4; ++r)
+    c[r] = C[accumulatorIndex(lane, r)];
   for (int k0 = 0; k0 < K; k0 += 8) {
     unsigned a[4] = {__float_as_uint(A[g * K + k0 + t]),
                      __float_as_uint(A[(g + 8) * K + k0 + t]),
@@ -53,10 +61,8 @@ __global__ void tf32Chain(const float *A, const float *B, const float *C,
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
                    "r"(b[1]));
   }
-  D[g * 8 + 2 * t] = c[0];
-  D[g * 8 + 2 * t + 1] = c[1];
-  D[(g + 8) * 8 + 2 * t] = c[2];
-  D[(g + 8) * 8 + 2 * t + 1] = c[3];
+  for (int r = 0; r < 4; ++r)
+    D[accumulatorIndex(lane, r)] = c[r];
 }
 
 // The same on bf16 operands, m16n8k16 (A's registers: rows g, g + 8 at k
@@ -64,8 +70,9 @@ __global__ void tf32Chain(const float *A, const float *B, const float *C,
 __global__ void bf16Chain(const float *A, const float *B, const float *C,
                           float *D, int K) {
   int lane = threadIdx.x, g = lane / 4, t = lane % 4;
-  float c[4] = {C[g * 8 + 2 * t], C[g * 8 + 2 * t + 1], C[(g + 8) * 8 + 2 * t],
-                C[(g + 8) * 8 + 2 * t + 1]};
+  float c[4];
+  for (int r = 0; r < 4; ++r)
+    c[r] = C[accumulatorIndex(lane, r)];
   auto pack = [](float lo, float hi) {
     __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<unsigned *>(&v);
@@ -85,10 +92,8 @@ __global__ void bf16Chain(const float *A, const float *B, const float *C,
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]),
                    "r"(b[1]));
   }
-  D[g * 8 + 2 * t] = c[0];
-  D[g * 8 + 2 * t + 1] = c[1];
-  D[(g + 8) * 8 + 2 * t] = c[2];
-  D[(g + 8) * 8 + 2 * t + 1] = c[3];
+  for (int r = 0; r < 4; ++r)
+    D[accumulatorIndex(lane, r)] = c[r];
 }
 
 struct Run {

@@ -467,6 +467,25 @@ private:
     auto kRow = [&](int64_t high) {
       return kb.add(quad, kb.i32(stepK * step + 4 * high));
     };
+    // The four words of `op`'s 8 x 4 blocks at m or n `mn`: block q covers
+    // mn + 8 (bit `mnBit` of q) and k + 4 (the other bit), the order of an
+    // ldmatrix.x4 whose lanes 8 q .. 8 q + 7 address block q (A: mnBit 0,
+    // giving registers (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4); B:
+    // mnBit 1, the two n8 tiles' (k t, k t + 4) in turn).
+    auto blocks = [&](const StagedOperand &op, Value mn, int64_t mnBit) {
+      if (op.kContiguous) {
+        Value mnHigh = mnBit == 0 ? bit3 : bit4, kHigh = mnBit == 0 ? bit4 : bit3;
+        auto [row, chunk] = quarterAt(op, mn, step, row8, mnHigh, kHigh);
+        return wordsOf(ldmatrix(op, slot, row, chunk));
+      }
+      SmallVector<Value> words;
+      for (int64_t q = 0; q < 4; ++q) {
+        int64_t mnHalf = (q >> mnBit) & 1, kHalf = (q >> (1 - mnBit)) & 1;
+        words.push_back(loadWord(op, slot, kRow(kHalf),
+                                 kb.add(mn, kb.add(group, kb.i32(8 * mnHalf)))));
+      }
+      return words;
+    };
     // Every (B_j, pair of n8 tiles) the warp multiplies, in halves.
     SmallVector<std::pair<size_t, int64_t>> pairs;
     for (size_t j = 0; j < spec.b.size(); ++j)
@@ -479,37 +498,14 @@ private:
       SmallVector<std::array<Tf32Parts, 2>> bFrags;
       for (auto [j, jn] : tilePairs) {
         const StagedOperand &bj = operands[1 + j];
-        Value n = kb.add(warpCol, kb.i32(8 * jn));
-        SmallVector<Value> w;
-        if (bj.kContiguous) {
-          auto [row, chunk] = quarterAt(bj, n, step, row8, /*mnHigh=*/bit4,
-                                        /*kHigh=*/bit3);
-          w = wordsOf(ldmatrix(bj, slot, row, chunk));
-        } else {
-          for (int64_t nHigh = 0; nHigh < 2; ++nHigh)
-            for (int64_t high = 0; high < 2; ++high)
-              w.push_back(loadWord(bj, slot, kRow(high),
-                                   kb.add(n, kb.add(group,
-                                                    kb.i32(8 * nHigh)))));
-        }
+        SmallVector<Value> w =
+            blocks(bj, kb.add(warpCol, kb.i32(8 * jn)), /*mnBit=*/1);
         bFrags.push_back({tf32Parts({w[0], w[1]}), tf32Parts({w[2], w[3]})});
       }
       const StagedOperand &a = operands[0];
       for (int64_t i = 0; i < 4; ++i) {
-        Value m = kb.add(warpRow, kb.i32(kMmaRows * i));
-        SmallVector<Value> aWords;
-        if (a.kContiguous) {
-          auto [row, chunk] = quarterAt(a, m, step, row8, /*mnHigh=*/bit3,
-                                        /*kHigh=*/bit4);
-          aWords = wordsOf(ldmatrix(a, slot, row, chunk));
-        } else {
-          // Registers (m, k): (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
-          for (int64_t r = 0; r < 4; ++r)
-            aWords.push_back(loadWord(
-                a, slot, kRow(r / 2),
-                kb.add(m, kb.add(group, kb.i32(8 * (r % 2))))));
-        }
-        Tf32Parts aParts = tf32Parts(aWords);
+        Tf32Parts aParts = tf32Parts(
+            blocks(a, kb.add(warpRow, kb.i32(kMmaRows * i)), /*mnBit=*/0));
         for (auto [index, pair] : llvm::enumerate(tilePairs)) {
           auto [j, jn] = pair;
           for (int64_t t = 0; t < 2; ++t) {
