@@ -21,8 +21,8 @@
 # save=x bundle in chunks of 64 at T = 129 (shapes.sh).
 # With f32, the tensor-core precisions of shapes.sh (tf32, tf32x3), each
 # judged by its own bound.
-# SETS (default "defaults variants") picks the bundles: SETS=variants runs
-# the variants alone.
+# SETS (default "defaults variants precisions") picks the bundles:
+# SETS=variants runs the variants alone.
 # Exit status: non-zero if anything failed.
 set -uo pipefail
 bundles=${1:?usage: run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]}
@@ -35,7 +35,7 @@ cmake -S "$root/test/GPU" -B "$build" -G Ninja ${json:+-DFMLP_JSON_INCLUDE_DIR=$
   cmake --build "$build" >/dev/null || { echo "GPU test build failed"; exit 2; }
 test="$build/fmlp-gpu-block-test"
 status=0
-sets=${SETS:-defaults variants}
+sets=${SETS:-defaults variants precisions}
 dtypes=${DTYPES:-bf16 f16 f32}
 [[ " $sets " == *" defaults "* ]] && for dtype in $dtypes; do
   for shape in $gpu_test_shapes; do
@@ -52,7 +52,7 @@ dtypes=${DTYPES:-bf16 f16 f32}
     done
   fi
 done
-[[ " $sets " == *" defaults "* && " $dtypes " == *" f32 "* ]] && for variant in $gpu_test_precisions; do
+[[ " $sets " == *" precisions "* && " $dtypes " == *" f32 "* ]] && for variant in $gpu_test_precisions; do
   IFS=: read -r precision shape <<<"$variant"
   d=${shape%x*} h=${shape#*x}
   tokens="1 17 129 4096"
