@@ -344,8 +344,12 @@ void mlir::fmlp::buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec) {
            [&](Value n, Value k) { return spec.loadB[j](kb, k, n); });
     kb.barrier();
 
-    // Thread (tx, ty) owns rows ty + 16 i and columns tx + 16 j.
+    // Thread (tx, ty) owns rows ty + 16 i and columns tx + 16 j. Each
+    // k-tile's products are summed from zero and that sum added to the
+    // accumulator (blocked summation: about kTileK + K / kTileK roundings
+    // per element, not K; bench/NOTES.md item 50).
     SmallVector<Value> acc(loop.getRegionIterArgs());
+    SmallVector<Value> tileSums(acc.size(), kb.f32(0.0));
     for (int64_t kk = 0; kk < kTileK; ++kk) {
       SmallVector<Value> a, bv;
       for (int64_t i = 0; i < kPerThread; ++i) {
@@ -362,11 +366,13 @@ void mlir::fmlp::buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec) {
       for (unsigned j = 0; j < numAcc; ++j)
         for (int64_t i = 0; i < kPerThread; ++i)
           for (int64_t c = 0; c < kPerThread; ++c) {
-            Value &sum = acc[j * perAcc + i * kPerThread + c];
+            Value &sum = tileSums[j * perAcc + i * kPerThread + c];
             sum =
                 math::FmaOp::create(b, loc, a[i], bv[j * kPerThread + c], sum);
           }
     }
+    for (auto [sum, tileSum] : llvm::zip_equal(acc, tileSums))
+      sum = arith::AddFOp::create(b, loc, sum, tileSum);
     kb.barrier();
     scf::YieldOp::create(b, loc, acc);
   }
