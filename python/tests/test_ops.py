@@ -258,13 +258,14 @@ class ModuleKeepsItsBundle(unittest.TestCase):
         os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
         self.specs = []
 
-        def block_spec(module, x, params=None, memory_policy=None):
+        def block_spec(module, x, params=None, memory_policy=None, precision=None):
             params = module._params() if params is None else params
             for p in params:
                 if p.dtype != x.dtype:
                     raise TypeError(f"x is {x.dtype}, a parameter is {p.dtype}")
             made = module._spec(params, ops.DTYPES[x.dtype], "sm_90a",
-                                policy.resolve(memory_policy, module.memory_policy))
+                                policy.resolve(memory_policy, module.memory_policy),
+                                module._precision(x.dtype, precision))
             self.specs.append(made)
             return made
         patcher = unittest.mock.patch.object(modules.FusedGatedMLP, "block_spec", block_spec)
@@ -297,6 +298,14 @@ class ModuleKeepsItsBundle(unittest.TestCase):
             # x of another dtype: checked again, refused.
             with self.assertRaisesRegex(TypeError, "x is torch.float32"):
                 module(self.x.float())
+
+    def test_precision_is_for_fp32_blocks(self):
+        """A 16-bit block's products are exact: a call's precision does not
+        make another spec (precision.py)."""
+        self.module(self.x.clone(), precision="tf32")
+        self.assertEqual(self.specs[-1].precision, "ieee")
+        with self.assertRaisesRegex(ValueError, "precision must be one of"):
+            self.module(self.x.clone(), precision="3xtf32")
 
     def test_memory_policy_picks_the_bundle(self):
         """The policy a call resolves to (call, module, scope, default)
