@@ -80,24 +80,14 @@ int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
   return best;
 }
 
-/// The operand format of `element` itself: bf16, f16, or exact products
-/// of fp32 operands.
-Precision formatOf(Type element) {
-  if (element && element.isBF16())
-    return Precision::bf16;
-  if (element && element.isF16())
-    return Precision::f16;
-  return Precision::ieee;
-}
-
 /// Why the 16-bit tensor-core strategies (WGMMA, small_tokens) do not take
 /// `shape`'s operands, or "".
 std::string notSixteenBitOperands(const GemmShape &shape) {
-  if (isFloat32Precision(formatOf(shape.element)))
+  if (isFloat32Precision(getElementPrecision(shape.element)))
     return "fp32 operands (WGMMA takes 16-bit ones)";
-  if (shape.precision && *shape.precision != formatOf(shape.element))
+  if (shape.precision && *shape.precision != getElementPrecision(shape.element))
     return ("precision " + stringifyPrecision(*shape.precision) + " on " +
-            stringifyPrecision(formatOf(shape.element)) +
+            stringifyPrecision(getElementPrecision(shape.element)) +
             " operands takes the SIMT path")
         .str();
   return "";
@@ -105,9 +95,8 @@ std::string notSixteenBitOperands(const GemmShape &shape) {
 
 /// Whether fp32 operands are contracted on tf32 (tf32, tf32x3).
 bool tf32Contraction(const GemmShape &shape) {
-  return isFloat32Precision(formatOf(shape.element)) && shape.precision &&
-         (*shape.precision == Precision::tf32 ||
-          *shape.precision == Precision::tf32x3);
+  return isFloat32Precision(getElementPrecision(shape.element)) &&
+         shape.precision && isTf32Precision(*shape.precision);
 }
 
 /// Why the mma_sync strategy does not take `shape`'s operands, or "": it
@@ -115,7 +104,7 @@ bool tf32Contraction(const GemmShape &shape) {
 std::string notMmaSyncOperands(const GemmShape &shape) {
   if (tf32Contraction(shape))
     return "";
-  if (isFloat32Precision(formatOf(shape.element)))
+  if (isFloat32Precision(getElementPrecision(shape.element)))
     return "fp32 operands contracted as ieee take the IEEE fp32 SIMT path";
   return notSixteenBitOperands(shape);
 }

@@ -945,8 +945,8 @@ struct ConvertFMLPToNVVMPass
                << kMmaSyncNarrowTileColumns /
                       static_cast<int64_t>(gemm.b.size());
       int64_t elementBytes = gemm.element.getIntOrFloatBitWidth() / 8;
-      if (gemm.element.isF32() && gemm.precision != Precision::tf32 &&
-          gemm.precision != Precision::tf32x3)
+      if (gemm.element.isF32() &&
+          !(gemm.precision && isTf32Precision(*gemm.precision)))
         return op->emitOpError("has an mma_sync config on fp32 operands ")
                << "contracted as "
                << (gemm.precision ? stringifyPrecision(*gemm.precision)

@@ -321,11 +321,8 @@ void applyFp32Precision(func::FuncOp func, Precision precision) {
         precision != Precision::ieee)
       block.setPrecisionAttr(
           PrecisionAttr::get(block.getContext(), precision));
-    StringRef format = block.getPrecisionAttr()
-                           ? stringifyPrecision(*block.getPrecision())
-                       : element.isBF16() ? "bf16"
-                       : element.isF16()  ? "f16"
-                                          : "ieee";
+    StringRef format = stringifyPrecision(
+        block.getPrecision().value_or(getElementPrecision(element)));
     auto recorded = func->getAttrOfType<StringAttr>("fmlp.precision");
     func->setAttr("fmlp.precision",
                   StringAttr::get(func.getContext(),

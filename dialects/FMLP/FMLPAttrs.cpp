@@ -38,6 +38,18 @@ SmallVector<int64_t, 2> mlir::fmlp::getWeightShape(WeightLayout layout,
   llvm_unreachable("unknown weight layout");
 }
 
+bool mlir::fmlp::isTf32Precision(Precision precision) {
+  return precision == Precision::tf32 || precision == Precision::tf32x3;
+}
+
+Precision mlir::fmlp::getElementPrecision(Type element) {
+  if (element && element.isBF16())
+    return Precision::bf16;
+  if (element && element.isF16())
+    return Precision::f16;
+  return Precision::ieee;
+}
+
 bool mlir::fmlp::isFloat32Precision(Precision precision) {
   switch (precision) {
   case Precision::bf16:

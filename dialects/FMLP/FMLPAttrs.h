@@ -47,6 +47,13 @@ llvm::SmallVector<int64_t, 2> getWeightShape(WeightLayout layout,
 /// ieee); false for the 16-bit formats.
 bool isFloat32Precision(Precision precision);
 
+/// True for the fp32 formats multiplied on tf32 (tf32, tf32x3).
+bool isTf32Precision(Precision precision);
+
+/// The operand format of `element` itself, a block's without a precision
+/// attribute: bf16, f16, or ieee (exact products) for f32 and anything else.
+Precision getElementPrecision(Type element);
+
 /// The GPU target of the module around `op` (its fmlp.target, which
 /// fmlp-attach-target puts there), or null.
 TargetAttr getTarget(Operation *op);
