@@ -281,9 +281,10 @@ void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 /// contiguous, in 16-byte aligned pieces (MatrixView::vectors of the view
 /// whose columns are that index): K-contiguous (rows index m or n) or
 /// MN-contiguous (rows index k). 256 threads on a tile of 128 rows x tileN
-/// columns per accumulator (tileN x accumulators = 256), K in steps of
-/// tileK through a ring of `stages` shared-memory slots filled by cp.async
-/// (zero-filled past the extents), fp32 accumulators (128 per thread); the
+/// columns per accumulator (tileN x accumulators = 256, or 128 for
+/// tf32x3), K in steps of tileK through a ring of `stages` shared-memory
+/// slots filled by cp.async (zero-filled past the extents), fp32
+/// accumulators (128 per thread, 64 on 128 columns); the
 /// epilogue runs through the staged-epilogue engine (batched, column pairs
 /// merged). 16-bit operands: ldmatrix (.trans for MN-contiguous ones) into
 /// m16n8k16 fragments. fp32 operands: m16n8k8 on tf32, each operand rounded
@@ -295,7 +296,7 @@ struct MmaSyncGemmSpec {
   MatrixView a;              // A(m, k)
   SmallVector<MatrixView> b; // B_j(k, n); one or two
   int64_t tileN = 256;       // per accumulator: 256 or 128 / accumulators
-  int64_t tileK = 32;        // mmaSyncTileKs(element bytes)
+  int64_t tileK = 32;        // rows of kMmaSyncTileKBytes
   int64_t stages = 4;
   Type element; // bf16, f16 or f32
   /// fp32 operands: hi * hi + hi * lo + lo * hi of their tf32 parts (else
@@ -308,7 +309,7 @@ constexpr int64_t kMmaSyncTileM = 128, kMmaSyncThreads = 256;
 /// thread needs room beside its accumulators (64 of them, not 128: tf32x3's
 /// step sums, MmaSyncGemm.cpp).
 constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncNarrowTileColumns = 128;
-/// One block per multiprocessor: 128 accumulators, 24 fragment registers
+/// One block per multiprocessor: up to 128 accumulators, the fragments
 /// and the addresses.
 constexpr int32_t kMmaSyncMaxRegisters = 255;
 /// The k-tiles of the strategy: rows of 64 or 128 bytes (32 or 64 16-bit

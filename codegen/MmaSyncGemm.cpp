@@ -5,11 +5,11 @@
 // sm_100a can run it too).
 //
 // Block: 256 threads, 8 warps, one per multiprocessor, on a tile of 128
-// rows x 256 columns (tileN per accumulator). Warp w holds rows
-// 64 (w / 4) .. + 63 and columns (w mod 4) tileN / 4 .. + tileN / 4 - 1 of
-// every accumulator: 4 x tileN / 32 tiles of m16n8, 4 fp32 registers each,
-// 128 in all. Per k16 step a warp loads 8 ldmatrix.x4 (4 of A, 4 of the
-// B_j) for 32 MMAs.
+// rows x 256 columns (128 for tf32x3; tileN per accumulator). Warp w holds
+// rows 64 (w / 4) .. + 63 and columns (w mod 4) tileN / 4 .. + tileN / 4 - 1
+// of every accumulator: 4 x tileN / 32 tiles of m16n8, 4 fp32 registers
+// each, 128 in all (64 on 128 columns). Per k16 step of 256 columns a warp
+// loads 8 ldmatrix.x4 (4 of A, 4 of the B_j) for 32 MMAs.
 //
 // Operands: each stored in shared memory the way it is in global memory,
 // so that one cp.async of 16 bytes moves 8 consecutive elements:
@@ -54,9 +54,8 @@
 // lo * hi, hi * lo, hi * hi of a k8 step on the tensor core from zero and
 // adds that to the accumulator in fp32, on tiles of 128 columns.
 //
-// Pipeline: K in tiles of tileK (32 or 64) through a ring of `stages`
-// slots. Tiles
-// 0 .. stages - 2 are issued first, one cp.async group each; the
+// Pipeline: K in tiles of tileK (rows of 64 or 128 bytes) through a ring
+// of `stages` slots. Tiles 0 .. stages - 2 are issued first, one cp.async group each; the
 // iteration of tile t waits until at most stages - 2 groups are pending
 // (its own arrived), meets the block (everyone's arrived; everyone is done
 // with slot (t - 1) mod stages), issues tile t + stages - 1 into that
@@ -456,8 +455,8 @@ private:
   /// k8 step `step` of an fp32 tile in slot `slot` (byte offset, i32), in
   /// the order of `multiply`: B fragments, then A's one m16 tile at a time.
   /// tf32x3 keeps two parts of every fragment: it takes the warp's n8
-  /// tiles in two halves (A loaded once per half), so that beside the 128
-  /// accumulators 16 B registers are live, not 32.
+  /// tiles in two halves (A loaded once per half), so that half of B's
+  /// parts are live at a time.
   void multiplyTf32(Value slot, int64_t step, SmallVector<Value> &acc) {
     Value row8 = kb.urem(lane, 8);
     Value bit3 = kb.urem(kb.udiv(lane, 8), 2), bit4 = kb.udiv(lane, 16);
@@ -574,20 +573,27 @@ Type mlir::fmlp::mmaAccumulatorType(MLIRContext *context) {
   return LLVM::LLVMStructType::getLiteral(context, {f32, f32, f32, f32});
 }
 
-Value mlir::fmlp::mmaM16N8K8Tf32(KernelBuilder &kb, ArrayRef<Value> aWords,
-                                 ArrayRef<Value> bWords, Value c) {
+/// D = A B + C on one mma.sync of `shape` (m, n, k), A row-major and B
+/// column-major, C and D fp32 as mmaAccumulatorType.
+static Value mmaRowCol(KernelBuilder &kb, std::array<int64_t, 3> shape,
+                       std::optional<std::array<NVVM::MMATypes, 2>> types,
+                       ArrayRef<Value> a, ArrayRef<Value> bv, Value c) {
   OpBuilder &b = kb.b;
-  Location loc = kb.loc;
   SmallVector<Value> cv;
   for (int64_t r = 0; r < 4; ++r)
-    cv.push_back(LLVM::ExtractValueOp::create(b, loc, c, r));
-  std::array<NVVM::MMATypes, 2> types{NVVM::MMATypes::tf32,
-                                      NVVM::MMATypes::tf32};
+    cv.push_back(LLVM::ExtractValueOp::create(b, kb.loc, c, r));
   std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row,
                                          NVVM::MMALayout::col};
-  return NVVM::MmaOp::create(b, loc, mmaAccumulatorType(b.getContext()),
-                             aWords, bWords, cv, {16, 8, 8}, std::nullopt,
-                             std::nullopt, types, layouts);
+  return NVVM::MmaOp::create(b, kb.loc, mmaAccumulatorType(b.getContext()), a,
+                             bv, cv, shape, std::nullopt, std::nullopt, types,
+                             layouts);
+}
+
+Value mlir::fmlp::mmaM16N8K8Tf32(KernelBuilder &kb, ArrayRef<Value> aWords,
+                                 ArrayRef<Value> bWords, Value c) {
+  return mmaRowCol(kb, {16, 8, 8},
+                   std::array{NVVM::MMATypes::tf32, NVVM::MMATypes::tf32},
+                   aWords, bWords, c);
 }
 
 Value mlir::fmlp::mmaM16N8K16(KernelBuilder &kb, Type element,
@@ -605,18 +611,12 @@ Value mlir::fmlp::mmaM16N8K16(KernelBuilder &kb, Type element,
   };
   if (element.isBF16())
     types = {NVVM::MMATypes::bf16, NVVM::MMATypes::bf16};
-  SmallVector<Value> a, bv, cv;
+  SmallVector<Value> a, bv;
   for (Value w : aWords)
     a.push_back(asOperand(w));
   for (Value w : bWords)
     bv.push_back(asOperand(w));
-  for (int64_t r = 0; r < 4; ++r)
-    cv.push_back(LLVM::ExtractValueOp::create(b, loc, c, r));
-  std::array<NVVM::MMALayout, 2> layouts{NVVM::MMALayout::row,
-                                         NVVM::MMALayout::col};
-  return NVVM::MmaOp::create(b, loc, mmaAccumulatorType(b.getContext()), a, bv,
-                             cv, {16, 8, 16}, std::nullopt, std::nullopt, types,
-                             layouts);
+  return mmaRowCol(kb, {16, 8, 16}, types, a, bv, c);
 }
 
 void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
