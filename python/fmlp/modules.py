@@ -205,9 +205,13 @@ class FusedGatedMLP(nn.Module):
 
     def _precision(self, dtype: torch.dtype, call: Optional[str] = None) -> str:
         """The contraction format of a call on `dtype`: fp32's as resolved,
-        16-bit blocks' exact products (ieee)."""
-        chosen = precisions.resolve(call, self.precision)
-        return chosen if dtype == torch.float32 else "ieee"
+        16-bit blocks' exact products (ieee; the values are checked all the
+        same, without reading PyTorch's setting on that hot path)."""
+        if dtype == torch.float32:
+            return precisions.resolve(call, self.precision)
+        precisions.check(call)
+        precisions.check(self.precision)
+        return "ieee"
 
     def _spec(self, params, dtype: str, chip: str, chosen: policy.MemoryPolicy,
               precision: str = "ieee") -> specs.BlockSpec:
