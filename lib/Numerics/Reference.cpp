@@ -186,16 +186,18 @@ Matrix draw(int64_t rows, int64_t cols, double deviation, Storage storage,
 } // namespace
 
 double contractionError(const BlockSpec &spec, int64_t n) {
-  // fp32 FMA: gamma_n with u = 2^-24. A tensor core adds a step of k
-  // products (exact in fp32) to its accumulator c by aligning the k + 1
-  // terms to the largest and truncating each below that one's last place
-  // (with no guard bits: bench/tensor_core_sum.cu measured 8 products of
-  // 1/8 of a unit all lost, and the final sum truncated, not rounded), then
-  // truncates the sum to fp32: the step's error is below (k + 2) 2^-23 M,
-  // M = |c| + the step's sum |p| <= all products' sum |p|. Over n / k steps
-  // that is at most (1 + 2 / k) n 2^-23 sum |p|: gamma_n with u = (1 + 2 /
-  // k) 2^-23, taken at k = 8 (mma.sync's tf32 step; 16-bit MMAs add 16
-  // products per instruction, which hardware may split in steps of 8).
+  // fp32 FMA: gamma_n with u = 2^-24 (the SIMT kernels' blocked sums, at
+  // most min(n, 16) + ceil(n / 16) - 1 roundings, are within it). A tensor
+  // core adds a step of k products (exact in fp32) to its accumulator c by
+  // aligning the k + 1 terms to the largest and truncating each below that
+  // one's last place (with no guard bits: bench/tensor_core_sum.cu
+  // measured 8 products of 1/8 of a unit all lost, and the final sum
+  // truncated, not rounded), then truncates the sum to fp32: the step's
+  // error is below (k + 2) 2^-23 M, M = |c| + the step's sum |p| <= all
+  // products' sum |p|. Over n / k steps that is at most (1 + 2 / k) n 2^-23
+  // sum |p|: gamma_n with u = (1 + 2 / k) 2^-23, taken at k = 8 (mma.sync's
+  // tf32 step; 16-bit MMAs add 16 products per instruction, which hardware
+  // may split in steps of 8).
   bool tensorCores =
       spec.storage != Storage::F32 || spec.contraction != Contraction::Ieee;
   double sumUnit = tensorCores ? 1.25 * 0x1p-23 : kFp32Roundoff;
@@ -392,15 +394,19 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
          absDy = absolute(in.dy);
   Bounds b;
 
+  // The contractions over D (K1, K3) and over H plus the down bias (K2).
+  const double overD = contractionError(spec, spec.model),
+               overH = contractionError(spec, spec.hidden + 1);
+
   // Forward. G and U: fp32 dot products over D (times mg for G).
   Matrix xg = matmul(absX, false, absGate, false);
   Matrix xu = matmul(absX, false, absUp, false);
   Matrix eG = map(xg, [&](size_t i) {
-    return mg * contractionError(spec, spec.model) * xg.values[i] +
+    return mg * overD * xg.values[i] +
            u * std::fabs(e.g.values[i]);
   });
   Matrix eU = map(xu, [&](size_t i) {
-    return contractionError(spec, spec.model) * xu.values[i];
+    return overD * xu.values[i];
   });
   // A = act(G) U in fp32 from unrounded G, U, then stored.
   auto activationError = [&](size_t i, const Matrix &gError) {
@@ -414,13 +420,13 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   Matrix eA = stored(eA0, e.a, spec.storage);
   // y = md (A Wd): the dot product's own error on |A| + eA, plus eA carried.
   Matrix carriedA = map(e.a, [&](size_t i) {
-    return contractionError(spec, spec.hidden + 1) *
+    return overH *
                (std::fabs(e.a.values[i]) + eA.values[i]) +
            eA.values[i];
   });
   Matrix downBiasTerm = absolute(in.downBias);
   for (double &v : downBiasTerm.values)
-    v *= contractionError(spec, spec.hidden + 1);
+    v *= overH;
   Matrix yTerm = addRow(matmul(carriedA, false, absDown, false), downBiasTerm);
   b.y = stored(map(yTerm,
                    [&](size_t i) {
@@ -434,7 +440,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   Matrix dyw = matmul(absDy, false, absDown, true);
   Matrix dA = matmul(in.dy, false, in.down, true);
   Matrix edA = map(dyw, [&](size_t i) {
-    return md * contractionError(spec, spec.model) * dyw.values[i] +
+    return md * overD * dyw.values[i] +
            u * md * std::fabs(dA.values[i]);
   });
   Matrix dGExact(e.g.rows, e.g.cols), dUExact(e.g.rows, e.g.cols);
@@ -463,8 +469,9 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   Matrix edG = stored(edG0, dGExact, spec.storage),
          edU = stored(edU0, dUExact, spec.storage);
   auto carried = [&](const Matrix &value, const Matrix &error, int64_t n) {
+    double overN = contractionError(spec, n);
     return map(value, [&](size_t i) {
-      return contractionError(spec, n) *
+      return overN *
                  (std::fabs(value.values[i]) + error.values[i]) +
              error.values[i];
     });
