@@ -10,7 +10,8 @@
 #      bundle's forward, backward and no-grad forward run on the GPU through
 #      fmlp's runtime and are judged against a float64 reference
 #      (test/GPU/BlockTest.cpp; a GPU other than sm_90 gets a bundle
-#      compiled for it, on the SIMT kernels). Otherwise the same plan runs
+#      compiled for it, with its chip's strategy from the README's table:
+#      mma_sync since sm_80). Otherwise the same plan runs
 #      on the CPU (fmlp-run, lowered to loops) and is judged the same way.
 # Extra arguments go to fmlp-run (e.g. --save=x --tokens=8).
 set -euo pipefail
