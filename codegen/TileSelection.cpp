@@ -93,10 +93,31 @@ std::string notSixteenBitOperands(const GemmShape &shape) {
   return "";
 }
 
-/// Whether fp32 operands are contracted on tf32 (tf32, tf32x3).
+/// Why `highest` does not take tf32x3 products for `shape`, or "": only a
+/// contraction of at least kHighestTf32x3MinTerms terms (a static K that
+/// long, or K = T, whose shorter launches take a SIMT variant).
+std::string notHighestOnTensorCores(const GemmShape &shape) {
+  if (shape.k == 0 || shape.k >= kHighestTf32x3MinTerms)
+    return "";
+  return "highest: a contraction of " + std::to_string(shape.k) +
+         " terms takes IEEE fp32 (tf32x3's bound is within fp32's from " +
+         std::to_string(kHighestTf32x3MinTerms) + " terms on)";
+}
+
+/// The format of `shape`'s products on tensor cores (getProductFormat).
+std::optional<Precision> tensorCoreProducts(const GemmShape &shape) {
+  if (!shape.precision)
+    return std::nullopt;
+  return getProductFormat(*shape.precision, /*tensorCores=*/true);
+}
+
+/// Whether fp32 operands are contracted on tf32 (tf32, tf32x3, and highest
+/// where it takes tf32x3).
 bool tf32Contraction(const GemmShape &shape) {
   return isFloat32Precision(getElementPrecision(shape.element)) &&
-         shape.precision && isTf32Precision(*shape.precision);
+         shape.precision && isTf32Precision(*tensorCoreProducts(shape)) &&
+         (shape.precision != Precision::highest ||
+          notHighestOnTensorCores(shape).empty());
 }
 
 /// Why the mma_sync strategy does not take `shape`'s operands, or "": it
@@ -104,9 +125,22 @@ bool tf32Contraction(const GemmShape &shape) {
 std::string notMmaSyncOperands(const GemmShape &shape) {
   if (tf32Contraction(shape))
     return "";
+  if (shape.precision == Precision::highest)
+    return notHighestOnTensorCores(shape);
   if (isFloat32Precision(getElementPrecision(shape.element)))
     return "fp32 operands contracted as ieee take the IEEE fp32 SIMT path";
   return notSixteenBitOperands(shape);
+}
+
+/// The SIMT configuration of `shape`, for `reason`.
+KernelConfig simtConfig(const GemmShape &shape, std::string reason) {
+  KernelConfig config;
+  config.tileM = config.tileN = kSimtTile;
+  config.tileK = kSimtTileK;
+  config.sharedBytes = simtSharedBytes(shape.accumulators);
+  config.maxRegisters = kSimtMaxRegisters;
+  config.reason = std::move(reason);
+  return config;
 }
 } // namespace
 
@@ -171,7 +205,7 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   int64_t elementBytes = shape.element.getIntOrFloatBitWidth() / 8;
   // tf32x3 adds each step's three products to its accumulators in fp32:
   // 128 columns (64 accumulators a thread) leave registers for the sums.
-  bool tf32x3 = shape.precision == Precision::tf32x3;
+  bool tf32x3 = tensorCoreProducts(shape) == Precision::tf32x3;
   int64_t columns = tf32x3 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
   int64_t shortK = kMmaSyncTileKBytes[0] / elementBytes,
           longK = kMmaSyncTileKBytes[1] / elementBytes;
@@ -254,6 +288,19 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
   SmallVector<KernelConfig> variants;
   if (std::optional<KernelConfig> small = smallTokensConfig(target, shape))
     variants.push_back(*small);
+  // highest on tensor cores with K = T (the weight gradients): launches of
+  // fewer than kHighestTf32x3MinTerms tokens contract too few terms for
+  // tf32x3 to be within fp32's bound.
+  if (base.strategy == KernelStrategy::mma_sync &&
+      shape.precision == Precision::highest && shape.k == 0) {
+    KernelConfig fewTerms = simtConfig(
+        shape, "T < " + std::to_string(kHighestTf32x3MinTerms) +
+                   ": highest contracts T terms as IEEE fp32 (tf32x3's bound "
+                   "is within fp32's from " +
+                   std::to_string(kHighestTf32x3MinTerms) + " on)");
+    fewTerms.maxTokens = kHighestTf32x3MinTerms - 1;
+    variants.push_back(fewTerms);
+  }
   if (base.strategy == KernelStrategy::wgmma && shape.narrowTilesForFewTokens &&
       base.tileN > kNarrowTileN) {
     if (std::optional<KernelConfig> narrow =
@@ -334,19 +381,17 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
   else if (std::optional<KernelConfig> config = mmaSyncConfig(target, shape)) {
     config->reason = why + "; mma.sync on " + std::string(target.chip);
     if (tf32Contraction(shape))
-      config->reason += ", " + stringifyPrecision(*shape.precision).str() +
+      config->reason += ", " +
+                        stringifyPrecision(*tensorCoreProducts(shape)).str() +
                         " products";
+    if (shape.precision == Precision::highest)
+      config->reason += " (highest: within fp32's bound from " +
+                        std::to_string(kHighestTf32x3MinTerms) + " terms)";
     return *config;
   } else
     notMmaSync = "no two mma.sync stages fit " + std::string(target.chip) +
                  "'s shared memory";
   if (!notMmaSync.empty() && notMmaSync != why)
     why += "; " + notMmaSync;
-  KernelConfig config;
-  config.tileM = config.tileN = kSimtTile;
-  config.tileK = kSimtTileK;
-  config.sharedBytes = simtSharedBytes(shape.accumulators);
-  config.maxRegisters = kSimtMaxRegisters;
-  config.reason = why;
-  return config;
+  return simtConfig(shape, why);
 }

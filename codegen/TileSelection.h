@@ -56,9 +56,14 @@
 //     item 49): k-tiles of 64 take 0.86-0.99x the time of 32 at (4096,
 //     11008), T = 8192. tf32x3 takes tiles of 128 columns (64 accumulators
 //     a thread: registers for each step's sum, added in fp32) and 64-byte
-//     rows (bench/NOTES.md item 50).
+//     rows (bench/NOTES.md item 50). Precision `highest` (IEEE fp32's
+//     accuracy) takes it as tf32x3 where the contraction has at least 84
+//     terms (kHighestTf32x3MinTerms: tf32x3's bound is within fp32's from
+//     there on); with K = T (the weight gradients) a SIMT variant serves
+//     T < 84.
 //   SIMT otherwise: fp32 FMA, 64 x 64 x 16 tiles, any chip, any strides;
-//     fp32 operands contracted as ieee, and tf32 ones the mma_sync
+//     fp32 operands contracted as ieee (and highest's of fewer than 84
+//     terms), and tf32 ones the mma_sync
 //     strategy cannot stage (computed as IEEE fp32: never less accurate
 //     than asked).
 //
@@ -115,7 +120,8 @@ struct GemmShape {
   /// M is T, one accumulator, and its epilogue only stores (K2, K4): the
   /// WGMMA kernels that take narrow tiles at a few hundred tokens.
   bool narrowTilesForFewTokens = false;
-  /// N and K when static (0 when T): split-K needs both.
+  /// N and K when static (0 when T): split-K needs both; `highest` takes
+  /// tensor cores for a static K of at least kHighestTf32x3MinTerms.
   int64_t n = 0, k = 0;
   /// Whether the narrow variants may split K (SelectTiles.cpp says when
   /// not).

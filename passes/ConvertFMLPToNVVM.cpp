@@ -294,7 +294,9 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     mma.tileK = config.tileK;
     mma.stages = config.stages;
     mma.element = gemm.element;
-    mma.tf32x3 = gemm.precision == Precision::tf32x3;
+    mma.tf32x3 = gemm.precision &&
+                 getProductFormat(*gemm.precision, /*tensorCores=*/true) ==
+                     Precision::tf32x3;
     mma.epilogue = std::move(epilogue);
     return buildMmaSyncGemm(kb, mma);
   }
@@ -867,23 +869,26 @@ struct ConvertFMLPToNVVMPass
       KernelGemm gemm = describeGemm(op);
       ArrayRef<KernelConfig> configs = configsByOp[op];
       SmallVector<KernelVariant> variants;
+      int64_t minTokens = 0;
       for (const KernelConfig &config : configs) {
-        FailureOr<KernelVariant> variant =
-            buildVariant(op, gemm, config, operands, info, gpuModule, name,
-                         config.splitK > 1 ? splitKWorkspaces[entry] : Value());
+        FailureOr<KernelVariant> variant = buildVariant(
+            op, gemm, config, minTokens, operands, info, gpuModule, name,
+            config.splitK > 1 ? splitKWorkspaces[entry] : Value());
         if (failed(variant))
           return signalPassFailure();
         variants.push_back(std::move(*variant));
+        minTokens = config.maxTokens + 1;
       }
       replaceWithLaunches(op, variants, operands, gemm.tokenOperand);
     }
   }
 
-  /// The kernel of `op` as `config` says, named `name` plus the variant's
-  /// range; fails with a diagnostic at `op` when the config does not suit
-  /// the chip or the operands.
+  /// The kernel of `op` as `config` says (serving T from `minTokens`),
+  /// named `name` plus the variant's range; fails with a diagnostic at `op`
+  /// when the config does not suit the chip or the operands.
   FailureOr<KernelVariant> buildVariant(Operation *op, const KernelGemm &gemm,
                                         const KernelConfig &config,
+                                        int64_t minTokens,
                                         const KernelOperands &operands,
                                         const Target &info,
                                         gpu::GPUModuleOp gpuModule,
@@ -946,12 +951,26 @@ struct ConvertFMLPToNVVMPass
                       static_cast<int64_t>(gemm.b.size());
       int64_t elementBytes = gemm.element.getIntOrFloatBitWidth() / 8;
       if (gemm.element.isF32() &&
-          !(gemm.precision && isTf32Precision(*gemm.precision)))
+          !(gemm.precision &&
+            isTf32Precision(getProductFormat(*gemm.precision, true))))
         return op->emitOpError("has an mma_sync config on fp32 operands ")
                << "contracted as "
                << (gemm.precision ? stringifyPrecision(*gemm.precision)
                                   : StringRef("ieee"))
-               << "; mma_sync takes fp32 operands as tf32 or tf32x3";
+               << "; mma_sync takes fp32 operands as tf32, tf32x3 or highest";
+      // highest's tf32x3 is within fp32's bound only from
+      // kHighestTf32x3MinTerms terms on: K itself, or the fewest T this
+      // config serves where K is T.
+      int64_t fewestTerms = gemm.k.tokens ? minTokens : gemm.k.value;
+      if (gemm.precision == Precision::highest &&
+          fewestTerms < kHighestTf32x3MinTerms)
+        return op->emitOpError("has an mma_sync config for precision ")
+               << "highest on contractions of "
+               << (gemm.k.tokens ? "T terms from T = " : "")
+               << fewestTerms << (gemm.k.tokens ? "" : " terms")
+               << "; tf32x3 is within IEEE fp32's bound from "
+               << kHighestTf32x3MinTerms << " terms on (fewer take a SIMT "
+               << (gemm.k.tokens ? "variant" : "kernel") << ")";
       if (!llvm::is_contained(kMmaSyncTileKBytes,
                               config.tileK * elementBytes))
         return op->emitOpError("has an mma_sync k-tile of ")

@@ -345,7 +345,8 @@ struct FusePass : mlir::fmlp::impl::FusePassBase<FusePass> {
     std::optional<Precision> fp32 = symbolizePrecision(fp32Precision);
     if (!fp32 || !isFloat32Precision(*fp32)) {
       getOperation().emitError(
-          "fmlp-fuse: fp32-precision must be ieee, tf32 or tf32x3, got '")
+          "fmlp-fuse: fp32-precision must be ieee, highest, tf32 or tf32x3, "
+          "got '")
           << fp32Precision << "'";
       return signalPassFailure();
     }

@@ -231,7 +231,8 @@ def FusePass : Pass<"fmlp-fuse", "::mlir::ModuleOp"> {
     Option<"fp32Precision", "fp32-precision", "std::string",
            /*default=*/"\"ieee\"",
            "The contractions' operand format of fp32 blocks that state "
-           "none: ieee (exact products), tf32 or tf32x3">
+           "none: ieee (exact products), highest (fp32's accuracy: tf32x3 "
+           "where its bound is within ieee's), tf32 or tf32x3">
   ];
 }
 

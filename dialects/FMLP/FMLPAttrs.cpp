@@ -58,9 +58,16 @@ bool mlir::fmlp::isFloat32Precision(Precision precision) {
   case Precision::tf32:
   case Precision::tf32x3:
   case Precision::ieee:
+  case Precision::highest:
     return true;
   }
   llvm_unreachable("unknown precision");
+}
+
+Precision mlir::fmlp::getProductFormat(Precision precision, bool tensorCores) {
+  if (precision != Precision::highest)
+    return precision;
+  return tensorCores ? Precision::tf32x3 : Precision::ieee;
 }
 
 TargetAttr mlir::fmlp::getTarget(Operation *op) {

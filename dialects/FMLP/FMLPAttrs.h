@@ -44,11 +44,24 @@ llvm::SmallVector<int64_t, 2> getWeightShape(WeightLayout layout,
                                              ProjectionExtents extents);
 
 /// True for the formats whose contractions take fp32 operands (tf32, tf32x3,
-/// ieee); false for the 16-bit formats.
+/// ieee, highest); false for the 16-bit formats.
 bool isFloat32Precision(Precision precision);
 
 /// True for the fp32 formats multiplied on tf32 (tf32, tf32x3).
 bool isTf32Precision(Precision precision);
+
+/// The fewest terms of a contraction that `highest` multiplies as tf32x3:
+/// from 84 terms on, tf32x3's error bound is within IEEE fp32's, gamma_n
+/// with u = 2^-24 (lib/Numerics contractionError: about (72 + n / 8) 2^-24
+/// against n 2^-24; test/Unit/NumericsTest.cpp checks the crossing).
+constexpr int64_t kHighestTf32x3MinTerms = 84;
+
+/// How a contraction of `precision` forms its products on a kernel with
+/// (`tensorCores`) or without tensor cores: `highest` as tf32x3 on tensor
+/// cores and as ieee (FMA) otherwise, every other format as itself. The
+/// caller keeps tensor cores for `highest` to contractions of at least
+/// kHighestTf32x3MinTerms terms.
+Precision getProductFormat(Precision precision, bool tensorCores);
 
 /// The operand format of `element` itself, a block's without a precision
 /// attribute: bf16, f16, or ieee (exact products) for f32 and anything else.

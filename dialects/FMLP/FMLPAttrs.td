@@ -60,7 +60,13 @@ def FMLP_Precision : I32EnumAttr<"Precision",
       // products (hi*hi + hi*lo + lo*hi): close to fp32 accuracy.
       I32EnumAttrCase<"tf32x3", 3>,
       // exact fp32 products (u = 2^-24), no tensor cores.
-      I32EnumAttrCase<"ieee", 4>
+      I32EnumAttrCase<"ieee", 4>,
+      // IEEE fp32's accuracy at the least cost (PyTorch's 'highest'): each
+      // contraction of at least kHighestTf32x3MinTerms terms takes tf32x3
+      // products on tensor cores, whose error bound is within IEEE fp32's
+      // from there on (lib/Numerics); shorter ones, and kernels on SIMT,
+      // take IEEE fp32 (getProductFormat).
+      I32EnumAttrCase<"highest", 5>
     ]> {
   let cppNamespace = "::mlir::fmlp";
   let genSpecializedAttr = 0;

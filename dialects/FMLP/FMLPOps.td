@@ -57,8 +57,10 @@ defvar FMLP_BlockSharedDescription = [{
     every operand has one element type, and each contraction rounds its
     operands to it and accumulates in fp32. A `precision` attribute names the
     operand format of the contractions explicitly (`bf16`, `f16`, `tf32`,
-    `tf32x3`, `ieee`), which also admits operands of mixed element types;
-    the fp32 formats (`tf32`, `tf32x3`, `ieee`) need f32 operands.
+    `tf32x3`, `ieee`, or `highest`: IEEE fp32's accuracy, by tf32x3 on
+    tensor cores where its bound is within IEEE's), which also admits
+    operands of mixed element types; the fp32 formats (`tf32`, `tf32x3`,
+    `ieee`, `highest`) need f32 operands.
 
     The optional multipliers follow Falcon-H1's `mlp_multipliers`:
     `gate_multiplier` scales `x Wg` before the activation, `down_multiplier`

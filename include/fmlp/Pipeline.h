@@ -39,9 +39,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   PassOptions::Option<std::string> precision{
       *this, "precision",
       llvm::cl::desc("How fp32 blocks that state no precision contract: "
-                     "PyTorch's float32 matmul precision (highest -> ieee, "
-                     "high -> tf32, medium -> tf32) or a format (ieee, "
-                     "tf32x3, tf32); docs/precision.md"),
+                     "PyTorch's float32 matmul precision (highest: fp32's "
+                     "accuracy, tf32x3 where its bound is within fp32's; "
+                     "high and medium -> tf32) or a format (ieee, tf32x3, "
+                     "tf32); docs/precision.md"),
       llvm::cl::init("highest")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
@@ -62,10 +63,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init("/usr/local/cuda")};
 };
 
-/// The operand format fp32 blocks take under the `precision` option: a
-/// format's own name, or PyTorch's policy mapped (highest: ieee, since
-/// tf32x3's error bound exceeds fp32's; high and medium: tf32).
-/// docs/precision.md has the bounds.
+/// The precision fp32 blocks take under the `precision` option: a format's
+/// own name, or PyTorch's policy mapped (highest stays highest: IEEE
+/// fp32's accuracy, by tf32x3 in contractions of at least 84 terms; high
+/// and medium: tf32). docs/precision.md has the bounds.
 std::string fp32Format(StringRef precision);
 
 /// Checks option values, saying what is wrong in `message`.

@@ -39,7 +39,6 @@ using namespace mlir::fmlp;
 
 std::string mlir::fmlp::fp32Format(StringRef precision) {
   return llvm::StringSwitch<std::string>(precision)
-      .Case("highest", "ieee")
       .Cases({"high", "medium"}, "tf32")
       .Default(precision.str());
 }

@@ -85,7 +85,7 @@ func.func @k_is_tokens(%dy: memref<?x64xbf16>, %a: memref<?x128xbf16>, %dwd: mem
 // whose tile does not match the op's accumulators (K2 has one: 256
 // columns).
 func.func @mma_sync_on_f32(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
-  // expected-error@+1 {{has an mma_sync config on fp32 operands contracted as ieee; mma_sync takes fp32 operands as tf32 or tf32x3}}
+  // expected-error@+1 {{has an mma_sync config on fp32 operands contracted as ieee; mma_sync takes fp32 operands as tf32, tf32x3 or highest}}
   fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "asked">}
   return
@@ -106,5 +106,26 @@ func.func @mma_sync_tile_for_two(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16
   // expected-error@+1 {{has an mma_sync tile of 64 columns per accumulator; its one accumulator takes 256 or 128}}
   fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 64, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "asked">}
+  return
+}
+
+// -----
+
+// Precision highest takes tf32x3 only in contractions of at least 84 terms:
+// not K2 over H = 64, nor K6 over every T (its SIMT variant for T < 84 is
+// missing).
+func.func @highest_short_k(%a: memref<?x64xf32>, %wd: memref<128x64xf32>, %y: memref<?x128xf32>) {
+  // expected-error@+1 {{has an mma_sync config for precision highest on contractions of 64 terms; tf32x3 is within IEEE fp32's bound from 84 terms on (fewer take a SIMT kernel)}}
+  fmlp.down ins(%a, %wd : memref<?x64xf32>, memref<128x64xf32>) outs(%y : memref<?x128xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 128, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, max_registers = 255, reason = "asked">, precision = #fmlp.precision<highest>}
+  return
+}
+
+// -----
+
+func.func @highest_every_t(%dy: memref<?x64xf32>, %a: memref<?x128xf32>, %dwd: memref<64x128xf32>) {
+  // expected-error@+1 {{has an mma_sync config for precision highest on contractions of T terms from T = 0; tf32x3 is within IEEE fp32's bound from 84 terms on (fewer take a SIMT variant)}}
+  fmlp.down_weight_grad ins(%dy, %a : memref<?x64xf32>, memref<?x128xf32>) outs(%dwd : memref<64x128xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 128, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, max_registers = 255, reason = "asked">, precision = #fmlp.precision<highest>}
   return
 }

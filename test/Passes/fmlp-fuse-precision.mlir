@@ -1,5 +1,6 @@
 // RUN: fmlp-opt %s --split-input-file --fmlp-fuse=fp32-precision=tf32x3 | FileCheck %s
 // RUN: fmlp-opt %s --split-input-file --fmlp-fuse | FileCheck %s --check-prefix=IEEE
+// RUN: fmlp-opt %s --split-input-file --fmlp-fuse=fp32-precision=highest | FileCheck %s --check-prefix=HIGHEST
 // RUN: not fmlp-opt %s --split-input-file --fmlp-fuse=fp32-precision=3xtf32 2>&1 | FileCheck %s --check-prefix=BAD
 
 // fp32-precision gives fp32 blocks that state no precision their
@@ -12,7 +13,10 @@
 // IEEE-LABEL: func.func @f32.forward
 // IEEE-SAME: fmlp.precision = "ieee"
 // IEEE-NOT: #fmlp.precision
-// BAD: fmlp-fuse: fp32-precision must be ieee, tf32 or tf32x3, got '3xtf32'
+// HIGHEST-LABEL: func.func @f32.forward
+// HIGHEST-SAME: fmlp.precision = "highest"
+// HIGHEST: fmlp.gate_up {{.*}}precision = #fmlp.precision<highest>
+// BAD: fmlp-fuse: fp32-precision must be ieee, highest, tf32 or tf32x3, got '3xtf32'
 func.func @f32.forward(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<200x96xf32>,
                        %wd: tensor<96x200xf32>) -> tensor<?x96xf32>
     attributes {fmlp.entry = "forward"} {

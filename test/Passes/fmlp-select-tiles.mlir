@@ -64,6 +64,7 @@
 // ones when SIMT is asked for (without the small_tokens variants, which
 // are mma.sync kernels).
 // MMA-COUNT-8: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196608, max_registers = 255, reason = "the mma_sync strategy was asked for; mma.sync on sm_90a"
+// MMA: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "the mma_sync strategy was asked for; highest: a contraction of 64 terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)"
 // MMA: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "the mma_sync strategy was asked for; fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
 // SIMT-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "the simt strategy was asked for"{{>}}
 // SIMT-NOT: strategy = {{wgmma|mma_sync|small_tokens}}
@@ -81,17 +82,42 @@ func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x
 
 // -----
 
-// fp32 contracted as ieee takes the SIMT path: 64 x 64 x 16 tiles in f32
-// shared memory.
+// fp32 blocks under the pipelines' default precision, highest (IEEE fp32's
+// accuracy): contractions of fewer than 84 terms (over D = 64) take the
+// SIMT kernels, 64 x 64 x 16 tiles in f32 shared memory; longer ones (over
+// H = 128 and 2H) tf32x3 on mma.sync; the weight gradients (over T) a SIMT
+// variant for T < 84.
 // CHECK-LABEL: func.func @f32.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands (WGMMA takes 16-bit ones); fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands (WGMMA takes 16-bit ones); highest: a contraction of 64 terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)">, precision = #fmlp.precision<highest>}
 // CHECK-NOT: small_tokens
+// CHECK: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 128, 16], {{.*}}reason = "fp32 operands (WGMMA takes 16-bit ones); mma.sync on sm_90a, tf32x3 products (highest: within fp32's bound from 84 terms)">, precision = #fmlp.precision<highest>}
 // CHECK-LABEL: func.func @f32.backward
+// CHECK: fmlp.down_grad {{.*}}strategy = simt,
+// CHECK: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 128, 16], {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], {{.*}}reason = "T < 84: highest contracts T terms as IEEE fp32 (tf32x3's bound is within fp32's from 84 on)", max_tokens = 83>]
+// CHECK: fmlp.input_grad {{.*}}strategy = mma_sync,
+// CHECK-NOT: token_variants
+// CHECK-SAME: {{$}}
+// CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, {{.*}}max_tokens = 83>]
 func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
       : (tensor<?x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
   return %y : tensor<?x64xf32>
+}
+
+// -----
+
+// fp32 contracted as ieee takes the SIMT path, every kernel.
+// CHECK-LABEL: func.func @ieee.forward
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands (WGMMA takes 16-bit ones); fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
+// CHECK-LABEL: func.func @ieee.backward
+// CHECK-NOT: strategy = {{wgmma|mma_sync|small_tokens}}
+// CHECK-LABEL: func.func @ieee.forward_nograd
+func.func @ieee(%x: tensor<?x256xf32>, %wg: tensor<128x256xf32>, %wu: tensor<128x256xf32>,
+                %wd: tensor<256x128xf32>) -> tensor<?x256xf32> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<ieee>}
+      : (tensor<?x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x128xf32>) -> tensor<?x256xf32>
+  return %y : tensor<?x256xf32>
 }
 
 // -----

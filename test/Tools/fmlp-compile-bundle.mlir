@@ -127,9 +127,12 @@
 // BATCHED-NEXT: x          input     bf16 [T, 96] align 16
 // BATCHED: y          output    bf16 [T, 96] align 16
 
-// PyTorch's fp32 matmul precision names map to operand formats (highest:
-// ieee, high and medium: tf32), which the manifest's entry points record;
-// the formats' own names are taken too.
+// PyTorch's fp32 matmul precision names map to precisions (highest stays
+// highest: IEEE fp32's accuracy; high and medium: tf32), which the
+// manifest's entry points record; the formats' own names are taken too.
+// highest at Llama-7B's widths: every contraction over D or H on tensor
+// cores (tf32x3), the weight gradients' over T too from T = 84, a SIMT
+// kernel below.
 // RUN: rm -rf %t.precision.bundle %t.tf32x3.bundle %t.highest.bundle
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=medium --report=false -o %t.precision.bundle
 // RUN: FileCheck %s --check-prefix=PRECISION < %t.precision.bundle/manifest.json
@@ -141,7 +144,16 @@
 // TF32X3: "precision": "tf32x3",
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false -o %t.highest.bundle
 // RUN: FileCheck %s --check-prefix=HIGHEST < %t.highest.bundle/manifest.json
-// HIGHEST-NOT: mma_sync
-// HIGHEST: "precision": "ieee",
+// HIGHEST: "kernel": "llama_mlp_forward_k0_gate_up_mma_sync"
+// HIGHEST: "precision": "highest",
+// HIGHEST: "kernel": "llama_mlp_backward_k1_down_weight_grad_upto83"
+// HIGHEST: "max_tokens": 83
+// HIGHEST: "kernel": "llama_mlp_backward_k1_down_weight_grad_mma_sync"
+// HIGHEST: "min_tokens": 84
+// RUN: rm -rf %t.ieee.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=ieee --report=false -o %t.ieee.bundle
+// RUN: FileCheck %s --check-prefix=IEEE < %t.ieee.bundle/manifest.json
+// IEEE-NOT: mma_sync
+// IEEE: "precision": "ieee",
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=3xtf32 --report=false -o %t.bad.bundle 2>&1 | FileCheck %s --check-prefix=BAD-PRECISION
 // BAD-PRECISION: precision must be one of highest, high, medium, ieee, tf32x3, tf32, got '3xtf32'

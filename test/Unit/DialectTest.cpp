@@ -75,6 +75,12 @@ TEST(Precision, Float32FormatsAreTheTf32AndIeeeOnes) {
   EXPECT_TRUE(isFloat32Precision(Precision::tf32));
   EXPECT_TRUE(isFloat32Precision(Precision::tf32x3));
   EXPECT_TRUE(isFloat32Precision(Precision::ieee));
+  EXPECT_TRUE(isFloat32Precision(Precision::highest));
+  // highest multiplies as tf32x3 on tensor cores, as ieee without them.
+  EXPECT_EQ(getProductFormat(Precision::highest, true), Precision::tf32x3);
+  EXPECT_EQ(getProductFormat(Precision::highest, false), Precision::ieee);
+  EXPECT_EQ(getProductFormat(Precision::tf32, true), Precision::tf32);
+  EXPECT_FALSE(isTf32Precision(Precision::highest));
 }
 
 TEST(BlockShape, CountsWorkAndWeights) {

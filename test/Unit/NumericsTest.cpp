@@ -13,6 +13,7 @@
 
 #include "lib/Execution/BlockRunner.h"
 #include "lib/Execution/NumericalCheck.h"
+#include "dialects/FMLP/FMLPAttrs.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -290,3 +291,26 @@ TEST(BlockNumericsSampling, RestrictionsMatchTheFullBlock) {
   // And the restriction is not the whole: another unit's gradient differs.
   EXPECT_GT(std::fabs(hidden.dGate(0, 0) - full.dGate(0, units[0] + 1)), 0.0);
 }
+
+namespace {
+// Precision `highest` takes tf32x3 products for a contraction of at least
+// kHighestTf32x3MinTerms terms (FMLPAttrs.h). That is sound only if
+// tf32x3's bound (lib/Numerics) is within IEEE fp32's from there on, and
+// the constant is the least such n: one term fewer must exceed it.
+TEST(HighestPrecision, Tf32x3WithinIeeeBoundExactlyFromTheThreshold) {
+  using ::fmlp::numerics::BlockSpec;
+  using ::fmlp::numerics::Contraction;
+  auto bound = [](Contraction contraction, int64_t n) {
+    BlockSpec spec{1, 1, 1};
+    spec.storage = Storage::F32;
+    spec.contraction = contraction;
+    return ::fmlp::numerics::contractionError(spec, n);
+  };
+  const int64_t first = kHighestTf32x3MinTerms;
+  EXPECT_GT(bound(Contraction::Tf32x3, first - 1),
+            bound(Contraction::Ieee, first - 1));
+  for (int64_t n = first; n <= (int64_t(1) << 22); n += 1 + n / 64)
+    ASSERT_LE(bound(Contraction::Tf32x3, n), bound(Contraction::Ieee, n))
+        << n << " terms";
+}
+} // namespace

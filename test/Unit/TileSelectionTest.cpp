@@ -44,7 +44,8 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
       for (std::optional<Precision> precision :
            {std::optional<Precision>(), std::optional(Precision::bf16),
             std::optional(Precision::f16), std::optional(Precision::tf32),
-            std::optional(Precision::tf32x3), std::optional(Precision::ieee)})
+            std::optional(Precision::tf32x3), std::optional(Precision::ieee),
+            std::optional(Precision::highest)})
         for (unsigned accumulators : {1u, 2u})
           for (auto [tmaReady, mmaSyncReady] :
                {std::pair(true, true), std::pair(false, true),
@@ -77,10 +78,12 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                 (element.isBF16() &&
                  (!precision || *precision == Precision::bf16)) ||
                 (element.isF16() && (!precision || *precision == Precision::f16));
-            // fp32 operands contracted on tf32.
+            // fp32 operands contracted on tf32 (highest: K is T here, so
+            // tf32x3 from T = 84 on).
             bool tf32 = element.isF32() && precision &&
                         (*precision == Precision::tf32 ||
-                         *precision == Precision::tf32x3);
+                         *precision == Precision::tf32x3 ||
+                         *precision == Precision::highest);
             bool wgmmaAllowed = chip.has(kWgmma) && ownFormat && tmaReady;
             bool mmaSyncAllowed = !wgmmaAllowed && chip.has(kMmaSync) &&
                                   (ownFormat || tf32) && mmaSyncReady;
@@ -93,10 +96,19 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             shape.narrowTilesForFewTokens = accumulators == 1;
             SmallVector<KernelConfig> variants =
                 selectTokenVariants(chip, shape, c);
-            std::optional<KernelConfig> small, narrow;
+            std::optional<KernelConfig> small, narrow, fewTerms;
             for (const KernelConfig &v : variants) {
               EXPECT_GT(v.maxTokens, 0);
-              (v.strategy == KernelStrategy::small_tokens ? small : narrow) = v;
+              (v.strategy == KernelStrategy::small_tokens ? small
+               : v.strategy == KernelStrategy::simt       ? fewTerms
+                                                          : narrow) = v;
+            }
+            // highest on tensor cores: IEEE SIMT for T < 84.
+            EXPECT_EQ(fewTerms.has_value(),
+                      precision == Precision::highest &&
+                          c.strategy == KernelStrategy::mma_sync);
+            if (fewTerms) {
+              EXPECT_EQ(fewTerms->maxTokens, kHighestTf32x3MinTerms - 1);
             }
             for (size_t i = 1; i < variants.size(); ++i)
               EXPECT_LT(variants[i - 1].maxTokens, variants[i].maxTokens);
@@ -142,8 +154,10 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
               EXPECT_TRUE(c.stages == 6 || wgmmaSharedBytes(more) > limit);
             } else if (c.strategy == KernelStrategy::mma_sync) {
               ++mmaSyncCount;
-              // 256 columns, 128 for tf32x3 (room for its step sums).
-              bool x3 = precision == Precision::tf32x3;
+              // 256 columns, 128 for tf32x3 (room for its step sums;
+              // highest's products on tensor cores are tf32x3's).
+              bool x3 = precision == Precision::tf32x3 ||
+                        precision == Precision::highest;
               int64_t columns =
                   x3 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
               EXPECT_EQ(c.tileN * accumulators, columns);
@@ -189,10 +203,11 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
   EXPECT_EQ(wgmmaCount, 8u);
   // The same 8 formats with operands cp.async can stage: on every chip
   // but sm_90a whether TMA can read them or not (2 cases), on sm_90a where
-  // TMA cannot (1); and fp32 on tf32 or tf32x3 with 1 or 2 accumulators
-  // (4) wherever cp.async can stage the operands (2 cases), on every chip.
+  // TMA cannot (1); and fp32 on tf32, tf32x3 or highest with 1 or 2
+  // accumulators (6) wherever cp.async can stage the operands (2 cases), on
+  // every chip.
   EXPECT_EQ(mmaSyncCount, 8u * (2 * (std::size(kTargets) - 1) + 1) +
-                              4u * 2 * std::size(kTargets));
+                              6u * 2 * std::size(kTargets));
   EXPECT_GT(simtCount, 0u);
   // Every chip has mma.sync: 11 chips x the same 8 cases.
   EXPECT_EQ(smallCount, 8u * std::size(kTargets));
@@ -226,6 +241,20 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
             "tf32 products");
   tf32.precision = Precision::tf32x3;
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).tileK, 16); // 64-byte rows
+  // highest: tf32x3 where K has at least 84 terms, IEEE SIMT below.
+  GemmShape highest = tf32;
+  highest.precision = Precision::highest;
+  highest.k = kHighestTf32x3MinTerms;
+  KernelConfig onHighest = selectGemmConfig(target("sm_90a"), highest);
+  EXPECT_EQ(onHighest.strategy, KernelStrategy::mma_sync);
+  EXPECT_EQ(onHighest.tileN, 128); // tf32x3's tiles
+  EXPECT_TRUE(selectTokenVariants(target("sm_90a"), highest, onHighest)
+                  .empty()); // K is static: no variant by T
+  highest.k = kHighestTf32x3MinTerms - 1;
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), highest).reason,
+            "fp32 operands (WGMMA takes 16-bit ones); highest: a contraction "
+            "of 83 terms takes IEEE fp32 (tf32x3's bound is within fp32's "
+            "from 84 terms on)");
   tf32.mmaSyncReady = false;
   tf32.notMmaSyncReady = "x has odd rows";
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).strategy,
@@ -342,9 +371,11 @@ TEST(TileSelection, SplitKCoversTheChipWithinTwoWaves) {
         EXPECT_LE(blocks * s, 2 * 132);
         EXPECT_GE(kTiles / s, 4);
       }
-      for (int64_t other = 1; other <= kTiles / 4; ++other)
-        if (waves(other) <= 2)
+      for (int64_t other = 1; other <= kTiles / 4; ++other) {
+        if (waves(other) <= 2) {
           EXPECT_LE(waves(s) * other, waves(other) * s) << "S = " << other;
+        }
+      }
     }
 }
 

@@ -31,7 +31,10 @@ struct PipelineFlags {
       "chunk-tokens", llvm::cl::desc("Workspace chunk in tokens (0: off)"),
       llvm::cl::init(0), llvm::cl::cat(getToolCategory())};
   llvm::cl::opt<std::string> precision{
-      "precision", llvm::cl::desc("fp32 matmul policy: highest, high, medium"),
+      "precision",
+      llvm::cl::desc("How fp32 blocks contract: PyTorch's float32 matmul "
+                     "precision (highest, high, medium) or a format (ieee, "
+                     "tf32x3, tf32); docs/precision.md"),
       llvm::cl::init("highest"), llvm::cl::cat(getToolCategory())};
 
   /// One of the chip table's rows (fmlp/Target.h); validatePipelineOptions
