@@ -23,7 +23,9 @@ INPUTS = ("x", "gate", "up", "down", "dy", "gate_bias", "up_bias", "down_bias")
 OUTPUTS = ("y", "dx", "d_gate", "d_up", "d_down", "d_gate_bias", "d_up_bias", "d_down_bias")
 ACTIVATIONS = {"silu": 0, "gelu_tanh": 1, "relu": 2}
 STORAGE = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
-CONTRACTIONS = {"ieee": 0, "tf32": 1, "tf32x3": 2}
+# lib/Numerics' Contraction; "highest" (precision.py) is judged by strict
+# fp32's bound, which its tf32x3 contractions are within.
+CONTRACTIONS = {"ieee": 0, "tf32": 1, "tf32x3": 2, "highest": 0}
 
 _Matmul = ctypes.CFUNCTYPE(None, ctypes.c_void_p,
                            ctypes.POINTER(ctypes.c_double), ctypes.c_int64, ctypes.c_int64,
@@ -75,8 +77,8 @@ def reference(activation: str, dtype: torch.dtype, inputs: Dict[str, torch.Tenso
     gate, up [D, H] (a Linear's weight transposed); down [H, D]; biases
     when the block has them. `dtype` is the storage type the inputs are
     representable in; outputs are laid out alike (d_gate [D, H], ...).
-    `contraction` is how an fp32 block multiplies: ieee, tf32 or tf32x3
-    (docs/precision.md)."""
+    `contraction` is how an fp32 block multiplies: ieee, tf32 or tf32x3, or
+    highest, judged as ieee (docs/precision.md)."""
     x = inputs["x"]
     t, d, h = x.shape[0], x.shape[1], inputs["gate"].shape[1]
     bias = inputs.get("gate_bias") is not None

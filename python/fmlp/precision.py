@@ -1,7 +1,10 @@
 """How fmlp's fp32 blocks multiply (docs/precision.md has the bounds and
 the measurements).
 
-    ieee    exact products, IEEE fp32 sums (SIMT FMA): PyTorch's strict fp32
+    highest IEEE fp32's accuracy (PyTorch's 'highest'): each contraction of
+            at least 84 terms as tf32x3 on tensor cores (its error bound is
+            within strict fp32's from there on), shorter ones as ieee
+    ieee    exact products, IEEE fp32 sums (SIMT FMA), every contraction
     tf32x3  each operand split into tf32 high and low parts, three
             tensor-core products (hi hi + hi lo + lo hi): close to fp32, at
             about the speed of strict cuBLAS
@@ -10,17 +13,22 @@ the measurements).
 The precision of a call, first of: the call's `precision=` argument, the
 module's `precision` attribute, PyTorch's float32 matmul setting
 (torch.backends.cuda.matmul.fp32_precision where set, else
-torch.get_float32_matmul_precision()): highest -> ieee (tf32x3's error
-bound exceeds fp32's), high -> tf32, medium -> tf32. A block never runs
-at a lower precision than asked; 16-bit blocks ignore it (their products
-are exact). The chosen precision is in the module's repr and the bundle's
-manifest.
+torch.get_float32_matmul_precision()): highest (and fp32_precision 'ieee')
+-> highest, high -> tf32, medium -> tf32. A block never runs at a lower
+precision than asked; 16-bit blocks ignore it (their products are exact).
+The chosen precision is in the module's repr and the bundle's manifest.
 """
 from typing import Optional
 
-PRECISIONS = ("ieee", "tf32x3", "tf32")
-# torch.get_float32_matmul_precision() -> fmlp's format.
-FROM_TORCH = {"highest": "ieee", "high": "tf32", "medium": "tf32"}
+PRECISIONS = ("highest", "ieee", "tf32x3", "tf32")
+# torch.get_float32_matmul_precision() and torch.backends.cuda.matmul.
+# fp32_precision -> fmlp's precision. PyTorch's 'ieee' asks for fp32's
+# accuracy, which highest keeps at tensor-core speed.
+FROM_TORCH = {"highest": "highest", "high": "tf32", "medium": "tf32",
+              "ieee": "highest", "tf32": "tf32"}
+# The error bound an fp32 result of each precision is judged by
+# (judge.reference's contraction): highest's is strict fp32's.
+CONTRACTION = {"highest": "ieee", "ieee": "ieee", "tf32x3": "tf32x3", "tf32": "tf32"}
 
 
 def check(precision: Optional[str]) -> Optional[str]:
@@ -35,7 +43,7 @@ def of_torch_setting(matmul_precision: str, fp32_precision: Optional[str] = None
     fp32_precision ("ieee" or "tf32"; "none" or absent: not set) over
     torch.get_float32_matmul_precision() ("highest", "high", "medium")."""
     if fp32_precision in ("ieee", "tf32"):
-        return fp32_precision
+        return FROM_TORCH[fp32_precision]
     return FROM_TORCH[matmul_precision]
 
 

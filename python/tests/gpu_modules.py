@@ -561,13 +561,13 @@ def graph_step(steps=5):
 
 
 def precisions():
-    """fp32 blocks on tf32 and tf32x3 (docs/precision.md): the module's
+    """fp32 blocks at each precision (docs/precision.md): the module's
     precision reaches the bundle and its repr, each result is within its
-    own format's bound (judge.reference(contraction=...)), and the
-    controls fail: one element of y moved by twice its bound (tf32's bound
-    on y exceeds 0.5 at D = 1024), and tf32's result judged by tf32x3's
-    bound. PyTorch's 'high' setting alone picks tf32 for a module without
-    its own."""
+    own bound (judge.reference(contraction=...); highest's is strict
+    fp32's), and the controls fail: one element of y moved by twice its
+    bound (tf32's bound on y exceeds 0.5 at D = 1024), and tf32's result
+    judged by tf32x3's bound. For a module without its own, PyTorch's
+    'high' setting picks tf32 and 'highest' highest."""
     for label, class_name, extra in CASES[:2]:
         torch.manual_seed(0)
         original, config = original_mlp(label, class_name, extra)
@@ -581,14 +581,14 @@ def precisions():
         inputs = {"x": x.reshape(-1, D), "dy": dy.reshape(-1, D)}
         inputs.update(math_layout(dict(original.named_parameters())))
         results = {}
-        for precision in ("tf32", "tf32x3"):
+        for precision in ("highest", "ieee", "tf32", "tf32x3"):
             fused.precision = precision
             report(f"{label} {precision}: repr", f"fp32_precision=({precision}; module)" in repr(fused),
                    repr(fused).splitlines()[0])
             judge.poison_free_memory()
             results[precision] = ours = run(fused, x, dy)
             ref = judge.reference(fused.activation, torch.float32, inputs, 1.0, 1.0,
-                                  contraction=precision)
+                                  contraction=fmlp.precision.CONTRACTION[precision])
             for name, (ratio, nonfinite) in judged(ref, *ours).items():
                 report(f"{label} {precision}: {name}", ratio <= 1.0 and nonfinite == 0,
                        f"worst error/bound {ratio:.3f}")
@@ -609,9 +609,12 @@ def precisions():
         try:
             torch.set_float32_matmul_precision("high")
             y_high = fused(x)
+            torch.set_float32_matmul_precision("highest")
+            y_highest = fused(x)
         finally:
             torch.set_float32_matmul_precision(previous)
         report(f"{label}: 'high' runs tf32", torch.equal(y_high, results["tf32"][0]))
+        report(f"{label}: 'highest' runs highest", torch.equal(y_highest, results["highest"][0]))
 
 
 if __name__ == "__main__":

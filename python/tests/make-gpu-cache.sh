@@ -5,14 +5,17 @@
 # bench/accuracy_fp32.py: bf16 and f32
 # silu at (1024, 2816) and
 # (4096, 11008); a bundle serves every T, each entry's T is dynamic)
-# into a cache directory: the GPU machine has no fmlp-compile.
-#   make-gpu-cache.sh DIR
+# into a cache directory: the GPU machine has no fmlp-compile. f32 blocks
+# at precision highest (what the modules run under PyTorch's default
+# setting), and the benchmark's blocks at every precision.
+#   make-gpu-cache.sh DIR      (DTYPES="f32" or "bf16" narrows it)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 export FMLP_CACHE_DIR=${1:?usage: make-gpu-cache.sh DIR}
 export PATH="${FMLP_BUILD_DIR:-$root/build}/bin:$PATH" PYTHONPATH="$root/python"
 python3 - <<'PY'
 import dataclasses
+import os
 from fmlp.policy import DEFAULT
 from fmlp.spec import BlockSpec, find_or_compile
 specs = []
@@ -34,17 +37,21 @@ for dtype in ("bf16", "f32"):
 # Every spec under the default memory policy (what the modules run
 # without one), and the benchmark's blocks under each policy
 # (bench/bench_policies.py).
-specs = [dataclasses.replace(s, save=DEFAULT.save, chunk_tokens=DEFAULT.chunk_tokens)
+specs = [dataclasses.replace(s, save=DEFAULT.save, chunk_tokens=DEFAULT.chunk_tokens,
+                             precision="highest" if s.dtype == "f32" else "ieee")
          for s in specs]
 for d, h in ((1024, 2816), (4096, 11008)):
     for save, chunk in (("agu", 0), ("gu", 0), ("u", 0), ("x", 0), ("gu", 8192), ("u", 8192),
                         ("u", 4096), ("x", 8192)):
         specs.append(BlockSpec(d, h, "bf16", save=save, chunk_tokens=chunk))
-# fp32 at each precision (bench/accuracy_fp32.py), with and without biases.
-for precision in ("tf32", "tf32x3"):
-    for bias in (False, True):
-        specs.append(BlockSpec(1024, 2816, "f32", bias=bias, precision=precision,
+# fp32 at each precision (bench/accuracy_fp32.py, with and without biases;
+# bench/bench_precision.py at both shapes).
+for precision in ("highest", "ieee", "tf32", "tf32x3"):
+    for d, h, bias in ((1024, 2816, False), (1024, 2816, True), (4096, 11008, False)):
+        specs.append(BlockSpec(d, h, "f32", bias=bias, precision=precision,
                                save=DEFAULT.save))
+dtypes = os.environ.get("DTYPES", "bf16 f32").split()
 for spec in dict.fromkeys(specs):
-    print(find_or_compile(spec), flush=True)
+    if spec.dtype in dtypes:
+        print(find_or_compile(spec), flush=True)
 PY

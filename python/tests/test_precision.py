@@ -10,15 +10,24 @@ from fmlp import precision
 
 class PrecisionTest(unittest.TestCase):
     def test_torch_settings_map_to_formats(self):
-        # highest stays ieee: tf32x3's error bound exceeds fp32's
-        # (docs/precision.md); high and medium allow TF32 in PyTorch.
-        self.assertEqual(precision.of_torch_setting("highest"), "ieee")
+        # highest keeps fp32's bound (tf32x3 only where its bound is within
+        # it: docs/precision.md); high and medium allow TF32 in PyTorch.
+        self.assertEqual(precision.of_torch_setting("highest"), "highest")
         self.assertEqual(precision.of_torch_setting("high"), "tf32")
         self.assertEqual(precision.of_torch_setting("medium"), "tf32")
-        # torch >= 2.9's fp32_precision, where set, decides.
+        # torch >= 2.9's fp32_precision, where set, decides; its 'ieee' asks
+        # for fp32's accuracy, as 'highest' does.
         self.assertEqual(precision.of_torch_setting("highest", "tf32"), "tf32")
-        self.assertEqual(precision.of_torch_setting("medium", "ieee"), "ieee")
+        self.assertEqual(precision.of_torch_setting("medium", "ieee"), "highest")
         self.assertEqual(precision.of_torch_setting("high", "none"), "tf32")
+
+    def test_each_precision_judged_by_a_bound_no_looser_than_asked(self):
+        # highest is judged by strict fp32's bound, every other format by
+        # its own.
+        self.assertEqual(set(precision.CONTRACTION), set(precision.PRECISIONS))
+        self.assertEqual(precision.CONTRACTION["highest"], "ieee")
+        for name in ("ieee", "tf32x3", "tf32"):
+            self.assertEqual(precision.CONTRACTION[name], name)
 
     def test_call_over_module_over_torch(self):
         with mock.patch.object(precision, "from_torch", return_value="ieee"):
@@ -32,8 +41,8 @@ class PrecisionTest(unittest.TestCase):
     def test_bad_values_are_refused_naming_them(self):
         with self.assertRaisesRegex(ValueError, r"precision must be one of .*'3xtf32'"):
             precision.resolve("3xtf32")
-        with self.assertRaisesRegex(ValueError, "'highest'"):
-            precision.resolve(module="highest")
+        with self.assertRaisesRegex(ValueError, "'high'"):
+            precision.resolve(module="high")
 
     def test_reads_torch(self):
         try:

@@ -27,10 +27,11 @@
 // chunk's tokens alone (what a last chunk that overwrote would leave).
 //
 //   fmlp-gpu-block-test BUNDLE DTYPE D H T... [--seed=N]
-//                       [--contraction=ieee|tf32|tf32x3]
+//                       [--contraction=ieee|highest|tf32|tf32x3]
 //
 // --contraction is how the fp32 bundle multiplies (its manifest's entry
-// points say: "precision"); the bound follows it. Judging a tf32 bundle by
+// points say: "precision"); the bound follows it (highest's is IEEE
+// fp32's: it takes tf32x3 only where that bound holds). Judging a tf32 bundle by
 // tf32x3's bound is the tf32 modes' negative control (it must fail).
 //
 // Prints one row per output; exits 1 if any output fails or any control
@@ -576,7 +577,7 @@ int main(int argc, char **argv) {
   if (argc < 6) {
     std::fprintf(stderr,
                  "usage: %s BUNDLE DTYPE D H T... [--seed=N] "
-                 "[--contraction=ieee|tf32|tf32x3]\n",
+                 "[--contraction=ieee|highest|tf32|tf32x3]\n",
                  argv[0]);
     return 2;
   }
@@ -594,7 +595,7 @@ int main(int argc, char **argv) {
         contraction = Contraction::Tf32;
       else if (name == "tf32x3")
         contraction = Contraction::Tf32x3;
-      else if (name != "ieee") {
+      else if (name != "ieee" && name != "highest") {
         std::fprintf(stderr, "unknown contraction %s\n", name.c_str());
         return 2;
       }

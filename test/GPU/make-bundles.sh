@@ -3,7 +3,7 @@
 # in nn.Linear's [out, in] layout) for each element type and each (D, H) of
 # shapes.sh, bf16 also at its edge shapes, with fmlp-compile from the build
 # tree; then the memory-policy variants of shapes.sh (save=gu, save=x,
-# chunk-tokens), and the fp32 precisions' (tf32, tf32x3). Usage:
+# chunk-tokens), and the fp32 precisions' (ieee, tf32, tf32x3, highest). Usage:
 # make-bundles.sh OUTDIR [CHIP]; DTYPES (default
 # "bf16 f16 f32") narrows both, FMLP_COMPILE_FLAGS adds fmlp-compile flags
 # (A/B runs: e.g. --fmlp-wgmma-tile-n=64).

@@ -19,8 +19,9 @@
 # chunks + 1, not a multiple of it), the others at {0, 1, 3, 16, 17, 37,
 # 2597, 4096}, full adding 65536; memcheck and racecheck also run a
 # save=x bundle in chunks of 64 at T = 129 (shapes.sh).
-# With f32, the tensor-core precisions of shapes.sh (tf32, tf32x3), each
-# judged by its own bound.
+# f32's default bundles are precision highest (judged by IEEE fp32's bound);
+# with f32, the other precisions of shapes.sh (ieee, tf32, tf32x3, highest
+# at D = 64), each judged by its own bound.
 # SETS (default "defaults variants precisions") picks the bundles:
 # SETS=variants runs the variants alone.
 # Exit status: non-zero if anything failed.
@@ -42,6 +43,8 @@ dtypes=${DTYPES:-bf16 f16 f32}
     d=${shape%x*} h=${shape#*x}
     tokens="0 1 2 3 16 17 37 128 129 256 257 4096"
     if [[ $d == 1024 ]]; then tokens="$tokens 2597"; fi
+    # f32's weight gradients: IEEE below 84 tokens, tf32x3 from 84 (highest)
+    if [[ $dtype == f32 ]]; then tokens="$tokens 83 84"; fi
     if [[ $set_ == full ]]; then tokens="$tokens 65536"; fi
     timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
   done
@@ -55,7 +58,7 @@ done
 [[ " $sets " == *" precisions "* && " $dtypes " == *" f32 "* ]] && for variant in $gpu_test_precisions; do
   IFS=: read -r precision shape <<<"$variant"
   d=${shape%x*} h=${shape#*x}
-  tokens="1 17 129 4096"
+  tokens="1 17 83 84 129 4096"
   [[ $d == 4096 ]] && tokens="17 257"
   echo "== precision=$precision (f32, D=$d, H=$h)"
   timeout 300 "$test" "$bundles/mlp-f32-$d-$h-$precision.bundle" f32 "$d" "$h" $tokens \

@@ -23,11 +23,14 @@ gpu_test_variant_tokens="0 1 3 16 17 37 2597 4096"
 # T = 129: two chunks of 64 and one of 1 token (the small_tokens kernels),
 # small enough for the sanitizers.
 gpu_test_sanitized_variant="bf16:1024x2816:x:64"
-# fp32 on tensor cores (docs/precision.md), as PRECISION:DxH, each in
+# The fp32 precisions other than the default bundles' highest
+# (docs/precision.md), as PRECISION:DxH, each in
 # mlp-f32-D-H-PRECISION.bundle (fmlp-compile --precision=PRECISION) and
-# judged by its own bound (--contraction). tf32 not at (4096, 11008): its
-# worst-case bound there exceeds |y|, so the "other inputs" control cannot
-# fail (bench/NOTES.md item 50).
-gpu_test_precisions="tf32:1024x2816 tf32:64x128 tf32x3:1024x2816 tf32x3:64x128
-  tf32x3:4096x11008"
+# judged by its own bound (--contraction): ieee (every kernel SIMT), tf32
+# and tf32x3 on tensor cores, and highest at D = 64, whose contractions
+# over D (64 < 84 terms) take IEEE fp32 and those over H tf32x3. tf32 not
+# at (4096, 11008): its worst-case bound there exceeds |y|, so the "other
+# inputs" control cannot fail (bench/NOTES.md item 50).
+gpu_test_precisions="ieee:1024x2816 ieee:64x128 highest:64x128 tf32:1024x2816
+  tf32:64x128 tf32x3:1024x2816 tf32x3:64x128 tf32x3:4096x11008"
 gpu_test_sanitized_tokens="129"
