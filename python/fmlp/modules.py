@@ -27,6 +27,20 @@ from . import precision as precisions
 
 _chips = {}
 
+
+def _torch_fp32_precision() -> str:
+    """precision.from_torch, which torch.compile's dynamo cannot trace
+    (torch.get_float32_matmul_precision returns a str): read once at trace
+    time as a constant. Changing the setting changes
+    torch.backends.cuda.matmul.allow_tf32, which dynamo's global-state
+    guard checks, so a compiled module retraces (gpu_modules.py
+    precisions checks both)."""
+    return precisions.from_torch()
+
+
+if hasattr(torch, "_dynamo") and hasattr(torch._dynamo, "assume_constant_result"):
+    _torch_fp32_precision = torch._dynamo.assume_constant_result(_torch_fp32_precision)
+
 # What the guard takes as a plain weight, and as a sharded one whose local
 # shard fmlp reads (parallel.py).
 TENSOR_TYPES = (torch.Tensor, nn.Parameter)
@@ -208,7 +222,7 @@ class FusedGatedMLP(nn.Module):
         16-bit blocks' exact products (ieee; the values are checked all the
         same, without reading PyTorch's setting on that hot path)."""
         if dtype == torch.float32:
-            return precisions.resolve(call, self.precision)
+            return precisions.resolve(call, self.precision, _torch_fp32_precision)
         precisions.check(call)
         precisions.check(self.precision)
         return "ieee"

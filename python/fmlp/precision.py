@@ -18,7 +18,7 @@ torch.get_float32_matmul_precision()): highest (and fp32_precision 'ieee')
 precision than asked; 16-bit blocks ignore it (their products are exact).
 The chosen precision is in the module's repr and the bundle's manifest.
 """
-from typing import Optional
+from typing import Callable, Optional
 
 PRECISIONS = ("highest", "ieee", "tf32x3", "tf32")
 # torch.get_float32_matmul_precision() and torch.backends.cuda.matmul.
@@ -55,9 +55,11 @@ def from_torch() -> str:
                             getattr(matmul, "fp32_precision", None))
 
 
-def resolve(call: Optional[str] = None, module: Optional[str] = None) -> str:
-    """The precision a call runs with: its own, the module's, PyTorch's."""
+def resolve(call: Optional[str] = None, module: Optional[str] = None,
+            setting: Optional[Callable[[], str]] = None) -> str:
+    """The precision a call runs with: its own, the module's, PyTorch's
+    (`setting`, from_torch by default)."""
     for chosen in (check(call), check(module)):
         if chosen is not None:
             return chosen
-    return from_torch()
+    return (setting or from_torch)()

@@ -567,7 +567,8 @@ def precisions():
     fp32's), and the controls fail: one element of y moved by twice its
     bound (tf32's bound on y exceeds 0.5 at D = 1024), and tf32's result
     judged by tf32x3's bound. For a module without its own, PyTorch's
-    'high' setting picks tf32 and 'highest' highest."""
+    'high' setting picks tf32 and 'highest' highest, under
+    torch.compile(fullgraph=True) and in a CUDA graph too."""
     for label, class_name, extra in CASES[:2]:
         torch.manual_seed(0)
         original, config = original_mlp(label, class_name, extra)
@@ -615,6 +616,47 @@ def precisions():
             torch.set_float32_matmul_precision(previous)
         report(f"{label}: 'high' runs tf32", torch.equal(y_high, results["tf32"][0]))
         report(f"{label}: 'highest' runs highest", torch.equal(y_highest, results["highest"][0]))
+        # PyTorch's setting read inside forward: no graph break under
+        # torch.compile(fullgraph=True), and a CUDA graph captures it.
+        try:
+            torch._dynamo.reset()
+            compiled = torch.compile(fused, fullgraph=True)
+            xc = x.detach().clone().requires_grad_(True)
+            yc = compiled(xc)
+            yc.backward(dy)
+            xe = x.detach().clone().requires_grad_(True)
+            ye = fused(xe)
+            ye.backward(dy)
+            report(f"{label}: torch.compile(fullgraph=True), PyTorch's default setting",
+                   torch.equal(yc.detach(), ye.detach()) and torch.equal(xc.grad, xe.grad),
+                   f"max |dx diff| {(xc.grad - xe.grad).abs().max().item():.2e}")
+            # The setting is read at trace time; changing it retraces.
+            torch.set_float32_matmul_precision("high")
+            try:
+                with torch.no_grad():
+                    y_compiled_high = compiled(x)
+            finally:
+                torch.set_float32_matmul_precision(previous)
+            report(f"{label}: compiled, then 'high': retraced, runs tf32",
+                   torch.equal(y_compiled_high, results["tf32"][0]))
+        except Exception as error:
+            report(f"{label}: torch.compile(fullgraph=True)", False,
+                   f"{type(error).__name__}: {str(error)[:400]}")
+        static_x = x.detach().clone()
+        with torch.no_grad():
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                fused(static_x)  # warm-up off the capture
+            torch.cuda.current_stream().wait_stream(side)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                static_y = fused(static_x)
+            other = torch.randn_like(static_x)
+            static_x.copy_(other)
+            graph.replay()
+            report(f"{label}: CUDA graph replay, PyTorch's default setting",
+                   torch.equal(static_y, fused(other)))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,10 @@ class PrecisionTest(unittest.TestCase):
         with mock.patch.object(precision, "from_torch", return_value="tf32"):
             self.assertEqual(precision.resolve(module="ieee"), "ieee")
             self.assertEqual(precision.resolve(), "tf32")
+        # The modules pass their own reader of PyTorch's setting (one that
+        # torch.compile takes as a constant).
+        self.assertEqual(precision.resolve(setting=lambda: "highest"), "highest")
+        self.assertEqual(precision.resolve("tf32", setting=lambda: "highest"), "tf32")
 
     def test_bad_values_are_refused_naming_them(self):
         with self.assertRaisesRegex(ValueError, r"precision must be one of .*'3xtf32'"):
