@@ -51,6 +51,9 @@ LoadedDriver load() {
       resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e) &&
       resolve(library, "cuMemsetD8Async", d.cuMemsetD8Async, e) &&
       resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, e);
+  // Optional: without it, programmatic launches are plain ones.
+  d.cuLaunchKernelEx = reinterpret_cast<decltype(d.cuLaunchKernelEx)>(
+      dlsym(library, "cuLaunchKernelEx"));
   if (!ok)
     return loaded;
   CUresult result = d.cuInit(0);

@@ -35,6 +35,26 @@ constexpr int kTensorMapFloat16 = 6, kTensorMapFloat32 = 7,
               kTensorMapBFloat16 = 9;
 constexpr int kTensorMapSwizzle128B = 3, kTensorMapL2Promotion256B = 3;
 
+/// CUlaunchAttribute (cuda.h): an id and a 64-byte value; the one fmlp sets,
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, is an int at the
+/// value's start.
+constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  alignas(8) unsigned char value[64];
+};
+/// CUlaunchConfig (cuda.h).
+struct LaunchConfig {
+  unsigned grid[3], block[3];
+  unsigned sharedMemBytes;
+  CUstream stream;
+  LaunchAttribute *attributes;
+  unsigned attributeCount;
+};
+static_assert(sizeof(LaunchAttribute) == 72 && sizeof(LaunchConfig) == 56,
+              "cuda.h's CUlaunchAttribute and CUlaunchConfig layouts");
+
 /// CUtensorMap: 128 opaque bytes, 64-byte aligned.
 struct alignas(64) TensorMap {
   uint64_t opaque[16];
@@ -54,6 +74,10 @@ struct CudaDriver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
+  /// Optional (CUDA 12.0 onwards; null when the driver lacks it): launches
+  /// that may start before the previous kernel on the stream ends.
+  CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
+                               void **);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   // CUtensorMap *, CUtensorMapDataType, rank, address, dims, strides (bytes,
   // rank - 1), box, element strides, interleave, swizzle, L2 promotion,

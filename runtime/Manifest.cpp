@@ -326,6 +326,9 @@ Launch parseLaunch(const json &object, const Entry &entry,
       throw Malformed{where + " is per_chunk, but the entry point has no "
                               "chunk_tokens"};
   }
+  // Optional: absent, the launch waits for the previous kernel as usual.
+  if (object.contains("programmatic_launch"))
+    launch.programmatic = flag(object, "programmatic_launch", where);
   // Each factor is at most 1024: no overflow.
   int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
   if (threads > kMaxThreads)

@@ -98,6 +98,10 @@ struct Launch {
   // Runs once per token chunk, at the chunk's T (the range above is of
   // it); the per-chunk launches of an entry are contiguous.
   bool perChunk = false;
+  // The kernel waits for the kernels before it on the stream itself
+  // (griddepcontrol.wait before any memory access): it may be launched
+  // while they end (programmatic stream serialization).
+  bool programmatic = false;
 
   std::array<uint64_t, 3> grid(int64_t tokens) const;
   bool serves(int64_t tokens) const {

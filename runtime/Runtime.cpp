@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -644,17 +645,37 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
       return status;
     params[p] = &maps[p];
   }
-  CUresult result = driver.cuLaunchKernel(
-      bundle->functions.at(launch.kernel), static_cast<unsigned>(grid[0]),
-      static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
-      static_cast<unsigned>(launch.block[0]),
-      static_cast<unsigned>(launch.block[1]),
-      static_cast<unsigned>(launch.block[2]),
-      static_cast<unsigned>(launch.dynamicSharedBytes),
-      static_cast<CUstream>(stream), params.data(), nullptr);
+  LaunchConfig config{};
+  for (int d = 0; d < 3; ++d) {
+    config.grid[d] = static_cast<unsigned>(grid[d]);
+    config.block[d] = static_cast<unsigned>(launch.block[d]);
+  }
+  config.sharedMemBytes = static_cast<unsigned>(launch.dynamicSharedBytes);
+  config.stream = static_cast<CUstream>(stream);
+  // A kernel that waits for the previous ones itself may be launched while
+  // they end (a CUDA graph captures the programmatic edge).
+  LaunchAttribute programmatic{};
+  programmatic.id = kLaunchAttributeProgrammaticStreamSerialization;
+  const int allowed = 1;
+  std::memcpy(programmatic.value, &allowed, sizeof allowed);
+  bool ex = launch.programmatic && driver.cuLaunchKernelEx;
+  if (ex) {
+    config.attributes = &programmatic;
+    config.attributeCount = 1;
+  }
+  CUfunction function = bundle->functions.at(launch.kernel);
+  CUresult result =
+      ex ? driver.cuLaunchKernelEx(&config, function, params.data(), nullptr)
+         : driver.cuLaunchKernel(function, config.grid[0], config.grid[1],
+                                 config.grid[2], config.block[0],
+                                 config.block[1], config.block[2],
+                                 config.sharedMemBytes, config.stream,
+                                 params.data(), nullptr);
   if (result != kCudaSuccess)
     return fail(FMLP_ERROR_CUDA,
-                driver.describe("cuLaunchKernel", result) + " for kernel " +
+                driver.describe(ex ? "cuLaunchKernelEx" : "cuLaunchKernel",
+                                result) +
+                    " for kernel " +
                     launch.kernel + " of " + entry.symbol + " at " +
                     describeTokens(launch, tokens, firstToken) + ", grid (" +
                     std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +

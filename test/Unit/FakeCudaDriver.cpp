@@ -150,6 +150,34 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   s.launches.push_back(launch);
   return 0;
 }
+// cuda.h's CUlaunchAttribute and CUlaunchConfig (runtime/CudaDriver.h).
+struct FakeLaunchAttribute {
+  int id;
+  char pad[4];
+  alignas(8) unsigned char value[64];
+};
+struct FakeLaunchConfig {
+  unsigned grid[3], block[3], shared;
+  void *stream;
+  FakeLaunchAttribute *attributes;
+  unsigned attributeCount;
+};
+int cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
+                     void **params, void **extra) {
+  int result = cuLaunchKernel(function, config->grid[0], config->grid[1],
+                              config->grid[2], config->block[0],
+                              config->block[1], config->block[2],
+                              config->shared, config->stream, params, extra);
+  for (unsigned i = 0; i < config->attributeCount; ++i) {
+    int value;
+    std::memcpy(&value, config->attributes[i].value, sizeof value);
+    if (config->attributes[i].id == 6 && value == 1) // programmatic
+      state().launches.back().programmatic = 1;
+    else
+      return 1; // CUDA_ERROR_INVALID_VALUE: an attribute fmlp never sets
+  }
+  return result;
+}
 int cuMemsetD8Async(unsigned long long address, unsigned char value,
                     size_t bytes, void *stream) {
   state().memsets.push_back({address, value, bytes, stream});

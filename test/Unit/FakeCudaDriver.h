@@ -18,6 +18,8 @@ struct fake_cuda_launch {
   // the first 8 bytes of each (T, a pointer, or a tensor map's tag).
   int paramCount;
   uint64_t paramWords[32];
+  // Launched by cuLaunchKernelEx with programmatic stream serialization.
+  int programmatic;
 };
 
 struct fake_cuda_tensor_map {

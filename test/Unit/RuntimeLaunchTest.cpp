@@ -278,6 +278,7 @@ TEST_F(RuntimeLaunch, AnEmptyBatchZeroesTheWeightGradients) {
 // kernels whose range holds T. k_small's grid of one block per token would
 // be over the driver's limit at T = 2^40, where only k_large (a fixed grid,
 // 132 blocks) runs: the grids checked are those of the launches that run.
+// k_large waits for the kernels before it itself (programmatic_launch).
 const char *kVariants = R"({
   "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
   "images": {"ptx": "kernels.ptx"},
@@ -292,6 +293,7 @@ const char *kVariants = R"({
         "params": [{"argument": 0, "offset": 0}, {"tokens": true}]},
        {"kernel": "k_large", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [132, 1, 1],
         "block": [256, 1, 1], "dynamic_shared_bytes": 0, "min_tokens": 17,
+        "programmatic_launch": true,
         "params": [{"argument": 0, "offset": 0}, {"tokens": true}]},
        {"kernel": "k_after", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [4, 1, 1],
         "block": [64, 1, 1], "dynamic_shared_bytes": 0,
@@ -346,6 +348,28 @@ TEST_F(RuntimeVariants, EachTRunsTheVariantWhoseRangeHoldsIt) {
   EXPECT_EQ(fmlp_launch(bundle.get(), entry, empty.data(), 2, nullptr),
             FMLP_OK);
   EXPECT_EQ(fake_cuda_launch_count(), before);
+}
+
+// A launch the manifest marks programmatic goes through cuLaunchKernelEx
+// with programmatic stream serialization (the fake refuses any other
+// attribute), with its grid, block and parameters; the others through
+// cuLaunchKernel.
+TEST_F(RuntimeVariants, ProgrammaticLaunchesAsTheManifestSays) {
+  fmlp::Bundle bundle(variants.path());
+  bundle.load();
+  int entry = bundle.entry("forward_nograd");
+  for (int64_t tokens : {3, 40}) {
+    int before = fake_cuda_launch_count();
+    std::vector<fmlp_tensor> t = tensors(tokens);
+    ASSERT_EQ(fmlp_launch(bundle.get(), entry, t.data(), 2, nullptr), FMLP_OK)
+        << fmlp_last_error();
+    ASSERT_EQ(fake_cuda_launch_count(), before + 2);
+    const fake_cuda_launch *first = fake_cuda_launch_at(before);
+    EXPECT_EQ(first->programmatic, tokens == 40 ? 1 : 0) << first->kernel;
+    EXPECT_EQ(fake_cuda_launch_at(before + 1)->programmatic, 0);
+    EXPECT_EQ(first->block[0], tokens == 40 ? 256u : 128u);
+    EXPECT_EQ(param<int64_t>(first, 1), tokens);
+  }
 }
 
 TEST_F(RuntimeVariants, OneKernelAloneOnlyAtATItServes) {
