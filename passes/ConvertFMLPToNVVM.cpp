@@ -39,6 +39,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <cmath>
 #include <numeric>
@@ -50,6 +51,15 @@ namespace mlir::fmlp {
 
 using namespace mlir;
 using namespace mlir::fmlp;
+
+// Programmatic dependent launch, for A/B runs on a GPU (bench/
+// compare_bundles.py). Off by default: on the H200 (bench/NOTES.md item
+// 52) it took 0.95-0.98x the time at (1024, 2816) but 1.05-1.11x at
+// (4096, 11008) for T <= 16.
+static llvm::cl::opt<bool> programmaticLaunch(
+    "fmlp-programmatic-launch", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("sm_90 onwards: launch each kernel while the previous "
+                   "one ends (griddepcontrol), not after it"));
 
 namespace {
 
@@ -881,6 +891,29 @@ struct ConvertFMLPToNVVMPass
       }
       replaceWithLaunches(op, variants, operands, gemm.tokenOperand);
     }
+    if (info.programmaticLaunch() && programmaticLaunch)
+      launchProgrammatically(module, gpuModule);
+  }
+
+  /// Programmatic dependent launch: every kernel lets the next one on the
+  /// stream launch and waits for the ones before it ahead of any memory
+  /// access (at its start, unless its builder placed the wait after work
+  /// that touches no such memory: the small_tokens kernels' weight
+  /// prefetch), and every launch says so (fmlp.programmatic_launch, the
+  /// manifest's programmatic_launch). The next kernel's blocks then start
+  /// as this one's retire, instead of after its last one.
+  void launchProgrammatically(ModuleOp module, gpu::GPUModuleOp gpuModule) {
+    for (auto kernel : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
+      if (!kernel->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()) ||
+          KernelBuilder::waitsForPreviousKernels(kernel))
+        continue;
+      OpBuilder at = OpBuilder::atBlockBegin(&kernel.getBody().front());
+      KernelBuilder::emitWaitForPreviousKernels(at, kernel.getLoc());
+    }
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      launch->setAttr("fmlp.programmatic_launch",
+                      UnitAttr::get(module.getContext()));
+    });
   }
 
   /// The kernel of `op` as `config` says (serving T from `minTokens`),
@@ -999,6 +1032,7 @@ struct ConvertFMLPToNVVMPass
     KernelBuilder kb(gpuModule, kernelName, maps.size(),
                      operands.buffers.size() + (splitKWorkspace ? 1 : 0),
                      op->getLoc());
+    kb.programmaticLaunch = info.programmaticLaunch() && programmaticLaunch;
     KernelOperands viewed = operands;
     viewed.alignedArguments = variant.vectorAccess || variant.tma.has_value();
     EpilogueLowering lowering{kb, viewed, gemm, config,

@@ -54,6 +54,9 @@ struct Target {
   std::string_view ptxasArch; // ptxas -arch=
 
   bool has(MmaFamily family) const { return mma & family; }
+  /// griddepcontrol, programmatic dependent launch (sm_90 onwards): a
+  /// kernel may be launched while the one before it on the stream ends.
+  bool programmaticLaunch() const { return major >= 9; }
   /// The NVPTX feature string of the PTX version: "+ptx80".
   std::string ptxFeature() const {
     return "+ptx" + std::to_string(ptxVersion);

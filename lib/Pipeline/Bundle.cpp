@@ -371,6 +371,10 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
     }
     if (loop)
       described["per_chunk"] = true;
+    // The kernel waits for the previous ones itself (griddepcontrol): the
+    // runtime may launch it programmatically.
+    if (launch->hasAttr("fmlp.programmatic_launch"))
+      described["programmatic_launch"] = true;
     if (failed(describeTokenRange(launch, func, described, error)))
       return WalkResult::interrupt();
     launches.push_back(std::move(described));

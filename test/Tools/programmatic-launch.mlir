@@ -1,0 +1,28 @@
+// REQUIRES: ptxas
+// Programmatic dependent launch (--fmlp-programmatic-launch, off by
+// default): on sm_90 onwards every kernel starts with
+// griddepcontrol.launch_dependents and .wait (before any memory access),
+// but the small_tokens ones, which first prefetch their weights into L2;
+// every launch of the manifest says programmatic_launch. Not on sm_80
+// (no griddepcontrol), and not without the flag.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --report=false --fmlp-programmatic-launch -o %t/on.bundle
+// RUN: grep -c "griddepcontrol.wait" %t/on.bundle/kernels.ptx | FileCheck %s --check-prefix=COUNT
+// RUN: grep -c '"programmatic_launch": true' %t/on.bundle/manifest.json | FileCheck %s --check-prefix=COUNT
+// RUN: grep -c '"kernel":' %t/on.bundle/manifest.json | FileCheck %s --check-prefix=COUNT
+// COUNT: 21
+// RUN: FileCheck %s --check-prefix=PTX < %t/on.bundle/kernels.ptx
+// PTX-LABEL: .entry llama_mlp_forward_k0_gate_up_small_tokens(
+// PTX-NOT: ld.global
+// PTX: prefetch.global.L2
+// PTX: griddepcontrol.launch_dependents;
+// PTX-NEXT: griddepcontrol.wait;
+// PTX-LABEL: .entry llama_mlp_forward_k0_gate_up(
+// PTX-NOT: {{ld.global|cp.async|mbarrier.init|prefetch}}
+// PTX: griddepcontrol.launch_dependents;
+// PTX-NEXT: griddepcontrol.wait;
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --report=false --fmlp-programmatic-launch --chip=sm_80 -o %t/sm80.bundle
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --report=false -o %t/off.bundle
+// RUN: cat %t/sm80.bundle/kernels.ptx %t/sm80.bundle/manifest.json %t/off.bundle/kernels.ptx %t/off.bundle/manifest.json | FileCheck %s --check-prefix=NONE
+// NONE-NOT: griddepcontrol
+// NONE-NOT: programmatic_launch
