@@ -5,7 +5,11 @@ two directories (from test/GPU/make-bundles.sh), measured alternately (A,
 B, A, B, ...) so that clock and thermal drift fall on both alike; medians
 of the rounds.
 
-  python3 bench/compare_bundles.py BUNDLES_A BUNDLES_B RUNTIME_LIB [--tokens 8192] [--dtype bf16]
+  python3 bench/compare_bundles.py BUNDLES_A BUNDLES_B RUNTIME_LIB [--tokens 8192[,T...]]
+      [--dtype bf16] [--shapes 1024x2816,4096x11008] [--entries-only]
+
+--entries-only times the no-grad forward and the training step alone (not
+each kernel).
 """
 import argparse
 import os
@@ -31,6 +35,7 @@ def kernels_of(directory, dtype_name, d, h, t):
     bundle = runtime.Bundle(f"{directory}/mlp-{dtype_name}-{d}-{h}.bundle")
     bundle.load()
     fwd, bwd = bundle.entry("forward"), bundle.entry("backward")
+    nograd = bundle.entry("forward_nograd")
     y, dx, saved = torch.empty_like(x), torch.empty_like(x), torch.empty(t, 3 * h, device="cuda", dtype=dtype)
     dw = [torch.empty_like(wg), torch.empty_like(wu), torch.empty_like(wd)]
     forward_args = [x, wg, wu, wd, y, saved]
@@ -42,7 +47,11 @@ def kernels_of(directory, dtype_name, d, h, t):
             out[name] = (lambda e=entry, a=args, k=k: launcher(e)(a, kernel=k))
     out["step (forward + backward)"] = lambda: (launcher(fwd)(forward_args),
                                                 launcher(bwd)(backward_args))
+    out["no-grad forward"] = lambda: launcher(nograd)([x, wg, wu, wd, y])
     return bundle, out
+
+
+ENTRIES = ("step (forward + backward)", "no-grad forward")
 
 
 def main():
@@ -50,15 +59,22 @@ def main():
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("runtime")
-    p.add_argument("--tokens", type=int, default=8192)
+    p.add_argument("--tokens", default="8192", help="T, or several: 1,16,64")
+    p.add_argument("--shapes", default="1024x2816,4096x11008")
+    p.add_argument("--entries-only", action="store_true")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
     args = p.parse_args()
     os.environ["FMLP_RUNTIME_LIB"] = args.runtime
-    for d, h in ((1024, 2816), (4096, 11008)):
-        keep_a, a = kernels_of(args.a, args.dtype, d, h, args.tokens)
-        keep_b, b = kernels_of(args.b, args.dtype, d, h, args.tokens)
-        print(f"D={d} H={h} T={args.tokens} {args.dtype}: median ms, A = {args.a}, B = {args.b}")
+    shapes = [tuple(map(int, shape.split("x"))) for shape in args.shapes.split(",")]
+    for (d, h), t in ((shape, int(t)) for shape in shapes for t in args.tokens.split(",")):
+        keep_a, a = kernels_of(args.a, args.dtype, d, h, t)
+        keep_b, b = kernels_of(args.b, args.dtype, d, h, t)
+        if args.entries_only:
+            a = {n: f for n, f in a.items() if n in ENTRIES}
+            b = {n: f for n, f in b.items() if n in ENTRIES}
+        print(f"D={d} H={h} T={t} {args.dtype}: "
+              f"median ms, A = {args.a}, B = {args.b}")
         # Kernels of one side only (another variant, e.g. a split-K one and
         # the fill that zeroes its counters) are timed alone.
         for name in list(a) + [n for n in b if n not in a]:
@@ -70,11 +86,10 @@ def main():
                     tb.append(median_ms(b[name]))
             if ta and tb:
                 ma, mb = statistics.median(ta), statistics.median(tb)
-                print(f"  {name:40s} A {ma:8.3f}  B {mb:8.3f}  B/A {mb / ma:.3f}", flush=True)
+                print(f"  {name:40s} A {ma:8.4f}  B {mb:8.4f}  B/A {mb / ma:.3f}", flush=True)
             else:
                 side, times = ("A", ta) if ta else ("B", tb)
-                print(f"  {name:40s} {side} {statistics.median(times):8.3f} ({side} only)", flush=True)
-
+                print(f"  {name:40s} {side} {statistics.median(times):8.4f} ({side} only)", flush=True)
 
 if __name__ == "__main__":
     main()
