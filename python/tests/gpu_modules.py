@@ -251,6 +251,27 @@ def print_table():
     print()
 
 
+def compiled_matches_eager(label, fused, x, dy):
+    """torch.compile(fused, fullgraph=True): no graph break, and y and dx
+    equal to the eager module's. Returns the compiled module (None when it
+    failed)."""
+    try:
+        torch._dynamo.reset()
+        compiled = torch.compile(fused, fullgraph=True)
+        xc = x.detach().clone().requires_grad_(True)
+        yc = compiled(xc)
+        yc.backward(dy)
+        xe = x.detach().clone().requires_grad_(True)
+        ye = fused(xe)
+        ye.backward(dy)
+        report(label, torch.equal(yc.detach(), ye.detach()) and torch.equal(xc.grad, xe.grad),
+               f"max |dx diff| {(xc.grad - xe.grad).abs().max().item():.2e}")
+        return compiled
+    except Exception as error:
+        report(label, False, f"{type(error).__name__}: {str(error)[:400]}")
+        return None
+
+
 def modules():
     kept = None
     for label, class_name, extra in CASES:
@@ -409,21 +430,7 @@ def checks(fused, x, dy):
             report(f"{label} mismatch refused", False, "no error")
         except kind as error:
             report(f"{label} mismatch refused", True, str(error)[:100])
-    # torch.compile with fullgraph: no graph break, same results.
-    try:
-        torch._dynamo.reset()
-        compiled = torch.compile(fused, fullgraph=True)
-        xc = x.detach().clone().requires_grad_(True)
-        yc = compiled(xc)
-        yc.backward(dy)
-        xe = x.detach().clone().requires_grad_(True)
-        ye = fused(xe)
-        ye.backward(dy)
-        report("torch.compile(fullgraph=True) forward+backward",
-               torch.equal(yc.detach(), ye.detach()) and torch.equal(xc.grad, xe.grad),
-               f"max |dx diff| {(xc.grad - xe.grad).abs().max().item():.2e}")
-    except Exception as error:
-        report("torch.compile(fullgraph=True)", False, f"{type(error).__name__}: {str(error)[:400]}")
+    compiled_matches_eager("torch.compile(fullgraph=True) forward+backward", fused, x, dy)
 
 
 def small_llama(dtype, layers=2):
@@ -618,18 +625,9 @@ def precisions():
         report(f"{label}: 'highest' runs highest", torch.equal(y_highest, results["highest"][0]))
         # PyTorch's setting read inside forward: no graph break under
         # torch.compile(fullgraph=True), and a CUDA graph captures it.
-        try:
-            torch._dynamo.reset()
-            compiled = torch.compile(fused, fullgraph=True)
-            xc = x.detach().clone().requires_grad_(True)
-            yc = compiled(xc)
-            yc.backward(dy)
-            xe = x.detach().clone().requires_grad_(True)
-            ye = fused(xe)
-            ye.backward(dy)
-            report(f"{label}: torch.compile(fullgraph=True), PyTorch's default setting",
-                   torch.equal(yc.detach(), ye.detach()) and torch.equal(xc.grad, xe.grad),
-                   f"max |dx diff| {(xc.grad - xe.grad).abs().max().item():.2e}")
+        compiled = compiled_matches_eager(
+            f"{label}: torch.compile(fullgraph=True), PyTorch's default setting", fused, x, dy)
+        if compiled is not None:
             # The setting is read at trace time; changing it retraces.
             torch.set_float32_matmul_precision("high")
             try:
@@ -639,9 +637,6 @@ def precisions():
                 torch.set_float32_matmul_precision(previous)
             report(f"{label}: compiled, then 'high': retraced, runs tf32",
                    torch.equal(y_compiled_high, results["tf32"][0]))
-        except Exception as error:
-            report(f"{label}: torch.compile(fullgraph=True)", False,
-                   f"{type(error).__name__}: {str(error)[:400]}")
         static_x = x.detach().clone()
         with torch.no_grad():
             side = torch.cuda.Stream()

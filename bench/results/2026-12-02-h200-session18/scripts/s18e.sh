@@ -15,3 +15,8 @@ echo "rc=$? $(( $(date +%s) - s )) s"; cat "$R/compare-nopdl-pdl0.txt"
 timeout 100 python3 bench/compare_bundles.py .device/bundles-pdl0 .device/bundles-pdl $FMLP_RUNTIME_LIB \
   --tokens 1,16 --shapes 4096x11008 --entries-only --rounds 7 > "$R/compare-pdl0-pdl.txt" 2>&1
 echo "rc=$? $(( $(date +%s) - s )) s"; cat "$R/compare-pdl0-pdl.txt"
+# gpu_modules.py precisions after its compile check became one helper
+# (compiled_matches_eager, shared with the bf16 modules' check).
+export FMLP_CACHE_DIR=$PWD/.device/fmlp-cache-highest
+timeout 150 python3 python/tests/gpu_modules.py precisions > "$R/gpu-modules-precisions.log" 2>&1
+echo "precisions rc=$? $(( $(date +%s) - s )) s"; grep -E "FAIL|compile|failed" "$R/gpu-modules-precisions.log" | tail -8
