@@ -138,27 +138,15 @@ Value KernelBuilder::blockId(unsigned dim) {
 }
 void KernelBuilder::barrier() { NVVM::Barrier0Op::create(b, loc); }
 
-namespace {
-constexpr llvm::StringLiteral kWaitForPreviousKernels =
-    "griddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;";
-} // namespace
-
 void KernelBuilder::emitWaitForPreviousKernels(OpBuilder &b, Location loc) {
   LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange(),
-                            kWaitForPreviousKernels, "~{memory}",
+                            "griddepcontrol.launch_dependents;\n\t"
+                            "griddepcontrol.wait;",
+                            "~{memory}",
                             /*has_side_effects=*/true,
                             /*is_align_stack=*/false,
                             LLVM::tailcallkind::TailCallKind::None,
                             LLVM::AsmDialectAttr(), ArrayAttr());
-}
-
-bool KernelBuilder::waitsForPreviousKernels(LLVM::LLVMFuncOp kernel) {
-  WalkResult found = kernel.walk([](LLVM::InlineAsmOp op) {
-    return op.getAsmString() == kWaitForPreviousKernels
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
-  });
-  return found.wasInterrupted();
 }
 
 MatrixView MatrixView::concatenate(const MatrixView &first,

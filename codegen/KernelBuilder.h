@@ -126,11 +126,6 @@ public:
   Location loc;
   LLVM::LLVMFuncOp func;
   unsigned numTensorMaps;
-  /// The kernel will be launched programmatically (waitForPreviousKernels):
-  /// a builder with work that touches no other kernel's memory (the
-  /// small_tokens kernels' weight prefetch) does it, then waits; the NVVM
-  /// lowering puts the wait first in every other kernel.
-  bool programmaticLaunch = false;
 
   Value tensorMap(unsigned index) { return func.getArgument(index); }
   Value buffer(unsigned index) {
@@ -156,16 +151,13 @@ public:
   Value blockId(unsigned dim);
   void barrier();
   /// Programmatic dependent launch (sm_90 onwards; Target::
-  /// programmaticLaunch): lets the next kernel on the stream be launched
-  /// (griddepcontrol.launch_dependents), then waits until the kernels
-  /// before this one have completed and their memory is visible
-  /// (griddepcontrol.wait; with a memory clobber, so that no access moves
-  /// above it). A kernel whose launch says programmatic_launch touches no
-  /// memory another kernel writes or reads before it.
-  void waitForPreviousKernels() { emitWaitForPreviousKernels(b, loc); }
+  /// programmaticLaunch), at `b`'s insertion point: lets the next kernel on
+  /// the stream be launched (griddepcontrol.launch_dependents), then waits
+  /// until the kernels before this one have completed and their memory is
+  /// visible (griddepcontrol.wait; with a memory clobber, so that no access
+  /// moves above it). A kernel whose launch says programmatic_launch
+  /// touches no memory before it.
   static void emitWaitForPreviousKernels(OpBuilder &b, Location loc);
-  /// Whether `kernel` waits for the previous kernels.
-  static bool waitsForPreviousKernels(LLVM::LLVMFuncOp kernel);
 
   /// Element (row, col) of `view`, extended to f32 (indices are i64).
   Value load(const MatrixView &view, Value row, Value col);

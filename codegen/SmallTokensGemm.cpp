@@ -38,12 +38,6 @@ using namespace mlir::fmlp;
 // A tuning knob for A/B runs on a GPU (bench/compare_bundles.py; the
 // register cap beside it is tile selection's, recorded in the config); the
 // default is the measured choice.
-static llvm::cl::opt<int> prefetchedChunks(
-    "fmlp-small-tokens-prefetch", llvm::cl::Hidden, llvm::cl::init(8),
-    llvm::cl::desc("small_tokens kernels launched programmatically: the "
-                   "chunks of its weights each warp prefetches into L2 "
-                   "before waiting for the previous kernel"));
-
 static llvm::cl::opt<int> piecesInFlight(
     "fmlp-small-tokens-pieces", llvm::cl::Hidden, llvm::cl::init(4),
     llvm::cl::desc("small_tokens kernels: 16-byte weight-row pairs each "
@@ -91,10 +85,6 @@ public:
         begin, kb.mul(kb.udiv(arith::SubIOp::create(b, loc, end, begin),
                               unroll),
                       kb.i32(unroll)));
-    if (kb.programmaticLaunch) {
-      prefetchWeights(begin, end);
-      kb.waitForPreviousKernels();
-    }
     SmallVector<Value> acc(spec.b.size() * kTokenTiles,
                            LLVM::ZeroOp::create(b, loc, accumulatorType()));
     acc = loop(begin, whole, unroll, acc);
@@ -120,26 +110,6 @@ private:
       multiply(chunk, sums);
     scf::YieldOp::create(b, loc, sums);
     return SmallVector<Value>(forOp.getResults());
-  }
-
-  /// The warp's first prefetchedChunks chunks of its weight rows into L2,
-  /// before the previous kernel has ended (the weights are no kernel's
-  /// output): the stream of this kernel's weights begins in that kernel's
-  /// last wave, when most multiprocessors are idle.
-  void prefetchWeights(Value begin, Value end) {
-    auto level = NVVM::PrefetchCacheLevelAttr::get(b.getContext(),
-                                                   NVVM::PrefetchCacheLevel::L2);
-    for (int64_t u = 0; u < prefetchedChunks; ++u) {
-      Value chunk = kb.add(begin, kb.i32(u));
-      kb.ifThen(kb.lessThan(chunk, end), [&] {
-        Value k = kb.add(kb.toI64(kb.mul(chunk, kb.i32(kSmallTokensChunk))), q8);
-        for (const MatrixView &w : spec.b)
-          for (Value row : rows)
-            NVVM::PrefetchOp::create(b, loc, level,
-                                     NVVM::CacheEvictionPriorityAttr(),
-                                     kb.address(w, row, k), Value());
-      });
-    }
   }
 
   Value loadPiece(const MatrixView &view, Value row, Value k) {

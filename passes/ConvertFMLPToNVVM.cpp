@@ -54,8 +54,9 @@ using namespace mlir::fmlp;
 
 // Programmatic dependent launch, for A/B runs on a GPU (bench/
 // compare_bundles.py). Off by default: on the H200 (bench/NOTES.md item
-// 52) it took 0.95-0.98x the time at (1024, 2816) but 1.05-1.11x at
-// (4096, 11008) for T <= 16.
+// 52) it took 0.94-0.98x the time at (1024, 2816) but up to 1.10x (the
+// training step, T <= 16) and 1.16x (the no-grad forward, T = 64) at
+// (4096, 11008).
 static llvm::cl::opt<bool> programmaticLaunch(
     "fmlp-programmatic-launch", llvm::cl::Hidden, llvm::cl::init(false),
     llvm::cl::desc("sm_90 onwards: launch each kernel while the previous "
@@ -896,16 +897,13 @@ struct ConvertFMLPToNVVMPass
   }
 
   /// Programmatic dependent launch: every kernel lets the next one on the
-  /// stream launch and waits for the ones before it ahead of any memory
-  /// access (at its start, unless its builder placed the wait after work
-  /// that touches no such memory: the small_tokens kernels' weight
-  /// prefetch), and every launch says so (fmlp.programmatic_launch, the
-  /// manifest's programmatic_launch). The next kernel's blocks then start
-  /// as this one's retire, instead of after its last one.
+  /// stream launch and waits for the ones before it first thing, ahead of
+  /// any memory access, and every launch says so (fmlp.programmatic_launch,
+  /// the manifest's programmatic_launch). The next kernel's blocks then
+  /// start as this one's retire, instead of after its last one.
   void launchProgrammatically(ModuleOp module, gpu::GPUModuleOp gpuModule) {
     for (auto kernel : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
-      if (!kernel->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()) ||
-          KernelBuilder::waitsForPreviousKernels(kernel))
+      if (!kernel->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
         continue;
       OpBuilder at = OpBuilder::atBlockBegin(&kernel.getBody().front());
       KernelBuilder::emitWaitForPreviousKernels(at, kernel.getLoc());
@@ -1032,7 +1030,6 @@ struct ConvertFMLPToNVVMPass
     KernelBuilder kb(gpuModule, kernelName, maps.size(),
                      operands.buffers.size() + (splitKWorkspace ? 1 : 0),
                      op->getLoc());
-    kb.programmaticLaunch = info.programmaticLaunch() && programmaticLaunch;
     KernelOperands viewed = operands;
     viewed.alignedArguments = variant.vectorAccess || variant.tma.has_value();
     EpilogueLowering lowering{kb, viewed, gemm, config,
