@@ -655,11 +655,11 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
   // A kernel that waits for the previous ones itself may be launched while
   // they end (a CUDA graph captures the programmatic edge).
   LaunchAttribute programmatic{};
-  programmatic.id = kLaunchAttributeProgrammaticStreamSerialization;
-  const int allowed = 1;
-  std::memcpy(programmatic.value, &allowed, sizeof allowed);
   bool ex = launch.programmatic && driver.cuLaunchKernelEx;
   if (ex) {
+    programmatic.id = kLaunchAttributeProgrammaticStreamSerialization;
+    const int allowed = 1;
+    std::memcpy(programmatic.value, &allowed, sizeof allowed);
     config.attributes = &programmatic;
     config.attributeCount = 1;
   }
