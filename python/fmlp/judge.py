@@ -17,15 +17,16 @@ from typing import Dict, Optional, Tuple
 
 import torch
 
+from . import precision as precisions
 from . import runtime
 
 INPUTS = ("x", "gate", "up", "down", "dy", "gate_bias", "up_bias", "down_bias")
 OUTPUTS = ("y", "dx", "d_gate", "d_up", "d_down", "d_gate_bias", "d_up_bias", "d_down_bias")
 ACTIVATIONS = {"silu": 0, "gelu_tanh": 1, "relu": 2}
 STORAGE = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
-# lib/Numerics' Contraction; "highest" (precision.py) is judged by strict
-# fp32's bound, which its tf32x3 contractions are within.
-CONTRACTIONS = {"ieee": 0, "tf32": 1, "tf32x3": 2, "highest": 0}
+# lib/Numerics' Contraction, by the bound's name (precision.CONTRACTION gives
+# each precision's).
+CONTRACTIONS = {"ieee": 0, "tf32": 1, "tf32x3": 2}
 
 _Matmul = ctypes.CFUNCTYPE(None, ctypes.c_void_p,
                            ctypes.POINTER(ctypes.c_double), ctypes.c_int64, ctypes.c_int64,
@@ -77,13 +78,15 @@ def reference(activation: str, dtype: torch.dtype, inputs: Dict[str, torch.Tenso
     gate, up [D, H] (a Linear's weight transposed); down [H, D]; biases
     when the block has them. `dtype` is the storage type the inputs are
     representable in; outputs are laid out alike (d_gate [D, H], ...).
-    `contraction` is how an fp32 block multiplies: ieee, tf32 or tf32x3, or
-    highest, judged as ieee (docs/precision.md)."""
+    `contraction` is the precision an fp32 block ran at (precision.py:
+    highest, ieee, tf32x3, tf32), judged by its bound (highest's is
+    ieee's; docs/precision.md)."""
     x = inputs["x"]
     t, d, h = x.shape[0], x.shape[1], inputs["gate"].shape[1]
     bias = inputs.get("gate_bias") is not None
     block = _Block(t, d, h, ACTIVATIONS[activation], STORAGE[dtype], int(bias),
-                   gate_multiplier, down_multiplier, CONTRACTIONS[contraction])
+                   gate_multiplier, down_multiplier,
+                   CONTRACTIONS[precisions.CONTRACTION[contraction]])
     host_in = [_host(inputs.get(name)) for name in INPUTS]
     names = OUTPUTS if bias else OUTPUTS[:5]
     shapes = dict(y=(t, d), dx=(t, d), d_gate=(d, h), d_up=(d, h), d_down=(h, d),

@@ -137,7 +137,7 @@ class FusedGatedMLP(nn.Module):
     # This module's memory policy (fmlp.MemoryPolicy; None: the scope's or
     # the default, policy.py); a call's memory_policy argument overrides it.
     memory_policy: Optional[policy.MemoryPolicy] = None
-    # How an fp32 block multiplies: "ieee", "tf32x3", "tf32", or None for
+    # How an fp32 block multiplies: "highest", "ieee", "tf32x3", "tf32", or None for
     # PyTorch's float32 matmul precision (precision.py); a call's
     # precision argument overrides it.
     precision: Optional[str] = None
