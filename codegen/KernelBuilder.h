@@ -239,6 +239,12 @@ struct WgmmaOperand {
   /// `kSplit` (a multiple of 64) read `highMap` at k - kSplit.
   int64_t kSplit = 0;
   unsigned highMap = 0;
+  /// K-major A whose rows are T: each k-step's tile arrives in boxes of
+  /// this many rows (0: one box of the whole tile), and a box wholly past
+  /// the extent is not loaded. TMA's zero fill of rows past T is not free:
+  /// with 128-row boxes K2 took 48 us at T = 64 and 34 at T = 128
+  /// (H200, D = 4096, H = 11008; bench/NOTES.md item 53).
+  int64_t rowsPerBox = 0;
 };
 struct WgmmaGemmSpec {
   Extent m, n, k;

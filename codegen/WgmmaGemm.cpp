@@ -321,6 +321,23 @@ struct Wgmma : EpilogueHost {
       Value elected =
           NVVM::ElectSyncOp::create(b(), kb.loc, b().getI1Type(), Value());
       kb.ifThen(elected, [&] {
+        // A in boxes of rowsPerBox rows: those holding rows below M, and
+        // the stage's bytes without the others'.
+        Value aBoxes, arrivingBytes = c32(stageBytes(spec));
+        if (int64_t rowsPerBox = spec.a.rowsPerBox) {
+          Value rowsLeft = arith::SubIOp::create(
+              b(), kb.loc,
+              arith::TruncIOp::create(b(), kb.loc, i32, kb.extent(spec.m)), m0);
+          aBoxes = arith::MinUIOp::create(
+              b(), kb.loc, c32(kWgmmaTileM / rowsPerBox),
+              arith::CeilDivUIOp::create(b(), kb.loc, rowsLeft,
+                                         c32(rowsPerBox)));
+          Value skipped = arith::SubIOp::create(
+              b(), kb.loc, c32(kWgmmaTileM / rowsPerBox), aBoxes);
+          arrivingBytes = arith::SubIOp::create(
+              b(), kb.loc, arrivingBytes,
+              kb.mul(skipped, c32(rowsPerBox * kRowBytes)));
+        }
         auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
         OpBuilder::InsertionGuard guard(b());
         b().setInsertionPointToStart(loop.getBody());
@@ -328,17 +345,27 @@ struct Wgmma : EpilogueHost {
         Value stage = urem(step, spec.stages);
         waitFree(step);
         NVVM::MBarrierArriveExpectTxOp::create(
-            b(), kb.loc, /*res=*/Type(), full(stage), c32(stageBytes(spec)),
+            b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
             NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
         Value kc = kb.mul(kb.add(kFirst, step), c32(kWgmmaTileK));
         Value base = stageOffset(stage);
         // One operand's tile of `rows` m/n from `row0`: a box of 64 k x rows
-        // (K-major) or rows / 64 boxes of 64 m/n x 64 k (MN-major).
+        // (K-major; A in boxes of rowsPerBox, the first aBoxes of them) or
+        // rows / 64 boxes of 64 m/n x 64 k (MN-major).
         auto issue = [&](unsigned map, Value offset, Value row0, Value k0,
-                         bool kMajor, int64_t rows) {
+                         bool kMajor, int64_t rows, int64_t rowsPerBox = 0) {
           auto load = [&](Value dstOffset, Value inner, Value outer) {
             tmaLoad(map, kb.add(base, dstOffset), inner, outer, full(stage));
           };
+          if (kMajor && rowsPerBox) {
+            load(offset, k0, row0); // the tile's first row is below M
+            for (int64_t j = 1; j < rows / rowsPerBox; ++j)
+              kb.ifThen(kb.lessThan(c32(j), aBoxes), [&] {
+                load(kb.add(offset, c32(j * rowsPerBox * kRowBytes)), k0,
+                     kb.add(row0, c32(j * rowsPerBox)));
+              });
+            return;
+          }
           if (kMajor)
             return load(offset, k0, row0);
           for (int64_t j = 0; j < rows / 64; ++j)
@@ -348,7 +375,8 @@ struct Wgmma : EpilogueHost {
         auto operand = [&](const WgmmaOperand &op, Value offset, Value row0,
                            int64_t rows) {
           if (op.kSplit == 0)
-            return issue(op.map, offset, row0, kc, op.kMajor, rows);
+            return issue(op.map, offset, row0, kc, op.kMajor, rows,
+                         op.rowsPerBox);
           Value low = kb.lessThan(kc, c32(op.kSplit));
           auto branch = scf::IfOp::create(b(), kb.loc, low, true);
           OpBuilder::InsertionGuard guard(b());

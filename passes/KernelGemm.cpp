@@ -7,9 +7,17 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 using namespace mlir::fmlp;
+
+// For A/B runs on a GPU (bench/compare_bundles.py): the rows of the boxes
+// in which a K-major A whose rows are T arrives (WgmmaOperand::rowsPerBox).
+static llvm::cl::opt<int> tokenRowsPerBox(
+    "fmlp-wgmma-token-rows-per-box", llvm::cl::Hidden, llvm::cl::init(32),
+    llvm::cl::desc("WGMMA kernels: the rows of each TMA box of an A operand "
+                   "whose rows are T (8, 16, 32, 64 or 128)"));
 
 namespace {
 
@@ -237,14 +245,28 @@ public:
     return "";
   }
 
-  WgmmaOperand operandA(const GemmOperand &operand) {
+  /// A's rows are T when `tokenRows`: K-major, it is read in boxes of 32
+  /// rows (the option above), so that a box past T is not loaded
+  /// (WgmmaOperand::rowsPerBox).
+  WgmmaOperand operandA(const GemmOperand &operand, bool tokenRows) {
     const GemmPart &first = operand.parts[0];
     // Concatenated: the adjacent parts as one view of 2 split columns.
     int64_t cols = operand.form == GemmOperand::Form::Concatenated
                        ? 2 * operand.split
                        : 0;
-    return {add(first.memref, first.kMajor, kWgmmaTileM, operand.role, cols),
-            first.kMajor};
+    if (kWgmmaTileM % tokenRowsPerBox || tokenRowsPerBox % 8)
+      llvm::report_fatal_error("--fmlp-wgmma-token-rows-per-box must divide " +
+                                   llvm::Twine(kWgmmaTileM) +
+                                   " and be a multiple of 8",
+                               /*gen_crash_diag=*/false);
+    int64_t rowsPerBox =
+        tokenRows && first.kMajor ? int64_t(tokenRowsPerBox) : kWgmmaTileM;
+    WgmmaOperand a{add(first.memref, first.kMajor, rowsPerBox, operand.role,
+                       cols),
+                   first.kMajor};
+    if (rowsPerBox != kWgmmaTileM)
+      a.rowsPerBox = rowsPerBox;
+    return a;
   }
   WgmmaOperand operandB(const GemmOperand &operand) {
     const GemmPart &first = operand.parts[0];
@@ -306,7 +328,7 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, const KernelGemm &gemm,
     whyNot = p.whyNot;
     return failure();
   }
-  p.plan.a = p.operandA(gemm.a);
+  p.plan.a = p.operandA(gemm.a, gemm.m.tokens);
   for (const GemmOperand &b : gemm.b)
     p.plan.b.push_back(p.operandB(b));
   if (!p.whyNot.empty()) {

@@ -3,12 +3,13 @@
 # judges every bundle of make-bundles.sh on the GPU (fmlp-gpu-block-test)
 # and runs compute-sanitizer's memcheck and racecheck once at a small shape.
 #   test/GPU/run.sh BUNDLES [quick|full] [JSON_INCLUDE_DIR]
-# quick: T in {0, 1, 2, 3, 16, 17, 37, 128, 129, 256, 257, 4096} (0: the
-# weight gradients of an empty batch are zero; 1 to 16 the small_tokens
-# variants of K1 and K2, 16 and 17 either side of their range; 17 to 128
-# K2's and K4's split-K variants of one row of tiles, 128 and 129 either
-# side; 256 and 257 either side of their 64-wide WGMMA variants, split-K
-# at D = 1024), and 2597 at D = 1024 (21 row
+# quick: T in {0, 1, 2, 3, 16, 17, 32, 33, 37, 64, 65, 128, 129, 256, 257,
+# 4096} (0: the weight gradients of an empty batch are zero; 1 to 16 the
+# small_tokens variants of K1 and K2, 16 and 17 either side of their range;
+# 17 to 128 K2's and K4's split-K variants of one row of tiles, 128 and 129
+# either side; 32, 33, 64, 65: the WGMMA kernels load A (rows T) in boxes
+# of 32 rows, none past T; 256 and 257 either side of their 64-wide WGMMA
+# variants, split-K at D = 1024), and 2597 at D = 1024 (21 row
 # tiles: the last group of 16 is partial); full adds T = 65536 (judged at sampled tokens and hidden units
 # where the full float64 reference would not fit). DTYPES (default "bf16 f16
 # f32") narrows the run. bf16 also runs at the edge shapes of shapes.sh,
@@ -41,7 +42,7 @@ dtypes=${DTYPES:-bf16 f16 f32}
 [[ " $sets " == *" defaults "* ]] && for dtype in $dtypes; do
   for shape in $gpu_test_shapes; do
     d=${shape%x*} h=${shape#*x}
-    tokens="0 1 2 3 16 17 37 128 129 256 257 4096"
+    tokens="0 1 2 3 16 17 32 33 37 64 65 128 129 256 257 4096"
     if [[ $d == 1024 ]]; then tokens="$tokens 2597"; fi
     # f32's weight gradients: IEEE below 84 tokens, tf32x3 from 84 (highest)
     if [[ $dtype == f32 ]]; then tokens="$tokens 83 84"; fi

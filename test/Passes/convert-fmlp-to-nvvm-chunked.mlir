@@ -26,7 +26,7 @@
 // CHECK: } else {
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k3_gate_up blocks in ({{.+}}) threads in (%c384{{.*}}, {{.+}} args(%[[X]] : {{.+}}, %[[TC]] : index)
 // CHECK-SAME: fmlp.min_tokens = 17
-// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 128, 128, 64, 64, 64>
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 32, 128, 128, 64, 64, 64>
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k4_down_grad {{.+}} threads in (%c384
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k5_down_weight_grad {{.+}} threads in (%c384
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k6_input_grad_upto256 {{.+}} threads in (%c384

@@ -20,7 +20,9 @@
 // CHECK: %[[GX:.+]] = arith.ceildivui %[[T]], %c128
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_gate_up blocks in (%[[GX]], %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c197632_i32 args(%arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %[[A:.+]] : memref<?x128xbf16, strided<[384, 1]>>, %[[G:.+]] : memref<?x128xbf16, strided<[384, 1], offset: 128>>, %[[U:.+]] : memref<?x128xbf16, strided<[384, 1], offset: 256>>, %arg0 : memref<?x64xbf16>, %arg1 : memref<128x64xbf16>, %arg2 : memref<128x64xbf16>, %[[A]] : {{.+}}, %[[G]] : {{.+}}, %[[U]] : {{.+}}, %[[T]] : index)
 // CHECK-SAME: fmlp.min_tokens = 17
-// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 128, 128, 64, 64, 64>
+// x, whose rows are T, arrives in boxes of 32 rows (none loaded past T);
+// the weights in boxes of the tile's 128 columns, the outputs of 64.
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 32, 128, 128, 64, 64, 64>
 // CHECK-SAME: fmlp.written = array<i64: 9, 10, 11>
 // K2 has two variants (token_variants): small_tokens for T <= 16, 64-wide
 // WGMMA tiles for 17 <= T <= 256; the chain of scf.if picks one launch.
@@ -40,9 +42,10 @@
 // CHECK-SAME: fmlp.min_tokens = 257
 // CHECK-LABEL: func.func @mlp.backward(
 // K4 reads [dG dU] as one view of 2H = 256 columns, and [Wg; Wu] split
-// along K, MN-major (64-row boxes); dx is its output map.
+// along K, MN-major (64-row boxes); dx is its output map. [dG dU]'s rows
+// are T: boxes of 32.
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k2_input_grad
-// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 128, 64, 64, 64>
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 32, 64, 64, 64>
 // CHECK-SAME: fmlp.tensor_map_cols = array<i64: 256, 64, 64, 64>
 // K5's output, [dWg; dWu], is two buffers under one view: no map of its
 // own, so its staged blocks move out by threads in 16-byte pieces.
@@ -87,8 +90,13 @@
 // consumer's), computes the box from the accumulators left in shared
 // memory, and stores it.
 // CHECK: llvm.func @mlp_backward_k0_down_grad(
+// Each stage's bytes: 48 KiB less the boxes of dY's 32 rows past T (of 4).
 // CHECK: nvvm.setmaxregister decrease 120
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c49152_i32
+// CHECK: %[[BOXES:.+]] = arith.minui %c4_i32{{.*}}, %{{.+}} : i32
+// CHECK: %[[SKIPPED:.+]] = arith.subi %c4_i32{{.*}}, %[[BOXES]]
+// CHECK: %[[SKIPPED_BYTES:.+]] = arith.muli %[[SKIPPED]], %c4096_i32
+// CHECK: %[[BYTES:.+]] = arith.subi %c49152_i32, %[[SKIPPED_BYTES]]
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %[[BYTES]]
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c65536_i32
 // CHECK: nvvm.mbarrier.try_wait.parity

@@ -35,10 +35,11 @@
 // MANIFEST-NEXT: 128,
 // MANIFEST: "kernel": "llama_mlp_forward_k0_gate_up",
 // MANIFEST-NEXT: "min_tokens": 17,
+// x (rows T) in boxes of 32 rows, a box past T not loaded.
 // MANIFEST: "tensor_map": {
 // MANIFEST-NEXT: "argument": 0,
 // MANIFEST-NEXT: "box_cols": 64,
-// MANIFEST-NEXT: "box_rows": 128,
+// MANIFEST-NEXT: "box_rows": 32,
 // MANIFEST-NEXT: "cols": 4096,
 // MANIFEST-NEXT: "offset": 0,
 // MANIFEST-NEXT: "row_stride": 4096,
