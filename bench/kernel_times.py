@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Device time of each kernel of a bundle's no-grad forward and training
+step at several T, from CUDA's activity records (torch.profiler), with the
+bytes of weights each reads per microsecond (GB/s) where it reads them all
+(K1, K2, K3, K4). Kernels are timed where they run, back to back inside
+their entry point, not launched alone.
+
+  python3 bench/kernel_times.py BUNDLES RUNTIME_LIB [--tokens 1,16,64]
+      [--shapes 1024x2816,4096x11008] [--dtype bf16] [--calls 20]
+
+BUNDLES holds mlp-DTYPE-D-H.bundle (test/GPU/make-bundles.sh).
+"""
+import argparse
+import collections
+import os
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+from compare_bundles import DTYPES, kernels_of  # noqa: E402  (same directory)
+
+# The weights a kernel reads whole, in units of D H elements, by the kernel
+# op in its name (K1 reads Wg and Wu; K4 Wg and Wu; K2 and K3 Wd).
+WEIGHT_READS = {"gate_up_weight_grad": 0, "down_weight_grad": 0,
+                "gate_up": 2, "down_grad": 1, "down": 1, "input_grad": 2}
+
+
+def weights_read(kernel, d, h, element_bytes):
+    for op, units in WEIGHT_READS.items():  # longest names first
+        if op in kernel:
+            return units * d * h * element_bytes
+    return 0
+
+
+def kernel_times(fn, calls):
+    """Mean device microseconds per call of each kernel `fn` launches."""
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    times = collections.defaultdict(float)
+    order = []
+    for event in prof.events():
+        if event.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        if event.name not in times:
+            order.append(event.name)
+        times[event.name] += event.device_time / calls
+    return [(name, times[name]) for name in order]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("bundles")
+    p.add_argument("runtime")
+    p.add_argument("--tokens", default="1,16,64,128,256")
+    p.add_argument("--shapes", default="1024x2816,4096x11008")
+    p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
+    p.add_argument("--calls", type=int, default=20)
+    args = p.parse_args()
+    os.environ["FMLP_RUNTIME_LIB"] = args.runtime
+    element_bytes = torch.tensor([], dtype=DTYPES[args.dtype]).element_size()
+    print(f"{args.bundles}, {args.dtype}, {torch.cuda.get_device_name()}: "
+          f"mean device us per call of each kernel over {args.calls} calls")
+    for shape in args.shapes.split(","):
+        d, h = map(int, shape.split("x"))
+        for t in map(int, args.tokens.split(",")):
+            _, entries = kernels_of(args.bundles, args.dtype, d, h, t)
+            for entry in ("no-grad forward", "step (forward + backward)"):
+                rows = kernel_times(entries[entry], args.calls)
+                total = sum(us for _, us in rows)
+                print(f"D={d} H={h} T={t} {entry}: {total:.1f} us in kernels")
+                for name, us in rows:
+                    weights = weights_read(name, d, h, element_bytes)
+                    rate = f"{weights / us / 1e3:7.0f} GB/s" if weights else ""
+                    print(f"    {us:8.1f} us {rate:>12s}  {name}")
+
+
+if __name__ == "__main__":
+    main()
