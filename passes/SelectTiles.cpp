@@ -12,6 +12,7 @@
 #include "codegen/TileSelection.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace mlir::fmlp {
 #define GEN_PASS_DEF_SELECTTILESPASS
@@ -20,6 +21,13 @@ namespace mlir::fmlp {
 
 using namespace mlir;
 using namespace mlir::fmlp;
+
+// For A/B runs on a GPU (bench/compare_bundles.py): the kernel ops (by
+// name: gate_up, down, down_grad, input_grad) that take 64-wide WGMMA
+// tiles for T <= 256, instead of the measured choice below.
+static llvm::cl::list<std::string> narrowTileOps(
+    "fmlp-narrow-tile-ops", llvm::cl::Hidden, llvm::cl::CommaSeparated,
+    llvm::cl::desc("kernel ops taking 64-wide WGMMA tiles for T <= 256"));
 
 namespace {
 
@@ -45,6 +53,10 @@ GemmShape describe(Operation *op) {
   // (4096, 11008), 0.91-1.03x at (1024, 2816); K3, whose epilogue reads G
   // and U, lost (1.02-1.43x), K1 (two accumulators) was mixed.
   shape.narrowTilesForFewTokens = isa<DownOp, InputGradOp>(op);
+  if (narrowTileOps.getNumOccurrences())
+    shape.narrowTilesForFewTokens =
+        llvm::is_contained(narrowTileOps,
+                           op->getName().stripDialect().str());
   // K2 with a bias in its epilogue spills when split (584 B at (1024, 2816)
   // in 8 slices): unsplit until the last arriver's epilogue is leaner.
   if (auto down = dyn_cast<DownOp>(op); down && down.getDownBias())
