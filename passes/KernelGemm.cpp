@@ -254,7 +254,8 @@ public:
     int64_t cols = operand.form == GemmOperand::Form::Concatenated
                        ? 2 * operand.split
                        : 0;
-    if (kWgmmaTileM % tokenRowsPerBox || tokenRowsPerBox % 8)
+    if (tokenRowsPerBox <= 0 || kWgmmaTileM % tokenRowsPerBox ||
+        tokenRowsPerBox % 8)
       llvm::report_fatal_error("--fmlp-wgmma-token-rows-per-box must divide " +
                                    llvm::Twine(kWgmmaTileM) +
                                    " and be a multiple of 8",

@@ -51,7 +51,10 @@ GemmShape describe(Operation *op) {
   // Measured on the H200 (bench/NOTES.md item 47): 64-wide tiles at T = 64
   // and 256 take K2 and K4 0.41-0.57x the time of 256-wide ones at
   // (4096, 11008), 0.91-1.03x at (1024, 2816); K3, whose epilogue reads G
-  // and U, lost (1.02-1.43x), K1 (two accumulators) was mixed.
+  // and U, lost (1.02-1.43x), K1 (two accumulators) was mixed. Measured
+  // again once A's rows past T were no longer loaded (item 53): K1 gains at
+  // T = 129..256 and loses below, K3 the other way round, at (4096,
+  // 11008); no rule for both yet.
   shape.narrowTilesForFewTokens = isa<DownOp, InputGradOp>(op);
   if (narrowTileOps.getNumOccurrences())
     shape.narrowTilesForFewTokens =
