@@ -4,7 +4,11 @@
 //
 //   warpgroup 0      producer: one elected thread of warp 0 waits for a free
 //                    stage (empty[s]), arms full[s] with the stage's byte
-//                    count and issues the TMA loads of A and every B_j.
+//                    count and issues the TMA loads of A and every B_j (an
+//                    A whose rows are T in boxes of WgmmaOperand::rowsPerBox
+//                    rows, those wholly past T neither loaded nor counted:
+//                    the consumers' rows there multiply stale shared
+//                    memory, and no epilogue stores a row past T).
 //   warpgroups 1, 2  consumers, 64 rows of the 128-row tile each: wait for
 //                    full[s], issue 4 WGMMAs (k16 each) per accumulator as
 //                    one group, wait until only that group is pending and
