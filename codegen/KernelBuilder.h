@@ -362,13 +362,16 @@ Value mmaM16N8K8Tf32(KernelBuilder &kb, ArrayRef<Value> aWords,
 /// The fp32 accumulator type of mma.sync m16n8k16 and m16n8k8.
 Type mmaAccumulatorType(MLIRContext *context);
 
+constexpr int64_t kSmallTokens = 16, kSmallTokensTileN = 16,
+                  kSmallTokensChunk = 32, kSmallTokensThreads = 256;
 /// The instantiation for a few tokens (SmallTokensGemm.cpp), launched for
-/// T <= kSmallTokens: C(t, n) = sum_k A(t, k) B_j(k, n) with A stored
-/// [T, K] and each B_j stored [N, K] (both K-major, rows and base 16-byte
-/// aligned), 16-bit, K a multiple of 32 and N of 16. Computed as its
-/// transpose on mma.sync m16n8k16 (the weights are A), one block of 8
-/// warps per 16 columns of N with K split over the warps; then
-/// epilogue(t, n, C(t, n)) for every t < T.
+/// T <= `tokens` (kSmallTokens, or 32 for A/B runs): C(t, n) = sum_k
+/// A(t, k) B_j(k, n) with A stored [T, K] and each B_j stored [N, K] (both
+/// K-major, rows and base 16-byte aligned), 16-bit, K a multiple of 32 and
+/// N of 16. Computed as its transpose on mma.sync m16n8k16 (the weights
+/// are A, the tokens N in tiles of 8), one block of 8 warps per 16 columns
+/// of N with K split over the warps; then epilogue(t, n, C(t, n)) for
+/// every t < T.
 struct SmallTokensGemmSpec {
   int64_t n = 0, k = 0;
   MatrixView a;                // element (t, k)
@@ -376,15 +379,15 @@ struct SmallTokensGemmSpec {
   Type element;                // bf16 or f16
   GemmSpec::Epilogue epilogue;
   int32_t maxRegisters = 0;    // per thread: the kernel config's cap
+  int64_t tokens = kSmallTokens; // a multiple of 16
 };
-constexpr int64_t kSmallTokens = 16, kSmallTokensTileN = 16,
-                  kSmallTokensChunk = 32, kSmallTokensThreads = 256;
 /// Two blocks of 256 threads per multiprocessor.
 constexpr int32_t kSmallTokensMaxRegisters = 128;
-/// Shared memory: every warp's partial sums (8 warps x 16 x 16 fp32 per
+/// Shared memory: every warp's partial sums (8 warps x tokens x 16 fp32 per
 /// accumulator).
-constexpr int64_t smallTokensSharedBytes(unsigned accumulators) {
-  return 8 * accumulators * kSmallTokens * kSmallTokensTileN * 4;
+constexpr int64_t smallTokensSharedBytes(unsigned accumulators,
+                                         int64_t tokens = kSmallTokens) {
+  return 8 * accumulators * tokens * kSmallTokensTileN * 4;
 }
 void buildSmallTokensGemm(KernelBuilder &kb, const SmallTokensGemmSpec &spec);
 

@@ -1,10 +1,11 @@
 //===- SmallTokensGemm.cpp - GEMMs of a few tokens on mma.sync ------------===//
 //
 // buildSmallTokensGemm (KernelBuilder.h): C(t, n) = sum_k x(t, k) W_j(n, k)
-// for T <= 16 tokens, at the speed of reading the weights. With so few
-// tokens the GEMM is a stream of W: the kernel computes its transpose,
-// C^T = W x^T, so that the weights are mma.sync's A operand (16 rows of n)
-// and the tokens its N = 8 (two n-tiles: tokens 0-7 and 8-15).
+// for T <= 16 tokens (32 for A/B runs), at the speed of reading the
+// weights. With so few tokens the GEMM is a stream of W: the kernel
+// computes its transpose, C^T = W x^T, so that the weights are mma.sync's
+// A operand (16 rows of n) and the tokens its N = 8 (token tiles of 8:
+// tokens 0-7, 8-15, ...).
 //
 // Block: 8 warps on 16 output columns n0 .. n0 + 15 (grid: N / 16 blocks);
 // warp w takes the chunks [w C / 8, (w + 1) C / 8) of the C = K / 32
@@ -16,7 +17,7 @@
 // on the order of k, so A and B only need to agree on which k each of
 // their fragment registers holds. In chunk u, thread (g = lane / 4,
 // q = lane mod 4) loads the 8 elements at k = 32 u + 8 q .. + 7 of W rows
-// n0 + g and n0 + g + 8 and of tokens g and g + 8, one 16-byte piece each;
+// n0 + g and n0 + g + 8 and of tokens g, g + 8, ..., one 16-byte piece each;
 // its 32-bit word 2 s + i (i = 0, 1) is the fragment register of the
 // m16n8k16 k positions {2 q, 2 q + 1} (i = 0) or {2 q + 8, 2 q + 9} (i = 1)
 // of the chunk's step s = 0, 1 (PTX ISA, "Matrix Fragments for
@@ -47,19 +48,19 @@ static llvm::cl::opt<int> piecesInFlight(
 namespace {
 
 constexpr int64_t kWarps = kSmallTokensThreads / 32;
-constexpr int64_t kTokenTiles = kSmallTokens / 8; // m16n8: 8 tokens each
 
-/// One chunk's pieces: W_j rows n0 + g, n0 + g + 8, and x rows g, g + 8.
+/// One chunk's pieces: W_j rows n0 + g, n0 + g + 8, and x rows g + 8 i.
 struct Chunk {
   SmallVector<std::array<Value, 2>> weights; // vector<4xi32> each
-  std::array<Value, kTokenTiles> tokens;
+  SmallVector<Value> tokens;                 // one per token tile
 };
 
 class SmallTokens {
 public:
   SmallTokens(KernelBuilder &kb, const SmallTokensGemmSpec &spec)
       : kb(kb), spec(spec), b(kb.b), loc(kb.loc), i32(b.getI32Type()),
-        piece(VectorType::get({4}, i32)) {}
+        piece(VectorType::get({4}, i32)), tokenTiles(spec.tokens / 8),
+        tokenRows(tokenTiles), hasToken(tokenTiles) {}
 
   void build() {
     Value tid = kb.threadIdX();
@@ -70,7 +71,7 @@ public:
     rows = {kb.add(n0, g), kb.add(n0, kb.add(g, kb.i64(8)))};
     // Tokens past T read row T - 1 (in bounds) and use zeros instead.
     Value last = kb.add(kb.tokens(), kb.i64(-1));
-    for (int64_t i = 0; i < kTokenTiles; ++i) {
+    for (int64_t i = 0; i < tokenTiles; ++i) {
       Value token = kb.add(g, kb.i64(8 * i));
       tokenRows[i] = arith::MinSIOp::create(b, loc, token, last);
       hasToken[i] = kb.lessThan(token, kb.tokens());
@@ -85,7 +86,7 @@ public:
         begin, kb.mul(kb.udiv(arith::SubIOp::create(b, loc, end, begin),
                               unroll),
                       kb.i32(unroll)));
-    SmallVector<Value> acc(spec.b.size() * kTokenTiles,
+    SmallVector<Value> acc(spec.b.size() * tokenTiles,
                            LLVM::ZeroOp::create(b, loc, accumulatorType()));
     acc = loop(begin, whole, unroll, acc);
     acc = loop(whole, end, 1, acc);
@@ -120,11 +121,12 @@ private:
   Chunk load(Value chunk) {
     Value k = kb.add(kb.toI64(kb.mul(chunk, kb.i32(kSmallTokensChunk))), q8);
     Chunk loaded;
+    loaded.tokens.resize(tokenTiles);
     for (const MatrixView &w : spec.b)
       loaded.weights.push_back(
           {loadPiece(w, rows[0], k), loadPiece(w, rows[1], k)});
     Value zero = LLVM::ZeroOp::create(b, loc, piece);
-    for (int64_t i = 0; i < kTokenTiles; ++i)
+    for (int64_t i = 0; i < tokenTiles; ++i)
       loaded.tokens[i] =
           kb.select(hasToken[i], loadPiece(spec.a, tokenRows[i], k), zero);
     return loaded;
@@ -140,10 +142,10 @@ private:
       for (auto [j, w] : llvm::enumerate(chunk.weights)) {
         Value a[] = {word(w[0], 2 * s), word(w[1], 2 * s),
                      word(w[0], 2 * s + 1), word(w[1], 2 * s + 1)};
-        for (int64_t i = 0; i < kTokenTiles; ++i) {
+        for (int64_t i = 0; i < tokenTiles; ++i) {
           Value x[] = {word(chunk.tokens[i], 2 * s),
                        word(chunk.tokens[i], 2 * s + 1)};
-          Value &sum = acc[j * kTokenTiles + i];
+          Value &sum = acc[j * tokenTiles + i];
           sum = mmaM16N8K16(kb, spec.element, a, x, sum);
         }
       }
@@ -151,8 +153,9 @@ private:
 
   /// The warps' partial sums into shared memory, added in warp order; then
   /// thread t runs the epilogue of register r = (t / 32) mod 4 of lane
-  /// t mod 32's fragment in token tile t / 128: row (n) g + 8 (r / 2),
-  /// token 8 (t / 128) + 2 q + r mod 2 (m16n8 accumulator fragment).
+  /// t mod 32's fragment in token tile t / 128 + 2 p, for each pass p <
+  /// tokenTiles / 2: row (n) g + 8 (r / 2), token 8 tile + 2 q + r mod 2
+  /// (m16n8 accumulator fragment).
   void reduceAndFinish(Value tid, Value warp, Value lane,
                        ArrayRef<Value> acc) {
     int64_t values = static_cast<int64_t>(acc.size()) * 4 * 32;
@@ -169,33 +172,38 @@ private:
                               kb.sharedAt(partial, at));
       }
     kb.barrier();
-    static_assert(kTokenTiles * 4 * 32 == kSmallTokensThreads,
-                  "one accumulator element per thread");
-    Value tile = kb.udiv(tid, 128), r = kb.urem(kb.udiv(tid, 32), 4);
-    Value l = kb.urem(tid, 32);
-    Value row = kb.add(kb.udiv(l, 4), kb.mul(kb.udiv(r, 2), kb.i32(8)));
-    Value token = kb.add(kb.mul(tile, kb.i32(8)),
-                         kb.add(kb.mul(kb.urem(l, 4), kb.i32(2)), kb.urem(r, 2)));
-    Value element = kb.add(kb.mul(kb.add(kb.mul(tile, kb.i32(4)), r),
-                                  kb.i32(32)),
-                           l); // (a 4 + r) 32 + l for accumulator a = tile
-    SmallVector<Value> sums;
-    for (size_t j = 0; j < spec.b.size(); ++j) {
-      Value sum;
-      // Accumulator a = j kTokenTiles + tile.
-      Value at = kb.add(element, kb.i32(int64_t(j) * kTokenTiles * 4 * 32));
-      for (int64_t w = 0; w < kWarps; ++w) {
-        Value v = LLVM::LoadOp::create(
-            b, loc, b.getF32Type(),
-            kb.sharedAt(partial, kb.add(at, kb.i32(w * values))));
-        sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
+    constexpr int64_t kTilesPerPass = kSmallTokensThreads / (4 * 32);
+    static_assert(kTilesPerPass == 2, "two token tiles of 4 x 32 per pass");
+    for (int64_t pass = 0; pass < tokenTiles / kTilesPerPass; ++pass) {
+      Value tile = kb.udiv(tid, 128), r = kb.urem(kb.udiv(tid, 32), 4);
+      if (pass > 0)
+        tile = kb.add(tile, kb.i32(kTilesPerPass * pass));
+      Value l = kb.urem(tid, 32);
+      Value row = kb.add(kb.udiv(l, 4), kb.mul(kb.udiv(r, 2), kb.i32(8)));
+      Value token =
+          kb.add(kb.mul(tile, kb.i32(8)),
+                 kb.add(kb.mul(kb.urem(l, 4), kb.i32(2)), kb.urem(r, 2)));
+      Value element = kb.add(kb.mul(kb.add(kb.mul(tile, kb.i32(4)), r),
+                                    kb.i32(32)),
+                             l); // (a 4 + r) 32 + l for accumulator a = tile
+      SmallVector<Value> sums;
+      for (size_t j = 0; j < spec.b.size(); ++j) {
+        Value sum;
+        // Accumulator a = j tokenTiles + tile.
+        Value at = kb.add(element, kb.i32(int64_t(j) * tokenTiles * 4 * 32));
+        for (int64_t w = 0; w < kWarps; ++w) {
+          Value v = LLVM::LoadOp::create(
+              b, loc, b.getF32Type(),
+              kb.sharedAt(partial, kb.add(at, kb.i32(w * values))));
+          sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
+        }
+        sums.push_back(sum);
       }
-      sums.push_back(sum);
+      Value m = kb.toI64(token);
+      Value n = kb.add(n0, kb.toI64(row));
+      kb.ifThen(kb.lessThan(m, kb.tokens()),
+                [&] { spec.epilogue(kb, m, n, sums); });
     }
-    Value m = kb.toI64(token);
-    Value n = kb.add(n0, kb.toI64(row));
-    kb.ifThen(kb.lessThan(m, kb.tokens()),
-              [&] { spec.epilogue(kb, m, n, sums); });
   }
 
   KernelBuilder &kb;
@@ -206,8 +214,9 @@ private:
   VectorType piece;
   Value n0;                             // the block's first column (i64)
   Value q8;                             // 8 q: this thread's first k
+  int64_t tokenTiles;                   // spec.tokens / 8
   std::array<Value, 2> rows;            // n0 + g, n0 + g + 8
-  std::array<Value, kTokenTiles> tokenRows, hasToken;
+  SmallVector<Value> tokenRows, hasToken; // per token tile
 };
 
 } // namespace
@@ -215,7 +224,8 @@ private:
 void mlir::fmlp::buildSmallTokensGemm(KernelBuilder &kb,
                                       const SmallTokensGemmSpec &spec) {
   assert(spec.k % kSmallTokensChunk == 0 && spec.n % kSmallTokensTileN == 0 &&
-         (spec.b.size() == 1 || spec.b.size() == 2) &&
+         (spec.b.size() == 1 || spec.b.size() == 2) && spec.tokens > 0 &&
+         spec.tokens % 16 == 0 &&
          "a GEMM the small-tokens strategy does not take");
   SmallTokens(kb, spec).build();
   LaunchGeometry geometry;

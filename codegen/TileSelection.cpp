@@ -17,6 +17,13 @@ static llvm::cl::opt<int> smallTokensMaxRegisters(
     llvm::cl::init(kSmallTokensMaxRegisters),
     llvm::cl::desc("small_tokens kernels: the register cap per thread"));
 
+// For A/B runs on a GPU (bench/compare_bundles.py): the largest T the
+// small_tokens kernels serve (16, the measured choice, or 32).
+static llvm::cl::opt<int> smallTokensMax(
+    "fmlp-small-tokens-max", llvm::cl::Hidden, llvm::cl::init(kSmallTokens),
+    llvm::cl::desc("small_tokens kernels: the largest T they serve (16 or "
+                   "32)"));
+
 // For A/B runs on a GPU (bench/compare_bundles.py): a fixed WGMMA tile
 // width per accumulator instead of the rule below (0), e.g. narrower tiles
 // for more blocks at a few hundred tokens.
@@ -245,23 +252,29 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   return config;
 }
 
-/// The small_tokens kernel for T <= 16, where the rule takes it.
+/// The small_tokens kernel for T <= 16 (32 for A/B runs), where the rule
+/// takes it.
 std::optional<KernelConfig> smallTokensConfig(const Target &target,
                                               const GemmShape &shape) {
   if (!target.has(kMmaSync) || !notSixteenBitOperands(shape).empty() ||
       !shape.smallTokensReady)
     return std::nullopt;
+  if (smallTokensMax != 16 && smallTokensMax != 32)
+    llvm::report_fatal_error("--fmlp-small-tokens-max must be 16 or 32",
+                             /*gen_crash_diag=*/false);
   KernelConfig config;
   config.strategy = KernelStrategy::small_tokens;
-  config.tileM = kSmallTokens;
+  config.tileM = smallTokensMax;
   config.tileN = kSmallTokensTileN;
   config.tileK = kSmallTokensChunk;
   config.stages = 1;
-  config.sharedBytes = smallTokensSharedBytes(shape.accumulators);
+  config.sharedBytes =
+      smallTokensSharedBytes(shape.accumulators, config.tileM);
   config.maxRegisters = smallTokensMaxRegisters;
-  config.reason = "T <= 16: the weights streamed through mma.sync on " +
+  config.reason = "T <= " + std::to_string(config.tileM) +
+                  ": the weights streamed through mma.sync on " +
                   std::string(target.chip) + ", K split over 8 warps";
-  config.maxTokens = kSmallTokens;
+  config.maxTokens = config.tileM;
   return config;
 }
 } // namespace

@@ -290,6 +290,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     small.element = gemm.element;
     small.epilogue = std::move(epilogue);
     small.maxRegisters = config.maxRegisters;
+    small.tokens = config.tileM;
     return buildSmallTokensGemm(kb, small);
   }
   if (config.strategy == KernelStrategy::mma_sync) {

@@ -17,6 +17,11 @@
 // of 8 partials within the registers too (NOSPILL below).
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-split-k=8 -o %t/splitk.bundle
 // RUN: grep -q "input_grad_upto256_splitk8'" %t/splitk.bundle/ptxas.log
+// The small_tokens kernels for T <= 32 (an A/B knob), on the H200 and on
+// an sm_80: within 128 registers, no spill.
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-small-tokens-max=32 -o %t/small32.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-small-tokens-max=32 --chip=sm_80 -o %t/small32-sm80.bundle
+// RUN: grep -q "small_tokens' for 'sm_80'" %t/small32-sm80.bundle/ptxas.log
 // The mma_sync kernels as the H200 runs them (the other chips below get
 // them by the rule).
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --strategy=mma_sync -o %t/mma.bundle
@@ -49,8 +54,9 @@
 // slices) + 12 (infer) + 10 (tosa f32) kernels, 44 for mma_sync on sm_90a
 // and for each of 10 more chips, and 6 x 8 on tf32 and tf32x3. The f32
 // blocks are precision highest (the default): their weight gradients add a
-// SIMT variant for T < 84 beside the tf32x3 kernel.
-// CHECK-COUNT-815: Compiling entry function
+// SIMT variant for T < 84 beside the tf32x3 kernel. Then 50 + 44 with the
+// small_tokens kernels for T <= 32.
+// CHECK-COUNT-909: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
