@@ -328,6 +328,8 @@ struct Wgmma : EpilogueHost {
         // A in boxes of rowsPerBox rows: those holding rows below M, and
         // the stage's bytes without the others'.
         Value aBoxes, arrivingBytes = c32(stageBytes(spec));
+        assert(!(spec.a.rowsPerBox && spec.a.kSplit) &&
+               "A in boxes of rows is one map, not two split along K");
         if (int64_t rowsPerBox = spec.a.rowsPerBox) {
           Value rowsLeft = arith::SubIOp::create(
               b(), kb.loc,

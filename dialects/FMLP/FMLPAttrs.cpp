@@ -131,14 +131,16 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "a wgmma kernel needs at least two stages";
     break;
   case KernelStrategy::small_tokens:
-    // 16 tokens (two m16n8k16 n-tiles) x 16 output columns, k in chunks of
-    // 32 (one 16-byte piece of four threads).
-    if (tile[0] != 16 || tile[1] != 16 || tile[2] != 32 || stages != 1)
-      return emitError() << "a small_tokens kernel has tile 16 x 16 x 32 and "
-                            "one stage";
+    // 16 or 32 tokens (token tiles of m16n8k16's n = 8, two per epilogue
+    // pass) x 16 output columns, k in chunks of 32 (one 16-byte piece of
+    // four threads).
+    if ((tile[0] != 16 && tile[0] != 32) || tile[1] != 16 || tile[2] != 32 ||
+        stages != 1)
+      return emitError() << "a small_tokens kernel has tile 16 x 16 x 32 or "
+                            "32 x 16 x 32 and one stage";
     if (maxTokens != tile[0])
       return emitError() << "a small_tokens kernel serves T <= its tile M "
-                            "(max_tokens = 16)";
+                            "(max_tokens = tile M)";
     break;
   case KernelStrategy::mma_sync:
     // 8 warps on 128 rows x 256 or 128 columns (tile N per accumulator:

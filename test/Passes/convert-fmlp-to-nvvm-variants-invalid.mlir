@@ -35,10 +35,10 @@ func.func @bounded_base(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: me
 
 // -----
 
-// The attribute's own verifier: small_tokens serves T <= 16, never as the
+// The attribute's own verifier: small_tokens serves T <= its tile M, never as the
 // kernel for every T.
 func.func @small_tokens_for_every_t(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
-  // expected-error@+2 {{small_tokens kernel serves T <= its tile M (max_tokens = 16)}}
+  // expected-error@+2 {{small_tokens kernel serves T <= its tile M (max_tokens = tile M)}}
   fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = small_tokens, tile = [16, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "few">}
   return

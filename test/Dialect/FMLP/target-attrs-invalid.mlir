@@ -15,8 +15,13 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 2
 
 // -----
 
-// expected-error@+1 {{a small_tokens kernel has tile 16 x 16 x 32 and one stage}}
-module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+// expected-error@+1 {{a small_tokens kernel has tile 16 x 16 x 32 or 32 x 16 x 32 and one stage}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = [24, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{a small_tokens kernel serves T <= its tile M (max_tokens = tile M)}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 16384, max_registers = 128, reason = "", max_tokens = 16>} {}
 
 // -----
 
