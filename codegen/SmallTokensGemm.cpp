@@ -174,12 +174,12 @@ private:
     kb.barrier();
     constexpr int64_t kTilesPerPass = kSmallTokensThreads / (4 * 32);
     static_assert(kTilesPerPass == 2, "two token tiles of 4 x 32 per pass");
+    Value firstTile = kb.udiv(tid, 128), r = kb.urem(kb.udiv(tid, 32), 4);
+    Value l = kb.urem(tid, 32);
+    Value row = kb.add(kb.udiv(l, 4), kb.mul(kb.udiv(r, 2), kb.i32(8)));
     for (int64_t pass = 0; pass < tokenTiles / kTilesPerPass; ++pass) {
-      Value tile = kb.udiv(tid, 128), r = kb.urem(kb.udiv(tid, 32), 4);
-      if (pass > 0)
-        tile = kb.add(tile, kb.i32(kTilesPerPass * pass));
-      Value l = kb.urem(tid, 32);
-      Value row = kb.add(kb.udiv(l, 4), kb.mul(kb.udiv(r, 2), kb.i32(8)));
+      Value tile = pass == 0 ? firstTile
+                             : kb.add(firstTile, kb.i32(kTilesPerPass * pass));
       Value token =
           kb.add(kb.mul(tile, kb.i32(8)),
                  kb.add(kb.mul(kb.urem(l, 4), kb.i32(2)), kb.urem(r, 2)));
