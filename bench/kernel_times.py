@@ -7,8 +7,13 @@ their entry point, not launched alone.
 
   python3 bench/kernel_times.py BUNDLES RUNTIME_LIB [--tokens 1,16,64]
       [--shapes 1024x2816,4096x11008] [--dtype bf16] [--calls 20]
+      [--modules fmlp,hf_compile]
 
-BUNDLES holds mlp-DTYPE-D-H.bundle (test/GPU/make-bundles.sh).
+BUNDLES holds mlp-DTYPE-D-H.bundle (test/GPU/make-bundles.sh). --modules
+profiles modules instead, called as bench/bench_sweep.py times them (its
+implementations: fmlp's module with the package's default policy from
+FMLP_CACHE_DIR, HF's LlamaMLP eager or compiled): every kernel a call
+launches, the bundle's and PyTorch's (gradient buffers, copies) alike.
 """
 import argparse
 import collections
@@ -61,6 +66,8 @@ def main():
     p.add_argument("--shapes", default="1024x2816,4096x11008")
     p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
     p.add_argument("--calls", type=int, default=20)
+    p.add_argument("--modules", default="",
+                   help="implementations of bench_sweep.py to profile instead of BUNDLES")
     args = p.parse_args()
     os.environ["FMLP_RUNTIME_LIB"] = args.runtime
     element_bytes = torch.tensor([], dtype=DTYPES[args.dtype]).element_size()
@@ -69,8 +76,17 @@ def main():
     for shape in args.shapes.split(","):
         d, h = map(int, shape.split("x"))
         for t in map(int, args.tokens.split(",")):
-            _, entries = kernels_of(args.bundles, args.dtype, d, h, t)
-            for entry in ("no-grad forward", "step (forward + backward)"):
+            if args.modules:
+                from bench_sweep import build
+                calls = build(d, h, t, torch.device("cuda"), DTYPES[args.dtype],
+                              args.modules.split(","))[0]
+                entries = {f"{impl} {'no-grad forward' if mode == 'nograd' else 'step'}": fn
+                           for (mode, impl), fn in calls.items()}
+            else:
+                _, entries = kernels_of(args.bundles, args.dtype, d, h, t)
+            names = sorted(entries) if args.modules else \
+                ("no-grad forward", "step (forward + backward)")
+            for entry in names:
                 rows = kernel_times(entries[entry], args.calls)
                 total = sum(us for _, us in rows)
                 print(f"D={d} H={h} T={t} {entry}: {total:.1f} us in kernels")

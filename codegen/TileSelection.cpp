@@ -32,14 +32,6 @@ static llvm::cl::opt<int> forcedWgmmaTileN(
     llvm::cl::desc("WGMMA kernels: the tile width per accumulator, a "
                    "multiple of 64 up to 256 / accumulators (0: the rule)"));
 
-// For A/B runs on a GPU: the K slices of the narrow WGMMA variants for a few
-// hundred tokens (1: no split; clamped to a kernel's k-tiles of 64) instead
-// of the rule's choice (0).
-static llvm::cl::opt<int> forcedSplitK(
-    "fmlp-split-k", llvm::cl::Hidden, llvm::cl::init(0),
-    llvm::cl::desc("narrow WGMMA variants (T <= 256): the K slices, at most "
-                   "each kernel's k-tiles of 64 (0: the rule)"));
-
 // For A/B runs on a GPU: the mma_sync kernels' ring depth (at least 2,
 // within the chip's shared memory) and k-tile (32 or 64) instead of the
 // rule's (0).
@@ -52,10 +44,31 @@ static llvm::cl::opt<int> forcedMmaSyncTileK(
 
 namespace {
 constexpr int64_t kMaxStages = 6;
-/// The narrow WGMMA variant's tile width and the largest T it serves.
-constexpr int64_t kNarrowTileN = 64, kNarrowTilesMaxTokens = 256;
-/// Split-K: the fewest k-tiles of 64 a slice contracts, the most waves.
-constexpr int64_t kMinSliceKTiles = 4, kMaxSplitKWaves = 2;
+/// Split-K: the fewest k-tiles of 64 a slice contracts, the most waves;
+/// the widest tile and the most width x slices whose last slice adds the
+/// partials without spilling (ptxas: 192 wide in 2 slices spills K3's
+/// epilogue, 256 K2's; 128 in 8 slices 116 B of K4's; 128 x 4 and 64 x 8
+/// do not: test/Tools/ptxas-resources.mlir).
+constexpr int64_t kMinSliceKTiles = 4, kMaxSplitKWaves = 2,
+                  kMaxSplitTileColumns = 128, kMaxSplitColumnSlices = 512;
+
+/// The WGMMA time model of the token variants (TileSelection.h), fitted to
+/// per-kernel times on the H200 (bench/NOTES.md item 55): microseconds per
+/// k-tile (128 rows x 64) of tensor-core work per output column (16,384
+/// flops: 6.6 TFLOP/s a multiprocessor) and of loads per operand row (128
+/// bytes: 95 GB/s a multiprocessor from L2); per wave (prologue, pipeline
+/// fill, epilogue); per split-K launch (the counter fill, the last slice's
+/// wait) and per column and further slice (the last slice reading its
+/// partials back); and HBM bytes per microsecond (a copy's rate).
+constexpr double kMmaMicrosPerColumn = 2.5e-3, kLoadMicrosPerRow = 1.35e-3,
+                 kWaveMicros = 3.0, kSplitKMicros = 4.0,
+                 kPartialMicrosPerColumn = 0.01, kHbmBytesPerMicro = 4.19e6;
+/// The ranges of row tiles the token variants are chosen for (T <= 128,
+/// 256, 512, 1024, 2048); past the last, the kernel_config.
+constexpr int64_t kTokenRangeRowTiles[] = {1, 2, 4, 8, 16};
+/// A variant is taken where the model gives it at most 9/10 of the
+/// kernel_config's time over its range (as the static grids' widths).
+constexpr double kTokenVariantGain = 0.9;
 
 /// The WGMMA tile width per accumulator. Two accumulators fill the widest
 /// WGMMA (256) at 128. One takes 256 unless the grid is static and a
@@ -150,6 +163,14 @@ KernelConfig simtConfig(const GemmShape &shape, std::string reason) {
   return config;
 }
 } // namespace
+
+bool KernelConfig::sameKernel(const KernelConfig &other) const {
+  return strategy == other.strategy && tileM == other.tileM &&
+         tileN == other.tileN && tileK == other.tileK &&
+         stages == other.stages && clusterM == other.clusterM &&
+         clusterN == other.clusterN && sharedBytes == other.sharedBytes &&
+         maxRegisters == other.maxRegisters && splitK == other.splitK;
+}
 
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
   return KernelConfigAttr::get(context, strategy, {tileM, tileN, tileK},
@@ -252,19 +273,17 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   return config;
 }
 
-/// The small_tokens kernel for T <= 16 (32 for A/B runs), where the rule
-/// takes it.
+/// The small_tokens kernel of `tokens` token rows (16, or 32), serving
+/// T <= tokens, where the rule takes it.
 std::optional<KernelConfig> smallTokensConfig(const Target &target,
-                                              const GemmShape &shape) {
+                                              const GemmShape &shape,
+                                              int64_t tokens) {
   if (!target.has(kMmaSync) || !notSixteenBitOperands(shape).empty() ||
       !shape.smallTokensReady)
     return std::nullopt;
-  if (smallTokensMax != 16 && smallTokensMax != 32)
-    llvm::report_fatal_error("--fmlp-small-tokens-max must be 16 or 32",
-                             /*gen_crash_diag=*/false);
   KernelConfig config;
   config.strategy = KernelStrategy::small_tokens;
-  config.tileM = smallTokensMax;
+  config.tileM = tokens;
   config.tileN = kSmallTokensTileN;
   config.tileK = kSmallTokensChunk;
   config.stages = 1;
@@ -277,30 +296,96 @@ std::optional<KernelConfig> smallTokensConfig(const Target &target,
   config.maxTokens = config.tileM;
   return config;
 }
+
+/// The small_tokens kernel of 32 token rows: microseconds per launch, the
+/// longer of its fixed cost (launch, 8 warps' partial sums) and its weights
+/// read at its rate (H200: 5.0 us at (1024, 2816), whose 6-12 MB of
+/// weights are in L2; 2.8-3.4 TB/s at (4096, 11008); bench/NOTES.md item
+/// 55).
+constexpr double kSmallTokens32Micros = 5.0, kSmallTokens32BytesPerMicro = 2.8e6;
+double smallTokens32Microseconds(const GemmShape &shape) {
+  int64_t elementBytes = shape.element.getIntOrFloatBitWidth() / 8;
+  double weights =
+      double(elementBytes) * shape.n * shape.k * shape.accumulators;
+  return std::max(kSmallTokens32Micros, weights / kSmallTokens32BytesPerMicro);
+}
 } // namespace
 
-int64_t mlir::fmlp::selectSplitK(const Target &target, int64_t blocks,
-                                 int64_t kTiles) {
-  int64_t multiprocessors = target.multiprocessors;
-  auto waves = [&](int64_t slices) {
-    return llvm::divideCeil(blocks * slices, multiprocessors);
-  };
-  // waves(S) / S against waves(best) / best, without division.
-  int64_t best = 1;
-  for (int64_t slices = 2; kTiles / slices >= kMinSliceKTiles &&
-                           waves(slices) <= kMaxSplitKWaves;
-       ++slices)
-    if (waves(slices) * best < waves(best) * slices)
-      best = slices;
-  return best;
+double mlir::fmlp::wgmmaMicroseconds(const Target &target,
+                                     const GemmShape &shape, int64_t tokens,
+                                     int64_t tileN, int64_t splitK) {
+  int64_t columns = tileN * shape.accumulators;
+  int64_t blocks = llvm::divideCeil(tokens, kWgmmaTileM) *
+                   llvm::divideCeil(shape.n, tileN) * splitK;
+  int64_t waves = llvm::divideCeil(blocks, target.multiprocessors);
+  int64_t kTiles = llvm::divideCeil(
+      llvm::divideCeil(shape.k, kWgmmaTileK), splitK);
+  // A k-tile takes the longer of its products and its loads (A's 128 rows
+  // and B's `columns`).
+  double kTile = std::max(kMmaMicrosPerColumn * columns,
+                          kLoadMicrosPerRow * (kWgmmaTileM + columns));
+  double busiest = waves * (kWaveMicros + kTiles * kTile);
+  if (splitK > 1)
+    busiest += kSplitKMicros + kPartialMicrosPerColumn * columns * (splitK - 1);
+  int64_t elementBytes = shape.element.getIntOrFloatBitWidth() / 8;
+  double once = double(elementBytes) *
+                (shape.n * shape.k + tokens * shape.k + tokens * shape.n);
+  return std::max(busiest, once / kHbmBytesPerMicro);
 }
+
+namespace {
+/// The WGMMA variant for T in row tiles (fewest, most] that the model
+/// times least in sum over the range (one launch of each T = 128 r), or
+/// `base` where none takes at most kTokenVariantGain of its time.
+KernelConfig tokenRangeConfig(const Target &target, const GemmShape &shape,
+                              const KernelConfig &base, int64_t fewest,
+                              int64_t most) {
+  int64_t kTiles = llvm::divideCeil(shape.k, kWgmmaTileK);
+  auto time = [&](int64_t tileN, int64_t splitK) {
+    double sum = 0;
+    for (int64_t rows = fewest + 1; rows <= most; ++rows)
+      sum += wgmmaMicroseconds(target, shape, rows * kWgmmaTileM, tileN,
+                               splitK);
+    return sum;
+  };
+  double baseTime = time(base.tileN, 1);
+  int64_t bestN = base.tileN, bestSplit = 1;
+  double best = baseTime;
+  for (int64_t tileN = 64; tileN * shape.accumulators <= 256; tileN += 64) {
+    for (int64_t splitK : {1, 2, 4, 8}) {
+      // Split only where the kernel may (one accumulator, an epilogue that
+      // stores) and its last slice's sums fit the registers (tiles at most
+      // kMaxSplitTileColumns wide, width x slices at most
+      // kMaxSplitColumnSlices), each slice at least kMinSliceKTiles,
+      // within kMaxSplitKWaves.
+      int64_t blocks = most * llvm::divideCeil(shape.n, tileN) * splitK;
+      if (splitK > 1 &&
+          (!shape.splitKReady || shape.accumulators != 1 ||
+           tileN > kMaxSplitTileColumns ||
+           tileN * splitK > kMaxSplitColumnSlices ||
+           kTiles / splitK < kMinSliceKTiles ||
+           blocks > kMaxSplitKWaves * target.multiprocessors))
+        continue;
+      double t = time(tileN, splitK);
+      if (t < best) {
+        best = t;
+        bestN = tileN;
+        bestSplit = splitK;
+      }
+    }
+  }
+  if (best > kTokenVariantGain * baseTime)
+    return base;
+  KernelConfig config = *wgmmaConfig(target, shape, bestN);
+  config.splitK = bestSplit;
+  return config;
+}
+} // namespace
 
 SmallVector<KernelConfig>
 mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
                                 const KernelConfig &base) {
   SmallVector<KernelConfig> variants;
-  if (std::optional<KernelConfig> small = smallTokensConfig(target, shape))
-    variants.push_back(*small);
   // highest on tensor cores with K = T (the weight gradients): launches of
   // fewer than kHighestTf32x3MinTerms tokens contract too few terms for
   // tf32x3 to be within fp32's bound.
@@ -314,48 +399,86 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
     fewTerms.maxTokens = kHighestTf32x3MinTerms - 1;
     variants.push_back(fewTerms);
   }
-  if (base.strategy == KernelStrategy::wgmma && shape.narrowTilesForFewTokens &&
-      base.tileN > kNarrowTileN) {
-    if (std::optional<KernelConfig> narrow =
-            wgmmaConfig(target, shape, kNarrowTileN)) {
-      std::string why = ": 64-wide tiles, " +
-                        std::to_string(base.tileN / kNarrowTileN) +
-                        "x the blocks to stream the weights on " +
-                        std::string(target.chip);
-      // Split-K per range of row tiles (T <= 128, T <= 256), where N and K
-      // are static; one variant where both ranges take the same.
-      int64_t kTiles = llvm::divideCeil(shape.k, kWgmmaTileK);
-      for (int64_t rowTiles : {1, 2}) {
-        KernelConfig variant = *narrow;
-        variant.maxTokens = rowTiles * kWgmmaTileM;
-        if (shape.n > 0 && shape.k > 0 && shape.splitKReady) {
-          variant.splitK =
-              forcedSplitK > 0
-                  ? std::min<int64_t>(forcedSplitK, kTiles)
-                  : selectSplitK(target,
-                                 rowTiles *
-                                     llvm::divideCeil(shape.n, kNarrowTileN),
-                                 kTiles);
-        }
-        variant.reason = "T <= " + std::to_string(variant.maxTokens) + why;
-        if (variant.splitK > 1)
-          variant.reason += ", K in " + std::to_string(variant.splitK) +
-                            " slices (" +
-                            std::to_string(rowTiles *
-                                           llvm::divideCeil(shape.n, 64) *
-                                           variant.splitK) +
-                            " blocks)";
-        if (!variants.empty() && variants.back().strategy == variant.strategy &&
-            variants.back().tileN == variant.tileN &&
-            variants.back().splitK == variant.splitK)
-          variants.back() = variant; // the same kernel, a wider range
-        else
-          variants.push_back(variant);
+  // The WGMMA configs per range of row tiles; adjacent ranges that take
+  // the same one are one variant, and the ranges past the last that
+  // differs from the kernel_config are the kernel_config's.
+  SmallVector<KernelConfig> ranges;
+  bool wgmmaVariants = base.strategy == KernelStrategy::wgmma &&
+                       shape.tokenVariantsReady && shape.n > 0 && shape.k > 0;
+  int64_t fewest = 0;
+  for (int64_t most : kTokenRangeRowTiles) {
+    if (!wgmmaVariants)
+      break;
+    KernelConfig config = tokenRangeConfig(target, shape, base, fewest, most);
+    config.maxTokens = most * kWgmmaTileM;
+    if (!ranges.empty() && ranges.back().sameKernel(config))
+      ranges.back().maxTokens = config.maxTokens;
+    else
+      ranges.push_back(config);
+    fewest = most;
+  }
+  // small_tokens for T <= 16 (or 32: an A/B run's), then for T <= 32 where
+  // the model times it at most kTokenVariantGain of the WGMMA kernel that
+  // T = 32 would otherwise take (weights that L2 holds: a WGMMA grid's
+  // fixed costs outweigh their reads).
+  if (smallTokensMax != 16 && smallTokensMax != 32)
+    llvm::report_fatal_error("--fmlp-small-tokens-max must be 16 or 32",
+                             /*gen_crash_diag=*/false);
+  if (std::optional<KernelConfig> small =
+          smallTokensConfig(target, shape, smallTokensMax)) {
+    variants.push_back(*small);
+    if (smallTokensMax == kSmallTokens && !ranges.empty()) {
+      double wgmma = wgmmaMicroseconds(target, shape, 2 * kSmallTokens,
+                                       ranges.front().tileN,
+                                       ranges.front().splitK);
+      double wide = smallTokens32Microseconds(shape);
+      if (wide <= kTokenVariantGain * wgmma) {
+        KernelConfig wider = *smallTokensConfig(target, shape, 2 * kSmallTokens);
+        wider.reason += " (the time model: " +
+                        std::to_string(int64_t(wide + 0.5)) + " us against " +
+                        std::to_string(int64_t(wgmma + 0.5)) +
+                        " us on WGMMA)";
+        variants.push_back(wider);
       }
-      assert(variants.back().maxTokens == kNarrowTilesMaxTokens);
     }
   }
+  while (!ranges.empty() && ranges.back().sameKernel(base))
+    ranges.pop_back();
+  // The small_tokens variants serve the fewest T already.
+  int64_t served = variants.empty() ? 0 : variants.back().maxTokens;
+  for (KernelConfig &config : ranges) {
+    if (config.maxTokens <= served)
+      continue;
+    config.reason =
+        "T <= " + std::to_string(config.maxTokens) + ": " +
+        (config.sameKernel(base)
+             ? std::string("the kernel_config's tiles")
+             : "tiles " + std::to_string(config.tileN) + " wide" +
+                   (config.splitK > 1
+                        ? ", K in " + std::to_string(config.splitK) + " slices"
+                        : std::string())) +
+        " (the time model's least on " + std::string(target.chip) + ")";
+    variants.push_back(config);
+  }
   return variants;
+}
+
+std::optional<KernelConfig>
+mlir::fmlp::wgmmaTokenVariant(const Target &target, const GemmShape &shape,
+                              int64_t tileN, int64_t splitK,
+                              int64_t maxTokens) {
+  std::optional<KernelConfig> variant = wgmmaConfig(target, shape, tileN);
+  if (!variant)
+    return std::nullopt;
+  variant->maxTokens = maxTokens;
+  variant->splitK = splitK;
+  variant->reason =
+      "T <= " + std::to_string(maxTokens) + ": tiles " +
+      std::to_string(tileN) + " wide" +
+      (splitK > 1 ? ", K in " + std::to_string(splitK) + " slices"
+                  : std::string()) +
+      " (fixed for an A/B run)";
+  return variant;
 }
 
 KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,

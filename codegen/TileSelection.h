@@ -15,7 +15,10 @@
 //     busiest multiprocessor, by at least 10 %.
 //   Few tokens, variants beside either (fmlp.token_variants, each serving
 //   T up to its max_tokens; the kernel_config every larger T):
-//   - small_tokens, T <= 16: on chips with mma.sync (sm_80 onwards), for
+//   - small_tokens, T <= 16 (and a kernel of 32 tokens for T = 17..32
+//     where the WGMMA kernel_config and a time model, smallTokens32-
+//     Microseconds, rank it at most 0.9x the WGMMA variant: weights that
+//     L2 holds, as at D = 1024): on chips with mma.sync (sm_80 onwards), for
 //     a GEMM whose M is T with 16-bit operands contracted in their own
 //     format, both stored K-major in 16-byte pieces, K a multiple of 32
 //     and N of 16 (K1 and K2 with nn.Linear's weights; K3 with [in, out]
@@ -23,25 +26,31 @@
 //     tile 16 x 16 x 32. Below 17 tokens a GEMM streams its weights; the
 //     128-row WGMMA tile (or 64-row SIMT tile) would leave most
 //     multiprocessors idle and most of its rows empty.
-//   - narrow WGMMA tiles, T <= 256: where the kernel_config is WGMMA and
-//     the GEMM has one accumulator and an epilogue that only stores (K2,
-//     K4; GemmShape::narrowTilesForFewTokens), tile 128 x 64 x 64: at a
-//     few hundred tokens a 256-wide tile gives N / 256 blocks (16 at
-//     D = 4096), too few to stream the weights at full bandwidth.
-//     Measured on the H200 (bench/NOTES.md item 47): K2 and K4 0.41-0.57x
-//     the 256-wide time at T = 64 and 256, but 1.5x at T = 1024.
-//     Split-K (selectSplitK): with N and K static, each range of row tiles
-//     (T <= 128: one, T <= 256: two) takes the S that makes the grid's
-//     time, waves x K per block ~ ceil(B S / P) / S (B blocks of one row of
-//     tiles times the row tiles, P multiprocessors of the target table, one
-//     block each), least, the smaller S on a tie; S is at most 2 waves' worth
-//     (B S <= 2 P) and leaves each slice at least 4 k-tiles (K / S >= 256).
-//     D = 4096 (N / 64 = 64 blocks a row of tiles) on 132 multiprocessors:
-//     S = 2 at T <= 128 (128 blocks, half of K each), none at T <= 256
-//     (128 blocks already); D = 1024 (16): S = 8 at T <= 128, 4 at
-//     T <= 256. The two ranges are one variant where their S agree. Each
-//     tile's last slice adds the fp32 partials in slice order and runs the
-//     epilogue (deterministic: codegen/WgmmaGemm.cpp).
+//   - WGMMA token variants, T <= 2048: where the kernel_config is WGMMA,
+//     M is T and N and K are static (K1..K4; GemmShape::
+//     tokenVariantsReady), each range of row tiles (T <= 128, 256, 512,
+//     1024, 2048) takes the tile width (64, 128, 192, 256 per accumulator,
+//     at most 256 columns) and K slices S (1, 2, 4, 8; only K2 without a
+//     bias and K4, tiles at most 128 wide, slices of at least 4 k-tiles,
+//     at most 2 waves) that a time model (wgmmaMicroseconds) gives the
+//     least time summed over the range's row tiles, where that is at most
+//     0.9x the kernel_config's. The model: the busiest multiprocessor's
+//     time, waves x (a wave's fixed cost + k-tiles per block x a k-tile's
+//     time, the longer of its products (per column) and its loads (per
+//     row of A and B)), plus split-K's fixed cost and its partials read
+//     back, but never below the bytes read once at HBM speed; its five
+//     constants fitted to 216 per-kernel times on the H200 (bench/NOTES.md
+//     item 55; bench/fit_token_tiles.py), among which it picks the
+//     measured fastest of up to 7 configurations in 39 of 40 (kernel,
+//     shape, T) cases, the other within 3 %. Few
+//     tokens want narrow tiles or split K (at D = 4096, T <= 128, K2's
+//     tiles of 256 are 16 blocks on 132 multiprocessors); a few hundred a
+//     width that ends in a full wave; thousands the widest tiles, whose
+//     loads per product are fewest. Adjacent ranges with one config are
+//     one variant; ranges past the last that differs from the
+//     kernel_config are its own. Each tile's last slice adds the fp32
+//     partials in slice order and runs the epilogue (deterministic:
+//     codegen/WgmmaGemm.cpp).
 //   mma_sync (chips with mma.sync but no WGMMA: sm_80, sm_86, sm_89, sm_90,
 //     sm_100[a], sm_103[a], sm_120[a]; on sm_90a where WGMMA's TMA cannot
 //     read an operand, or for fp32 operands contracted on tf32): 16-bit
@@ -101,6 +110,9 @@ struct KernelConfig {
   /// WGMMA: the K slices, one block each (WgmmaGemmSpec::splitK).
   int64_t splitK = 1;
 
+  /// The same kernel (everything but the range of T it serves and why).
+  bool sameKernel(const KernelConfig &other) const;
+
   KernelConfigAttr toAttr(MLIRContext *context) const;
   static KernelConfig fromAttr(KernelConfigAttr attr);
 };
@@ -117,15 +129,16 @@ struct GemmShape {
   /// M is T and the operands suit the small_tokens kernel (its rule above).
   bool smallTokensReady = false;
   std::string notSmallTokensReady; // why not, when !smallTokensReady
-  /// M is T, one accumulator, and its epilogue only stores (K2, K4): the
-  /// WGMMA kernels that take narrow tiles at a few hundred tokens.
-  bool narrowTilesForFewTokens = false;
-  /// N and K when static (0 when T): split-K needs both; `highest` takes
-  /// tensor cores for a static K of at least kHighestTf32x3MinTerms.
+  /// M is T and its kernel is verified at every WGMMA tile width (K1..K4):
+  /// WGMMA token variants per range of T, where N and K are static.
+  bool tokenVariantsReady = false;
+  /// N and K when static (0 when T): the token variants need both;
+  /// `highest` takes tensor cores for a static K of at least
+  /// kHighestTf32x3MinTerms.
   int64_t n = 0, k = 0;
-  /// Whether the narrow variants may split K (SelectTiles.cpp says when
-  /// not).
-  bool splitKReady = true;
+  /// Whether its token variants may split K: one accumulator and an
+  /// epilogue that only stores (K2 without a bias, K4; SelectTiles.cpp).
+  bool splitKReady = false;
   /// Every operand part one buffer (or two split at a multiple of 8 along
   /// its contiguous index) with a unit stride along one index and 16-byte
   /// aligned rows and offset: the mma_sync strategy stages it by cp.async.
@@ -143,16 +156,25 @@ enum class StrategyChoice { automatic, mmaSync, simt };
 
 KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape,
                               StrategyChoice choice = StrategyChoice::automatic);
+/// The time model's microseconds for one launch of `shape`'s WGMMA kernel
+/// at `tokens` rows with tiles `tileN` wide per accumulator and K in
+/// `splitK` slices (the rule in this file's comment; N and K static).
+double wgmmaMicroseconds(const Target &target, const GemmShape &shape,
+                         int64_t tokens, int64_t tileN, int64_t splitK);
 /// The variants for launches of few tokens beside `base` (the shape's
 /// selectGemmConfig), ascending by maxTokens; empty when the rule gives
 /// none.
-/// The K slices of a WGMMA grid of `blocks` tiles (one block per
-/// multiprocessor: 384 threads x 168 registers) whose K has `kTiles` tiles
-/// of 64: the rule in this file's comment.
-int64_t selectSplitK(const Target &target, int64_t blocks, int64_t kTiles);
 SmallVector<KernelConfig> selectTokenVariants(const Target &target,
                                               const GemmShape &shape,
                                               const KernelConfig &base);
+/// The WGMMA variant of `shape` serving T up to `maxTokens` with tiles
+/// `tileN` wide per accumulator and K in `splitK` slices, or nullopt when two
+/// stages do not fit the target: for A/B runs that fix the variants
+/// (fmlp-select-tiles' --fmlp-token-tiles).
+std::optional<KernelConfig> wgmmaTokenVariant(const Target &target,
+                                              const GemmShape &shape,
+                                              int64_t tileN, int64_t splitK,
+                                              int64_t maxTokens);
 
 } // namespace mlir::fmlp
 

@@ -882,12 +882,29 @@ struct ConvertFMLPToNVVMPass
       ArrayRef<KernelConfig> configs = configsByOp[op];
       SmallVector<KernelVariant> variants;
       int64_t minTokens = 0;
+      // The kernel_config's kernel (every T past the variants) is built
+      // once; a variant of the same kernel for a range of fewer T (the time
+      // model's choice between two others) launches it too.
+      const KernelConfig &base = configs.back();
+      std::optional<KernelVariant> baseKernel;
       for (const KernelConfig &config : configs) {
+        if (baseKernel && config.sameKernel(base)) {
+          variants.push_back(*baseKernel);
+          variants.back().maxTokens = config.maxTokens;
+          minTokens = config.maxTokens + 1;
+          continue;
+        }
+        KernelConfig built = config;
+        if (config.sameKernel(base))
+          built.maxTokens = 0; // named and built as the kernel_config's
         FailureOr<KernelVariant> variant = buildVariant(
-            op, gemm, config, minTokens, operands, info, gpuModule, name,
+            op, gemm, built, minTokens, operands, info, gpuModule, name,
             config.splitK > 1 ? splitKWorkspaces[entry] : Value());
         if (failed(variant))
           return signalPassFailure();
+        variant->maxTokens = config.maxTokens;
+        if (config.sameKernel(base))
+          baseKernel = *variant;
         variants.push_back(std::move(*variant));
         minTokens = config.maxTokens + 1;
       }
@@ -963,6 +980,8 @@ struct ConvertFMLPToNVVMPass
                << (whyNot.empty() ? "the chip has no mma.sync" : whyNot);
       variant.vectorAccess = true;
       kernelName += "_small_tokens";
+      if (config.maxTokens != kSmallTokens)
+        kernelName += "_upto" + std::to_string(config.maxTokens);
       break;
     }
     case KernelStrategy::mma_sync: {

@@ -22,14 +22,54 @@ namespace mlir::fmlp {
 using namespace mlir;
 using namespace mlir::fmlp;
 
-// For A/B runs on a GPU (bench/compare_bundles.py): the kernel ops (by
-// name: gate_up, down, down_grad, input_grad) that take 64-wide WGMMA
-// tiles for T <= 256, instead of the measured choice below.
-static llvm::cl::list<std::string> narrowTileOps(
-    "fmlp-narrow-tile-ops", llvm::cl::Hidden, llvm::cl::CommaSeparated,
-    llvm::cl::desc("kernel ops taking 64-wide WGMMA tiles for T <= 256"));
+// For A/B runs on a GPU: a kernel op's WGMMA variants for few tokens, fixed
+// (in place of the rule's; small_tokens variants stay), each
+// `op:max_tokens:tile_n:split_k`, ascending by max_tokens per op, e.g.
+// `down:512:128:2,down:1024:256:2`.
+static llvm::cl::list<std::string> fixedTokenTiles(
+    "fmlp-token-tiles", llvm::cl::Hidden, llvm::cl::CommaSeparated,
+    llvm::cl::desc("fixed WGMMA token variants: op:max_tokens:tile_n:split_k"));
 
 namespace {
+
+/// The variants --fmlp-token-tiles fixes for `op` (none when it names none
+/// of op's); reports a fatal error on a malformed entry.
+SmallVector<KernelConfig> fixedVariants(Operation *op, const Target &target,
+                                        const GemmShape &shape) {
+  SmallVector<KernelConfig> variants;
+  StringRef name = op->getName().stripDialect();
+  for (StringRef entry : fixedTokenTiles) {
+    SmallVector<StringRef> fields;
+    entry.split(fields, ':');
+    int64_t maxTokens = 0, tileN = 0, splitK = 0;
+    if (fields.size() != 4 || fields[1].getAsInteger(10, maxTokens) ||
+        fields[2].getAsInteger(10, tileN) ||
+        fields[3].getAsInteger(10, splitK) || maxTokens < 1 || tileN < 64 ||
+        tileN % 64 || splitK < 1)
+      llvm::report_fatal_error("--fmlp-token-tiles takes "
+                               "op:max_tokens:tile_n:split_k, got '" +
+                                   entry + "'",
+                               /*gen_crash_diag=*/false);
+    if (fields[0] != name)
+      continue;
+    if (splitK > 1 && !shape.splitKReady)
+      llvm::report_fatal_error("--fmlp-token-tiles: '" + entry +
+                                   "' splits K of a kernel that may not "
+                                   "(two accumulators, or a bias in its "
+                                   "epilogue)",
+                               /*gen_crash_diag=*/false);
+    // At most one slice a k-tile of 64 (none where K is T).
+    splitK = std::min<int64_t>(splitK, llvm::divideCeil(shape.k, 64));
+    std::optional<KernelConfig> variant = wgmmaTokenVariant(
+        target, shape, tileN, std::max<int64_t>(splitK, 1), maxTokens);
+    if (!variant)
+      llvm::report_fatal_error("--fmlp-token-tiles: no two stages of '" +
+                                   entry + "' fit",
+                               /*gen_crash_diag=*/false);
+    variants.push_back(*variant);
+  }
+  return variants;
+}
 
 GemmShape describe(Operation *op) {
   KernelGemm gemm = describeGemm(op);
@@ -48,22 +88,15 @@ GemmShape describe(Operation *op) {
   shape.smallTokensReady = shape.notSmallTokensReady.empty();
   shape.notMmaSyncReady = notMmaSyncReady(gemm);
   shape.mmaSyncReady = shape.notMmaSyncReady.empty();
-  // Measured on the H200 (bench/NOTES.md item 47): 64-wide tiles at T = 64
-  // and 256 take K2 and K4 0.41-0.57x the time of 256-wide ones at
-  // (4096, 11008), 0.91-1.03x at (1024, 2816); K3, whose epilogue reads G
-  // and U, lost (1.02-1.43x), K1 (two accumulators) was mixed. Measured
-  // again once A's rows past T were no longer loaded (item 53): K1 gains at
-  // T = 129..256 and loses below, K3 the other way round, at (4096,
-  // 11008); no rule for both yet.
-  shape.narrowTilesForFewTokens = isa<DownOp, InputGradOp>(op);
-  if (narrowTileOps.getNumOccurrences())
-    shape.narrowTilesForFewTokens =
-        llvm::is_contained(narrowTileOps,
-                           op->getName().stripDialect().str());
-  // K2 with a bias in its epilogue spills when split (584 B at (1024, 2816)
-  // in 8 slices): unsplit until the last arriver's epilogue is leaner.
-  if (auto down = dyn_cast<DownOp>(op); down && down.getDownBias())
-    shape.splitKReady = false;
+  // The WGMMA token variants (TileSelection.h) for the kernels the GPU
+  // tests verify at every tile width; split K where one accumulator is
+  // stored as it is (K2's bias epilogue spills when split: 584 B at (1024,
+  // 2816) in 8 slices).
+  shape.tokenVariantsReady =
+      gemm.m.tokens && isa<GateUpOp, DownOp, DownGradOp, InputGradOp>(op);
+  auto down = dyn_cast<DownOp>(op);
+  shape.splitKReady =
+      (down && !down.getDownBias()) || isa<InputGradOp>(op);
   if (!gemm.n.tokens)
     shape.n = gemm.n.value;
   if (!gemm.k.tokens)
@@ -107,10 +140,17 @@ struct SelectTilesPass
       op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
       // SIMT asked for: no variants either (small_tokens is mma.sync).
       SmallVector<Attribute> variants;
+      SmallVector<KernelConfig> fixed =
+          base.strategy == KernelStrategy::wgmma
+              ? fixedVariants(op, target.getInfo(), shape)
+              : SmallVector<KernelConfig>();
       if (*choice != StrategyChoice::simt)
         for (const KernelConfig &variant :
              selectTokenVariants(target.getInfo(), shape, base))
-          variants.push_back(variant.toAttr(op->getContext()));
+          if (fixed.empty() || variant.strategy != KernelStrategy::wgmma)
+            variants.push_back(variant.toAttr(op->getContext()));
+      for (const KernelConfig &variant : fixed)
+        variants.push_back(variant.toAttr(op->getContext()));
       if (!variants.empty())
         op->setAttr(KernelConfigAttr::kVariantsName,
                     ArrayAttr::get(op->getContext(), variants));

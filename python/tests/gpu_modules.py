@@ -228,9 +228,9 @@ def frozen(dtype=torch.bfloat16, tokens=(2, 37)):
                    worst <= 1.0 and all(bad == 0 for _, bad in ratios.values()),
                    " ".join(f"{n} {r:.3f}" for n, (r, _) in ratios.items()))
             # The kernel op of each: the name less its variant's suffix
-            # (_small_tokens, _upto256: a range of T; _splitk2: K in
-            # slices, with the fill that zeroes its counters).
-            ran = sorted({re.sub(r"_(small_tokens|upto\d+(_splitk\d+)?)(_zero_counters)?$", "", k)
+            # (_small_tokens[_upto32], _upto256: a range of T; _splitk2: K
+            # in slices, with the fill that zeroes its counters).
+            ran = sorted({re.sub(r"_(small_tokens(_upto\d+)?|upto\d+(_splitk\d+)?)(_zero_counters)?$", "", k)
                           for k in kernels})
             report(f"{label}: kernels skipped as asked",
                    not any(k.endswith(a) for a in absent for k in ran)
@@ -282,9 +282,10 @@ def modules():
                     kept = result
             except Exception as error:  # reported, then the next case
                 report(f"{label} {dtype}", False, f"{type(error).__name__}: {error}")
-    # Decode and small batches (T <= 16: K1 and K2's small_tokens kernels),
-    # and T = 17, the first past their range.
-    for tokens in ((1, 1), (1, 3), (2, 8), (1, 17)):
+    # Decode and small batches (T <= 16: K1 and K2's small_tokens kernels;
+    # at (1024, 2816) their 32-token ones to T = 32), the first T past
+    # each range, and T = 300 (split-K and narrow token variants).
+    for tokens in ((1, 1), (1, 3), (2, 8), (1, 17), (1, 32), (1, 33), (3, 100)):
         for label, class_name, extra in (CASES[0], CASES[1], CASES[4]):
             try:
                 compare(label, class_name, extra, torch.bfloat16, tokens)

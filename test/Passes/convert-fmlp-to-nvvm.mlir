@@ -25,21 +25,22 @@
 // CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 32, 128, 128, 64, 64, 64>
 // CHECK-SAME: fmlp.written = array<i64: 9, 10, 11>
 // K2 has two variants (token_variants): small_tokens for T <= 16, 64-wide
-// WGMMA tiles for 17 <= T <= 256; the chain of scf.if picks one launch.
+// WGMMA tiles for 17 <= T <= 2048 (the time model's, for N = 64); the
+// chain of scf.if picks one launch.
 // CHECK: %[[TA:.+]] = memref.dim %{{.+}}, %c0
 // CHECK: %[[FEWA:.+]] = arith.cmpi ule, %[[TA]], %c16
 // CHECK: scf.if %[[FEWA]] {
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_small_tokens
 // CHECK-SAME: fmlp.max_tokens = 16
 // CHECK: } else {
-// CHECK: %[[MID:.+]] = arith.cmpi ule, %[[TA]], %c256
+// CHECK: %[[MID:.+]] = arith.cmpi ule, %[[TA]], %c2048
 // CHECK: scf.if %[[MID]] {
-// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_upto256 blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, {{.*}}) dynamic_shared_memory_size %c148480_i32
-// CHECK-SAME: fmlp.max_tokens = 256
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_upto2048 blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, {{.*}}) dynamic_shared_memory_size %c148480_i32
+// CHECK-SAME: fmlp.max_tokens = 2048
 // CHECK-SAME: fmlp.min_tokens = 17
 // CHECK: } else {
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down blocks
-// CHECK-SAME: fmlp.min_tokens = 257
+// CHECK-SAME: fmlp.min_tokens = 2049
 // CHECK-LABEL: func.func @mlp.backward(
 // K4 reads [dG dU] as one view of 2H = 256 columns, and [Wg; Wu] split
 // along K, MN-major (64-row boxes); dx is its output map. [dG dU]'s rows

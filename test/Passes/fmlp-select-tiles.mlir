@@ -4,13 +4,17 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SM120A
 // RUN: fmlp-opt %s --fmlp-plan-pipeline="save=gu" --fmlp-attach-target --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=GU
 // RUN: fmlp-opt %s --fmlp-plan-pipeline="save=u" --fmlp-attach-target --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=SAVEU
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-split-k=3 | FileCheck %s --check-prefix=FORCED
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:300:128:1,input_grad:300:128:3 | FileCheck %s --check-prefix=FORCED
+// RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:300:64:2 2>&1 | FileCheck %s --check-prefix=FORCEDBAD
+// RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:300:96:1 2>&1 | FileCheck %s --check-prefix=FORCEDMALFORMED
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=simt --split-input-file | FileCheck %s --check-prefix=SIMT
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-small-tokens-max=32 | FileCheck %s --check-prefix=SMALL32
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-small-tokens-max=24 2>&1 | FileCheck %s --check-prefix=SMALLBAD
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=wmma --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: fmlp-select-tiles: strategy must be auto, mma_sync or simt, got 'wmma'
+// FORCEDBAD: --fmlp-token-tiles: 'down:300:64:2' splits K of a kernel that may not (two accumulators, or a bias in its epilogue)
+// FORCEDMALFORMED: --fmlp-token-tiles takes op:max_tokens:tile_n:split_k, got 'down:300:96:1'
 
 // The decision per chip, element type and shape, as the typed
 // #fmlp.kernel_config that convert-fmlp-to-nvvm follows.
@@ -20,12 +24,13 @@
 // 48 KiB (197632 B with the barriers, under 232448).
 // K1 and K2 (M = T, weights K-major) also get the variant for T <= 16:
 // the small_tokens kernel, 8 KiB of partial sums per accumulator. K3..K6
-// do not (K3 reads nn.Linear's Wd along its rows: MN-major). K2 and K4
-// (one accumulator, an epilogue that only stores) get a narrow WGMMA
-// variant for T <= 256: 64-wide tiles, 6 stages.
+// do not (K3 reads nn.Linear's Wd along its rows: MN-major). K2, K3 and
+// K4 (N = 64 or 128 here) get the time model's WGMMA variant for T <=
+// 2048 (codegen/TileSelection.h): 64-wide tiles, 6 stages, which K1 (two
+// accumulators of 64 columns: 128 already) does not gain from.
 // CHECK-LABEL: func.func @mlp.forward
 // CHECK: fmlp.gate_up {{.*}}fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "16-bit operands in TMA-addressable views on sm_90a">, fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, tile = [16, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 16384, max_registers = 128, reason = "T <= 16: the weights streamed through mma.sync on sm_90a, K split over 8 warps", max_tokens = 16>]}
-// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}shared_bytes = 8192, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, reason = "T <= 256: 64-wide tiles, 4x the blocks to stream the weights on sm_90a", max_tokens = 256>]}
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}shared_bytes = 8192, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, reason = "T <= 2048: tiles 64 wide (the time model's least on sm_90a)", max_tokens = 2048>]}
 // An A/B knob: small_tokens kernels for T <= 32 (8 warps' partial sums of
 // 32 tokens: twice the shared memory); 16 and 32 only.
 // SMALL32: fmlp.gate_up {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], {{.*}}shared_bytes = 32768, {{.*}}reason = "T <= 32: {{.*}}max_tokens = 32>]}
@@ -33,13 +38,11 @@
 // SMALLBAD: --fmlp-small-tokens-max must be 16 or 32
 // CHECK-LABEL: func.func @mlp.backward
 // CHECK-NOT: small_tokens
-// CHECK: fmlp.down_grad {{.*}}strategy = wgmma
-// CHECK-NOT: token_variants
-// CHECK-SAME: {{$}}
+// CHECK: fmlp.down_grad {{.*}}strategy = wgmma{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 2048>]}
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma
 // CHECK-NOT: token_variants
 // CHECK-SAME: {{$}}
-// CHECK: fmlp.input_grad {{.*}}strategy = wgmma{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 256>]}
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 2048>]}
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma
 // CHECK-NOT: token_variants
 // CHECK-SAME: {{$}}
@@ -146,20 +149,31 @@ func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tenso
 // D = 1024, H = 2816: the weight gradients' grids are static and 192 wide
 // tiles cut waves x width on sm_90a's 132 multiprocessors (K6: 8 x 15
 // tiles in one wave; K5: 44 x 6 in two), 6 stages where they fit.
-// The narrow variants of K2 and K4 split K (codegen/TileSelection.h): 16
-// blocks a row of tiles, so S = 8 at T <= 128 and 4 at T <= 256 (128 blocks
-// each); K2's K = H = 2816 (44 k-tiles), K4's 2H. --fmlp-split-k (FORCED)
-// takes one S for both ranges: one variant.
+// The token variants per range of T (codegen/TileSelection.h; the unit
+// test TokenVariantsPerRangeOfT has every kernel's): K2's K = H = 2816 (44
+// k-tiles) in 4 slices of 64-wide tiles at T <= 256 (16 x 2 x 4 = 128
+// blocks), 2 at T <= 512, unsplit to T = 1024, 128 wide to 2048; K3 (N = H,
+// no split: its epilogue reads G and U) 64, 128 and 192 wide; K1 64 wide
+// (88 blocks, not 22) to T = 256. K1 and K2 also take small_tokens kernels
+// of 32 tokens for T = 17..32: their 6-12 MB of weights sit in L2, and a
+// WGMMA grid's fixed costs outweigh reading them (the time model).
+// --fmlp-token-tiles (FORCED) fixes the WGMMA ones instead, per kernel op.
+// The (4096, 11008) block keeps WGMMA from T = 17 (180 MB of weights:
+// bench/NOTES.md item 55; test/Tools/fmlp-compile-bundle.mlir).
 // CHECK-LABEL: func.func @llama_1k.forward
-// CHECK: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 8, reason = "T <= 128: 64-wide tiles, 4x the blocks to stream the weights on sm_90a, K in 8 slices (128 blocks)", max_tokens = 128>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 4, reason = "T <= 256: 64-wide tiles, 4x the blocks to stream the weights on sm_90a, K in 4 slices (128 blocks)", max_tokens = 256>]}
+// CHECK: fmlp.gate_up {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 32768, max_registers = 128, reason = "T <= 32: the weights streamed through mma.sync on sm_90a, K split over 8 warps (the time model: 5 us against 9 us on WGMMA)", max_tokens = 32>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 256>]}
+// CHECK: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], {{.*}}max_tokens = 32>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 4, reason = "T <= 256: tiles 64 wide, K in 4 slices (the time model's least on sm_90a)", max_tokens = 256>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}split_k = 2, {{.*}}max_tokens = 512>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{[^>]*}}max_tokens = 1024>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}max_tokens = 2048>]}
 // FORCED-LABEL: func.func @llama_1k.forward
-// FORCED: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}split_k = 3, reason = "T <= 256: {{.*}}K in 3 slices (96 blocks)", max_tokens = 256>]}
+// FORCED: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 32>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}reason = "T <= 300: tiles 128 wide (fixed for an A/B run)", max_tokens = 300>]}
+// FORCED-LABEL: func.func @llama_1k.backward
+// FORCED: fmlp.input_grad {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{.*}}split_k = 3, {{.*}}max_tokens = 300>]}
 // CHECK-LABEL: func.func @llama_1k.backward
 // CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]
 // CHECK-NOT: split_k
+// CHECK-SAME: fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 256>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{.*}}max_tokens = 512>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 192, 64], stages = 5, {{.*}}max_tokens = 1024>]}
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
 // CHECK-NOT: split_k
-// CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]{{.*}}split_k = 8, {{.*}}max_tokens = 128>, {{.*}}split_k = 4, {{.*}}max_tokens = 256>]}
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]{{.*}}split_k = 8, {{.*}}max_tokens = 128>, {{.*}}split_k = 4, {{.*}}max_tokens = 256>, {{.*}}tile = [128, 128, 64], {{.*}}split_k = 4, {{.*}}max_tokens = 512>, {{.*}}split_k = 2, {{.*}}max_tokens = 1024>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}max_tokens = 2048>]}
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
 func.func @llama_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: tensor<2816x1024xbf16>,
                     %wd: tensor<1024x2816xbf16>) -> tensor<?x1024xbf16> {
@@ -170,17 +184,17 @@ func.func @llama_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: t
 
 // -----
 
-// K2 with a down bias keeps its narrow variant unsplit (its epilogue's bias
-// loads spill in the last arriver at 8 slices), even when forced; K4 (no
-// bias) still splits.
+// K2 with a down bias takes no split variant (its epilogue's bias loads
+// spill in the last arriver at 8 slices), not even when asked for
+// (FORCEDBAD above); K4 (no bias) still splits.
 // CHECK-LABEL: func.func @biased_1k.forward
-// CHECK: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}reason = "T <= 256: 64-wide tiles, 4x the blocks to stream the weights on sm_90a", max_tokens = 256>]}
+// CHECK: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 32>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{[^>]*}}reason = "T <= 1024: tiles 64 wide (the time model's least on sm_90a)", max_tokens = 1024>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}max_tokens = 2048>]}
 // CHECK-LABEL: func.func @biased_1k.backward
 // CHECK: fmlp.input_grad {{.*}}split_k = 8, {{.*}}max_tokens = 128>
 // FORCED-LABEL: func.func @biased_1k.forward
-// FORCED: fmlp.down {{.*}}tile = [128, 64, 64]
+// FORCED: fmlp.down {{.*}}tile = [128, 128, 64]
 // FORCED-NOT: split_k
-// FORCED-SAME: max_tokens = 256>]}
+// FORCED-SAME: max_tokens = 300>]}
 func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: tensor<2816x1024xbf16>,
                      %wd: tensor<1024x2816xbf16>, %bg: tensor<2816xbf16>, %bu: tensor<2816xbf16>,
                      %bd: tensor<1024xbf16>) -> tensor<?x1024xbf16> {

@@ -79,10 +79,11 @@
 // INFO-NEXT: kernel mlp_backward_k2_fill: T in [1, inf], runs at T = 129
 // INFO-NEXT: kernel mlp_backward_k3_gate_up_small_tokens, per chunk: chunk T in [1, 16], runs in 1 of 3 chunks at T = 129
 // INFO-NEXT: kernel mlp_backward_k3_gate_up, per chunk: chunk T in [17, inf], runs in 2 of 3 chunks at T = 129
-// INFO-NEXT: kernel mlp_backward_k4_down_grad, per chunk: chunk T in [1, inf], runs in 3 of 3 chunks at T = 129
+// INFO-NEXT: kernel mlp_backward_k4_down_grad_upto2048, per chunk: chunk T in [1, 2048], runs in 3 of 3 chunks at T = 129
+// INFO-NEXT: kernel mlp_backward_k4_down_grad, per chunk: chunk T in [2049, inf], runs in 0 of 3 chunks at T = 129
 // INFO-NEXT: kernel mlp_backward_k5_down_weight_grad, per chunk: chunk T in [1, inf], runs in 3 of 3 chunks at T = 129
-// INFO-NEXT: kernel mlp_backward_k6_input_grad_upto256, per chunk: chunk T in [1, 256], runs in 3 of 3 chunks at T = 129
-// INFO-NEXT: kernel mlp_backward_k6_input_grad, per chunk: chunk T in [257, inf], runs in 0 of 3 chunks at T = 129
+// INFO-NEXT: kernel mlp_backward_k6_input_grad_upto2048, per chunk: chunk T in [1, 2048], runs in 3 of 3 chunks at T = 129
+// INFO-NEXT: kernel mlp_backward_k6_input_grad, per chunk: chunk T in [2049, inf], runs in 0 of 3 chunks at T = 129
 
 // WHOLE-NOT: per_chunk
 // WHOLE-NOT: token_stride

@@ -20,7 +20,9 @@
 // MANIFEST-NEXT: "compiler": "fmlp {{[0-9]+\.[0-9]+\.[0-9]+}}",
 // MANIFEST: "kind": "forward",
 // K1 first as its small_tokens kernel (T <= 16: a fixed grid of H / 16
-// blocks of 256 threads), then as its WGMMA kernel (T >= 17).
+// blocks of 256 threads), then as its WGMMA kernel (17 <= T <= 128, and
+// again from T = 257 on: the time model's 64-wide tiles serve T = 129..256,
+// where 172 tiles of 128 x 256 would end in a third of a wave).
 // MANIFEST: "launches": [
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 256,
@@ -34,6 +36,7 @@
 // MANIFEST: "grid_tokens_per_block": [
 // MANIFEST-NEXT: 128,
 // MANIFEST: "kernel": "llama_mlp_forward_k0_gate_up",
+// MANIFEST-NEXT: "max_tokens": 128,
 // MANIFEST-NEXT: "min_tokens": 17,
 // x (rows T) in boxes of 32 rows, a box past T not loaded.
 // MANIFEST: "tensor_map": {
@@ -45,6 +48,11 @@
 // MANIFEST-NEXT: "row_stride": 4096,
 // MANIFEST-NEXT: "rows": -1
 // MANIFEST: "tokens": true
+// MANIFEST: "kernel": "llama_mlp_forward_k0_gate_up_upto256",
+// MANIFEST-NEXT: "max_tokens": 256,
+// MANIFEST-NEXT: "min_tokens": 129,
+// MANIFEST: "kernel": "llama_mlp_forward_k0_gate_up",
+// MANIFEST-NEXT: "min_tokens": 257,
 // What each launch writes (here K1: the saved activations, argument 5).
 // MANIFEST: "writes": [
 // MANIFEST-NEXT: 5
@@ -62,30 +70,39 @@
 // MANIFEST: "version": 3
 
 // INFO: bundle {{.+}}.bundle: chip sm_90a, 3 entry points, compiled by fmlp {{[0-9]+\.[0-9]+\.[0-9]+}}
-// INFO: entry llama_mlp.forward (forward): 6638336 B saved + workspace at T = 37
+// INFO: entry llama_mlp.forward (forward): 10832640 B saved + workspace at T = 37
 // INFO-NEXT: x          input     bf16 [T, 4096] align 16
 // INFO-NEXT: gate       input     bf16 [11008, 4096] align 16
 // INFO-NEXT: up         input     bf16 [11008, 4096] align 16
 // INFO-NEXT: down       input     bf16 [4096, 11008] align 16
 // INFO-NEXT: y          output    bf16 [T, 4096] align 16
 // INFO-NEXT: saved      saved     bf16 [T, 33024] align 16
-// The split-K variants' workspace: 64 counters, then 64 tiles x 2 slices x
-// 128 x 64 fp32 partials (128 + 4194304 bytes, as bf16).
-// INFO-NEXT: split_k_workspace workspace bf16 [2097280] align 16
+// The split-K variants' workspace, sized for the largest (T <= 256 in 2
+// slices of tiles 128 wide): 64 counters, then 64 tiles x 2 slices x 128 x
+// 128 fp32 partials (256 + 8388608 bytes, as bf16). The WGMMA K1 serves
+// two ranges of T around the time model's 64-wide variant.
+// INFO-NEXT: split_k_workspace workspace bf16 [4194432] align 16
 // INFO-NEXT: kernel llama_mlp_forward_k0_gate_up_small_tokens: T in [1, 16], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [17, inf], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [17, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k0_gate_up_upto256: T in [129, 256], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [257, inf], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k1_down_small_tokens: T in [1, 16], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto128_splitk2_zero_counters: T in [17, 128], runs at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto128_splitk2: T in [17, 128], runs at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto256: T in [129, 256], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k1_down: T in [257, inf], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto128_splitk4_zero_counters: T in [17, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto128_splitk4: T in [17, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto256_splitk2_zero_counters: T in [129, 256], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto256_splitk2: T in [129, 256], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto512: T in [257, 512], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down: T in [513, inf], not run at T = 37
 // INFO: entry llama_mlp.backward (backward)
 // INFO: saved      saved     bf16 [T, 33024] align 16 consumed
-// INFO: kernel llama_mlp_backward_k2_input_grad_upto128_splitk2_zero_counters: T in [1, 128], runs at T = 37
-// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto128_splitk2: T in [1, 128], runs at T = 37
-// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto256: T in [129, 256], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad: T in [257, inf], not run at T = 37
-// INFO: entry llama_mlp.forward_nograd (forward_nograd): 5009152 B saved + workspace at T = 37
+// INFO: kernel llama_mlp_backward_k0_down_grad_upto128: T in [1, 128], runs at T = 37
+// INFO: kernel llama_mlp_backward_k2_input_grad_upto128_splitk4_zero_counters: T in [1, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto128_splitk4: T in [1, 128], runs at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto256_splitk2_zero_counters: T in [129, 256], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto256_splitk2: T in [129, 256], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto512: T in [257, 512], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad: T in [513, inf], not run at T = 37
+// INFO: entry llama_mlp.forward_nograd (forward_nograd): 9203456 B saved + workspace at T = 37
 
 // NODRIVER: fmlp-bundle-info: FMLP_ERROR_NO_DRIVER: no CUDA driver: cannot load libcuda-absent-for-fmlp-tests.so.1
 

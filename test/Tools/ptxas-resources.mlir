@@ -13,15 +13,18 @@
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --save=x -o %t/x.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --mode=infer -o %t/infer.bundle
 // Split-K with 8 slices where a kernel has 8 k-tiles (reglu_biases' K4,
-// K = 2H = 512), as many as it has elsewhere (K2: 4): the slice-order sum
-// of 8 partials within the registers too (NOSPILL below).
-// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-split-k=8 -o %t/splitk.bundle
+// K = 2H = 512), as many as it has elsewhere, on tiles 64 wide, and 4
+// slices of tiles 128 wide (the most the rule takes: codegen/
+// TileSelection.cpp): the slice-order sum of the partials within the
+// registers too (NOSPILL below).
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-token-tiles=input_grad:256:64:8,input_grad:512:128:4 -o %t/splitk.bundle
 // RUN: grep -q "input_grad_upto256_splitk8'" %t/splitk.bundle/ptxas.log
+// RUN: grep -q "input_grad_upto512_splitk4'" %t/splitk.bundle/ptxas.log
 // The small_tokens kernels for T <= 32 (an A/B knob), on the H200 and on
 // an sm_80: within 128 registers, no spill.
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-small-tokens-max=32 -o %t/small32.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-small-tokens-max=32 --chip=sm_80 -o %t/small32-sm80.bundle
-// RUN: grep -q "small_tokens' for 'sm_80'" %t/small32-sm80.bundle/ptxas.log
+// RUN: grep -q "small_tokens_upto32' for 'sm_80'" %t/small32-sm80.bundle/ptxas.log
 // The mma_sync kernels as the H200 runs them (the other chips below get
 // them by the rule).
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --strategy=mma_sync -o %t/mma.bundle
@@ -50,13 +53,14 @@
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
 
-// 50 (save=agu) + 50 (gu) + 54 (u) + 55 (x) + 52 (split-K forced to 8
-// slices) + 12 (infer) + 10 (tosa f32) kernels, 44 for mma_sync on sm_90a
-// and for each of 10 more chips, and 6 x 8 on tf32 and tf32x3. The f32
-// blocks are precision highest (the default): their weight gradients add a
-// SIMT variant for T < 84 beside the tf32x3 kernel. Then 50 + 44 with the
-// small_tokens kernels for T <= 32.
-// CHECK-COUNT-909: Compiling entry function
+// 55 (save=agu) + 55 (gu) + 59 (u) + 62 (x) + 58 (split-K fixed to 8
+// and 4 slices) + 14 (infer) + 10 (tosa f32) kernels (the WGMMA token
+// variants of codegen/TileSelection.h among them), 44 for mma_sync on
+// sm_90a and for each of 10 more chips, and 6 x 8 on tf32 and tf32x3. The
+// f32 blocks are precision highest (the default): their weight gradients
+// add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
+// with the small_tokens kernels for T <= 32.
+// CHECK-COUNT-944: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

@@ -91,9 +91,9 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             // for it exactly when they are for TMA): wherever mma.sync
             // exists, within the chip, and it verifies.
             shape.smallTokensReady = tmaReady;
-            // And the narrow WGMMA variant for T <= 256, for one
-            // accumulator of a kernel that asks for it.
-            shape.narrowTilesForFewTokens = accumulators == 1;
+            // WGMMA token variants need N and K (none here: both T).
+            shape.tokenVariantsReady = true;
+            shape.splitKReady = accumulators == 1;
             SmallVector<KernelConfig> variants =
                 selectTokenVariants(chip, shape, c);
             std::optional<KernelConfig> small, narrow, fewTerms;
@@ -114,16 +114,7 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
               EXPECT_LT(variants[i - 1].maxTokens, variants[i].maxTokens);
             EXPECT_EQ(small.has_value(),
                       chip.has(kMmaSync) && ownFormat && tmaReady);
-            EXPECT_EQ(narrow.has_value(),
-                      c.strategy == KernelStrategy::wgmma && accumulators == 1);
-            if (narrow) {
-              EXPECT_EQ(narrow->strategy, KernelStrategy::wgmma);
-              EXPECT_EQ(narrow->tileN, 64);
-              EXPECT_EQ(narrow->maxTokens, 256);
-              EXPECT_LE(narrow->sharedBytes, limit);
-              EXPECT_EQ(KernelConfig::fromAttr(narrow->toAttr(&context)).maxTokens,
-                        256);
-            }
+            EXPECT_FALSE(narrow.has_value());
             if (small) {
               EXPECT_EQ(small->maxTokens, kSmallTokens);
               ++smallCount;
@@ -326,95 +317,114 @@ TEST(TileSelection, StaticGridsChooseTheWidthByWaves) {
   EXPECT_EQ(h200.multiprocessors, 132);
 }
 
-// Split-K for the narrow variants (TileSelection.h): the S whose grid time,
-// waves x K per block, is least, within 2 waves and 4 k-tiles a slice.
-TEST(TileSelection, SplitKCoversTheChipWithinTwoWaves) {
+// The WGMMA time model (TileSelection.h) against what it was fitted to: a
+// few per-kernel times measured on the H200 (bench/NOTES.md item 55), each
+// within 25 %, and the orders between configurations the rule acts on.
+TEST(TileSelection, WgmmaTimeModelFollowsTheH200) {
+  MLIRContext context;
+  Builder b(&context);
   const Target &h200 = target("sm_90a");
-  // K2 at D = 4096, H = 11008 (172 k-tiles): 64 blocks a row of tiles;
-  // S = 2 is one wave of 128 (cost 1/2), S = 3 two waves (2/3), S = 4 ties
-  // with 2 (2/4) and the smaller wins. Two rows of tiles (T <= 256) already
-  // fill a wave: S = 2 would take two.
-  EXPECT_EQ(selectSplitK(h200, 64, 172), 2);
-  EXPECT_EQ(selectSplitK(h200, 128, 172), 1);
-  // K4 (K = 2H: 344 k-tiles): the same grid.
-  EXPECT_EQ(selectSplitK(h200, 64, 344), 2);
-  // D = 1024, H = 2816: 16 blocks; S = 8 is one wave of 128 (S = 16 ties at
-  // two waves, and leaves 2 k-tiles a slice); 32 blocks: S = 4.
-  EXPECT_EQ(selectSplitK(h200, 16, 44), 8);
-  EXPECT_EQ(selectSplitK(h200, 32, 44), 4);
-  EXPECT_EQ(selectSplitK(h200, 16, 88), 8);
-  // At least 4 k-tiles a slice: 12 k-tiles take 3 slices, 7 one.
-  EXPECT_EQ(selectSplitK(h200, 16, 12), 3);
-  EXPECT_EQ(selectSplitK(h200, 16, 7), 1);
-  // A grid of two waves or more is not split.
-  EXPECT_EQ(selectSplitK(h200, 264, 1000), 1);
-  EXPECT_EQ(selectSplitK(h200, 133, 1000), 1);
-  // Another multiprocessor count (an H100 PCIe's 114): 64 blocks x 2 = 128
-  // are two waves there (cost 2/2), x 3 = 192 too (2/3), x 4 = 256 three.
-  Target pcie = h200;
-  pcie.multiprocessors = 114;
-  EXPECT_EQ(selectSplitK(pcie, 64, 172), 3);
-
-  // Every S it returns, over a sweep of grids: within the bounds, and no
-  // allowed S is cheaper.
-  for (int64_t blocks = 1; blocks <= 300; blocks += 7)
-    for (int64_t kTiles = 1; kTiles <= 400; kTiles += 13) {
-      int64_t s = selectSplitK(h200, blocks, kTiles);
-      SCOPED_TRACE(std::to_string(blocks) + " blocks, " +
-                   std::to_string(kTiles) + " k-tiles: S = " +
-                   std::to_string(s));
-      ASSERT_GE(s, 1);
-      auto waves = [&](int64_t slices) {
-        return (blocks * slices + 131) / 132;
-      };
-      if (s > 1) {
-        EXPECT_LE(blocks * s, 2 * 132);
-        EXPECT_GE(kTiles / s, 4);
-      }
-      for (int64_t other = 1; other <= kTiles / 4; ++other) {
-        if (waves(other) <= 2) {
-          EXPECT_LE(waves(s) * other, waves(other) * s) << "S = " << other;
-        }
-      }
-    }
+  auto gemm = [&](unsigned accumulators, int64_t n, int64_t k) {
+    GemmShape shape{b.getBF16Type(), accumulators, true, ""};
+    shape.n = n;
+    shape.k = k;
+    return shape;
+  };
+  GemmShape k2 = gemm(1, 4096, 11008), k4small = gemm(1, 1024, 2 * 2816),
+            k1 = gemm(2, 11008, 4096);
+  auto near = [&](const GemmShape &shape, int64_t tokens, int64_t tileN,
+                  int64_t splitK, double measured) {
+    double model = wgmmaMicroseconds(h200, shape, tokens, tileN, splitK);
+    EXPECT_NEAR(model / measured, 1.0, 0.25)
+        << tokens << " tokens, " << tileN << " wide, " << splitK
+        << " slices: " << model << " us modelled, " << measured << " measured";
+    return model;
+  };
+  // K2 at (4096, 11008): T = 1024 on 128 blocks of 256 beats 512 of 64.
+  EXPECT_LT(near(k2, 1024, 256, 1, 114.4), near(k2, 1024, 64, 1, 185.6));
+  // T = 256: 128 wide in 2 slices (128 blocks) beats 64 wide (128 blocks
+  // of twice the k-tiles, each loading more per product).
+  EXPECT_LT(near(k2, 256, 128, 2, 37.9), near(k2, 256, 64, 1, 45.1));
+  // K4 at (1024, 2816), T = 1024: 32 blocks of 256 take over twice as long
+  // as 64 of 128 in 2 slices.
+  EXPECT_LT(2 * near(k4small, 1024, 128, 2, 23.4),
+            near(k4small, 1024, 256, 1, 54.1));
+  // K1 at (4096, 11008), T = 256: 172 tiles of 256 columns (1.3 waves)
+  // lose to 344 of 128 (2.6 waves).
+  EXPECT_LT(near(k1, 256, 64, 1, 85.5), near(k1, 256, 128, 1, 95.0));
+  // Never below reading the weights once at HBM speed.
+  EXPECT_GE(wgmmaMicroseconds(h200, k2, 16, 64, 8),
+            4096.0 * 11008 * 2 / 4.19e6);
 }
 
-// The narrow variants with N and K known: one per range of row tiles, or one
-// for both where their S agree; each within the chip.
-TEST(TileSelection, NarrowVariantsSplitKByRowTiles) {
+// The token variants with N and K known: per range of T, the time model's
+// choice (TileSelection.h), each within the chip and surviving the
+// attribute; ranges past the last that differs from the kernel_config are
+// its own.
+TEST(TileSelection, TokenVariantsPerRangeOfT) {
   MLIRContext context;
   context.loadDialect<FMLPDialect>();
   Builder b(&context);
   const Target &h200 = target("sm_90a");
-  auto variants = [&](int64_t n, int64_t k) {
-    GemmShape shape{b.getBF16Type(), 1, true, ""};
-    shape.narrowTilesForFewTokens = true;
+  // (max_tokens, tile width, K slices) of each WGMMA variant.
+  using Ranges = SmallVector<std::tuple<int64_t, int64_t, int64_t>>;
+  auto variants = [&](unsigned accumulators, int64_t n, int64_t k,
+                      bool splitKReady) {
+    GemmShape shape{b.getBF16Type(), accumulators, true, ""};
+    shape.tokenVariantsReady = true;
+    shape.splitKReady = splitKReady;
     shape.n = n;
     shape.k = k;
     KernelConfig base = selectGemmConfig(h200, shape);
     EXPECT_EQ(base.splitK, 1);
-    SmallVector<std::pair<int64_t, int64_t>> ranges; // (max_tokens, S)
-    for (const KernelConfig &v : selectTokenVariants(h200, shape, base)) {
+    Ranges ranges;
+    SmallVector<KernelConfig> chosen = selectTokenVariants(h200, shape, base);
+    for (const KernelConfig &v : chosen) {
       EXPECT_EQ(v.strategy, KernelStrategy::wgmma);
-      EXPECT_EQ(v.tileN, 64);
       EXPECT_LE(v.sharedBytes, h200.sharedBytesPerBlock);
-      // It survives the attribute.
-      EXPECT_EQ(KernelConfig::fromAttr(v.toAttr(&context)).splitK, v.splitK);
-      ranges.push_back({v.maxTokens, v.splitK});
+      EXPECT_LE(v.tileN * accumulators, 256);
+      if (v.splitK > 1) {
+        EXPECT_TRUE(splitKReady);
+        EXPECT_LE(v.tileN, 128);
+      }
+      KernelConfig back = KernelConfig::fromAttr(v.toAttr(&context));
+      EXPECT_TRUE(back.sameKernel(v));
+      EXPECT_EQ(back.maxTokens, v.maxTokens);
+      ranges.push_back({v.maxTokens, v.tileN, v.splitK});
+    }
+    if (!chosen.empty()) {
+      EXPECT_FALSE(chosen.back().sameKernel(base));
     }
     return ranges;
   };
-  using Ranges = SmallVector<std::pair<int64_t, int64_t>>;
-  // K2 and K4 at D = 4096, H = 11008.
-  EXPECT_EQ(variants(4096, 11008), (Ranges{{128, 2}, {256, 1}}));
-  EXPECT_EQ(variants(4096, 2 * 11008), (Ranges{{128, 2}, {256, 1}}));
-  // At D = 1024, H = 2816.
-  EXPECT_EQ(variants(1024, 2816), (Ranges{{128, 8}, {256, 4}}));
-  // D = 64, H = 128 (2 k-tiles): never split, one variant for T <= 256.
-  EXPECT_EQ(variants(64, 128), (Ranges{{256, 1}}));
-  // N or K unknown (T): no split.
-  EXPECT_EQ(variants(0, 2816), (Ranges{{256, 1}}));
-  EXPECT_EQ(variants(1024, 0), (Ranges{{256, 1}}));
+  // (4096, 11008): K1 (two accumulators of H), K2 (N = D, K = H), K3
+  // (N = H, K = D), K4 (N = D, K = 2H).
+  EXPECT_EQ(variants(2, 11008, 4096, false),
+            (Ranges{{128, 128, 1}, {256, 64, 1}}));
+  EXPECT_EQ(variants(1, 4096, 11008, true),
+            (Ranges{{128, 128, 4}, {256, 128, 2}, {512, 128, 1}}));
+  EXPECT_EQ(variants(1, 11008, 4096, false),
+            (Ranges{{128, 128, 1}, {256, 192, 1}}));
+  EXPECT_EQ(variants(1, 4096, 2 * 11008, true),
+            (Ranges{{128, 128, 4}, {256, 128, 2}, {512, 128, 1}}));
+  // (1024, 2816).
+  EXPECT_EQ(variants(2, 2816, 1024, false), (Ranges{{256, 64, 1}}));
+  EXPECT_EQ(variants(1, 1024, 2816, true),
+            (Ranges{{256, 64, 4}, {512, 64, 2}, {1024, 64, 1}, {2048, 128, 1}}));
+  EXPECT_EQ(variants(1, 2816, 1024, false),
+            (Ranges{{256, 64, 1}, {512, 128, 1}, {1024, 192, 1}}));
+  EXPECT_EQ(variants(1, 1024, 2 * 2816, true),
+            (Ranges{{128, 64, 8}, {256, 64, 4}, {512, 128, 4}, {1024, 128, 2},
+                    {2048, 128, 1}}));
+  // Without split K (K2 with a bias): widths only.
+  for (auto [maxTokens, tileN, splitK] : variants(1, 1024, 2816, false))
+    EXPECT_EQ(splitK, 1) << maxTokens;
+  // D = 64, H = 128 (2 k-tiles): never split.
+  for (auto [maxTokens, tileN, splitK] : variants(1, 64, 128, true))
+    EXPECT_EQ(splitK, 1) << maxTokens;
+  // N or K unknown (T): none.
+  EXPECT_TRUE(variants(1, 0, 2816, true).empty());
+  EXPECT_TRUE(variants(1, 1024, 0, true).empty());
 }
 
 // The split-K workspace: a counter per tile, then 128-byte aligned fp32
