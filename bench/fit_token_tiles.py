@@ -20,7 +20,8 @@ import math
 import re
 from pathlib import Path
 
-# codegen/TileSelection.cpp's constants (the H200: 132 multiprocessors).
+# codegen/TileSelection.cpp's constants (the H200: 132 multiprocessors;
+# test_fit_token_tiles.py checks that they agree).
 CONSTANTS = dict(mma=2.5e-3, load=1.35e-3, wave=3.0, split=4.0, partial=0.01)
 HBM_BYTES_PER_US = 4.19e6
 MULTIPROCESSORS = 132
@@ -95,13 +96,35 @@ def read(directory):
     return times
 
 
-def loss(times, c):
-    total = 0.0
+# The constants' names in codegen/TileSelection.cpp.
+CPP_NAMES = dict(mma="kMmaMicrosPerColumn", load="kLoadMicrosPerRow", wave="kWaveMicros",
+                 split="kSplitKMicros", partial="kPartialMicrosPerColumn")
+
+
+def cpp_constant(source, name):
+    """The value of constant `name` in C++ file `source`."""
+    return float(re.search(rf"\b{name} = ([0-9.e+-]+)", Path(source).read_text())[1])
+
+
+def cpp_constants(source):
+    """The model's constants as codegen/TileSelection.cpp defines them."""
+    return {key: cpp_constant(source, name) for key, name in CPP_NAMES.items()}
+
+
+def choices(times, c):
+    """(d, t, op) -> (the model's choice among the measured, the measured best)."""
+    out = {}
     for (d, t, op), measured in times.items():
         h = {1024: 2816, 4096: 11008}[d]
-        chosen = min(measured, key=lambda cfg: model(d, h, t, op, *cfg, c))
-        total += measured[chosen] / min(measured.values()) - 1
-    return total / len(times)
+        out[(d, t, op)] = (min(measured, key=lambda cfg: model(d, h, t, op, *cfg, c)),
+                           min(measured, key=measured.get))
+    return out
+
+
+def loss(times, c):
+    """The mean of (the model's choice's time / the best's) - 1."""
+    return sum(times[key][chosen] / times[key][best] - 1
+               for key, (chosen, best) in choices(times, c).items()) / len(times)
 
 
 def main():
@@ -121,10 +144,9 @@ def main():
           f"model's choice: {loss(times, c):.4f}")
     print("| D | T | kernel | model's choice | its time | measured best | its time |")
     print("|---|---|---|---|---|---|---|")
+    picked = choices(times, c)
     for (d, t, op), measured in sorted(times.items()):
-        h = {1024: 2816, 4096: 11008}[d]
-        chosen = min(measured, key=lambda cfg: model(d, h, t, op, *cfg, c))
-        best = min(measured, key=measured.get)
+        chosen, best = picked[(d, t, op)]
         print(f"| {d} | {t} | {op} | {chosen[0]}/{chosen[1]} | {measured[chosen]:.1f} | "
               f"{best[0]}/{best[1]} | {measured[best]:.1f} |")
 

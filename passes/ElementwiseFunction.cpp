@@ -356,7 +356,7 @@ std::optional<double> mlir::fmlp::getSplatFloatValue(Value value) {
 std::optional<double>
 mlir::fmlp::evaluatePayload(linalg::LinalgOp op,
                             ArrayRef<double> inputValues) {
-  if (inputValues.size() != op.getNumDpsInputs())
+  if (static_cast<int64_t>(inputValues.size()) != op.getNumDpsInputs())
     return std::nullopt;
   Region &region = op->getRegion(0);
   DenseMap<Value, double> values;
