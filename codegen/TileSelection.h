@@ -31,8 +31,8 @@
 //     tokenVariantsReady), each range of row tiles (T <= 128, 256, 512,
 //     1024, 2048) takes the tile width (64, 128, 192, 256 per accumulator,
 //     at most 256 columns) and K slices S (1, 2, 4, 8; only K2 without a
-//     bias and K4, tiles at most 128 wide, slices of at least 4 k-tiles,
-//     at most 2 waves) that a time model (wgmmaMicroseconds) gives the
+//     bias and K4, tiles at most 128 wide, width x slices at most 512,
+//     slices of at least 4 k-tiles, at most 2 waves) that a time model (wgmmaMicroseconds) gives the
 //     least time summed over the range's row tiles, where that is at most
 //     0.9x the kernel_config's. The model: the busiest multiprocessor's
 //     time, waves x (a wave's fixed cost + k-tiles per block x a k-tile's
@@ -111,6 +111,9 @@ struct KernelConfig {
   int64_t splitK = 1;
 
   /// The same kernel (everything but the range of T it serves and why).
+  /// A split-K kernel's workspace grows with the T it serves, so the range
+  /// matters there; ConvertFMLPToNVVM shares a kernel only with the
+  /// kernel_config's, which never splits K.
   bool sameKernel(const KernelConfig &other) const;
 
   KernelConfigAttr toAttr(MLIRContext *context) const;

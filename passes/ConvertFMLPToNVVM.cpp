@@ -886,6 +886,8 @@ struct ConvertFMLPToNVVMPass
       // once; a variant of the same kernel for a range of fewer T (the time
       // model's choice between two others) launches it too.
       const KernelConfig &base = configs.back();
+      assert(base.splitK == 1 && base.maxTokens == 0 &&
+             "the kernel_config serves every T in one slice of K");
       std::optional<KernelVariant> baseKernel;
       for (const KernelConfig &config : configs) {
         if (baseKernel && config.sameKernel(base)) {

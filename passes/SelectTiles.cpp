@@ -32,40 +32,99 @@ static llvm::cl::list<std::string> fixedTokenTiles(
 
 namespace {
 
-/// The variants --fmlp-token-tiles fixes for `op` (none when it names none
-/// of op's); reports a fatal error on a malformed entry.
-SmallVector<KernelConfig> fixedVariants(Operation *op, const Target &target,
-                                        const GemmShape &shape) {
-  SmallVector<KernelConfig> variants;
-  StringRef name = op->getName().stripDialect();
+/// The kernel ops that take WGMMA token variants (GemmShape::
+/// tokenVariantsReady), by the names --fmlp-token-tiles uses.
+constexpr llvm::StringLiteral kTokenVariantOps[] = {"gate_up", "down",
+                                                    "down_grad", "input_grad"};
+
+/// The largest max_tokens --fmlp-token-tiles takes: the rule's variants end
+/// at 2048 (TileSelection.h), and a split-K workspace is sized by it.
+constexpr int64_t kMaxFixedTokens = 65536;
+
+/// One --fmlp-token-tiles entry, `op:max_tokens:tile_n:split_k`.
+struct FixedTokenTile {
+  StringRef op;
+  int64_t maxTokens = 0, tileN = 0, splitK = 0;
+};
+
+/// The entries of --fmlp-token-tiles; an error on `module` for a malformed
+/// one, an unknown op, or an op's entries out of ascending order.
+FailureOr<SmallVector<FixedTokenTile>> parseFixedTokenTiles(ModuleOp module) {
+  SmallVector<FixedTokenTile> tiles;
   for (StringRef entry : fixedTokenTiles) {
     SmallVector<StringRef> fields;
     entry.split(fields, ':');
-    int64_t maxTokens = 0, tileN = 0, splitK = 0;
-    if (fields.size() != 4 || fields[1].getAsInteger(10, maxTokens) ||
-        fields[2].getAsInteger(10, tileN) ||
-        fields[3].getAsInteger(10, splitK) || maxTokens < 1 || tileN < 64 ||
-        tileN % 64 || splitK < 1)
-      llvm::report_fatal_error("--fmlp-token-tiles takes "
-                               "op:max_tokens:tile_n:split_k, got '" +
-                                   entry + "'",
-                               /*gen_crash_diag=*/false);
-    if (fields[0] != name)
+    FixedTokenTile tile;
+    if (fields.size() != 4 || fields[1].getAsInteger(10, tile.maxTokens) ||
+        fields[2].getAsInteger(10, tile.tileN) ||
+        fields[3].getAsInteger(10, tile.splitK) || tile.maxTokens < 1 ||
+        tile.maxTokens > kMaxFixedTokens || tile.tileN < 64 ||
+        tile.tileN > 256 || tile.tileN % 64 || tile.splitK < 1)
+      return module.emitError("--fmlp-token-tiles takes "
+                              "op:max_tokens:tile_n:split_k (max_tokens "
+                              "1..")
+             << kMaxFixedTokens << ", tile_n 64..256 in steps of 64), got '"
+             << entry << "'";
+    tile.op = fields[0];
+    if (!llvm::is_contained(kTokenVariantOps, tile.op))
+      return module.emitError("--fmlp-token-tiles: '")
+             << entry << "' names no kernel op with token variants "
+             << "(gate_up, down, down_grad, input_grad)";
+    for (const FixedTokenTile &earlier : tiles)
+      if (earlier.op == tile.op && earlier.maxTokens >= tile.maxTokens)
+        return module.emitError("--fmlp-token-tiles: '")
+               << entry << "' must serve more tokens than the " << tile.op
+               << " entry before it (max_tokens " << earlier.maxTokens << ")";
+    tiles.push_back(tile);
+  }
+  return tiles;
+}
+
+/// The variants of `tiles` for `op` (none when they name none of op's),
+/// after the rule's small_tokens variants ending at `smallTokensMax` (0 for
+/// none); an error on `op` where one cannot be built.
+FailureOr<SmallVector<KernelConfig>>
+fixedVariants(Operation *op, ArrayRef<FixedTokenTile> tiles,
+              const Target &target, const GemmShape &shape,
+              int64_t smallTokensMax) {
+  SmallVector<KernelConfig> variants;
+  StringRef name = op->getName().stripDialect();
+  for (const FixedTokenTile &tile : tiles) {
+    if (tile.op != name)
       continue;
-    if (splitK > 1 && !shape.splitKReady)
-      llvm::report_fatal_error("--fmlp-token-tiles: '" + entry +
-                                   "' splits K of a kernel that may not "
-                                   "(two accumulators, or a bias in its "
-                                   "epilogue)",
-                               /*gen_crash_diag=*/false);
+    auto entry = [&] {
+      return (Twine(tile.op) + ":" + Twine(tile.maxTokens) + ":" +
+              Twine(tile.tileN) + ":" + Twine(tile.splitK))
+          .str();
+    };
+    if (!shape.tokenVariantsReady)
+      return op->emitError("--fmlp-token-tiles: '")
+             << entry() << "': this kernel's rows are not T";
+    if (tile.maxTokens <= smallTokensMax)
+      return op->emitError("--fmlp-token-tiles: '")
+             << entry() << "' serves tokens the small_tokens variant (T <= "
+             << smallTokensMax << ") already does";
+    // Accumulator registers grow with the tile's width times the
+    // accumulators: 256 columns of one (or 128 of two) is the most a
+    // warpgroup holds without spilling.
+    if (tile.tileN * shape.accumulators > 256)
+      return op->emitError("--fmlp-token-tiles: '")
+             << entry() << "': " << shape.accumulators << " accumulators of "
+             << tile.tileN << " columns exceed 256";
+    if (tile.splitK > 1 && !shape.splitKReady)
+      return op->emitError("--fmlp-token-tiles: '")
+             << entry()
+             << "' splits K of a kernel that may not (two accumulators, or "
+                "a bias in its epilogue)";
     // At most one slice a k-tile of 64 (none where K is T).
-    splitK = std::min<int64_t>(splitK, llvm::divideCeil(shape.k, 64));
-    std::optional<KernelConfig> variant = wgmmaTokenVariant(
-        target, shape, tileN, std::max<int64_t>(splitK, 1), maxTokens);
+    int64_t splitK =
+        std::min<int64_t>(tile.splitK, llvm::divideCeil(shape.k, 64));
+    std::optional<KernelConfig> variant =
+        wgmmaTokenVariant(target, shape, tile.tileN,
+                          std::max<int64_t>(splitK, 1), tile.maxTokens);
     if (!variant)
-      llvm::report_fatal_error("--fmlp-token-tiles: no two stages of '" +
-                                   entry + "' fit",
-                               /*gen_crash_diag=*/false);
+      return op->emitError("--fmlp-token-tiles: no two stages of '")
+             << entry() << "' fit";
     variants.push_back(*variant);
   }
   return variants;
@@ -132,29 +191,47 @@ struct SelectTilesPass
           << strategy << "'";
       return signalPassFailure();
     }
-    module.walk([&](Operation *op) {
+    FailureOr<SmallVector<FixedTokenTile>> fixedTiles =
+        parseFixedTokenTiles(module);
+    if (failed(fixedTiles))
+      return signalPassFailure();
+    WalkResult walk = module.walk([&](Operation *op) {
       if (!isKernelOp(op) || isa<BiasGradOp>(op) || op->getNumResults() != 0)
-        return;
+        return WalkResult::advance();
       GemmShape shape = describe(op);
       KernelConfig base = selectGemmConfig(target.getInfo(), shape, *choice);
       op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
-      // SIMT asked for: no variants either (small_tokens is mma.sync).
+      // SIMT asked for: no variants either (small_tokens is mma.sync). The
+      // rule's variants, or its small_tokens ones and the fixed WGMMA ones.
+      SmallVector<KernelConfig> ruled =
+          *choice == StrategyChoice::simt
+              ? SmallVector<KernelConfig>()
+              : selectTokenVariants(target.getInfo(), shape, base);
+      SmallVector<KernelConfig> fixed;
+      if (base.strategy == KernelStrategy::wgmma) {
+        int64_t smallTokensMax = 0;
+        for (const KernelConfig &variant : ruled)
+          if (variant.strategy != KernelStrategy::wgmma)
+            smallTokensMax = std::max(smallTokensMax, variant.maxTokens);
+        FailureOr<SmallVector<KernelConfig>> forced = fixedVariants(
+            op, *fixedTiles, target.getInfo(), shape, smallTokensMax);
+        if (failed(forced))
+          return WalkResult::interrupt();
+        fixed = std::move(*forced);
+      }
       SmallVector<Attribute> variants;
-      SmallVector<KernelConfig> fixed =
-          base.strategy == KernelStrategy::wgmma
-              ? fixedVariants(op, target.getInfo(), shape)
-              : SmallVector<KernelConfig>();
-      if (*choice != StrategyChoice::simt)
-        for (const KernelConfig &variant :
-             selectTokenVariants(target.getInfo(), shape, base))
-          if (fixed.empty() || variant.strategy != KernelStrategy::wgmma)
-            variants.push_back(variant.toAttr(op->getContext()));
+      for (const KernelConfig &variant : ruled)
+        if (fixed.empty() || variant.strategy != KernelStrategy::wgmma)
+          variants.push_back(variant.toAttr(op->getContext()));
       for (const KernelConfig &variant : fixed)
         variants.push_back(variant.toAttr(op->getContext()));
       if (!variants.empty())
         op->setAttr(KernelConfigAttr::kVariantsName,
                     ArrayAttr::get(op->getContext(), variants));
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      signalPassFailure();
   }
 };
 

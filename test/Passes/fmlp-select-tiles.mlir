@@ -13,8 +13,18 @@
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-small-tokens-max=24 2>&1 | FileCheck %s --check-prefix=SMALLBAD
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=wmma --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: fmlp-select-tiles: strategy must be auto, mma_sync or simt, got 'wmma'
-// FORCEDBAD: --fmlp-token-tiles: 'down:300:64:2' splits K of a kernel that may not (two accumulators, or a bias in its epilogue)
-// FORCEDMALFORMED: --fmlp-token-tiles takes op:max_tokens:tile_n:split_k, got 'down:300:96:1'
+// FORCEDBAD: error: --fmlp-token-tiles: 'down:300:64:2' splits K of a kernel that may not (two accumulators, or a bias in its epilogue)
+// FORCEDMALFORMED: error: --fmlp-token-tiles takes op:max_tokens:tile_n:split_k (max_tokens 1..65536, tile_n 64..256 in steps of 64), got 'down:300:96:1'
+// RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=gate_up:300:256:1 2>&1 | FileCheck %s --check-prefix=FORCEDWIDE
+// RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=weight_grad:300:128:1 2>&1 | FileCheck %s --check-prefix=FORCEDOP
+// RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:512:128:1,down:300:128:1 2>&1 | FileCheck %s --check-prefix=FORCEDORDER
+// RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:32:128:1 2>&1 | FileCheck %s --check-prefix=FORCEDSMALL
+// RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:100000:128:1 2>&1 | FileCheck %s --check-prefix=FORCEDHUGE
+// FORCEDWIDE: error: --fmlp-token-tiles: 'gate_up:300:256:1': 2 accumulators of 256 columns exceed 256
+// FORCEDOP: error: --fmlp-token-tiles: 'weight_grad:300:128:1' names no kernel op with token variants (gate_up, down, down_grad, input_grad)
+// FORCEDORDER: error: --fmlp-token-tiles: 'down:300:128:1' must serve more tokens than the down entry before it (max_tokens 512)
+// FORCEDSMALL: error: --fmlp-token-tiles: 'down:32:128:1' serves tokens the small_tokens variant (T <= 32) already does
+// FORCEDHUGE: error: --fmlp-token-tiles takes op:max_tokens:tile_n:split_k (max_tokens 1..65536, tile_n 64..256 in steps of 64), got 'down:100000:128:1'
 
 // The decision per chip, element type and shape, as the typed
 // #fmlp.kernel_config that convert-fmlp-to-nvvm follows.

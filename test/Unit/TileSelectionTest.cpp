@@ -127,6 +127,33 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                         chip.registersPerMultiprocessor);
               EXPECT_TRUE(small->toAttr(&context));
             }
+            // With N and K known (D = 4096, H = 11008: K1's or K2's
+            // GEMM), WGMMA variants too: each within the chip, ascending.
+            shape.n = accumulators == 2 ? 11008 : 4096;
+            shape.k = accumulators == 2 ? 4096 : 11008;
+            SmallVector<KernelConfig> sized =
+                selectTokenVariants(chip, shape, c);
+            bool anyWgmma = false;
+            for (size_t i = 0; i < sized.size(); ++i) {
+              const KernelConfig &v = sized[i];
+              if (i > 0) {
+                EXPECT_LT(sized[i - 1].maxTokens, v.maxTokens);
+              }
+              EXPECT_LE(v.sharedBytes, limit);
+              EXPECT_LE(v.maxRegisters, chip.registersPerThread);
+              EXPECT_TRUE(v.toAttr(&context));
+              if (v.strategy != KernelStrategy::wgmma)
+                continue;
+              anyWgmma = true;
+              EXPECT_LE(v.maxRegisters * 384, chip.registersPerMultiprocessor);
+              EXPECT_LE(v.tileN * accumulators, 256);
+              EXPECT_LE(v.tileN * v.splitK, 512);
+              EXPECT_LE(v.maxTokens, 2048);
+            }
+            // Every sm_90a WGMMA GEMM of this size has a variant for a
+            // few hundred tokens (a 256-wide tile leaves most
+            // multiprocessors idle there); no other chip has any.
+            EXPECT_EQ(anyWgmma, c.strategy == KernelStrategy::wgmma);
             EXPECT_EQ(c.strategy == KernelStrategy::wgmma, wgmmaAllowed)
                 << c.reason;
             EXPECT_EQ(c.strategy == KernelStrategy::mma_sync, mmaSyncAllowed)
@@ -352,9 +379,13 @@ TEST(TileSelection, WgmmaTimeModelFollowsTheH200) {
   // K1 at (4096, 11008), T = 256: 172 tiles of 256 columns (1.3 waves)
   // lose to 344 of 128 (2.6 waves).
   EXPECT_LT(near(k1, 256, 64, 1, 85.5), near(k1, 256, 128, 1, 95.0));
-  // Never below reading the weights once at HBM speed.
-  EXPECT_GE(wgmmaMicroseconds(h200, k2, 16, 64, 8),
-            4096.0 * 11008 * 2 / 4.19e6);
+  // Never below reading the operands once at HBM speed: K4 at (4096,
+  // 11008), T = 16, 128 columns in 4 slices (128 blocks, one wave) takes
+  // 40.6 us by its k-tiles and split-K costs, under the 43.2 us of reading
+  // its weights; the model gives the floor.
+  GemmShape k4 = gemm(1, 4096, 2 * 11008);
+  EXPECT_DOUBLE_EQ(wgmmaMicroseconds(h200, k4, 16, 128, 4),
+                   2.0 * (4096.0 * 22016 + 16 * 22016 + 16 * 4096) / 4.19e6);
 }
 
 // The token variants with N and K known: per range of T, the time model's
@@ -419,12 +450,80 @@ TEST(TileSelection, TokenVariantsPerRangeOfT) {
   // Without split K (K2 with a bias): widths only.
   for (auto [maxTokens, tileN, splitK] : variants(1, 1024, 2816, false))
     EXPECT_EQ(splitK, 1) << maxTokens;
-  // D = 64, H = 128 (2 k-tiles): never split.
-  for (auto [maxTokens, tileN, splitK] : variants(1, 64, 128, true))
+  // K = 384 (6 k-tiles): a slice takes at least 4, so none is split,
+  // though 64 columns of N = 4096 leave multiprocessors idle at T <= 128.
+  Ranges fewKTiles = variants(1, 4096, 384, true);
+  EXPECT_FALSE(fewKTiles.empty());
+  for (auto [maxTokens, tileN, splitK] : fewKTiles)
     EXPECT_EQ(splitK, 1) << maxTokens;
   // N or K unknown (T): none.
   EXPECT_TRUE(variants(1, 0, 2816, true).empty());
   EXPECT_TRUE(variants(1, 1024, 0, true).empty());
+}
+
+// The small_tokens variant serves T <= 32 where the model ranks its
+// 32-token kernel at most 0.9x the WGMMA variant at T = 32 (K1 and K2 at
+// D = 1024, whose weights sit in L2; not at D = 4096, unless K2 has a bias
+// and so no split-K variant), else T <= 16; ranges after it start past it.
+TEST(TileSelection, SmallTokensServe32WhereTheModelRanksItFaster) {
+  MLIRContext context;
+  Builder b(&context);
+  const Target &h200 = target("sm_90a");
+  auto smallTokensMax = [&](unsigned accumulators, int64_t n, int64_t k,
+                            bool splitKReady) {
+    GemmShape shape{b.getBF16Type(), accumulators, true, ""};
+    shape.tokenVariantsReady = shape.smallTokensReady = true;
+    shape.splitKReady = splitKReady;
+    shape.n = n;
+    shape.k = k;
+    SmallVector<KernelConfig> variants =
+        selectTokenVariants(h200, shape, selectGemmConfig(h200, shape));
+    // small_tokens for T <= 16, maybe a 32-token one, then WGMMA's.
+    int64_t most = 0;
+    for (const KernelConfig &v : variants) {
+      if (v.strategy != KernelStrategy::small_tokens) {
+        EXPECT_GT(v.maxTokens, most);
+        continue;
+      }
+      EXPECT_EQ(v.tileM, v.maxTokens);
+      EXPECT_EQ(v.maxTokens, most == 0 ? 16 : 32);
+      most = v.maxTokens;
+    }
+    return most;
+  };
+  EXPECT_EQ(smallTokensMax(2, 2816, 1024, false), 32); // K1 at (1024, 2816)
+  EXPECT_EQ(smallTokensMax(1, 1024, 2816, true), 32);  // K2
+  EXPECT_EQ(smallTokensMax(2, 11008, 4096, false), 16); // K1 at (4096, 11008)
+  EXPECT_EQ(smallTokensMax(1, 4096, 11008, true), 16);  // K2
+  EXPECT_EQ(smallTokensMax(1, 4096, 11008, false), 32); // K2 with a bias
+}
+
+// Two configurations are the same kernel unless something that shapes the
+// code differs; the T they serve and the reason do not.
+TEST(TileSelection, SameKernelIgnoresOnlyTheRangeAndReason) {
+  KernelConfig a;
+  a.strategy = KernelStrategy::wgmma;
+  a.tileM = 128;
+  a.tileN = 128;
+  a.tileK = 64;
+  a.stages = 4;
+  a.sharedBytes = 131072;
+  a.maxRegisters = 168;
+  KernelConfig b = a;
+  b.maxTokens = 256;
+  b.reason = "another range";
+  EXPECT_TRUE(a.sameKernel(b));
+  for (auto change : std::initializer_list<void (*)(KernelConfig &)>{
+           [](KernelConfig &c) { c.tileN = 64; },
+           [](KernelConfig &c) { c.stages = 3; },
+           [](KernelConfig &c) { c.splitK = 2; },
+           [](KernelConfig &c) { c.maxRegisters = 128; },
+           [](KernelConfig &c) { c.sharedBytes = 65536; },
+           [](KernelConfig &c) { c.strategy = KernelStrategy::mma_sync; }}) {
+    KernelConfig c = a;
+    change(c);
+    EXPECT_FALSE(a.sameKernel(c));
+  }
 }
 
 // The split-K workspace: a counter per tile, then 128-byte aligned fp32
