@@ -99,6 +99,39 @@ def _plain_linears(module: nn.Module, names: Sequence[str]) -> Optional[List[nn.
     return linears
 
 
+# The dtypes autocast casts to a lower precision (its "cached_cast": floating
+# point but not float64, which it leaves as it is).
+_AUTOCAST_CASTS = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _autocast_dtype(x: torch.Tensor) -> Optional[torch.dtype]:
+    """The dtype torch.autocast runs nn.Linear in on x's device, or None
+    outside an autocast region (or where it would not lower x's dtype)."""
+    device = x.device.type
+    try:
+        enabled = torch.is_autocast_enabled(device)
+        dtype = torch.get_autocast_dtype(device) if enabled else None
+    except TypeError:  # torch < 2.4: CUDA's only, without a device argument
+        enabled = device == "cuda" and torch.is_autocast_enabled()
+        dtype = torch.get_autocast_gpu_dtype() if enabled else None
+    return dtype if dtype in (torch.float16, torch.bfloat16) else None
+
+
+def autocast_inputs(x: torch.Tensor, params: List[torch.Tensor]):
+    """x and params as Hugging Face's forward would multiply them under the
+    current torch.autocast: every projection (F.linear) is on autocast's
+    lower-precision list, so x, the weights and the biases are cast to its
+    dtype (float64 left as it is), and the activation and product run on
+    the projections' outputs, already in it. Outside autocast: unchanged.
+    The casts are differentiable: gradients reach float32 weights in
+    float32, as autocast's own casts do."""
+    dtype = _autocast_dtype(x)
+    if dtype is None:
+        return x, params
+    cast = lambda t: t.to(dtype) if t.dtype in _AUTOCAST_CASTS else t  # noqa: E731
+    return cast(x), [cast(p) for p in params]
+
+
 def chip_of(device: torch.device) -> str:
     index = device.index if device.index is not None else torch.cuda.current_device()
     if index not in _chips:
@@ -299,7 +332,9 @@ class FusedGatedMLP(nn.Module):
               memory_policy: Optional[policy.MemoryPolicy] = None,
               precision: Optional[str] = None) -> torch.Tensor:
         """The block over `params` (plain tensors: this module's weights, or
-        one tensor-parallel shard of them)."""
+        one tensor-parallel shard of them); under torch.autocast in its
+        dtype, as Hugging Face's forward would run (autocast_inputs)."""
+        x, params = autocast_inputs(x, params)
         bundle = self._bundle(x, params, memory_policy, precision)
         rows = x.reshape(-1, self.hidden_size)
         if not rows.is_contiguous():

@@ -13,6 +13,8 @@ a process's CUDA state unusable):
   python3 python/tests/gpu_modules.py graph-callables   make_graphed_callables
   python3 python/tests/gpu_modules.py graph-step  a whole training step
       captured in one CUDA graph and replayed
+  python3 python/tests/gpu_modules.py autocast  float32 modules under
+      torch.autocast (bf16, fp16) against HF's, by the error bound
 
 Bundles come from FMLP_CACHE_DIR (python/tests/make-gpu-cache.sh). Every
 input is random (never zeros); the allocator's free memory is filled with
@@ -655,9 +657,80 @@ def precisions():
                    torch.equal(static_y, fused(other)))
 
 
+def autocast():
+    """Under torch.autocast (float32 weights, as Hugging Face's Trainer
+    with bf16=True or fp16=True keeps them) the fused block runs as the
+    original does: every projection in autocast's dtype, so x, weights and
+    biases cast to it, y in it, gradients reaching the float32 weights and
+    x in float32. Judged by the error bound of a block stored in that
+    dtype on the cast inputs (what both implementations multiply), beside
+    HF's own autocast run; an x already in the autocast dtype (the output
+    of an earlier autocast op) runs the same bits; the no-grad path and
+    torch.compile(fullgraph=True) give the same y."""
+    for dtype in (torch.bfloat16, torch.float16):
+        for case, tokens in ((CASES[0], (2, 37)), (CASES[1], (2, 37)), (CASES[0], (1, 1))):
+            label, class_name, extra = case
+            name = f"autocast {str(dtype)[6:]} {label} T={tokens[0] * tokens[1]}"
+            try:
+                torch.manual_seed(0)
+                original, config = original_mlp(label, class_name, extra)
+                original = original.to("cuda", torch.float32)
+                with torch.no_grad():
+                    for p in original.parameters():
+                        p.normal_(0, 1 / math.sqrt(p.shape[1])) if p.dim() == 2 else p.normal_(0, 0.5)
+                fused, _ = patched(original, config)
+                x = torch.randn(*tokens, D, device="cuda")
+                dy = torch.randn(*tokens, D, device="cuda", dtype=dtype)
+
+                def run_autocast(module, x_in):
+                    x_in = x_in.detach().clone().requires_grad_(True)
+                    for p in module.parameters():
+                        p.grad = None
+                    with torch.autocast("cuda", dtype=dtype):
+                        y = module(x_in)
+                    y.backward(dy)
+                    return y.detach(), x_in.grad, {n: p.grad for n, p in module.named_parameters()}
+
+                judge.poison_free_memory()
+                ours = run_autocast(fused, x)
+                theirs = run_autocast(original, x)
+                dtypes = ([ours[0].dtype, ours[1].dtype] + [g.dtype for g in ours[2].values()])
+                report(f"{name}: y in {str(dtype)[6:]}, gradients float32 as HF's",
+                       dtypes == [dtype] + [torch.float32] * (1 + len(ours[2]))
+                       and theirs[0].dtype == dtype, str(dtypes))
+                cast = {n: p.detach().to(dtype) for n, p in original.named_parameters()}
+                inputs = {"x": x.reshape(-1, D).to(dtype), "dy": dy.reshape(-1, D)}
+                inputs.update(math_layout(cast))
+                ref = judge.reference(fused.activation, dtype, inputs)
+                mine, hf = judged(ref, *ours), judged(ref, *theirs)
+                for output, (ratio, nonfinite) in mine.items():
+                    report(f"{name}: {output}", ratio <= 1.0 and nonfinite == 0,
+                           f"fmlp worst error/bound {ratio:.3f}   (HF autocast {hf[output][0]:.3f})")
+                moved = ours[0].clone()
+                moved.view(-1)[0] += 0.5
+                control = judged(ref, moved, ours[1], ours[2])["y"][0]
+                report(f"{name}: control (y moved) fails", control > 1.0,
+                       f"worst error/bound {control:.1f}")
+                with torch.autocast("cuda", dtype=dtype):
+                    y_low = fused(x.to(dtype))
+                    with torch.no_grad():
+                        y_nograd = fused(x)
+                report(f"{name}: x already {str(dtype)[6:]} runs the same bits",
+                       torch.equal(y_low.detach(), ours[0]))
+                report(f"{name}: no-grad y equals forward y", torch.equal(y_nograd, ours[0]))
+                torch._dynamo.reset()
+                compiled = torch.compile(fused, fullgraph=True)
+                with torch.autocast("cuda", dtype=dtype):
+                    y_compiled = compiled(x)
+                report(f"{name}: torch.compile(fullgraph=True) y equals eager",
+                       torch.equal(y_compiled.detach(), ours[0]))
+            except Exception as error:
+                report(name, False, f"{type(error).__name__}: {str(error)[:400]}")
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "modules"
     {"modules": modules, "train": train, "graph-callables": graph_callables,
-     "graph-step": graph_step, "precisions": precisions}[mode]()
+     "graph-step": graph_step, "precisions": precisions, "autocast": autocast}[mode]()
     print(f"{len(failures)} failed")
     sys.exit(1 if failures else 0)

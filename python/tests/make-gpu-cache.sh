@@ -2,7 +2,7 @@
 # Compiles the bundles the GPU-side Python tests and benchmarks use
 # (python/tests/gpu_modules.py, gpu_tensor_parallel.py, gpu_peft_guard.py,
 # bench/bench_torch.py, bench/bench_sweep.py, bench/bench_policies.py,
-# bench/accuracy_fp32.py: bf16 and f32
+# bench/accuracy_fp32.py: bf16 and f32 (f16 for autocast)
 # silu at (1024, 2816) and
 # (4096, 11008); a bundle serves every T, each entry's T is dynamic)
 # into a cache directory: the GPU machine has no fmlp-compile. f32 blocks
@@ -31,6 +31,9 @@ for p in (2, 4, 8):
 for p in (2, 4):
     for dtype in ("bf16", "f32"):
         specs.append(BlockSpec(1024, 2816 // p, dtype))
+# fp16 under torch.autocast (gpu_modules.py autocast; bf16's are above).
+for extra in ({}, {"bias": True}):
+    specs.append(BlockSpec(1024, 2816, "f16", **extra))
 # The tiny Llama of gpu_peft_guard.py.
 for dtype in ("bf16", "f32"):
     specs.append(BlockSpec(256, 704, dtype))
@@ -50,7 +53,7 @@ for precision in ("highest", "ieee", "tf32", "tf32x3"):
     for d, h, bias in ((1024, 2816, False), (1024, 2816, True), (4096, 11008, False)):
         specs.append(BlockSpec(d, h, "f32", bias=bias, precision=precision,
                                save=DEFAULT.save))
-dtypes = os.environ.get("DTYPES", "bf16 f32").split()
+dtypes = os.environ.get("DTYPES", "bf16 f16 f32").split()
 for spec in dict.fromkeys(specs):
     if spec.dtype in dtypes:
         print(find_or_compile(spec), flush=True)
