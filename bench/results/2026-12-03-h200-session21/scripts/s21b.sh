@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Session 21, call 2 (issue 22): the small_tokens kernels' weights through
+# a ring in shared memory by cp.async (--fmlp-small-tokens-stages=S, S = 2,
+# 3, 4, 6: st-rS) against straight into registers (st-base, main).
+# 1. fmlp-gpu-block-test of st-r3 (both shapes, bf16 and f16, the edge
+#    shapes), st-r2, st-r4, st-r6 at T <= 33.
+# 2. bench/compare_bundles.py st-base against each, T = 1, 16, 32.
+cd "$(dirname "$0")/../../../.."
+R=${OUT:-/tmp}; s=$(date +%s)
+cmake -S test/GPU -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DFMLP_JSON_INCLUDE_DIR=$PWD/.device/include > "$R/build.log" 2>&1 &&
+  cmake --build build-gpu >> "$R/build.log" 2>&1 || { tail "$R/build.log"; exit 1; }
+test=build-gpu/fmlp-gpu-block-test
+run() { local log=$1; shift; timeout 120 "$test" "$@" >> "$R/$log" 2>&1; echo "$* rc=$? $(( $(date +%s) - s )) s"; }
+S=.device/st-r3
+run gpu-r3.log $S/mlp-bf16-4096-11008.bundle bf16 4096 11008 1 16 17 &
+run gpu-r3.log $S/mlp-bf16-1024-2816.bundle bf16 1024 2816 1 2 3 8 15 16 17 31 32 33 37
+run gpu-r3.log $S/mlp-f16-1024-2816.bundle f16 1024 2816 1 3 16 17 32
+run gpu-r3.log $S/mlp-bf16-64-128.bundle bf16 64 128 1 2 16 17
+run gpu-r3.log $S/mlp-bf16-1088-704.bundle bf16 1088 704 1 3 16 17
+wait
+run gpu-r3.log $S/mlp-f16-4096-11008.bundle f16 4096 11008 3 16 &
+for set in st-r2 st-r4 st-r6; do
+  run gpu-$set.log .device/$set/mlp-bf16-1024-2816.bundle bf16 1024 2816 1 3 16 17 32
+done
+wait
+grep -hE "failure\(s\)|FAIL|DID NOT" "$R"/gpu-*.log | sort | uniq -c
+export PYTHONPATH=$PWD/python:$PWD/bench PYTHONUNBUFFERED=1 FMLP_RUNTIME_LIB=$PWD/build-gpu/lib/libfmlp_runtime.so
+for set in st-r3 st-r2 st-r4 st-r6; do
+  left=$(( 570 - ($(date +%s) - s) )); [[ $left -lt 40 ]] && break
+  timeout $left python3 bench/compare_bundles.py .device/st-base .device/$set $FMLP_RUNTIME_LIB \
+    --tokens 1,16,32 --rounds 9 > "$R/compare-base-$set.txt" 2>&1
+  echo "compare $set rc=$? $(( $(date +%s) - s )) s"
+  grep -E "^D=|small_tokens|no-grad" "$R/compare-base-$set.txt"
+done
