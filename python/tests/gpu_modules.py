@@ -15,6 +15,8 @@ a process's CUDA state unusable):
       captured in one CUDA graph and replayed
   python3 python/tests/gpu_modules.py autocast  float32 modules under
       torch.autocast (bf16, fp16) against HF's, by the error bound
+  python3 python/tests/gpu_modules.py regimes   gradient checkpointing and
+      torch.compile with dynamic shapes
 
 Bundles come from FMLP_CACHE_DIR (python/tests/make-gpu-cache.sh). Every
 input is random (never zeros); the allocator's free memory is filled with
@@ -728,9 +730,72 @@ def autocast():
                 report(name, False, f"{type(error).__name__}: {str(error)[:400]}")
 
 
+def regimes():
+    """Two ways Hugging Face fine-tuning calls the MLP that the other modes
+    do not: gradient checkpointing (model.gradient_checkpointing_enable(),
+    reentrant and not: the forward runs again inside the backward) gives
+    the gradients of the same model without it bit for bit (the kernels
+    are deterministic), and torch.compile with dynamic shapes (one graph
+    for every T) gives eager's y and dx at each T."""
+    # PyTorch's deterministic kernels for the model around the MLPs (as in
+    # train()); HF's own model must then repeat its gradients bit for bit
+    # under checkpointing, or the comparison would mean nothing.
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True)
+    tokens = torch.randint(0, 1000, (2, 96), device="cuda")
+
+    def grads(model):
+        model.zero_grad(set_to_none=True)
+        model(input_ids=tokens, labels=tokens, use_cache=False).loss.backward()
+        return [p.grad.clone() for p in model.parameters()]
+
+    hf = small_llama(torch.bfloat16)
+    patched_model = copy.deepcopy(hf)
+    fmlp.patch_model(patched_model)
+    for name, base in (("HF", hf), ("fmlp", patched_model)):
+        plain = grads(base)
+        for reentrant in (False, True):
+            label = f"{name}: gradient checkpointing (use_reentrant={reentrant})"
+            try:
+                model = copy.deepcopy(base)
+                model.train()
+                model.gradient_checkpointing_enable(
+                    gradient_checkpointing_kwargs={"use_reentrant": reentrant})
+                checkpointed = grads(model)
+                report(f"{label}: gradients equal the plain run's",
+                       all(torch.equal(a, b) for a, b in zip(checkpointed, plain)))
+            except Exception as error:
+                report(label, False, f"{type(error).__name__}: {str(error)[:400]}")
+    # Control: other tokens give other gradients (the comparison can fail).
+    first = grads(patched_model)
+    tokens = torch.randint(0, 1000, (2, 96), device="cuda")
+    report("control: other tokens, other gradients",
+           not all(torch.equal(a, b) for a, b in zip(grads(patched_model), first)))
+    torch.use_deterministic_algorithms(False)
+
+    torch.manual_seed(0)
+    original, config = original_mlp("llama", "LlamaMLP", dict(hidden_act="silu"))
+    fused, _ = patched(original.to("cuda", torch.bfloat16), config)
+    try:
+        torch._dynamo.reset()
+        compiled = torch.compile(fused, dynamic=True, fullgraph=True)
+        for t in (37, 1, 300, 16):
+            x = torch.randn(t, D, device="cuda", dtype=torch.bfloat16)
+            dy = torch.randn(t, D, device="cuda", dtype=torch.bfloat16)
+            xc, xe = (x.clone().requires_grad_(True) for _ in range(2))
+            yc, ye = compiled(xc), fused(xe)
+            yc.backward(dy)
+            ye.backward(dy)
+            report(f"torch.compile(dynamic=True) T={t}: y and dx equal eager's",
+                   torch.equal(yc.detach(), ye.detach()) and torch.equal(xc.grad, xe.grad))
+    except Exception as error:
+        report("torch.compile(dynamic=True)", False, f"{type(error).__name__}: {str(error)[:400]}")
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "modules"
     {"modules": modules, "train": train, "graph-callables": graph_callables,
-     "graph-step": graph_step, "precisions": precisions, "autocast": autocast}[mode]()
+     "graph-step": graph_step, "precisions": precisions, "autocast": autocast,
+     "regimes": regimes}[mode]()
     print(f"{len(failures)} failed")
     sys.exit(1 if failures else 0)

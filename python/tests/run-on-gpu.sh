@@ -37,6 +37,7 @@ if [ "$what" != bench ]; then
   step graph-callables 60 python3 "$tests/gpu_modules.py" graph-callables
   step graph-step 90 python3 "$tests/gpu_modules.py" graph-step
   step autocast 120 python3 "$tests/gpu_modules.py" autocast
+  step regimes 120 python3 "$tests/gpu_modules.py" regimes
   step peft-guard 420 python3 "$tests/gpu_peft_guard.py"
   step shards 120 python3 "$tests/gpu_tensor_parallel.py" shards
   [ "$gpus" -ge 2 ] && step tp 180 torchrun --nproc-per-node "$gpus" "$tests/gpu_tensor_parallel.py" tp

@@ -344,5 +344,34 @@ class ModuleKeepsItsBundle(unittest.TestCase):
         self.assertEqual([s.save for s in self.specs], ["agu", "x", other, policy.DEFAULT.save])
 
 
+@unittest.skipUnless(HAVE_TORCH, "needs torch")
+class AutocastTest(unittest.TestCase):
+    """modules.autocast_inputs: what the fused block multiplies under
+    torch.autocast is what F.linear would (on the CPU's autocast here; the
+    GPU's is gpu_modules.py autocast)."""
+
+    def test_cast_as_f_linear_would_and_differentiable(self):
+        import torch
+        from fmlp.modules import autocast_inputs
+        x = torch.randn(3, D, requires_grad=True)
+        w = torch.randn(H, D, requires_grad=True)
+        b64 = torch.randn(H, dtype=torch.float64)
+        same_x, same = autocast_inputs(x, [w, b64])
+        self.assertIs(same_x, x)  # outside autocast: the tensors themselves
+        self.assertIs(same[0], w)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            cast_x, (cast_w, cast_b) = autocast_inputs(x, [w, b64])
+            linear = torch.nn.functional.linear(x, w)
+        self.assertEqual(linear.dtype, torch.bfloat16)
+        self.assertEqual((cast_x.dtype, cast_w.dtype), (linear.dtype, linear.dtype))
+        self.assertTrue(torch.equal(cast_x, x.to(torch.bfloat16)))
+        self.assertEqual(cast_b.dtype, torch.float64)  # autocast leaves float64
+        (cast_x.float().sum() + 2 * cast_w.float().sum()).backward()
+        self.assertEqual((x.grad.dtype, w.grad.dtype), (torch.float32, torch.float32))
+        self.assertTrue(torch.equal(w.grad, torch.full_like(w, 2.0)))
+        # Control: outside autocast nothing is cast, so a float32 x stays.
+        self.assertEqual(autocast_inputs(x, [w])[0].dtype, torch.float32)
+
+
 if __name__ == "__main__":
     unittest.main()
