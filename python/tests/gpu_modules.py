@@ -81,6 +81,18 @@ def original_mlp(label, class_name, extra):
     return mlp, config
 
 
+def random_mlp(label, class_name, extra, dtype):
+    """original_mlp on the GPU in `dtype`, seeded, with weights ~ N(0,
+    1/fan_in) and biases ~ N(0, 1/4): G and U of order one."""
+    torch.manual_seed(0)
+    original, config = original_mlp(label, class_name, extra)
+    original = original.to("cuda", dtype)
+    with torch.no_grad():
+        for p in original.parameters():
+            p.normal_(0, 1 / math.sqrt(p.shape[1])) if p.dim() == 2 else p.normal_(0, 0.5)
+    return original, config
+
+
 def patched(original, config):
     wrapper = torch.nn.Module()
     wrapper.mlp = copy.deepcopy(original)
@@ -124,15 +136,9 @@ TABLE = []
 
 
 def compare(case, class_name, extra, dtype, tokens=(2, 37)):
-    torch.manual_seed(0)
-    original, config = original_mlp(case, class_name, extra)
+    original, config = random_mlp(case, class_name, extra, dtype)
     # Reported as the case, with its T where it is not the usual one.
     label = case if tokens == (2, 37) else f"{case} T={tokens[0] * tokens[1]}"
-    original = original.to("cuda", dtype)
-    # Weights ~ N(0, 1/fan_in), biases ~ N(0, 1/4): G and U of order one.
-    with torch.no_grad():
-        for p in original.parameters():
-            p.normal_(0, 1 / math.sqrt(p.shape[1])) if p.dim() == 2 else p.normal_(0, 0.5)
     fused, replaced = patched(original, config)
     report(f"{label} {dtype}: patched", replaced == 1, f"{replaced} module(s) replaced")
     x = torch.randn(*tokens, D, device="cuda", dtype=dtype)
@@ -194,12 +200,7 @@ def frozen(dtype=torch.bfloat16, tokens=(2, 37)):
     for label, case, frozen_names, x_grad, absent, present in FROZEN:
         try:
             name, class_name, extra = CASES[case]
-            torch.manual_seed(0)
-            original, config = original_mlp(name, class_name, extra)
-            original = original.to("cuda", dtype)
-            with torch.no_grad():
-                for p in original.parameters():
-                    p.normal_(0, 1 / math.sqrt(p.shape[1])) if p.dim() == 2 else p.normal_(0, 0.5)
+            original, config = random_mlp(name, class_name, extra, dtype)
             fused, _ = patched(original, config)
             for n, p in fused.named_parameters():
                 p.requires_grad_(n not in frozen_names)
@@ -582,12 +583,7 @@ def precisions():
     'high' setting picks tf32 and 'highest' highest, under
     torch.compile(fullgraph=True) and in a CUDA graph too."""
     for label, class_name, extra in CASES[:2]:
-        torch.manual_seed(0)
-        original, config = original_mlp(label, class_name, extra)
-        original = original.to("cuda", torch.float32)
-        with torch.no_grad():
-            for p in original.parameters():
-                p.normal_(0, 1 / math.sqrt(p.shape[1])) if p.dim() == 2 else p.normal_(0, 0.5)
+        original, config = random_mlp(label, class_name, extra, torch.float32)
         fused, _ = patched(original, config)
         x = torch.randn(2, 37, D, device="cuda")
         dy = torch.randn(2, 37, D, device="cuda")
@@ -674,12 +670,7 @@ def autocast():
             label, class_name, extra = case
             name = f"autocast {str(dtype)[6:]} {label} T={tokens[0] * tokens[1]}"
             try:
-                torch.manual_seed(0)
-                original, config = original_mlp(label, class_name, extra)
-                original = original.to("cuda", torch.float32)
-                with torch.no_grad():
-                    for p in original.parameters():
-                        p.normal_(0, 1 / math.sqrt(p.shape[1])) if p.dim() == 2 else p.normal_(0, 0.5)
+                original, config = random_mlp(label, class_name, extra, torch.float32)
                 fused, _ = patched(original, config)
                 x = torch.randn(*tokens, D, device="cuda")
                 dy = torch.randn(*tokens, D, device="cuda", dtype=dtype)
