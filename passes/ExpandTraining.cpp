@@ -14,7 +14,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/IRMapping.h"
 
 namespace mlir::fmlp {
 #define GEN_PASS_DEF_EXPANDTRAININGPASS
@@ -88,13 +87,24 @@ createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
   return func;
 }
 
-/// The forward entry: a copy of the block on the entry's arguments.
+/// The forward entry: a copy of the block on the entry's arguments, operand
+/// by operand (not value by value: a block may pass one value as two
+/// operands, tied gate and up weights, and each has its own argument, as
+/// in the backward entry).
 SmallVector<Value> buildForward(OpBuilder &builder, GatedMlpOp block,
                                 ValueRange arguments) {
-  IRMapping mapping;
-  mapping.map(getBlockOperands(block),
-              arguments.take_front(getBlockOperands(block).size()));
-  Operation *copy = builder.clone(*block, mapping);
+  auto copy = cast<GatedMlpOp>(builder.clone(*block));
+  copy.getXMutable().assign(arguments[0]);
+  copy.getGateMutable().assign(arguments[1]);
+  copy.getUpMutable().assign(arguments[2]);
+  copy.getDownMutable().assign(arguments[3]);
+  unsigned next = 4;
+  if (block.getGateBias())
+    copy.getGateBiasMutable().assign(arguments[next++]);
+  if (block.getUpBias())
+    copy.getUpBiasMutable().assign(arguments[next++]);
+  if (block.getDownBias())
+    copy.getDownBiasMutable().assign(arguments[next++]);
   return {copy->getResult(0)};
 }
 

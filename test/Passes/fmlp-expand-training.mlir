@@ -68,4 +68,27 @@ func.func @model(%x: tensor<8x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<200x
   return %y1 : tensor<8x96xf32>
 }
 
+// -----
+
+// One value passed as two operands (tied gate and up weights, or two equal
+// constants merged by CSE): every entry point has an argument per operand
+// and reads each where its operand was, the forward as the backward does
+// (the forward once read the up argument for both).
+// CHECK-LABEL: func.func @tied.forward
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x64xbf16> {fmlp.name = "x"}, %[[WG:[^:]+]]: tensor<128x64xbf16> {fmlp.name = "gate"}, %[[WU:[^:]+]]: tensor<128x64xbf16> {fmlp.name = "up"}, %[[WD:[^:]+]]: tensor<64x128xbf16> {fmlp.name = "down"}, %[[BG:[^:]+]]: tensor<128xbf16> {fmlp.name = "gate_bias"}, %[[BU:[^:]+]]: tensor<128xbf16> {fmlp.name = "up_bias"}, %[[BD:[^:]+]]: tensor<64xbf16> {fmlp.name = "down_bias"})
+// CHECK-NEXT: fmlp.gated_mlp silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]] gate_bias %[[BG]] up_bias %[[BU]] down_bias %[[BD]]
+// CHECK-LABEL: func.func @tied.backward
+// CHECK-SAME: (%[[X:[^:]+]]: tensor<?x64xbf16> {fmlp.name = "x"}, %[[WG:[^:]+]]: tensor<128x64xbf16> {fmlp.name = "gate"}, %[[WU:[^:]+]]: tensor<128x64xbf16> {fmlp.name = "up"}, %[[WD:[^:]+]]: tensor<64x128xbf16> {fmlp.name = "down"}, %[[BG:[^:]+]]: tensor<128xbf16> {fmlp.name = "gate_bias"}, %[[BU:[^:]+]]: tensor<128xbf16> {fmlp.name = "up_bias"}, %[[BD:[^:]+]]: tensor<64xbf16> {fmlp.name = "down_bias"}
+// CHECK-NEXT: fmlp.gated_mlp_grad silu %[[X]], gate %[[WG]], up %[[WU]], down %[[WD]], dy %{{[^ ]+}} gate_bias %[[BG]] up_bias %[[BU]] down_bias %[[BD]]
+// CHECK-LABEL: func.func @tied.forward_nograd
+// CHECK-SAME: %[[WG:[^:]+]]: tensor<128x64xbf16> {fmlp.name = "gate"}, %[[WU:[^:]+]]: tensor<128x64xbf16> {fmlp.name = "up"}
+// CHECK: gate %[[WG]], up %[[WU]]
+func.func @tied(%x: tensor<?x64xbf16>, %w: tensor<128x64xbf16>, %wd: tensor<64x128xbf16>,
+                %b: tensor<128xbf16>, %bd: tensor<64xbf16>) -> tensor<?x64xbf16> {
+  %y = fmlp.gated_mlp silu %x, gate %w, up %w, down %wd gate_bias %b up_bias %b down_bias %bd
+      : (tensor<?x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<64x128xbf16>,
+         tensor<128xbf16>, tensor<128xbf16>, tensor<64xbf16>) -> tensor<?x64xbf16>
+  return %y : tensor<?x64xbf16>
+}
+
 // BAD-MODE: fmlp-expand-training: mode must be train or infer, got 'eval'
