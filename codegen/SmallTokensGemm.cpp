@@ -79,7 +79,11 @@ public:
 
     // This warp's chunks, U at a time, then one at a time.
     int64_t chunks = spec.k / kSmallTokensChunk;
-    int64_t unroll = std::max<int64_t>(1, piecesInFlight / spec.b.size());
+    if (piecesInFlight < 1 || piecesInFlight > 8)
+      llvm::report_fatal_error("--fmlp-small-tokens-pieces must be 1 to 8",
+                               /*gen_crash_diag=*/false);
+    int64_t unroll =
+        std::max<int64_t>(1, piecesInFlight / int64_t(spec.b.size()));
     Value begin = kb.udiv(kb.mul(warp, kb.i32(chunks)), kWarps);
     Value end = kb.udiv(kb.mul(kb.add(warp, kb.i32(1)), kb.i32(chunks)), kWarps);
     Value whole = kb.add(

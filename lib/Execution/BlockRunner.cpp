@@ -48,6 +48,33 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
   }
   llvm::raw_string_ostream os(runner->plannedIR);
   module->print(os);
+  // The host check sizes every tensor by one element type (the gate
+  // weight's): a block whose tensors mix types (an f32 x with 16-bit
+  // weights, which the dialect allows) is refused, not misread.
+  std::string mixed;
+  module->walk([&](Operation *op) {
+    if (!isa<GateUpOp, DownOp>(op) || !mixed.empty())
+      return;
+    Type first;
+    for (Value operand : op->getOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.getType());
+      if (!type)
+        continue;
+      if (!first)
+        first = type.getElementType();
+      else if (type.getElementType() != first)
+        llvm::raw_string_ostream(mixed)
+            << "fmlp-run checks blocks whose tensors share one element type; "
+               "this one mixes "
+            << first << " and " << type.getElementType() << "\n";
+      if (!mixed.empty())
+        return;
+    }
+  });
+  if (!mixed.empty()) {
+    error += mixed;
+    return nullptr;
+  }
   BlockDescription &block = runner->block;
   module->walk([&](GateUpOp op) {
     auto gate = cast<MemRefType>(op.getGate().getType());

@@ -25,6 +25,9 @@
 // Allocation failure (here under a 3 GB address-space limit) is an error.
 // RUN: (ulimit -v 3000000; not fmlp-run %s --tokens=300000) 2>&1 | FileCheck %s --check-prefix=OUT-OF-MEMORY
 // RUN: not fmlp-run %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --tokens=8 2>&1 | FileCheck %s --check-prefix=STATIC-T
+// The host check reads every tensor in one element type: a block that
+// mixes them is refused (it once corrupted the heap).
+// RUN: not fmlp-run %S/Inputs/mixed-element-types.mlir --tokens=5 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: fmlp-run --version | FileCheck %s --check-prefix=VERSION
 // RUN: fmlp-run --help | FileCheck %s --check-prefix=HELP
 
@@ -54,6 +57,7 @@
 // OUT-OF-MEMORY: fmlp-run: error: out of host memory (Allocation failed) running T = 300000 tokens
 // MEMORY: fmlp-run: error: {{.*}}T = 1000000000 needs about {{[0-9,]+}} B of host memory (buffers and the float64 reference), over the limit of {{[0-9,]+}} B (--max-host-memory, default: physical memory)
 // MEMORY-LIMIT: fmlp-run: error: {{.*}}T = 100000 needs about {{[0-9,]+}} B of host memory {{.*}} over the limit of 1,000,000 B
+// MIXED: fmlp-run: error: {{.*}}fmlp-run checks blocks whose tensors share one element type; this one mixes f32 and f16
 // STATIC-T: fmlp-run: error: {{.*}}the block's x has a static T = 2048 tokens; it cannot run T = 8 (give --tokens=2048, or a dynamic T in the IR)
 // VERSION: fmlp-run (fmlp) {{[0-9]+\.[0-9]+\.[0-9]+}}
 // VERSION-NEXT: built with LLVM and MLIR 22.
