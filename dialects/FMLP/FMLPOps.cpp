@@ -88,11 +88,22 @@ LogicalResult verifyBias(Operation *op, StringRef name, Value bias,
                            << " = " << extent << " elements, got " << type;
 }
 
+/// A multiplier scales fp32 accumulators: finite, and finite as an f32.
 LogicalResult verifyMultiplier(Operation *op, StringRef name,
                                const std::optional<APFloat> &multiplier) {
-  if (!multiplier || multiplier->isFinite())
+  if (!multiplier)
     return success();
-  return op->emitOpError() << name << " must be a finite number, got "
+  if (!multiplier->isFinite())
+    return op->emitOpError() << name << " must be a finite number, got "
+                             << multiplier->convertToDouble();
+  APFloat single = *multiplier;
+  bool losesInfo = false;
+  (void)single.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                       &losesInfo);
+  if (single.isFinite())
+    return success();
+  return op->emitOpError() << name << " must be finite as an f32 (the "
+                           << "kernels scale fp32 sums by it), got "
                            << multiplier->convertToDouble();
 }
 

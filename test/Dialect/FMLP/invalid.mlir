@@ -118,6 +118,18 @@ func.func @infinite_multiplier(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>,
 
 // -----
 
+func.func @multiplier_past_f32(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>,
+                               %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>) {
+  // expected-error @+1 {{'fmlp.gated_mlp' op down_multiplier must be finite as an f32 (the kernels scale fp32 sums by it), got 1.000000e+300}}
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      {down_multiplier = 1.0e300 : f64}
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
+         tensor<96x200xf32>) -> tensor<?x96xf32>
+  return
+}
+
+// -----
+
 func.func @mixed_types_without_precision(%x: tensor<?x96xbf16>, %wg: tensor<200x96xbf16>,
                                          %wu: tensor<200x96xf32>, %wd: tensor<96x200xbf16>) {
   // expected-error @+1 {{'fmlp.gated_mlp' op operands mix element types (x is 'bf16', the up weight is 'f32'); a 'precision' attribute must say how the contractions round them}}
