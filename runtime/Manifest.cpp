@@ -483,6 +483,14 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
       Entry entry;
       entry.symbol = text(entries[e], "symbol", at);
       entry.kind = text(entries[e], "kind", at);
+      if (entry.kind != "forward" && entry.kind != "backward" &&
+          entry.kind != "forward_nograd")
+        throw Malformed{at + ".kind \"" + entry.kind +
+                        "\" is not forward, backward or forward_nograd"};
+      for (const Entry &earlier : manifest.entries)
+        if (earlier.symbol == entry.symbol)
+          throw Malformed{at + ".symbol \"" + entry.symbol +
+                          "\" names an earlier entry point too"};
       entry.staticTokens =
           integer(entries[e], "static_tokens", at, 0, kInt64Max);
       // Optional (version 3): absent, no launch is per-chunk.

@@ -307,6 +307,12 @@ TEST(RuntimeBundle, NumbersThatDoNotFitTheirFieldAreRefused) {
        "manifest.images.ptx \"../kernels.ptx\" is not a file name inside "
        "the bundle"},
       {R"("kernel": "k0")", R"("kernel": "")", "launches[0].kernel is empty"},
+      {R"("kind": "backward")", R"("kind": "sideways")",
+       "manifest.entry_points[1].kind \"sideways\" is not forward, backward "
+       "or forward_nograd"},
+      {R"("symbol": "mlp.backward")", R"("symbol": "mlp.forward")",
+       "manifest.entry_points[1].symbol \"mlp.forward\" names an earlier "
+       "entry point too"},
   };
   for (const Malformation &c : cases) {
     BundleDir dir(replaced(kManifest, c.from, c.to));
