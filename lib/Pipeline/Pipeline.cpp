@@ -33,6 +33,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 using namespace mlir::fmlp;
@@ -125,13 +126,54 @@ void mlir::fmlp::buildGpuStages(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
+namespace {
+
+/// What a registered pipeline runs when its options are invalid: an error
+/// naming the option, and failure (so that fmlp-opt exits non-zero and
+/// writes nothing), instead of the passes.
+struct InvalidPipelineOptionsPass
+    : PassWrapper<InvalidPipelineOptionsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InvalidPipelineOptionsPass)
+  explicit InvalidPipelineOptionsPass(std::string message)
+      : message(std::move(message)) {}
+  StringRef getArgument() const override {
+    return "fmlp-invalid-pipeline-options";
+  }
+  void runOnOperation() override {
+    mlir::emitError(getOperation().getLoc(), message);
+    signalPassFailure();
+  }
+  std::string message;
+};
+
+/// `build` unless `options` are invalid for `pipeline` (the GPU pipeline
+/// also needs the CUDA toolkit at cuda-path).
+void buildChecked(OpPassManager &pm, StringRef pipeline,
+                  const PipelineOptions &options, bool needsCuda,
+                  function_ref<void(OpPassManager &, const PipelineOptions &)>
+                      build) {
+  std::string invalid;
+  if (validatePipelineOptions(options, invalid) &&
+      (!needsCuda || llvm::sys::fs::is_directory(options.cudaPath)))
+    return build(pm, options);
+  if (invalid.empty())
+    invalid = "cuda-path=" + options.cudaPath +
+              " is not a directory: the GPU kernels need the CUDA toolkit "
+              "(its libdevice, ptxas)";
+  pm.addPass(std::make_unique<InvalidPipelineOptionsPass>(
+      (pipeline + ": " + invalid).str()));
+}
+
+} // namespace
+
 void mlir::fmlp::registerPipelines() {
   PassPipelineRegistration<PipelineOptions>(
       "fmlp-plan-pipeline",
       "Recognize gated MLP blocks and plan their fused forward and backward "
       "(kernels K1..K6 on caller-provided buffers)",
       [](OpPassManager &pm, const PipelineOptions &options) {
-        buildPlanPipeline(pm, options);
+        buildChecked(pm, "fmlp-plan-pipeline", options, /*needsCuda=*/false,
+                     buildPlanPipeline);
       });
   PassPipelineRegistration<>(
       "fmlp-cpu-pipeline",
@@ -142,6 +184,7 @@ void mlir::fmlp::registerPipelines() {
       "Recognize, plan and generate the GPU kernels of gated MLP blocks "
       "(PTX in gpu.binary, launches as gpu.launch_func)",
       [](OpPassManager &pm, const PipelineOptions &options) {
-        buildGpuPipeline(pm, options);
+        buildChecked(pm, "fmlp-gpu-pipeline", options, /*needsCuda=*/true,
+                     buildGpuPipeline);
       });
 }
