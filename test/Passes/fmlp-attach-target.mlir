@@ -9,6 +9,6 @@
 // SM120A: module attributes {fmlp.target = #fmlp.target<"sm_120a">}
 // An unknown chip is an error that names the known ones.
 // UNKNOWN: error: unknown chip 'sm_garbage': fmlp knows sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_120, sm_120a
-// OLD: error: unknown chip 'sm_75': fmlp knows sm_80,
+// OLD: error: fmlp-gpu-pipeline: unknown chip 'sm_75': fmlp knows sm_80,
 module {
 }
