@@ -278,6 +278,19 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
   int64_t chunkTokens = 0;
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) {
     LaunchGeometry geometry = LaunchGeometry::readFrom(launch);
+    // CUDA's grid limits (x < 2^31, y and z < 2^16): a grid past them
+    // would be refused by the runtime at every launch, so no bundle has it.
+    constexpr int64_t kGridLimits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+    for (int dim = 0; dim < 3; ++dim)
+      if (geometry.fixed[dim] > kGridLimits[dim]) {
+        error = (Twine("kernel ") + launch.getKernelName().getValue() +
+                 " of " + func.getSymName() + " needs a grid of " +
+                 Twine(geometry.fixed[dim]) + " blocks along " +
+                 StringRef("xyz").substr(dim, 1) + ", past CUDA's " + Twine(kGridLimits[dim]) +
+                 ": the block's widths are too large for its tiles")
+                    .str();
+        return WalkResult::interrupt();
+      }
     auto loop = launch->getParentOfType<scf::ForOp>();
     if (loop && chunkLoop && loop != chunkLoop) {
       error = func.getSymName().str() +

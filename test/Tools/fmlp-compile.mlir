@@ -29,6 +29,8 @@
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=9223372036854775807 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: not fmlp-compile %S/Inputs/huge-width.mlir 2>&1 | FileCheck %s --check-prefix=HUGE-WIDTH
+// A grid past CUDA's limits: no bundle (the runtime would refuse it).
+// RUN: not fmlp-compile %S/Inputs/grid-past-limits.mlir -o %t.grid.bundle 2>&1 | FileCheck %s --check-prefix=GRID
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=37 --chunk-tokens=512 | FileCheck %s --check-prefix=LONG-CHUNK
 
 // What goes to -o is decided before any work: a name that is not a
@@ -79,6 +81,7 @@
 
 // NEGATIVE: fmlp-compile: for the --tokens option: must be at least 1, got -1
 // OVERFLOW: fmlp-compile: error: llama_mlp.forward: the saved buffer for T = 9223372036854775807 is over 2^63 bytes
+// GRID: fmlp-compile: error: kernel mlp_forward_k0_gate_up of mlp.forward needs a grid of 65537 blocks along y, past CUDA's 65535
 // HUGE-WIDTH: fmlp-compile: error: block 1 at {{.*}}huge-width.mlir:5:8: D = 4611686018427387904, H = 8: its parameter bytes or flop per token (18 D H) overflow int64
 // LONG-CHUNK: memory plan (mode=train, save=agu, chunk-tokens=512) at T = 37,
 // LONG-CHUNK: workspace no-grad    11,272,192 B (10.8 MiB)
