@@ -502,6 +502,15 @@ struct PlanMemoryPass : mlir::fmlp::impl::PlanMemoryPassBase<PlanMemoryPass> {
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
       if (!func->hasAttr("fmlp.entry"))
         continue;
+      // An entry point on buffers was planned already (a second plan
+      // pipeline over the first one's output).
+      if (llvm::any_of(func.getArgumentTypes(), llvm::IsaPred<MemRefType>)) {
+        func.emitError() << "fmlp-plan-memory: entry point @"
+                         << func.getSymName()
+                         << " takes buffers already: the module is planned "
+                            "(run the plan pipeline once)";
+        return signalPassFailure();
+      }
       if (failed(verifyNoZeroExtents(func)) ||
           failed(verifyInPlaceWrites(func)))
         return signalPassFailure();
