@@ -707,6 +707,61 @@ LogicalResult replaceFill(linalg::FillOp fill, gpu::GPUModuleOp gpuModule,
   return success();
 }
 
+/// Why `config` cannot build `gemm`'s kernel on `target` (empty when it
+/// can): a kernel_config written by hand, or edited, is checked as
+/// fmlp-select-tiles' choices are (TileSelection.h).
+std::string whyConfigDoesNotFit(const KernelConfig &config,
+                                const KernelGemm &gemm,
+                                const Target &target) {
+  int64_t accumulators = gemm.b.size();
+  int64_t limit = target.sharedBytesPerBlock;
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  switch (config.strategy) {
+  case KernelStrategy::wgmma: {
+    if (config.tileN % kWgmmaOutputBox != 0) {
+      os << "a wgmma tile " << config.tileN << " columns wide: the "
+         << "epilogue stores boxes of " << kWgmmaOutputBox << " columns";
+      break;
+    }
+    if (config.tileN * accumulators > 256) {
+      os << "a wgmma tile of " << accumulators << " accumulators x "
+         << config.tileN << " columns: at most 256 columns in all";
+      break;
+    }
+    WgmmaGemmSpec spec;
+    spec.b.resize(accumulators);
+    spec.tileN = config.tileN;
+    spec.stages = config.stages;
+    if (int64_t bytes = wgmmaSharedBytes(spec); bytes > limit)
+      os << "wgmma stages = " << config.stages << " take " << bytes
+         << " B of shared memory, past " << target.chip << "'s " << limit;
+    break;
+  }
+  case KernelStrategy::mma_sync: {
+    int64_t elementBytes = gemm.element.getIntOrFloatBitWidth() / 8;
+    int64_t bytes = mmaSyncSharedBytes(config.tileK, config.stages,
+                                       elementBytes,
+                                       config.tileN * accumulators);
+    if (bytes > limit)
+      os << "mma_sync stages = " << config.stages << " of k-tiles of "
+         << config.tileK << " take " << bytes << " B of shared memory, past "
+         << target.chip << "'s " << limit;
+    break;
+  }
+  case KernelStrategy::simt:
+    if (config.tileM != kSimtTile || config.tileN != kSimtTile ||
+        config.tileK != kSimtTileK)
+      os << "simt tiles are " << kSimtTile << " x " << kSimtTile << " x "
+         << kSimtTileK << ", not " << config.tileM << " x " << config.tileN
+         << " x " << config.tileK;
+    break;
+  default:
+    break;
+  }
+  return why;
+}
+
 /// The configs of GEMM kernel op `op`: the variants for few tokens where
 /// tile selection gave them, then the kernel for every larger T.
 FailureOr<SmallVector<KernelConfig>> configsOf(Operation *op) {
@@ -799,6 +854,14 @@ struct ConvertFMLPToNVVMPass
       if (failed(configs))
         return signalPassFailure();
       KernelGemm gemm = describeGemm(op);
+      for (const KernelConfig &config : *configs)
+        if (std::string why =
+                whyConfigDoesNotFit(config, gemm, getTarget(module).getInfo());
+            !why.empty()) {
+          op->emitOpError("has a kernel config it cannot be built with: ")
+              << why;
+          return signalPassFailure();
+        }
       for (const KernelConfig &config : *configs) {
         if (config.splitK == 1)
           continue;

@@ -129,3 +129,43 @@ func.func @highest_every_t(%dy: memref<?x64xf32>, %a: memref<?x128xf32>, %dwd: m
     fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 128, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, max_registers = 255, reason = "asked">, precision = #fmlp.precision<highest>}
   return
 }
+
+// -----
+
+// A kernel config written by hand is checked against its op and chip as
+// fmlp-select-tiles' choices are (it once built a 4.9 MB shared-memory
+// kernel, a K1 tile of 2 x 256 columns that spilled, and tiles of 8
+// columns the epilogue stored none of).
+func.func @wgmma_two_accumulators_too_wide(%x: memref<?x64xbf16>, %wg: memref<128x64xbf16>, %wu: memref<128x64xbf16>, %a: memref<?x128xbf16>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: a wgmma tile of 2 accumulators x 256 columns: at most 256 columns in all}}
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x64xbf16>, memref<128x64xbf16>, memref<128x64xbf16>) outs(%a : memref<?x128xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">}
+  return
+}
+
+// -----
+
+func.func @wgmma_too_many_stages(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: wgmma stages = 100 take 4916224 B of shared memory, past sm_90a's 232448}}
+  fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], stages = 100, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">}
+  return
+}
+
+// -----
+
+func.func @wgmma_narrower_than_a_box(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: a wgmma tile 24 columns wide: the epilogue stores boxes of 64 columns}}
+  fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 24, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">}
+  return
+}
+
+// -----
+
+func.func @simt_other_tiles(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: simt tiles are 64 x 64 x 16, not 7 x 3 x 5}}
+  fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = simt, tile = [7, 3, 5], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 0, reason = "by hand">}
+  return
+}
