@@ -103,10 +103,15 @@ mlir::fmlp::resolveShape(const EntryArgument &argument, int64_t tokens) {
       return std::nullopt;
     leading = *product;
   }
+  // T is the product of the dynamic extents (the kernels see T rows): the
+  // first takes what the static ones leave, any later one 1.
   int64_t elements = 1;
+  bool first = true;
   for (int64_t &extent : shape) {
-    if (extent < 0)
-      extent = leading > 0 ? tokens / leading : 0;
+    if (extent < 0) {
+      extent = !first ? 1 : leading > 0 ? tokens / leading : 0;
+      first = false;
+    }
     std::optional<int64_t> product = llvm::checkedMul(elements, extent);
     if (!product)
       return std::nullopt;

@@ -73,9 +73,9 @@ std::optional<MemoryReport>
 computeMemoryReport(const std::vector<EntryPoint> &entries, int64_t tokens,
                     std::string &error);
 
-/// The shape of `argument` for `tokens` tokens: its dynamic extent is what T
-/// leaves after its static leading extents. Nullopt when its element count
-/// overflows int64.
+/// The shape of `argument` for `tokens` tokens: its first dynamic extent is
+/// what T leaves after its static leading extents, any later one 1 (T is
+/// their product). Nullopt when its element count overflows int64.
 std::optional<std::vector<int64_t>> resolveShape(const EntryArgument &argument,
                                                  int64_t tokens);
 

@@ -28,6 +28,9 @@
 // The host check reads every tensor in one element type: a block that
 // mixes them is refused (it once corrupted the heap).
 // RUN: not fmlp-run %S/Inputs/mixed-element-types.mlir --tokens=5 2>&1 | FileCheck %s --check-prefix=MIXED
+// Several dynamic leading extents: T runs as the first, the others 1 (it
+// once made every one T and refused the buffers).
+// RUN: fmlp-run %S/Inputs/dynamic-extents.mlir --tokens=5 | FileCheck %s --check-prefix=DYNAMIC
 // RUN: fmlp-run --version | FileCheck %s --check-prefix=VERSION
 // RUN: fmlp-run --help | FileCheck %s --check-prefix=HELP
 
@@ -57,6 +60,8 @@
 // OUT-OF-MEMORY: fmlp-run: error: out of host memory (Allocation failed) running T = 300000 tokens
 // MEMORY: fmlp-run: error: {{.*}}T = 1000000000 needs about {{[0-9,]+}} B of host memory (buffers and the float64 reference), over the limit of {{[0-9,]+}} B (--max-host-memory, default: physical memory)
 // MEMORY-LIMIT: fmlp-run: error: {{.*}}T = 100000 needs about {{[0-9,]+}} B of host memory {{.*}} over the limit of 1,000,000 B
+// DYNAMIC: mlp.forward(x[T, 1, 1, 64], gate[128, 64], up[128, 64], down[64, 128], y[T, 1, 1, 64], saved[T, 384])
+// DYNAMIC: all outputs within their bounds
 // MIXED: fmlp-run: error: {{.*}}fmlp-run checks blocks whose tensors share one element type; this one mixes f32 and f16
 // STATIC-T: fmlp-run: error: {{.*}}the block's x has a static T = 2048 tokens; it cannot run T = 8 (give --tokens=2048, or a dynamic T in the IR)
 // VERSION: fmlp-run (fmlp) {{[0-9]+\.[0-9]+\.[0-9]+}}

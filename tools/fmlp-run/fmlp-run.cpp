@@ -142,14 +142,18 @@ void printEntryPoints(const std::vector<EntryPoint> &entries) {
     llvm::outs() << "  " << entry.symbol << "(";
     llvm::interleaveComma(entry.arguments, llvm::outs(),
                           [](const EntryArgument &argument) {
+                            // T once: later dynamic extents run as 1.
                             llvm::outs() << argument.name << "[";
-                            llvm::interleaveComma(argument.shape, llvm::outs(),
-                                                  [](int64_t extent) {
-                                                    if (extent < 0)
-                                                      llvm::outs() << "T";
-                                                    else
-                                                      llvm::outs() << extent;
-                                                  });
+                            bool dynamic = false;
+                            llvm::interleaveComma(
+                                argument.shape, llvm::outs(),
+                                [&](int64_t extent) {
+                                  if (extent >= 0)
+                                    llvm::outs() << extent;
+                                  else
+                                    llvm::outs() << (dynamic ? "1" : "T");
+                                  dynamic |= extent < 0;
+                                });
                             llvm::outs() << "]";
                           });
     llvm::outs() << ")\n";
