@@ -72,6 +72,9 @@ std::string fp32Format(StringRef precision);
 /// Checks option values, saying what is wrong in `message`.
 bool validatePipelineOptions(const PipelineOptions &options,
                              std::string &message);
+/// Whether cuda-path names a directory, as the GPU stages need (the CUDA
+/// toolkit's libdevice and ptxas); else false with `message` saying so.
+bool validateCudaPath(const PipelineOptions &options, std::string &message);
 
 /// fmlp-plan-pipeline: recognize blocks, give them entry points, fuse them
 /// into the kernel plan and plan its memory (ending on memrefs).

@@ -72,6 +72,16 @@ bool mlir::fmlp::validatePipelineOptions(const PipelineOptions &options,
   return true;
 }
 
+bool mlir::fmlp::validateCudaPath(const PipelineOptions &options,
+                                  std::string &message) {
+  if (llvm::sys::fs::is_directory(options.cudaPath))
+    return true;
+  message = "cuda-path=" + options.cudaPath +
+            " is not a directory: the GPU kernels need the CUDA toolkit (its "
+            "libdevice, ptxas)";
+  return false;
+}
+
 void mlir::fmlp::buildPlanPipeline(OpPassManager &pm,
                                    const PipelineOptions &options) {
   pm.addPass(createRecognizePass());
@@ -154,12 +164,8 @@ void buildChecked(OpPassManager &pm, StringRef pipeline,
                       build) {
   std::string invalid;
   if (validatePipelineOptions(options, invalid) &&
-      (!needsCuda || llvm::sys::fs::is_directory(options.cudaPath)))
+      (!needsCuda || validateCudaPath(options, invalid)))
     return build(pm, options);
-  if (invalid.empty())
-    invalid = "cuda-path=" + options.cudaPath +
-              " is not a directory: the GPU kernels need the CUDA toolkit "
-              "(its libdevice, ptxas)";
   pm.addPass(std::make_unique<InvalidPipelineOptionsPass>(
       (pipeline + ": " + invalid).str()));
 }

@@ -42,7 +42,6 @@
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -291,10 +290,8 @@ int main(int argc, char **argv) {
   }
 
   if ((kind == EmitKind::GpuMlir || kind == EmitKind::Bundle) &&
-      !llvm::sys::fs::is_directory(options.cudaPath)) {
-    toolError(kTool) << "--cuda-path=" << options.cudaPath
-                     << " is not a directory: the GPU kernels need the CUDA "
-                        "toolkit (its libdevice, ptxas)\n";
+      !validateCudaPath(options, invalid)) {
+    toolError(kTool) << "--" << invalid << "\n";
     return 1;
   }
 
