@@ -51,10 +51,9 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
   // The host check sizes every tensor by one element type (the gate
   // weight's): a block whose tensors mix types (an f32 x with 16-bit
   // weights, which the dialect allows) is refused, not misread.
-  std::string mixed;
-  module->walk([&](Operation *op) {
-    if (!isa<GateUpOp, DownOp>(op) || !mixed.empty())
-      return;
+  WalkResult mixed = module->walk([&](Operation *op) {
+    if (!isa<GateUpOp, DownOp>(op))
+      return WalkResult::advance();
     Type first;
     for (Value operand : op->getOperands()) {
       auto type = dyn_cast<MemRefType>(operand.getType());
@@ -62,19 +61,18 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
         continue;
       if (!first)
         first = type.getElementType();
-      else if (type.getElementType() != first)
-        llvm::raw_string_ostream(mixed)
+      if (type.getElementType() != first) {
+        llvm::raw_string_ostream(error)
             << "fmlp-run checks blocks whose tensors share one element type; "
                "this one mixes "
             << first << " and " << type.getElementType() << "\n";
-      if (!mixed.empty())
-        return;
+        return WalkResult::interrupt();
+      }
     }
+    return WalkResult::advance();
   });
-  if (!mixed.empty()) {
-    error += mixed;
+  if (mixed.wasInterrupted())
     return nullptr;
-  }
   BlockDescription &block = runner->block;
   module->walk([&](GateUpOp op) {
     auto gate = cast<MemRefType>(op.getGate().getType());
