@@ -87,24 +87,41 @@ createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
   return func;
 }
 
-/// The forward entry: a copy of the block on the entry's arguments, operand
-/// by operand (not value by value: a block may pass one value as two
-/// operands, tied gate and up weights, and each has its own argument, as
-/// in the backward entry).
+/// An entry point's arguments for the block's operands, position by
+/// position (getBlockOperands' order; absent biases null). By position, not
+/// by value: a block may pass one value as two operands (tied gate and up
+/// weights), and each has its own argument.
+struct BlockArguments {
+  Value x, gate, up, down, gateBias, upBias, downBias;
+};
+
+BlockArguments getBlockArguments(GatedMlpOp block, ValueRange arguments) {
+  BlockArguments args{arguments[0], arguments[1], arguments[2], arguments[3]};
+  unsigned next = 4;
+  for (auto [present, argument] :
+       {std::pair(block.getGateBias(), &args.gateBias),
+        std::pair(block.getUpBias(), &args.upBias),
+        std::pair(block.getDownBias(), &args.downBias)})
+    if (present)
+      *argument = arguments[next++];
+  return args;
+}
+
+/// The forward entry: a copy of the block on the entry's arguments.
 SmallVector<Value> buildForward(OpBuilder &builder, GatedMlpOp block,
                                 ValueRange arguments) {
+  BlockArguments args = getBlockArguments(block, arguments);
   auto copy = cast<GatedMlpOp>(builder.clone(*block));
-  copy.getXMutable().assign(arguments[0]);
-  copy.getGateMutable().assign(arguments[1]);
-  copy.getUpMutable().assign(arguments[2]);
-  copy.getDownMutable().assign(arguments[3]);
-  unsigned next = 4;
-  if (block.getGateBias())
-    copy.getGateBiasMutable().assign(arguments[next++]);
-  if (block.getUpBias())
-    copy.getUpBiasMutable().assign(arguments[next++]);
-  if (block.getDownBias())
-    copy.getDownBiasMutable().assign(arguments[next++]);
+  copy.getXMutable().assign(args.x);
+  copy.getGateMutable().assign(args.gate);
+  copy.getUpMutable().assign(args.up);
+  copy.getDownMutable().assign(args.down);
+  if (args.gateBias)
+    copy.getGateBiasMutable().assign(args.gateBias);
+  if (args.upBias)
+    copy.getUpBiasMutable().assign(args.upBias);
+  if (args.downBias)
+    copy.getDownBiasMutable().assign(args.downBias);
   return {copy->getResult(0)};
 }
 
@@ -112,22 +129,13 @@ SmallVector<Value> buildForward(OpBuilder &builder, GatedMlpOp block,
 SmallVector<Value> buildBackward(OpBuilder &builder, GatedMlpOp block,
                                  ValueRange arguments) {
   unsigned numOperands = getBlockOperands(block).size();
-  ValueRange operands = arguments.take_front(numOperands);
+  BlockArguments args = getBlockArguments(block, arguments);
   Value dy = arguments[numOperands];
-  unsigned next = 4;
-  auto bias = [&](Value original) -> Value {
-    return original ? operands[next++] : Value();
-  };
-  Value gateBias = bias(block.getGateBias());
-  Value upBias = bias(block.getUpBias());
-  Value downBias = bias(block.getDownBias());
-
-  SmallVector<Type> resultTypes;
-  for (Value operand : operands)
-    resultTypes.push_back(operand.getType());
+  SmallVector<Type> resultTypes(
+      arguments.take_front(numOperands).getTypes());
   auto grad = GatedMlpGradOp::create(
-      builder, block.getLoc(), resultTypes, operands[0], operands[1],
-      operands[2], operands[3], dy, gateBias, upBias, downBias,
+      builder, block.getLoc(), resultTypes, args.x, args.gate, args.up,
+      args.down, dy, args.gateBias, args.upBias, args.downBias,
       block.getActivationAttr(), block.getGateLayoutAttr(),
       block.getUpLayoutAttr(), block.getDownLayoutAttr(),
       block.getGateMultiplierAttr(), block.getDownMultiplierAttr(),
