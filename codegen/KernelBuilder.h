@@ -284,6 +284,9 @@ SplitKWorkspace splitKWorkspace(int64_t rows, int64_t cols, int64_t tileN,
 /// A consumer's 64 rows by 64 16-bit columns (128 bytes, the widest box
 /// the 128-byte swizzle takes).
 constexpr int64_t kWgmmaOutputBox = 64;
+/// The most accumulator columns a WGMMA tile holds over all its B_j (the
+/// consumers' registers): tileN x accumulators <= 256.
+constexpr int64_t kWgmmaMaxColumns = 256;
 /// setmaxnreg needs a cap at entry: 65536 / 384 threads, rounded down to 8.
 constexpr int32_t kWgmmaMaxRegisters = 168;
 /// Bytes of dynamic shared memory the kernel needs.

@@ -77,16 +77,17 @@ constexpr double kTokenVariantGain = 0.9;
 /// 88 blocks on 132 multiprocessors, its 8 x 15 of 192 are 120: 25 % less).
 int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
   if (forcedWgmmaTileN > 0) {
-    if (forcedWgmmaTileN % 64 || forcedWgmmaTileN * shape.accumulators > 256)
+    if (forcedWgmmaTileN % kWgmmaOutputBox ||
+        forcedWgmmaTileN * shape.accumulators > kWgmmaMaxColumns)
       llvm::report_fatal_error("--fmlp-wgmma-tile-n must be a multiple of 64 "
                                "and at most 256 / accumulators",
                                /*gen_crash_diag=*/false);
     return forcedWgmmaTileN;
   }
   if (shape.accumulators != 1)
-    return 256 / shape.accumulators;
+    return kWgmmaMaxColumns / shape.accumulators;
   int64_t multiprocessors = target.multiprocessors;
-  int64_t best = 256;
+  int64_t best = kWgmmaMaxColumns;
   if (!shape.rows || !shape.cols)
     return best;
   auto cost = [&](int64_t tileN) {
@@ -351,7 +352,9 @@ KernelConfig tokenRangeConfig(const Target &target, const GemmShape &shape,
   double baseTime = time(base.tileN, 1);
   int64_t bestN = base.tileN, bestSplit = 1;
   double best = baseTime;
-  for (int64_t tileN = 64; tileN * shape.accumulators <= 256; tileN += 64) {
+  for (int64_t tileN = kWgmmaOutputBox;
+       tileN * shape.accumulators <= kWgmmaMaxColumns;
+       tileN += kWgmmaOutputBox) {
     for (int64_t splitK : {1, 2, 4, 8}) {
       // Split only where the kernel may (one accumulator, an epilogue that
       // stores) and its last slice's sums fit the registers (tiles at most

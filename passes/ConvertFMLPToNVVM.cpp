@@ -724,9 +724,10 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
          << "epilogue stores boxes of " << kWgmmaOutputBox << " columns";
       break;
     }
-    if (config.tileN * accumulators > 256) {
+    if (config.tileN * accumulators > kWgmmaMaxColumns) {
       os << "a wgmma tile of " << accumulators << " accumulators x "
-         << config.tileN << " columns: at most 256 columns in all";
+         << config.tileN << " columns: at most " << kWgmmaMaxColumns
+         << " columns in all";
       break;
     }
     WgmmaGemmSpec spec;
@@ -847,6 +848,13 @@ struct ConvertFMLPToNVVMPass
     // another on the caller's stream, so they share it).
     DenseMap<Operation *, SmallVector<KernelConfig>> configsByOp;
     DenseMap<Operation *, std::pair<int64_t, Type>> splitKBytes;
+    TargetAttr targetAttr = getTarget(module);
+    if (!targetAttr) {
+      module.emitError(
+          "the module has no fmlp.target: run fmlp-attach-target first");
+      return signalPassFailure();
+    }
+    const Target &info = targetAttr.getInfo();
     for (Operation *op : kernels) {
       if (isa<BiasGradOp>(op))
         continue;
@@ -855,8 +863,7 @@ struct ConvertFMLPToNVVMPass
         return signalPassFailure();
       KernelGemm gemm = describeGemm(op);
       for (const KernelConfig &config : *configs)
-        if (std::string why =
-                whyConfigDoesNotFit(config, gemm, getTarget(module).getInfo());
+        if (std::string why = whyConfigDoesNotFit(config, gemm, info);
             !why.empty()) {
           op->emitOpError("has a kernel config it cannot be built with: ")
               << why;
@@ -896,13 +903,6 @@ struct ConvertFMLPToNVVMPass
         return signalPassFailure();
       splitKWorkspaces[entry] = entry.getArgument(index);
     }
-    TargetAttr targetAttr = getTarget(module);
-    if (!targetAttr) {
-      module.emitError(
-          "the module has no fmlp.target: run fmlp-attach-target first");
-      return signalPassFailure();
-    }
-    const Target &info = targetAttr.getInfo();
 
     MLIRContext *context = &getContext();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),

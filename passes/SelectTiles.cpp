@@ -43,7 +43,7 @@ constexpr int64_t kMaxFixedTokens = 65536;
 
 /// One --fmlp-token-tiles entry, `op:max_tokens:tile_n:split_k`.
 struct FixedTokenTile {
-  StringRef op;
+  StringRef text, op;
   int64_t maxTokens = 0, tileN = 0, splitK = 0;
 };
 
@@ -55,11 +55,13 @@ FailureOr<SmallVector<FixedTokenTile>> parseFixedTokenTiles(ModuleOp module) {
     SmallVector<StringRef> fields;
     entry.split(fields, ':');
     FixedTokenTile tile;
+    tile.text = entry;
     if (fields.size() != 4 || fields[1].getAsInteger(10, tile.maxTokens) ||
         fields[2].getAsInteger(10, tile.tileN) ||
         fields[3].getAsInteger(10, tile.splitK) || tile.maxTokens < 1 ||
-        tile.maxTokens > kMaxFixedTokens || tile.tileN < 64 ||
-        tile.tileN > 256 || tile.tileN % 64 || tile.splitK < 1)
+        tile.maxTokens > kMaxFixedTokens || tile.tileN < kWgmmaOutputBox ||
+        tile.tileN > kWgmmaMaxColumns || tile.tileN % kWgmmaOutputBox ||
+        tile.splitK < 1)
       return module.emitError("--fmlp-token-tiles takes "
                               "op:max_tokens:tile_n:split_k (max_tokens "
                               "1..")
@@ -92,28 +94,23 @@ fixedVariants(Operation *op, ArrayRef<FixedTokenTile> tiles,
   for (const FixedTokenTile &tile : tiles) {
     if (tile.op != name)
       continue;
-    auto entry = [&] {
-      return (Twine(tile.op) + ":" + Twine(tile.maxTokens) + ":" +
-              Twine(tile.tileN) + ":" + Twine(tile.splitK))
-          .str();
-    };
     if (!shape.tokenVariantsReady)
       return op->emitError("--fmlp-token-tiles: '")
-             << entry() << "': this kernel's rows are not T";
+             << tile.text << "': this kernel's rows are not T";
     if (tile.maxTokens <= smallTokensMax)
       return op->emitError("--fmlp-token-tiles: '")
-             << entry() << "' serves tokens the small_tokens variant (T <= "
+             << tile.text << "' serves tokens the small_tokens variant (T <= "
              << smallTokensMax << ") already does";
     // Accumulator registers grow with the tile's width times the
     // accumulators: 256 columns of one (or 128 of two) is the most a
     // warpgroup holds without spilling.
-    if (tile.tileN * shape.accumulators > 256)
+    if (tile.tileN * shape.accumulators > kWgmmaMaxColumns)
       return op->emitError("--fmlp-token-tiles: '")
-             << entry() << "': " << shape.accumulators << " accumulators of "
-             << tile.tileN << " columns exceed 256";
+             << tile.text << "': " << shape.accumulators << " accumulators of "
+             << tile.tileN << " columns exceed " << kWgmmaMaxColumns;
     if (tile.splitK > 1 && !shape.splitKReady)
       return op->emitError("--fmlp-token-tiles: '")
-             << entry()
+             << tile.text
              << "' splits K of a kernel that may not (two accumulators, or "
                 "a bias in its epilogue)";
     // At most one slice a k-tile of 64 (none where K is T).
@@ -124,7 +121,7 @@ fixedVariants(Operation *op, ArrayRef<FixedTokenTile> tiles,
                           std::max<int64_t>(splitK, 1), tile.maxTokens);
     if (!variant)
       return op->emitError("--fmlp-token-tiles: no two stages of '")
-             << entry() << "' fit";
+             << tile.text << "' fit";
     variants.push_back(*variant);
   }
   return variants;
