@@ -5,6 +5,7 @@
 #include "codegen/KernelBuilder.h"
 #include "dialects/FMLP/FMLPAttrs.h"
 #include "passes/ViewOffset.h"
+#include "runtime/Manifest.h"
 
 #include "fmlp/Version.h"
 
@@ -278,15 +279,15 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
   int64_t chunkTokens = 0;
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) {
     LaunchGeometry geometry = LaunchGeometry::readFrom(launch);
-    // CUDA's grid limits (x < 2^31, y and z < 2^16): a grid past them
-    // would be refused by the runtime at every launch, so no bundle has it.
-    constexpr int64_t kGridLimits[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+    // CUDA's grid limits, the runtime's (kMaxGrid): a grid past them would
+    // be refused at every launch, so no bundle has it.
     for (int dim = 0; dim < 3; ++dim)
-      if (geometry.fixed[dim] > kGridLimits[dim]) {
+      if (geometry.fixed[dim] > ::fmlp::runtime::kMaxGrid[dim]) {
         error = (Twine("kernel ") + launch.getKernelName().getValue() +
                  " of " + func.getSymName() + " needs a grid of " +
                  Twine(geometry.fixed[dim]) + " blocks along " +
-                 StringRef("xyz").substr(dim, 1) + ", past CUDA's " + Twine(kGridLimits[dim]) +
+                 StringRef("xyz").substr(dim, 1) + ", past CUDA's " +
+                 Twine(::fmlp::runtime::kMaxGrid[dim]) +
                  ": the block's widths are too large for its tiles")
                     .str();
         return WalkResult::interrupt();
