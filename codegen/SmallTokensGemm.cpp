@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/CheckedOption.h"
 #include "codegen/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -39,11 +40,18 @@ using namespace mlir::fmlp;
 // A tuning knob for A/B runs on a GPU (bench/compare_bundles.py; the
 // register cap beside it is tile selection's, recorded in the config); the
 // default is the measured choice.
-static llvm::cl::opt<int> piecesInFlight(
-    "fmlp-small-tokens-pieces", llvm::cl::Hidden, llvm::cl::init(4),
-    llvm::cl::desc("small_tokens kernels: 16-byte weight-row pairs each "
-                   "warp loads before multiplying (divided among the "
-                   "weights)"));
+namespace {
+struct PiecesInFlight {
+  static bool accepts(int n) { return n >= 1 && n <= 8; }
+  static constexpr const char *expected = "1 to 8";
+};
+} // namespace
+static llvm::cl::opt<int, false, CheckedIntParser<PiecesInFlight>>
+    piecesInFlight(
+        "fmlp-small-tokens-pieces", llvm::cl::Hidden, llvm::cl::init(4),
+        llvm::cl::desc("small_tokens kernels: 16-byte weight-row pairs each "
+                       "warp loads before multiplying (divided among the "
+                       "weights), 1 to 8"));
 
 namespace {
 
@@ -79,9 +87,6 @@ public:
 
     // This warp's chunks, U at a time, then one at a time.
     int64_t chunks = spec.k / kSmallTokensChunk;
-    if (piecesInFlight < 1 || piecesInFlight > 8)
-      llvm::report_fatal_error("--fmlp-small-tokens-pieces must be 1 to 8",
-                               /*gen_crash_diag=*/false);
     int64_t unroll =
         std::max<int64_t>(1, piecesInFlight / int64_t(spec.b.size()));
     Value begin = kb.udiv(kb.mul(warp, kb.i32(chunks)), kWarps);

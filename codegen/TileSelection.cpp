@@ -2,6 +2,7 @@
 
 #include "codegen/TileSelection.h"
 
+#include "codegen/CheckedOption.h"
 #include "codegen/KernelBuilder.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -10,37 +11,73 @@
 using namespace mlir;
 using namespace mlir::fmlp;
 
+namespace {
+// The hidden knobs' accepted values (CheckedOption.h).
+struct RegisterCap {
+  static bool accepts(int n) { return n >= 64 && n <= 255; }
+  static constexpr const char *expected = "64 to 255";
+};
+struct SmallTokensRange {
+  static bool accepts(int n) { return n == 16 || n == 32; }
+  static constexpr const char *expected = "16 or 32";
+};
+struct WgmmaWidth {
+  static bool accepts(int n) {
+    return n >= 0 && n <= kWgmmaMaxColumns && n % kWgmmaOutputBox == 0;
+  }
+  static constexpr const char *expected = "0, 64, 128, 192 or 256";
+};
+struct RingStages {
+  static bool accepts(int n) { return n == 0 || (n >= 2 && n <= 6); }
+  static constexpr const char *expected = "0 or 2 to 6";
+};
+struct TileKBytes {
+  static bool accepts(int n) {
+    return n == 0 || llvm::is_contained(kMmaSyncTileKBytes, n);
+  }
+  static constexpr const char *expected = "0, 64 or 128";
+};
+} // namespace
+
 // For A/B runs on a GPU (bench/compare_bundles.py): the small_tokens
 // kernels' register cap, recorded in their config like every choice here.
-static llvm::cl::opt<int> smallTokensMaxRegisters(
-    "fmlp-small-tokens-max-registers", llvm::cl::Hidden,
-    llvm::cl::init(kSmallTokensMaxRegisters),
-    llvm::cl::desc("small_tokens kernels: the register cap per thread"));
+static llvm::cl::opt<int, false, CheckedIntParser<RegisterCap>>
+    smallTokensMaxRegisters(
+        "fmlp-small-tokens-max-registers", llvm::cl::Hidden,
+        llvm::cl::init(kSmallTokensMaxRegisters),
+        llvm::cl::desc("small_tokens kernels: the register cap per thread"));
 
 // For A/B runs on a GPU (bench/compare_bundles.py): the largest T the
 // small_tokens kernels serve (16, the measured choice, or 32).
-static llvm::cl::opt<int> smallTokensMax(
-    "fmlp-small-tokens-max", llvm::cl::Hidden, llvm::cl::init(kSmallTokens),
-    llvm::cl::desc("small_tokens kernels: the largest T they serve (16 or "
-                   "32)"));
+static llvm::cl::opt<int, false, CheckedIntParser<SmallTokensRange>>
+    smallTokensMax("fmlp-small-tokens-max", llvm::cl::Hidden,
+                   llvm::cl::init(kSmallTokens),
+                   llvm::cl::desc("small_tokens kernels: the largest T they "
+                                  "serve (16 or 32)"));
 
 // For A/B runs on a GPU (bench/compare_bundles.py): a fixed WGMMA tile
 // width per accumulator instead of the rule below (0), e.g. narrower tiles
-// for more blocks at a few hundred tokens.
-static llvm::cl::opt<int> forcedWgmmaTileN(
-    "fmlp-wgmma-tile-n", llvm::cl::Hidden, llvm::cl::init(0),
-    llvm::cl::desc("WGMMA kernels: the tile width per accumulator, a "
-                   "multiple of 64 up to 256 / accumulators (0: the rule)"));
+// for more blocks at a few hundred tokens. Kernels of two accumulators
+// take at most half the widest WGMMA.
+static llvm::cl::opt<int, false, CheckedIntParser<WgmmaWidth>>
+    forcedWgmmaTileN(
+        "fmlp-wgmma-tile-n", llvm::cl::Hidden, llvm::cl::init(0),
+        llvm::cl::desc("WGMMA kernels: the tile width per accumulator, a "
+                       "multiple of 64 up to 256, at most 128 where a kernel "
+                       "has two accumulators (0: the rule)"));
 
-// For A/B runs on a GPU: the mma_sync kernels' ring depth (at least 2,
-// within the chip's shared memory) and k-tile (32 or 64) instead of the
-// rule's (0).
-static llvm::cl::opt<int> forcedMmaSyncStages(
-    "fmlp-mma-sync-stages", llvm::cl::Hidden, llvm::cl::init(0),
-    llvm::cl::desc("mma_sync kernels: the ring's stages (0: the rule)"));
-static llvm::cl::opt<int> forcedMmaSyncTileK(
-    "fmlp-mma-sync-tile-k", llvm::cl::Hidden, llvm::cl::init(0),
-    llvm::cl::desc("mma_sync kernels: the k-tile, 32 or 64 (0: the rule)"));
+// For A/B runs on a GPU: the mma_sync kernels' ring depth (at most what
+// fits the chip's shared memory) and k-tile (rows of 64 or 128 bytes)
+// instead of the rule's (0).
+static llvm::cl::opt<int, false, CheckedIntParser<RingStages>>
+    forcedMmaSyncStages(
+        "fmlp-mma-sync-stages", llvm::cl::Hidden, llvm::cl::init(0),
+        llvm::cl::desc("mma_sync kernels: the ring's stages (0: the rule)"));
+static llvm::cl::opt<int, false, CheckedIntParser<TileKBytes>>
+    forcedMmaSyncTileKBytes(
+        "fmlp-mma-sync-tile-k-bytes", llvm::cl::Hidden, llvm::cl::init(0),
+        llvm::cl::desc("mma_sync kernels: the k-tile's bytes a row, 64 or "
+                       "128 (0: the rule)"));
 
 namespace {
 constexpr int64_t kMaxStages = 6;
@@ -76,14 +113,9 @@ constexpr double kTokenVariantGain = 0.9;
 /// at least 10 % smaller (D = 1024, H = 2816: K6's 8 x 11 tiles of 256 are
 /// 88 blocks on 132 multiprocessors, its 8 x 15 of 192 are 120: 25 % less).
 int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
-  if (forcedWgmmaTileN > 0) {
-    if (forcedWgmmaTileN % kWgmmaOutputBox ||
-        forcedWgmmaTileN * shape.accumulators > kWgmmaMaxColumns)
-      llvm::report_fatal_error("--fmlp-wgmma-tile-n must be a multiple of 64 "
-                               "and at most 256 / accumulators",
-                               /*gen_crash_diag=*/false);
-    return forcedWgmmaTileN;
-  }
+  if (forcedWgmmaTileN > 0)
+    return std::min<int64_t>(forcedWgmmaTileN,
+                             kWgmmaMaxColumns / shape.accumulators);
   if (shape.accumulators != 1)
     return kWgmmaMaxColumns / shape.accumulators;
   int64_t multiprocessors = target.multiprocessors;
@@ -238,18 +270,12 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   int64_t columns = tf32x3 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
   int64_t shortK = kMmaSyncTileKBytes[0] / elementBytes,
           longK = kMmaSyncTileKBytes[1] / elementBytes;
-  if (forcedMmaSyncTileK != 0 && forcedMmaSyncTileK != shortK &&
-      forcedMmaSyncTileK != longK)
-    llvm::report_fatal_error(
-        llvm::Twine("--fmlp-mma-sync-tile-k must be ") + llvm::Twine(shortK) +
-            " or " + llvm::Twine(longK) + " for " +
-            llvm::Twine(elementBytes * 8) + "-bit operands",
-        /*gen_crash_diag=*/false);
   // K-tiles of 128-byte rows (64 16-bit elements, 32 fp32: half the
   // barriers and cp.async rounds per MMA of 64-byte ones) where three
   // stages of them fit, else of 64-byte rows. tf32x3 (three MMAs per
   // fragment pair, two parts of each live) takes 64-byte rows.
-  int64_t tileK = forcedMmaSyncTileK > 0 ? forcedMmaSyncTileK
+  int64_t tileK = forcedMmaSyncTileKBytes > 0
+                      ? forcedMmaSyncTileKBytes / elementBytes
                   : !tf32x3 &&
                           mmaSyncSharedBytes(longK, kMinMmaSyncStagesOfLongK,
                                              elementBytes, columns) <=
@@ -424,9 +450,6 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
   // the model times it at most kTokenVariantGain of the WGMMA kernel that
   // T = 32 would otherwise take (weights that L2 holds: a WGMMA grid's
   // fixed costs outweigh their reads).
-  if (smallTokensMax != 16 && smallTokensMax != 32)
-    llvm::report_fatal_error("--fmlp-small-tokens-max must be 16 or 32",
-                             /*gen_crash_diag=*/false);
   if (std::optional<KernelConfig> small =
           smallTokensConfig(target, shape, smallTokensMax)) {
     variants.push_back(*small);

@@ -3,6 +3,8 @@
 #include "passes/KernelGemm.h"
 #include "passes/ViewOffset.h"
 
+#include "codegen/CheckedOption.h"
+
 #include "dialects/FMLP/FMLPOps.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -14,10 +16,20 @@ using namespace mlir::fmlp;
 
 // For A/B runs on a GPU (bench/compare_bundles.py): the rows of the boxes
 // in which a K-major A whose rows are T arrives (WgmmaOperand::rowsPerBox).
-static llvm::cl::opt<int> tokenRowsPerBox(
-    "fmlp-wgmma-token-rows-per-box", llvm::cl::Hidden, llvm::cl::init(32),
-    llvm::cl::desc("WGMMA kernels: the rows of each TMA box of an A operand "
-                   "whose rows are T (8, 16, 32, 64 or 128)"));
+namespace {
+/// A box's rows divide the tile's and are a multiple of 8 (a core matrix).
+struct RowsPerBox {
+  static bool accepts(int n) {
+    return n >= 8 && n <= kWgmmaTileM && kWgmmaTileM % n == 0 && n % 8 == 0;
+  }
+  static constexpr const char *expected = "8, 16, 32, 64 or 128";
+};
+} // namespace
+static llvm::cl::opt<int, false, CheckedIntParser<RowsPerBox>>
+    tokenRowsPerBox(
+        "fmlp-wgmma-token-rows-per-box", llvm::cl::Hidden, llvm::cl::init(32),
+        llvm::cl::desc("WGMMA kernels: the rows of each TMA box of an A "
+                       "operand whose rows are T (8, 16, 32, 64 or 128)"));
 
 namespace {
 
@@ -254,12 +266,6 @@ public:
     int64_t cols = operand.form == GemmOperand::Form::Concatenated
                        ? 2 * operand.split
                        : 0;
-    if (tokenRowsPerBox <= 0 || kWgmmaTileM % tokenRowsPerBox ||
-        tokenRowsPerBox % 8)
-      llvm::report_fatal_error("--fmlp-wgmma-token-rows-per-box must divide " +
-                                   llvm::Twine(kWgmmaTileM) +
-                                   " and be a multiple of 8",
-                               /*gen_crash_diag=*/false);
     int64_t rowsPerBox =
         tokenRows && first.kMajor ? int64_t(tokenRowsPerBox) : kWgmmaTileM;
     WgmmaOperand a{add(first.memref, first.kMajor, rowsPerBox, operand.role,
