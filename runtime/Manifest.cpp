@@ -505,6 +505,9 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
       for (size_t l = 0; l < launches.size(); ++l)
         entry.launches.push_back(parseLaunch(
             launches[l], entry, at + ".launches[" + std::to_string(l) + "]"));
+      if (entry.launches.empty())
+        throw Malformed{at + ".launches is empty: the entry point would "
+                             "write none of its outputs"};
       checkChunkLoop(entry, at);
       manifest.entries.push_back(std::move(entry));
     }

@@ -49,7 +49,10 @@ const char *kManifest = R"({
        {"name": "dy", "role": "input", "dtype": "bf16", "shape": [-1, 4], "alignment": 2, "consumed": false},
        {"name": "dx", "role": "output", "dtype": "bf16", "shape": [-1, 8], "alignment": 2, "consumed": false},
        {"name": "saved", "role": "saved", "dtype": "bf16", "shape": [-1, 12], "alignment": 2, "consumed": true}],
-     "launches": []}
+     "launches": [
+       {"kernel": "k0", "grid_tokens_per_block": [64, 0, 0], "grid_fixed": [0, 1, 1],
+        "block": [256, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 2, "offset": 0}, {"argument": 3, "offset": 0}, {"tokens": true}]}]}
   ]
 })";
 
@@ -181,7 +184,17 @@ TEST(RuntimeBundle, EveryMalformationIsRefusedWithItsLocation) {
        "launches[0].block is not 1 to 1024 threads (2048)"},
       {R"("kernel": "k0")", R"("kernel": 7)",
        "launches[0].kernel is not a string"},
-      {R"("launches": []})", R"("launches": 3})", "launches is not an array"},
+      {R"("launches": [)", R"("launches": 3, "unread": [)",
+       "launches is not an array"},
+      // An entry point that launches nothing would leave its outputs
+      // unwritten.
+      {R"("launches": [
+       {"kernel": "k0", "grid_tokens_per_block": [64, 0, 0], "grid_fixed": [0, 1, 1],
+        "block": [256, 1, 1], "dynamic_shared_bytes": 0,
+        "params": [{"argument": 2, "offset": 0}, {"argument": 3, "offset": 0}, {"tokens": true}]}]})",
+       R"("launches": []})",
+       "manifest.entry_points[1].launches is empty: the entry point would "
+       "write none of its outputs"},
       {R"(, "consumed": true})", R"(})", "has no \"consumed\""},
       {R"("version": 3,)", R"("version": 3,,)", "not valid JSON"},
       {R"("rows": -1, "cols": 8)", R"("rows": 6, "cols": 8)",
@@ -546,8 +559,8 @@ TEST(RuntimeBundle, KernelTokensOfNoKernelIsAnError) {
   ASSERT_EQ(fmlp_kernel_tokens(bundle.get(), 0, 0, &min, &max), FMLP_OK);
   EXPECT_EQ(min, 1);
   EXPECT_EQ(max, INT64_MAX);
-  // The backward has no launches; entry 2 does not exist.
-  const std::pair<int, int> missing[] = {{0, 1}, {0, -1}, {1, 0}, {2, 0},
+  // Each entry has one launch; entry 2 does not exist.
+  const std::pair<int, int> missing[] = {{0, 1}, {0, -1}, {1, 1}, {2, 0},
                                          {-1, 0}};
   for (auto [entry, kernel] : missing)
     EXPECT_EQ(fmlp_kernel_tokens(bundle.get(), entry, kernel, &min, &max),
