@@ -917,6 +917,13 @@ extern "C" int64_t fmlp_entry_chunk_tokens(const fmlp_bundle *bundle,
   return bundle->manifest.entries[entry].chunkTokens;
 }
 
+extern "C" int64_t fmlp_entry_static_tokens(const fmlp_bundle *bundle,
+                                            int entry) {
+  if (!bundle || entry < 0 || entry >= fmlp_entry_count(bundle))
+    return 0;
+  return bundle->manifest.entries[entry].staticTokens;
+}
+
 extern "C" int fmlp_kernel_per_chunk(const fmlp_bundle *bundle, int entry,
                                      int kernel) {
   if (kernel < 0 || kernel >= fmlp_kernel_count(bundle, entry))

@@ -237,6 +237,11 @@ FMLP_API fmlp_status fmlp_launch_kernel(fmlp_bundle *bundle, int entry,
 /* The tokens per chunk C of an entry point compiled with chunk-tokens = C;
  * 0 when it is not chunked (or for a null bundle or no such entry). */
 FMLP_API int64_t fmlp_entry_chunk_tokens(const fmlp_bundle *bundle, int entry);
+/* The T an entry point was compiled for when its arguments' rows are
+ * static (every size then fixed); 0 when T is dynamic (or for a null bundle
+ * or no such entry). */
+FMLP_API int64_t fmlp_entry_static_tokens(const fmlp_bundle *bundle,
+                                          int entry);
 /* 1 when the kernel runs once per chunk, 0 when once per launch (or for a
  * null bundle or no such entry point or kernel). */
 FMLP_API int fmlp_kernel_per_chunk(const fmlp_bundle *bundle, int entry,

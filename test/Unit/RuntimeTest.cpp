@@ -85,6 +85,15 @@ TEST(RuntimeBundle, OpensAndDescribesEntryPoints) {
   // Beyond inputs and outputs: the saved [T, 12] bf16.
   EXPECT_EQ(bundle.workspaceBytes(forward, 37), 37 * 12 * 2);
   EXPECT_EQ(bundle.workspaceBytes(forward, 0), 0);
+  // T is dynamic (fmlp-bundle-info-variants.mlir reads a static one); no
+  // such entry or bundle: 0 too.
+  EXPECT_EQ(fmlp_entry_static_tokens(bundle.get(), forward), 0);
+  EXPECT_EQ(fmlp_entry_static_tokens(bundle.get(), 2), 0);
+  EXPECT_EQ(fmlp_entry_static_tokens(nullptr, 0), 0);
+  BundleDir fixed(replaced(kManifest, R"("static_tokens": 0)",
+                           R"("static_tokens": 37)"));
+  EXPECT_EQ(fmlp_entry_static_tokens(fmlp::Bundle(fixed.path()).get(), 0),
+            37);
 }
 
 TEST(RuntimeBundle, UnknownEntryPointIsNamed) {

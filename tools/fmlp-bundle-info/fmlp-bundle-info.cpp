@@ -49,7 +49,6 @@ int main(int argc, char **argv) {
   if (!mlir::fmlp::checkMinimum(tokensOption, 0))
     return 1;
   const std::string &path = bundlePath;
-  long long tokens = tokensOption;
   try {
     fmlp::Bundle bundle(path);
     std::printf("bundle %s: chip %s, %d entry points, compiled by %s\n",
@@ -59,9 +58,14 @@ int main(int argc, char **argv) {
                     ? fmlp_bundle_compiler(bundle.get())
                     : "an fmlp before 0.2.0 (not recorded)");
     for (int e = 0; e < fmlp_entry_count(bundle.get()); ++e) {
+      // An entry compiled for one T runs at that T whatever --tokens says.
+      long long compiledFor = fmlp_entry_static_tokens(bundle.get(), e);
+      long long tokens = compiledFor ? compiledFor : tokensOption;
       long long chunk = fmlp_entry_chunk_tokens(bundle.get(), e);
       std::string chunks =
           chunk ? ", in chunks of " + std::to_string(chunk) + " tokens" : "";
+      if (compiledFor)
+        chunks += " (compiled for this T only)";
       std::printf("entry %s (%s): %lld B saved + workspace at T = %lld%s\n",
                   fmlp_entry_symbol(bundle.get(), e),
                   fmlp_entry_kind(bundle.get(), e),
