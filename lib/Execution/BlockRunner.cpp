@@ -10,6 +10,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <functional>
 #include <numeric>
@@ -17,8 +19,51 @@
 using namespace mlir;
 using namespace mlir::fmlp;
 
+namespace {
+
+/// The block an entry point belongs to: its symbol less the kind
+/// ("mlp.forward" -> "mlp").
+StringRef blockOf(const EntryPoint &entry) {
+  return StringRef(entry.symbol).rsplit('.').first;
+}
+
+/// Keeps the entry points of the block `wanted` names (any, when the
+/// module holds one), erasing the other blocks' functions; false, with
+/// `error`, when there is no such block or the choice is ambiguous.
+bool selectBlock(ModuleOp module, std::vector<EntryPoint> &entries,
+                 StringRef wanted, std::string &error) {
+  llvm::SetVector<StringRef> blocks;
+  for (const EntryPoint &entry : entries)
+    blocks.insert(blockOf(entry));
+  std::string names;
+  llvm::raw_string_ostream(names)
+      << llvm::join(blocks.begin(), blocks.end(), ", ");
+  if (wanted.empty() && blocks.size() > 1) {
+    error += "the module holds " + std::to_string(blocks.size()) +
+             " gated MLP blocks (" + names + "): choose one with --block\n";
+    return false;
+  }
+  if (!wanted.empty() && !blocks.contains(wanted)) {
+    error += "no gated MLP block named '" + wanted.str() + "' (the module "
+             "holds " + names + ")\n";
+    return false;
+  }
+  StringRef chosen = wanted.empty() ? blocks.front() : wanted;
+  std::string kept = chosen.str();
+  llvm::erase_if(entries,
+                 [&](const EntryPoint &entry) { return blockOf(entry) != kept; });
+  for (func::FuncOp func :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (func->hasAttr("fmlp.entry") &&
+        StringRef(func.getSymName()).rsplit('.').first != kept)
+      func.erase();
+  return true;
+}
+
+} // namespace
+
 std::unique_ptr<BlockRunner>
-BlockRunner::compile(const std::string &source, const PipelineOptions &options,
+BlockRunner::compile(const Source &source, const PipelineOptions &options,
                      std::string &error, PlanCheck checkPlan) {
   auto runner = std::unique_ptr<BlockRunner>(new BlockRunner());
   MLIRContext &context = runner->context;
@@ -26,15 +71,27 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
   registerAllDialects(registry);
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
+  // Every error about the IR says where: file:line:col where the op's
+  // location has them, else the file.
+  std::string file = source.name + ": ";
   ScopedDiagnosticHandler collect(&context, [&](Diagnostic &diagnostic) {
-    if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
-      error += diagnostic.str() + "\n";
+    if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    if (auto at = diagnostic.getLocation()->findInstanceOf<FileLineColLoc>())
+      error += llvm::formatv("{0}:{1}:{2}: ", at.getFilename(), at.getLine(),
+                             at.getColumn())
+                   .str();
+    else
+      error += file;
+    error += diagnostic.str() + "\n";
     return success();
   });
   if (!validatePipelineOptions(options, error))
     return nullptr;
 
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source.text, ParserConfig(&context),
+                                  source.name);
   if (!module)
     return nullptr;
   PassManager plan(&context);
@@ -43,7 +100,12 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
     return nullptr;
   runner->entries = readEntryPoints(*module);
   if (runner->entries.empty()) {
-    error += "no gated MLP block found\n";
+    error += file + "no gated MLP block found\n";
+    return nullptr;
+  }
+  std::string selection;
+  if (!selectBlock(*module, runner->entries, source.block, selection)) {
+    error += file + selection;
     return nullptr;
   }
   llvm::raw_string_ostream os(runner->plannedIR);
@@ -62,10 +124,9 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
       if (!first)
         first = type.getElementType();
       if (type.getElementType() != first) {
-        llvm::raw_string_ostream(error)
-            << "fmlp-run checks blocks whose tensors share one element type; "
-               "this one mixes "
-            << first << " and " << type.getElementType() << "\n";
+        op->emitError() << "fmlp-run checks blocks whose tensors share one "
+                           "element type; this one mixes "
+                        << first << " and " << type.getElementType();
         return WalkResult::interrupt();
       }
     }
@@ -99,8 +160,11 @@ BlockRunner::compile(const std::string &source, const PipelineOptions &options,
     block.downBias = static_cast<bool>(op.getDownBias());
   });
 
-  if (checkPlan && !checkPlan(*runner, error))
+  std::string refused;
+  if (checkPlan && !checkPlan(*runner, refused)) {
+    error += file + refused;
     return nullptr;
+  }
 
   // Only the block's entry points run here; the rest of the program that
   // held the block (say, a residual add around it) is not compiled.

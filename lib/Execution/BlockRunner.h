@@ -43,12 +43,28 @@ public:
   using PlanCheck =
       llvm::function_ref<bool(const BlockRunner &planned, std::string &error)>;
 
-  /// Compiles `source` (MLIR text) with `options`. Null, with `error`, on
-  /// failure.
-  static std::unique_ptr<BlockRunner> compile(const std::string &source,
+  /// Which block of which text to compile.
+  struct Source {
+    std::string text;       // MLIR
+    std::string name = "-"; // the file name diagnostics' locations carry
+    /// The block to run where the module holds several (its entry points'
+    /// prefix, the function the block was recognized in); empty: the only
+    /// one.
+    std::string block;
+  };
+
+  /// Compiles `source` with `options`. Null, with `error`, on failure; each
+  /// error starts with where it is, `file:line:col: ` where the IR says,
+  /// else `file: `.
+  static std::unique_ptr<BlockRunner> compile(const Source &source,
                                               const PipelineOptions &options,
                                               std::string &error,
                                               PlanCheck checkPlan = nullptr);
+  static std::unique_ptr<BlockRunner> compile(const std::string &text,
+                                              const PipelineOptions &options,
+                                              std::string &error) {
+    return compile(Source{text}, options, error);
+  }
 
   const std::vector<EntryPoint> &getEntryPoints() const { return entries; }
   const EntryPoint *findEntry(const std::string &kind) const;

@@ -28,6 +28,15 @@
 // The host check reads every tensor in one element type: a block that
 // mixes them is refused (it once corrupted the heap).
 // RUN: not fmlp-run %S/Inputs/mixed-element-types.mlir --tokens=5 2>&1 | FileCheck %s --check-prefix=MIXED
+// Errors in the IR say where (they once named the file alone).
+// RUN: not fmlp-run %S/Inputs/invalid-block.mlir 2>&1 | FileCheck %s --check-prefix=LOCATED
+// A module of two blocks: --block picks one; without it, or with a name
+// the module lacks, an error naming the blocks (it once checked the first
+// block's entry points against the last one's shapes).
+// RUN: not fmlp-run %S/Inputs/two-blocks.mlir --tokens=3 2>&1 | FileCheck %s --check-prefix=TWO
+// RUN: not fmlp-run %S/Inputs/two-blocks.mlir --tokens=3 --block=wid 2>&1 | FileCheck %s --check-prefix=NO-SUCH
+// RUN: fmlp-run %S/Inputs/two-blocks.mlir --tokens=3 --block=narrow | FileCheck %s --check-prefix=NARROW
+// RUN: fmlp-run %S/Inputs/two-blocks.mlir --tokens=3 --block=wide | FileCheck %s --check-prefix=WIDE
 // Several dynamic leading extents: T runs as the first, the others 1 (it
 // once made every one T and refused the buffers).
 // RUN: fmlp-run %S/Inputs/dynamic-extents.mlir --tokens=5 | FileCheck %s --check-prefix=DYNAMIC
@@ -62,7 +71,16 @@
 // MEMORY-LIMIT: fmlp-run: error: {{.*}}T = 100000 needs about {{[0-9,]+}} B of host memory {{.*}} over the limit of 1,000,000 B
 // DYNAMIC: mlp.forward(x[T, 1, 1, 64], gate[128, 64], up[128, 64], down[64, 128], y[T, 1, 1, 64], saved[T, 384])
 // DYNAMIC: all outputs within their bounds
-// MIXED: fmlp-run: error: {{.*}}fmlp-run checks blocks whose tensors share one element type; this one mixes f32 and f16
+// MIXED: fmlp-run: error: {{.*}}mixed-element-types.mlir:3:8: fmlp-run checks blocks whose tensors share one element type; this one mixes 'f32' and 'f16'
+// LOCATED: fmlp-run: error: {{.*}}invalid-block.mlir:4:8: 'fmlp.gated_mlp' op up weight of shape [80, 64]
+// TWO: fmlp-run: error: {{.*}}two-blocks.mlir: the module holds 2 gated MLP blocks (wide, narrow): choose one with --block
+// NO-SUCH: fmlp-run: error: {{.*}}two-blocks.mlir: no gated MLP block named 'wid' (the module holds wide, narrow)
+// NARROW: block: relu, D = 64, H = 96;
+// NARROW-NOT: wide.
+// NARROW: all outputs within their bounds
+// WIDE: block: silu, D = 64, H = 160;
+// WIDE-NOT: narrow.
+// WIDE: all outputs within their bounds
 // STATIC-T: fmlp-run: error: {{.*}}the block's x has a static T = 2048 tokens; it cannot run T = 8 (give --tokens=2048, or a dynamic T in the IR)
 // VERSION: fmlp-run (fmlp) {{[0-9]+\.[0-9]+\.[0-9]+}}
 // VERSION-NEXT: built with LLVM and MLIR 22.

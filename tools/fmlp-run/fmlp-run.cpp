@@ -49,6 +49,12 @@ llvm::cl::opt<int64_t>
 llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Seed of the inputs"),
                              llvm::cl::init(1),
                              llvm::cl::cat(getToolCategory()));
+llvm::cl::opt<std::string>
+    blockName("block",
+              llvm::cl::desc("The block to check where the module holds "
+                             "several: the function it was recognized in "
+                             "(default: the only one)"),
+              llvm::cl::cat(getToolCategory()));
 llvm::cl::opt<bool> printPlan("print-plan",
                               llvm::cl::desc("Print the planned IR"),
                               llvm::cl::init(false),
@@ -184,10 +190,12 @@ int main(int argc, char **argv) {
   PipelineOptions options;
   flags.fill(options);
   std::string error;
-  std::unique_ptr<BlockRunner> runner = BlockRunner::compile(
-      (*buffer)->getBuffer().str(), options, error, checkRun);
+  BlockRunner::Source source{(*buffer)->getBuffer().str(), inputFilename,
+                             blockName};
+  std::unique_ptr<BlockRunner> runner =
+      BlockRunner::compile(source, options, error, checkRun);
   if (!runner) {
-    toolError(kTool) << inputFilename << ": " << error;
+    toolError(kTool) << error;
     if (!StringRef(error).ends_with("\n"))
       llvm::errs() << "\n";
     return 1;
