@@ -341,6 +341,10 @@ void mlir::fmlp::buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec) {
     }
   };
 
+  // A static K shorter than the tile multiplies only its K rows (the rest
+  // of the tile is zeros).
+  int64_t rowsK = !spec.k.tokens && spec.k.value < kTileK ? spec.k.value
+                                                            : kTileK;
   SmallVector<Value> zeros(numAcc * perAcc, kb.f32(0.0));
   auto loop =
       scf::ForOp::create(b, loc, kb.i64(0), extentK, kb.i64(kTileK), zeros);
@@ -361,7 +365,7 @@ void mlir::fmlp::buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec) {
     // per element, not K; bench/NOTES.md item 50).
     SmallVector<Value> acc(loop.getRegionIterArgs());
     SmallVector<Value> tileSums(acc.size(), kb.f32(0.0));
-    for (int64_t kk = 0; kk < kTileK; ++kk) {
+    for (int64_t kk = 0; kk < rowsK; ++kk) {
       SmallVector<Value> a, bv;
       for (int64_t i = 0; i < kPerThread; ++i) {
         Value slot = kb.add(ty, kb.i32(kk * kTileM + i * kThreadsAlongN));
@@ -403,7 +407,7 @@ void mlir::fmlp::buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec) {
   geometry.block = {kThreads, 1, 1};
   geometry.tile(0, spec.m, kTileM);
   geometry.tile(1, spec.n, kTileN);
-  geometry.maxRegisters = kSimtMaxRegisters;
+  geometry.maxRegisters = spec.maxRegisters;
   kb.finish(geometry);
 }
 

@@ -207,6 +207,8 @@ struct GemmSpec {
   /// neighbouring threads then fill the shared tile along that index.
   bool aAdjacentAlongK = true, bAdjacentAlongN = true;
   Epilogue epilogue;
+  /// The register cap per thread (the kernel config's; 0: none).
+  int32_t maxRegisters = 0;
 };
 
 /// The SIMT instantiation: 256 threads, a 64 x 64 tile per block, 4 x 4
@@ -215,6 +217,11 @@ struct GemmSpec {
 constexpr int64_t kSimtThreads = 256, kSimtTile = 64, kSimtTileK = 16;
 /// 65536 registers / 256 threads / 2 blocks per multiprocessor.
 constexpr int32_t kSimtMaxRegisters = 128;
+/// A static K shorter than one k-tile: the k-loop is one trip, which LLVM
+/// removes, and the whole contraction's shared loads are scheduled as one
+/// block (under 128 registers D = 12 spilled 400 B); one block per
+/// multiprocessor of up to 255 registers (D = 14, H = 300: 196).
+constexpr int32_t kSimtShortKMaxRegisters = 255;
 /// Its shared memory: an f32 tile of A and one of each B_j.
 constexpr int64_t simtSharedBytes(unsigned accumulators) {
   return (1 + accumulators) * kSimtTile * kSimtTileK * 4;

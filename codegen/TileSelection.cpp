@@ -191,7 +191,9 @@ KernelConfig simtConfig(const GemmShape &shape, std::string reason) {
   config.tileM = config.tileN = kSimtTile;
   config.tileK = kSimtTileK;
   config.sharedBytes = simtSharedBytes(shape.accumulators);
-  config.maxRegisters = kSimtMaxRegisters;
+  config.maxRegisters = shape.k && shape.k < kSimtTileK
+                            ? kSimtShortKMaxRegisters
+                            : kSimtMaxRegisters;
   config.reason = std::move(reason);
   return config;
 }

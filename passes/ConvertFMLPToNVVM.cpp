@@ -314,8 +314,12 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   }
   GemmSpec spec = OperandViews(kb, ops).spec(gemm);
   spec.epilogue = std::move(epilogue);
-  if (config.strategy == KernelStrategy::simt || !tma)
+  if (config.strategy == KernelStrategy::simt || !tma) {
+    spec.maxRegisters = config.strategy == KernelStrategy::simt
+                            ? config.maxRegisters
+                            : kSimtMaxRegisters;
     return buildSimtGemm(kb, spec);
+  }
   WgmmaGemmSpec wgmma;
   wgmma.m = spec.m;
   wgmma.n = spec.n;
