@@ -64,15 +64,30 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/CheckedOption.h"
 #include "codegen/KernelBuilder.h"
 #include "codegen/StagedEpilogue.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 using namespace mlir::fmlp;
+
+// For A/B runs on a GPU: over how many of a k-tile's k-steps the main loop
+// spreads the next k-tile's cp.async pieces (1: all before the first).
+namespace {
+struct CopySteps {
+  static bool accepts(int n) { return n >= 1 && n <= 8; }
+  static constexpr const char *expected = "1 to 8";
+};
+} // namespace
+static llvm::cl::opt<int, false, CheckedIntParser<CopySteps>> copySteps(
+    "fmlp-mma-sync-copy-steps", llvm::cl::Hidden, llvm::cl::init(1),
+    llvm::cl::desc("mma_sync kernels: the k-steps over which the next "
+                   "k-tile's copies are spread, 1 to 8"));
 
 namespace {
 
@@ -164,11 +179,22 @@ public:
       NVVM::CpAsyncWaitGroupOp::create(b, loc, spec.stages - 2);
       kb.barrier();
       Value next = kb.add(t, kb.i64(spec.stages - 1));
-      issue(next, slotOf(next), kTiles);
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      TileCopy copy = tileCopy(next, slotOf(next), kTiles);
       SmallVector<Value> acc(loop.getRegionIterArgs());
       Value slot = kb.mul(slotOf(t), kb.i32(stageBytes()));
-      for (int64_t step = 0; step < spec.tileK / stepK; ++step) {
+      // The next tile's pieces spread over the first `spread` steps (the
+      // first step's MMAs then issue sooner after the barrier).
+      int64_t steps = spec.tileK / stepK;
+      int64_t spread = std::min<int64_t>(copySteps, steps);
+      int64_t pieces = copyPieces();
+      for (int64_t step = 0; step < steps; ++step) {
+        if (step < spread) {
+          for (int64_t piece = pieces * step / spread;
+               piece < pieces * (step + 1) / spread; ++piece)
+            issuePiece(copy, piece);
+          if (step == spread - 1)
+            NVVM::CpAsyncCommitGroupOp::create(b, loc);
+        }
         if (spec.element.isF32())
           multiplyTf32(slot, step, acc);
         else
@@ -268,57 +294,77 @@ private:
     return (op.kContiguous ? spec.tileK : op.rows) / chunkElements;
   }
 
-  /// cp.async of K-tile `tile` (i64) of every operand into ring slot `slot`
-  /// (i32): chunk L = tid + 256 i of a tile is shared row L / (chunks per
-  /// row), chunk L mod (chunks per row). A tile at or past `kTiles` reads
+  /// A k-tile's copy into its ring slot: chunk L = tid + 256 i of an
+  /// operand's tile is shared row L / (chunks per row), chunk L mod (chunks
+  /// per row), each one cp.async piece. A tile at or past `kTiles` reads
   /// nothing (its slot is zero-filled and never read): the main loop's
   /// body stays one basic block, which ptxas schedules as a whole.
+  struct TileCopy {
+    Value exists, k0, slotBytes;
+  };
+  TileCopy tileCopy(Value tile, Value slot, Value kTiles) {
+    return {kb.lessThan(tile, kTiles), kb.mul(tile, kb.i64(spec.tileK)),
+            kb.mul(slot, kb.i32(stageBytes()))};
+  }
+  /// A thread's pieces of a k-tile, every operand's in turn.
+  int64_t piecesOf(const StagedOperand &op) const {
+    return op.rows * spec.tileK / chunkElements / kMmaSyncThreads;
+  }
+  int64_t copyPieces() const {
+    int64_t pieces = 0;
+    for (const StagedOperand &op : operands)
+      pieces += piecesOf(op);
+    return pieces;
+  }
+  /// cp.async of k-tile `tile` (i64) of every operand into ring slot `slot`
+  /// (i32).
   void issue(Value tile, Value slot, Value kTiles) {
-    Value exists = kb.lessThan(tile, kTiles);
-    Value k0 = kb.mul(tile, kb.i64(spec.tileK));
-    Value slotBytes = kb.mul(slot, kb.i32(stageBytes()));
-    for (auto [index, op] : llvm::enumerate(operands)) {
-      Value mn0 = index == 0 ? m0 : n0;
-      int64_t perRow = chunksPerRow(op);
-      int64_t chunks = op.rows * spec.tileK / chunkElements;
-      for (int64_t i = 0; i < chunks / kMmaSyncThreads; ++i) {
-        Value linear = kb.add(tid, kb.i32(i * kMmaSyncThreads));
-        Value row = kb.udiv(linear, perRow), chunk = kb.urem(linear, perRow);
-        Value rowIndex = kb.toI64(row);
-        Value inner = kb.toI64(kb.mul(chunk, kb.i32(chunkElements)));
-        Value outer, outerExtent, innerExtent;
-        if (op.kContiguous) {
-          outer = kb.add(mn0, rowIndex);
-          inner = kb.add(k0, inner);
-          outerExtent = op.extent;
-          innerExtent = extentK;
-        } else {
-          outer = kb.add(k0, rowIndex);
-          inner = kb.add(mn0, inner);
-          outerExtent = extentK;
-          innerExtent = op.extent;
-        }
-        // Elements of the chunk inside the extents: 0 .. chunkElements.
-        Value left = arith::SubIOp::create(b, loc, innerExtent, inner);
-        Value valid = arith::MaxSIOp::create(
-            b, loc, kb.i64(0),
-            arith::MinSIOp::create(b, loc, left, kb.i64(chunkElements)));
-        valid = kb.select(kb.both(exists, kb.lessThan(outer, outerExtent)),
-                          valid, kb.i64(0));
-        // A chunk wholly outside reads nothing; its address is the view's
-        // first element all the same (one that exists).
-        Value any = kb.lessThan(kb.i64(0), valid);
-        Value source =
-            kb.address(op.view, kb.select(any, outer, kb.i64(0)),
-                       kb.select(any, inner, kb.i64(0)));
-        Value bytes = arith::TruncIOp::create(
-            b, loc, i32, kb.mul(valid, kb.i64(elementBytes)));
-        Value target = sharedAt(kb.add(
-            slotBytes, kb.add(kb.i32(op.offset), chunkAt(op, row, chunk))));
-        NVVM::CpAsyncOp::create(b, loc, target, source, 16,
-                                NVVM::LoadCacheModifierKind::CG, bytes);
-      }
+    TileCopy copy = tileCopy(tile, slot, kTiles);
+    for (int64_t piece = 0; piece < copyPieces(); ++piece)
+      issuePiece(copy, piece);
+  }
+  /// The thread's piece `piece` (of copyPieces()) of `copy`.
+  void issuePiece(const TileCopy &copy, int64_t piece) {
+    size_t index = 0;
+    while (piece >= piecesOf(operands[index]))
+      piece -= piecesOf(operands[index++]);
+    const StagedOperand &op = operands[index];
+    Value mn0 = index == 0 ? m0 : n0;
+    int64_t perRow = chunksPerRow(op);
+    Value linear = kb.add(tid, kb.i32(piece * kMmaSyncThreads));
+    Value row = kb.udiv(linear, perRow), chunk = kb.urem(linear, perRow);
+    Value rowIndex = kb.toI64(row);
+    Value inner = kb.toI64(kb.mul(chunk, kb.i32(chunkElements)));
+    Value outer, outerExtent, innerExtent;
+    if (op.kContiguous) {
+      outer = kb.add(mn0, rowIndex);
+      inner = kb.add(copy.k0, inner);
+      outerExtent = op.extent;
+      innerExtent = extentK;
+    } else {
+      outer = kb.add(copy.k0, rowIndex);
+      inner = kb.add(mn0, inner);
+      outerExtent = extentK;
+      innerExtent = op.extent;
     }
+    // Elements of the chunk inside the extents: 0 .. chunkElements.
+    Value left = arith::SubIOp::create(b, loc, innerExtent, inner);
+    Value valid = arith::MaxSIOp::create(
+        b, loc, kb.i64(0),
+        arith::MinSIOp::create(b, loc, left, kb.i64(chunkElements)));
+    valid = kb.select(kb.both(copy.exists, kb.lessThan(outer, outerExtent)),
+                      valid, kb.i64(0));
+    // A chunk wholly outside reads nothing; its address is the view's
+    // first element all the same (one that exists).
+    Value any = kb.lessThan(kb.i64(0), valid);
+    Value source = kb.address(op.view, kb.select(any, outer, kb.i64(0)),
+                              kb.select(any, inner, kb.i64(0)));
+    Value bytes = arith::TruncIOp::create(
+        b, loc, i32, kb.mul(valid, kb.i64(elementBytes)));
+    Value target = sharedAt(kb.add(
+        copy.slotBytes, kb.add(kb.i32(op.offset), chunkAt(op, row, chunk))));
+    NVVM::CpAsyncOp::create(b, loc, target, source, 16,
+                            NVVM::LoadCacheModifierKind::CG, bytes);
   }
 
   /// Four 8 x 8 blocks of `op`'s tile in slot `slot` (byte offset), each
