@@ -17,6 +17,10 @@ a process's CUDA state unusable):
       torch.autocast (bf16, fp16) against HF's, by the error bound
   python3 python/tests/gpu_modules.py regimes   gradient checkpointing and
       torch.compile with dynamic shapes
+  python3 python/tests/gpu_modules.py tiny      the widths of Hugging Face's
+      own model tests (hidden 32, intermediate 37: rows TMA cannot
+      address) and D = 12 (a contraction shorter than a SIMT k-tile), as
+      in modules
 
 Bundles come from FMLP_CACHE_DIR (python/tests/make-gpu-cache.sh). Every
 input is random (never zeros); the allocator's free memory is filled with
@@ -47,8 +51,9 @@ def report(name, ok, detail=""):
 
 
 def config_of(model_type, **extra):
+    heads = math.gcd(D, 8)  # 8, or what divides tiny()'s D = 12
     return AutoConfig.for_model(model_type, hidden_size=D, intermediate_size=H,
-                                num_attention_heads=8, num_key_value_heads=8, **extra)
+                                num_attention_heads=heads, num_key_value_heads=heads, **extra)
 
 
 CASES = [
@@ -135,10 +140,13 @@ def judged(ref, y, dx, grads):
 TABLE = []
 
 
-def compare(case, class_name, extra, dtype, tokens=(2, 37)):
+def compare(case, class_name, extra, dtype, tokens=(2, 37), widths=""):
     original, config = random_mlp(case, class_name, extra, dtype)
-    # Reported as the case, with its T where it is not the usual one.
-    label = case if tokens == (2, 37) else f"{case} T={tokens[0] * tokens[1]}"
+    # Reported as the case, with its T where it is not the usual one (and
+    # its widths where they are not D and H: tiny()).
+    label = case + widths
+    if tokens != (2, 37):
+        label += f" T={tokens[0] * tokens[1]}"
     fused, replaced = patched(original, config)
     report(f"{label} {dtype}: patched", replaced == 1, f"{replaced} module(s) replaced")
     x = torch.randn(*tokens, D, device="cuda", dtype=dtype)
@@ -303,6 +311,27 @@ def modules():
     checks(fused, x, dy)
     frozen()
     classes()
+
+
+# The (D, H) of tiny()'s blocks: Hugging Face's model testers (LlamaModelTester
+# and most others: hidden_size 32, intermediate_size 37), and D = 12.
+TINY_WIDTHS = ((32, 37), (12, 40))
+
+
+def tiny():
+    """The blocks of Hugging Face's own test models, whose odd widths no
+    tensor map can address (37 bf16 elements: 74-byte rows): outputs and
+    gradients judged as in modules(), eager and at decode T."""
+    global D, H
+    for D, H in TINY_WIDTHS:
+        for label, class_name, extra in (CASES[0], CASES[1], CASES[4]):
+            for dtype in (torch.bfloat16, torch.float32):
+                for tokens in ((2, 37), (1, 1), (3, 100)):
+                    try:
+                        compare(label, class_name, extra, dtype, tokens, f" D={D} H={H}")
+                    except Exception as error:
+                        report(f"{label} D={D} H={H} {dtype} T={tokens}", False,
+                               f"{type(error).__name__}: {error}")
 
 
 def classes():
@@ -787,6 +816,6 @@ if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "modules"
     {"modules": modules, "train": train, "graph-callables": graph_callables,
      "graph-step": graph_step, "precisions": precisions, "autocast": autocast,
-     "regimes": regimes}[mode]()
+     "regimes": regimes, "tiny": tiny}[mode]()
     print(f"{len(failures)} failed")
     sys.exit(1 if failures else 0)

@@ -34,9 +34,12 @@ for p in (2, 4):
 # fp16 under torch.autocast (gpu_modules.py autocast; bf16's are above).
 for extra in ({}, {"bias": True}):
     specs.append(BlockSpec(1024, 2816, "f16", **extra))
-# The tiny Llama of gpu_peft_guard.py.
+# The tiny Llama of gpu_peft_guard.py; the widths of gpu_modules.py tiny.
 for dtype in ("bf16", "f32"):
     specs.append(BlockSpec(256, 704, dtype))
+    for d, h in ((32, 37), (12, 40)):
+        for extra in ({}, {"bias": True}, {"activation": "gelu_tanh"}):
+            specs.append(BlockSpec(d, h, dtype, **extra))
 # Every spec under the default memory policy (what the modules run
 # without one), and the benchmark's blocks under each policy
 # (bench/bench_policies.py).
