@@ -99,6 +99,18 @@ def _plain_linears(module: nn.Module, names: Sequence[str]) -> Optional[List[nn.
     return linears
 
 
+def _why_not_fused_input(x: torch.Tensor) -> Optional[str]:
+    """Why the fused kernels cannot take x, or None: they run on CUDA
+    devices, in bfloat16, float16 and float32 (autocast leaves float64
+    as it is)."""
+    if x.device.type != "cuda":
+        return f"x is on {x.device.type}, and fmlp's kernels run on CUDA devices"
+    if x.dtype not in ops.DTYPES:
+        return (f"x is {x.dtype}, and fmlp's kernels take "
+                + ", ".join(str(d) for d in ops.DTYPES))
+    return None
+
+
 # The dtypes autocast casts to a lower precision (its "cached_cast": floating
 # point but not float64, which it leaves as it is).
 _AUTOCAST_CASTS = (torch.float32, torch.float16, torch.bfloat16)
@@ -299,9 +311,15 @@ class FusedGatedMLP(nn.Module):
         for this call (policy.py), `precision` the module's and PyTorch's
         fp32 setting (precision.py)."""
         # Attribute and type checks only: dynamo turns them into guards, so
-        # that the fused path stays one graph under torch.compile. The
-        # common case first: plain Linears with plain weights (never
-        # sharded), read once from nn.Module's dicts.
+        # that the fused path stays one graph under torch.compile. An x the
+        # kernels cannot take (on the CPU, float64) runs Hugging Face's
+        # forward, as the unpatched model would. Then the common case:
+        # plain Linears with plain weights (never sharded), read once from
+        # nn.Module's dicts.
+        reason = _why_not_fused_input(x)
+        if reason is not None:
+            self._warn_unfused(reason)
+            return self.unfused(x)
         linears = _plain_linears(self, self._linears())
         if linears is not None:
             return self.fused(x, self._params(linears), memory_policy, precision)

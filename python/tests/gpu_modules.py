@@ -17,6 +17,8 @@ a process's CUDA state unusable):
       torch.autocast (bf16, fp16) against HF's, by the error bound
   python3 python/tests/gpu_modules.py regimes   gradient checkpointing and
       torch.compile with dynamic shapes
+  python3 python/tests/gpu_modules.py fallbacks x on the CPU or in float64:
+      Hugging Face's forward with one warning, its results bit for bit
   python3 python/tests/gpu_modules.py tiny      the widths of Hugging Face's
       own model tests (hidden 32, intermediate 37: rows TMA cannot
       address) and D = 12 (a contraction shorter than a SIMT k-tile), as
@@ -311,6 +313,52 @@ def modules():
     checks(fused, x, dy)
     frozen()
     classes()
+
+
+def fallbacks():
+    """An x the kernels cannot take (on the CPU; float64) runs Hugging Face's
+    own forward, as the unpatched model would, with one UnfusedWarning
+    saying why: y, dx and every gradient equal the unpatched module's bit
+    for bit (the same projections called). Control: the same module on
+    CUDA in bf16 warns nothing and runs fmlp's kernels."""
+    import warnings
+    from torch.profiler import ProfilerActivity, profile
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    label, class_name, extra = CASES[0]
+    original, config = random_mlp(label, class_name, extra, torch.bfloat16)
+    fused, _ = patched(original, config)
+    for name, device, dtype, why in (("cpu bfloat16", "cpu", torch.bfloat16, "x is on cpu"),
+                                     ("cpu float32", "cpu", torch.float32, "x is on cpu"),
+                                     ("cuda float64", "cuda", torch.float64,
+                                      "x is torch.float64")):
+        try:
+            ours = copy.deepcopy(fused).to(device, dtype)
+            theirs = copy.deepcopy(original).to(device, dtype)
+            x = torch.randn(2, 5, D, device=device, dtype=dtype)
+            dy = torch.randn_like(x)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                mine = run(ours, x, dy)
+                run(ours, x, dy)  # a second call warns no more
+            hf = run(theirs, x, dy)
+            unfused = [str(w.message) for w in caught if issubclass(w.category, fmlp.UnfusedWarning)]
+            report(f"fallback {name}: one warning saying why",
+                   len(unfused) == 1 and why in unfused[0], unfused[0][:90] if unfused else "none")
+            same = (torch.equal(mine[0], hf[0]) and torch.equal(mine[1], hf[1])
+                    and all(torch.equal(mine[2][n], hf[2][n]) for n in hf[2]))
+            report(f"fallback {name}: y, dx, gradients HF's bit for bit", same)
+        except Exception as error:
+            report(f"fallback {name}", False, f"{type(error).__name__}: {str(error)[:300]}")
+    x = torch.randn(2, 5, D, device="cuda", dtype=torch.bfloat16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fused(x)
+            torch.cuda.synchronize()
+    ran = [e.name for e in prof.events() if "_forward" in e.name and "gate_up" in e.name]
+    warned = [w for w in caught if issubclass(w.category, fmlp.UnfusedWarning)]
+    report("control: cuda bfloat16 runs fused, no warning", bool(ran) and not warned,
+           f"kernels {sorted(set(ran))[:2]}, warnings {len(warned)}")
 
 
 # The (D, H) of tiny()'s blocks: Hugging Face's model testers (LlamaModelTester
@@ -816,6 +864,6 @@ if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "modules"
     {"modules": modules, "train": train, "graph-callables": graph_callables,
      "graph-step": graph_step, "precisions": precisions, "autocast": autocast,
-     "regimes": regimes, "tiny": tiny}[mode]()
+     "regimes": regimes, "tiny": tiny, "fallbacks": fallbacks}[mode]()
     print(f"{len(failures)} failed")
     sys.exit(1 if failures else 0)

@@ -39,6 +39,7 @@ if [ "$what" != bench ]; then
   step autocast 120 python3 "$tests/gpu_modules.py" autocast
   step regimes 120 python3 "$tests/gpu_modules.py" regimes
   step tiny 120 python3 "$tests/gpu_modules.py" tiny
+  step fallbacks 60 python3 "$tests/gpu_modules.py" fallbacks
   step peft-guard 420 python3 "$tests/gpu_peft_guard.py"
   step shards 120 python3 "$tests/gpu_tensor_parallel.py" shards
   [ "$gpus" -ge 2 ] && step tp 180 torchrun --nproc-per-node "$gpus" "$tests/gpu_tensor_parallel.py" tp
