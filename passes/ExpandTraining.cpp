@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "fmlp/EntryKind.h"
 
 #include "dialects/FMLP/FMLPOps.h"
 
@@ -55,7 +56,7 @@ SmallVector<StringRef> getBlockOperandNames(GatedMlpOp op) {
 /// the names that bind buffers to entry points from then on.
 func::FuncOp
 createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
-            StringRef entry, TypeRange extraArguments,
+            EntryKind kind, TypeRange extraArguments,
             ArrayRef<StringRef> extraArgumentNames,
             ArrayRef<StringRef> resultNames,
             function_ref<SmallVector<Value>(OpBuilder &, ValueRange arguments)>
@@ -71,7 +72,7 @@ createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
   Location loc = block.getLoc();
   auto func = func::FuncOp::create(builder, loc, name,
                                    builder.getFunctionType(argumentTypes, {}));
-  func->setAttr("fmlp.entry", builder.getStringAttr(entry));
+  func->setAttr("fmlp.entry", builder.getStringAttr(nameOf(kind)));
   Block *body = func.addEntryBlock();
   OpBuilder bodyBuilder = OpBuilder::atBlockEnd(body);
   SmallVector<Value> results = buildBody(bodyBuilder, body->getArguments());
@@ -216,14 +217,16 @@ struct ExpandTrainingPass
           return buildForward(b, block, arguments);
         };
         if (mode == "train") {
-          createEntry(builder, block, prefix + ".forward", "forward", {}, {},
+          createEntry(builder, block, prefix + ".forward", EntryKind::forward,
+                      {}, {},
                       {"y"}, forward);
           // One gradient per operand, in the same order: dx, d_gate, ...
           SmallVector<std::string> gradientNames;
           for (StringRef operand : getBlockOperandNames(block))
             gradientNames.push_back(operand == "x" ? "dx"
                                                    : ("d_" + operand).str());
-          createEntry(builder, block, prefix + ".backward", "backward",
+          createEntry(builder, block, prefix + ".backward",
+                      EntryKind::backward,
                       {block.getY().getType()}, {"dy"},
                       SmallVector<StringRef>(gradientNames.begin(),
                                              gradientNames.end()),
@@ -232,7 +235,7 @@ struct ExpandTrainingPass
                       });
         }
         createEntry(builder, block, prefix + ".forward_nograd",
-                    "forward_nograd", {}, {}, {"y"}, forward);
+                    EntryKind::forward_nograd, {}, {}, {"y"}, forward);
       }
       if (!keepHolders || holdsOnlyBlocks(holder))
         holder->erase();

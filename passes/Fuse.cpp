@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "fmlp/EntryKind.h"
 
 #include "dialects/FMLP/FMLPOps.h"
 
@@ -357,21 +358,22 @@ struct FusePass : mlir::fmlp::impl::FusePassBase<FusePass> {
       applyFp32Precision<GatedMlpOp>(func, *fp32);
       applyFp32Precision<GatedMlpGradOp>(func, *fp32);
       LogicalResult fused = success();
-      if (entry.getValue() == "forward_nograd")
+      std::optional<EntryKind> kind = entryKindNamed(entry.getValue());
+      if (kind == EntryKind::forward_nograd)
         for (GatedMlpOp block :
              llvm::make_early_inc_range(func.getOps<GatedMlpOp>()))
           fused = fuseForward(func, block, std::nullopt);
-      else if (entry.getValue() == "forward")
+      else if (kind == EntryKind::forward)
         for (GatedMlpOp block :
              llvm::make_early_inc_range(func.getOps<GatedMlpOp>()))
           fused = fuseForward(func, block, *policy);
-      else if (entry.getValue() == "backward")
+      else if (kind == EntryKind::backward)
         for (GatedMlpGradOp block :
              llvm::make_early_inc_range(func.getOps<GatedMlpGradOp>()))
           fused = fuseBackward(func, block, *policy);
       if (failed(fused))
         return signalPassFailure();
-      if (entry.getValue() != "forward_nograd")
+      if (kind != EntryKind::forward_nograd)
         func->setAttr("fmlp.save", StringAttr::get(&getContext(), save));
     }
   }

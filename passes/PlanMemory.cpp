@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "fmlp/EntryKind.h"
 
 #include "dialects/FMLP/FMLPOps.h"
 
@@ -166,7 +167,8 @@ public:
     Block &body = func.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     bool backward =
-        func->getAttrOfType<StringAttr>("fmlp.entry").getValue() == "backward";
+        entryKindNamed(func->getAttrOfType<StringAttr>("fmlp.entry")
+                           .getValue()) == EntryKind::backward;
 
     // The new signature: inputs, outputs, saved, workspace.
     SmallVector<Type> argumentTypes;

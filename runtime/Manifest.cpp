@@ -3,6 +3,7 @@
 #include "Manifest.h"
 
 #include "Checked.h"
+#include "fmlp/EntryKind.h"
 #include "fmlp/Target.h"
 
 #include <algorithm>
@@ -483,10 +484,9 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
       Entry entry;
       entry.symbol = text(entries[e], "symbol", at);
       entry.kind = text(entries[e], "kind", at);
-      if (entry.kind != "forward" && entry.kind != "backward" &&
-          entry.kind != "forward_nograd")
+      if (!mlir::fmlp::entryKindNamed(entry.kind))
         throw Malformed{at + ".kind \"" + entry.kind +
-                        "\" is not forward, backward or forward_nograd"};
+                        "\" is not " + mlir::fmlp::entryKindList()};
       for (const Entry &earlier : manifest.entries)
         if (earlier.symbol == entry.symbol)
           throw Malformed{at + ".symbol \"" + entry.symbol +

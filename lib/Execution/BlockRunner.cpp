@@ -183,19 +183,20 @@ BlockRunner::compile(const Source &source, const PipelineOptions &options,
   return runner;
 }
 
-const EntryPoint *BlockRunner::findEntry(const std::string &kind) const {
+const EntryPoint *BlockRunner::findEntry(EntryKind kind) const {
   for (const EntryPoint &entry : entries)
     if (entry.kind == kind)
       return &entry;
   return nullptr;
 }
 
-bool BlockRunner::run(const std::string &kind, int64_t tokens,
+bool BlockRunner::run(EntryKind kind, int64_t tokens,
                       std::map<std::string, HostTensor *> &tensors,
                       std::string &error) {
+  std::string name(nameOf(kind));
   const EntryPoint *entry = findEntry(kind);
   if (!entry) {
-    error = "the module has no " + kind + " entry point";
+    error = "the module has no " + name + " entry point";
     return false;
   }
   std::unique_ptr<HostTensor> workspace;
@@ -205,7 +206,7 @@ bool BlockRunner::run(const std::string &kind, int64_t tokens,
     std::optional<std::vector<int64_t>> resolved =
         resolveShape(argument, tokens);
     if (!resolved) {
-      error = kind + ": " + argument.name + " for T = " +
+      error = name + ": " + argument.name + " for T = " +
               std::to_string(tokens) + " has over 2^63 elements";
       return false;
     }
@@ -218,7 +219,7 @@ bool BlockRunner::run(const std::string &kind, int64_t tokens,
     }
     auto found = tensors.find(argument.name);
     if (found == tensors.end()) {
-      error = kind + " needs a buffer named " + argument.name;
+      error = name + " needs a buffer named " + argument.name;
       return false;
     }
     HostTensor *tensor = found->second;
@@ -226,7 +227,7 @@ bool BlockRunner::run(const std::string &kind, int64_t tokens,
             std::accumulate(shape.begin(), shape.end(), int64_t(1),
                             std::multiplies<int64_t>()) ||
         tensor->cols() != shape.back()) {
-      error = kind + ": " + argument.name + " holds [" +
+      error = name + ": " + argument.name + " holds [" +
               std::to_string(tensor->rows()) + ", " +
               std::to_string(tensor->cols()) + "], which does not fit the " +
               std::to_string(shape.size()) + "-D argument";

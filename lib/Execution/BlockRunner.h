@@ -67,14 +67,14 @@ public:
   }
 
   const std::vector<EntryPoint> &getEntryPoints() const { return entries; }
-  const EntryPoint *findEntry(const std::string &kind) const;
+  const EntryPoint *findEntry(EntryKind kind) const;
   const BlockDescription &getBlock() const { return block; }
   /// The planned IR (memrefs, before the CPU lowering), for printing.
   const std::string &getPlannedIR() const { return plannedIR; }
 
   /// Calls the entry point of `kind` for `tokens` tokens; arguments are
   /// looked up by name in `tensors` (the workspace is provided here).
-  bool run(const std::string &kind, int64_t tokens,
+  bool run(EntryKind kind, int64_t tokens,
            std::map<std::string, HostTensor *> &tensors, std::string &error);
 
 private:

@@ -133,15 +133,15 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
   for (auto &[name, bias] : packed.biases)
     tensors[name] = &bias;
 
-  const EntryPoint *forward = runner.findEntry("forward");
-  const EntryPoint *backward = runner.findEntry("backward");
+  const EntryPoint *forward = runner.findEntry(EntryKind::forward);
+  const EntryPoint *backward = runner.findEntry(EntryKind::backward);
   if (options.train && forward && backward) {
     HostTensor y = poisoned(element, t, d);
     HostTensor saved =
         poisoned(element, t, std::max<int64_t>(forward->savedColumns, 1));
     tensors["y"] = &y;
     tensors["saved"] = &saved;
-    if (!runner.run("forward", t, tensors, error))
+    if (!runner.run(EntryKind::forward, t, tensors, error))
       return false;
     std::vector<double> computedY = y.toDoubles();
     if (options.perturbOneElement)
@@ -167,7 +167,7 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
     }
     int runs = options.secondBackward ? 2 : 1;
     for (int run = 0; run < runs; ++run)
-      if (!runner.run("backward", t, tensors, error))
+      if (!runner.run(EntryKind::backward, t, tensors, error))
         return false;
     int64_t chunks =
         backward->chunkTokens > 0
@@ -206,7 +206,7 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
 
   HostTensor yNograd = poisoned(element, t, d);
   tensors["y"] = &yNograd;
-  if (!runner.run("forward_nograd", t, tensors, error))
+  if (!runner.run(EntryKind::forward_nograd, t, tensors, error))
     return false;
   report.outputs.push_back(
       {"y_nograd", compare(yNograd.toDoubles(), exact.y, bounds.y)});

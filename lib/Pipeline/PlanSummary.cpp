@@ -14,12 +14,14 @@ using namespace mlir::fmlp;
 std::vector<EntryPoint> mlir::fmlp::readEntryPoints(ModuleOp module) {
   std::vector<EntryPoint> entries;
   for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-    auto kind = func->getAttrOfType<StringAttr>("fmlp.entry");
+    auto kindName = func->getAttrOfType<StringAttr>("fmlp.entry");
+    std::optional<EntryKind> kind =
+        kindName ? entryKindNamed(kindName.getValue()) : std::nullopt;
     if (!kind)
       continue;
     EntryPoint entry;
     entry.symbol = func.getSymName().str();
-    entry.kind = kind.getValue().str();
+    entry.kind = *kind;
     auto attribute = [&](StringRef name) {
       auto value = func->getAttrOfType<IntegerAttr>(name);
       return value ? value.getInt() : 0;
@@ -151,15 +153,15 @@ mlir::fmlp::computeMemoryReport(const std::vector<EntryPoint> &entries,
     std::optional<int64_t> workspace = bytesOf(entry, "workspace");
     if (!workspace)
       return std::nullopt;
-    if (entry.kind == "forward") {
+    if (entry.kind == EntryKind::forward) {
       std::optional<int64_t> saved = bytesOf(entry, "saved");
       if (!saved)
         return std::nullopt;
       report.savedBytes = *saved;
       report.forwardWorkspaceBytes = *workspace;
-    } else if (entry.kind == "backward") {
+    } else if (entry.kind == EntryKind::backward) {
       report.backwardWorkspaceBytes = *workspace;
-    } else if (entry.kind == "forward_nograd") {
+    } else if (entry.kind == EntryKind::forward_nograd) {
       report.nogradWorkspaceBytes = *workspace;
     }
   }

@@ -11,6 +11,7 @@
 #ifndef FMLP_LIB_PIPELINE_PLANSUMMARY_H
 #define FMLP_LIB_PIPELINE_PLANSUMMARY_H
 
+#include "fmlp/EntryKind.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,7 +33,7 @@ struct EntryArgument {
 
 struct EntryPoint {
   std::string symbol; // e.g. "mlp.forward"
-  std::string kind;   // forward, backward, forward_nograd
+  EntryKind kind = EntryKind::forward;
   std::vector<EntryArgument> arguments;
   int64_t savedColumns = 0, workspaceColumns = 0, chunkTokens = 0;
   int64_t elementBytes = 0;

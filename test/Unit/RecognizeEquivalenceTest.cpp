@@ -142,7 +142,7 @@ TEST_P(RecognizeEquivalence, OriginalAndRecognizedAgree) {
   std::unique_ptr<BlockRunner> runner =
       BlockRunner::compile(source, options, error);
   ASSERT_TRUE(runner) << error;
-  const EntryPoint *entry = runner->findEntry("forward_nograd");
+  const EntryPoint *entry = runner->findEntry(EntryKind::forward_nograd);
   ASSERT_TRUE(entry);
   // x is the first argument; T is its static extent, else 29.
   int64_t tokens = 1;
@@ -165,7 +165,7 @@ TEST_P(RecognizeEquivalence, OriginalAndRecognizedAgree) {
                                                  {"up", &packed.up},
                                                  {"down", &packed.down},
                                                  {"y", &fused}};
-  ASSERT_TRUE(runner->run("forward_nograd", tokens, tensors, error)) << error;
+  ASSERT_TRUE(runner->run(EntryKind::forward_nograd, tokens, tensors, error)) << error;
   Comparison fusedCheck = compare(fused.toDoubles(), exact.y, bounds.y);
 
   // The IR as written, on the same inputs (x in the shape the fmlp entry
