@@ -93,6 +93,18 @@ bool mlir::fmlp::checkTokens(const TokenDomain &domain, int64_t tokens,
   return true;
 }
 
+std::string mlir::fmlp::describeShape(const EntryArgument &argument) {
+  std::string text = "[";
+  bool first = true, dynamic = false;
+  for (int64_t extent : argument.shape) {
+    text += first ? "" : ", ";
+    text += extent >= 0 ? std::to_string(extent) : dynamic ? "1" : "T";
+    dynamic |= extent < 0;
+    first = false;
+  }
+  return text + "]";
+}
+
 std::optional<std::vector<int64_t>>
 mlir::fmlp::resolveShape(const EntryArgument &argument, int64_t tokens) {
   std::vector<int64_t> shape = argument.shape;

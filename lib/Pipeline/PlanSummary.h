@@ -79,6 +79,10 @@ computeMemoryReport(const std::vector<EntryPoint> &entries, int64_t tokens,
 /// their product). Nullopt when its element count overflows int64.
 std::optional<std::vector<int64_t>> resolveShape(const EntryArgument &argument,
                                                  int64_t tokens);
+/// The same rule in words: "[T, 96]" (its first dynamic extent T, any later
+/// one 1), what resolveShape makes of T tokens when there are no static
+/// leading extents.
+std::string describeShape(const EntryArgument &argument);
 
 /// One line per quantity: `  saved for backward   4,328,521,728 B (4128.0
 /// MiB)`.

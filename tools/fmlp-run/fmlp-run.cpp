@@ -148,19 +148,8 @@ void printEntryPoints(const std::vector<EntryPoint> &entries) {
     llvm::outs() << "  " << entry.symbol << "(";
     llvm::interleaveComma(entry.arguments, llvm::outs(),
                           [](const EntryArgument &argument) {
-                            // T once: later dynamic extents run as 1.
-                            llvm::outs() << argument.name << "[";
-                            bool dynamic = false;
-                            llvm::interleaveComma(
-                                argument.shape, llvm::outs(),
-                                [&](int64_t extent) {
-                                  if (extent >= 0)
-                                    llvm::outs() << extent;
-                                  else
-                                    llvm::outs() << (dynamic ? "1" : "T");
-                                  dynamic |= extent < 0;
-                                });
-                            llvm::outs() << "]";
+                            llvm::outs() << argument.name
+                                         << describeShape(argument);
                           });
     llvm::outs() << ")\n";
   }
