@@ -1,6 +1,7 @@
-"""fmlp's torch ops on the CPU (no GPU): gradients only where asked, and
-the ops' registration (schema, fake kernels, autograd, the mutation of
-`saved`). The bundles are real (fmlp-compile, FMLP_BIN_DIR), their
+"""fmlp's torch ops on the CPU (no GPU): gradients only where asked, the
+ops' registration (schema, fake kernels, autograd, the mutation of
+`saved`), and Hugging Face's forward for an x the kernels cannot take
+(with transformers). The bundles are real (fmlp-compile, FMLP_BIN_DIR), their
 manifests and the runtime's fmlp_outputs_needed decide what is allocated;
 only the kernels are replaced, by fmlp.ops.emulate computing the entry
 points in float64 (and writing only the outputs it is given, as the
@@ -271,6 +272,12 @@ class ModuleKeepsItsBundle(unittest.TestCase):
         patcher = unittest.mock.patch.object(modules.FusedGatedMLP, "block_spec", block_spec)
         patcher.start()
         self.addCleanup(patcher.stop)
+        # The kernels are emulated here: an x on the CPU takes the fused path.
+        patcher = unittest.mock.patch.object(
+            modules, "_why_not_fused_input",
+            lambda x: None if x.dtype in ops.DTYPES else f"x is {x.dtype}")
+        patcher.start()
+        self.addCleanup(patcher.stop)
         config = types.SimpleNamespace(hidden_size=D, intermediate_size=H, hidden_act="silu",
                                        mlp_bias=False)
         torch.manual_seed(0)
@@ -371,6 +378,52 @@ class AutocastTest(unittest.TestCase):
         self.assertTrue(torch.equal(w.grad, torch.full_like(w, 2.0)))
         # Control: outside autocast nothing is cast, so a float32 x stays.
         self.assertEqual(autocast_inputs(x, [w])[0].dtype, torch.float32)
+
+
+HAVE_TRANSFORMERS = importlib.util.find_spec("transformers") is not None
+
+
+@unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
+class UnfusedInputTest(unittest.TestCase):
+    """An x the fused kernels cannot take (on the CPU; float64) runs Hugging
+    Face's forward with one UnfusedWarning saying why, giving the unpatched
+    module's y and gradients bit for bit (the same projections called);
+    gpu_modules.py fallbacks checks the same on a GPU, float64 on CUDA too."""
+
+    def test_cpu_and_float64_run_hugging_faces_forward(self):
+        import copy
+        import warnings
+        import torch
+        from transformers import LlamaConfig
+        from transformers.models.llama.modeling_llama import LlamaMLP
+        import fmlp
+        config = LlamaConfig(hidden_size=D, intermediate_size=H, hidden_act="silu",
+                             num_attention_heads=8, num_key_value_heads=8)
+        torch.manual_seed(0)
+        for dtype in (torch.bfloat16, torch.float32, torch.float64):
+            original = LlamaMLP(config).to(dtype)
+            wrapper = torch.nn.Module()
+            wrapper.mlp = copy.deepcopy(original)
+            self.assertEqual(fmlp.patch_model(wrapper, config), 1)
+            x = torch.randn(2, T, D, dtype=dtype)
+            dy = torch.randn_like(x)
+            runs = []
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for module in (wrapper.mlp, wrapper.mlp, original):
+                    xx = x.clone().requires_grad_(True)
+                    y = module(xx)
+                    y.backward(dy)
+                    runs.append((y.detach(), xx.grad,
+                                 [p.grad.clone() for p in module.parameters()]))
+                    module.zero_grad(set_to_none=True)
+            unfused = [str(w.message) for w in caught if issubclass(w.category, fmlp.UnfusedWarning)]
+            self.assertEqual(len(unfused), 1, unfused)  # once per module and reason
+            self.assertIn("x is on cpu", unfused[0])
+            ours, theirs = runs[0], runs[2]
+            self.assertTrue(torch.equal(ours[0], theirs[0]) and torch.equal(ours[1], theirs[1]))
+            for mine, hf in zip(ours[2], theirs[2]):
+                self.assertTrue(torch.equal(mine, hf))
 
 
 if __name__ == "__main__":
