@@ -19,6 +19,7 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -77,6 +78,7 @@ void mlir::fmlp::registerAllPasses() {
   mlir::registerSCFToControlFlowPass();
   mlir::registerConvertMathToLLVMPass();
   mlir::registerConvertMathToLibmPass();
+  arith::registerArithExpandOpsPass();
   mlir::registerArithToLLVMConversionPass();
   mlir::registerConvertIndexToLLVMPass();
   mlir::registerFinalizeMemRefToLLVMConversionPass();
