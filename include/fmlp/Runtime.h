@@ -205,8 +205,10 @@ FMLP_API fmlp_status fmlp_outputs_needed(const fmlp_bundle *bundle, int entry,
 /* The chip fmlp-compile --chip takes for a device of compute capability
  * major.minor, from fmlp's chip table (include/fmlp/Target.h): the
  * architecture-specific form where it adds an MMA family ("sm_90a" for
- * 9.0, "sm_100a" for 10.0), else the plain one ("sm_86", "sm_120"); NULL
- * for a capability the table lacks. Needs no CUDA and no bundle. */
+ * 9.0, "sm_100a" for 10.0), else the plain one ("sm_86", "sm_120"); a
+ * minor revision the table lacks takes the plain chip of its major below it
+ * ("sm_86" for 8.7, "sm_120" for 12.1); NULL for a major the table lacks
+ * (7.5 and older). Needs no CUDA and no bundle. */
 FMLP_API const char *fmlp_chip_for_capability(int major, int minor);
 
 /* For profiling: the kernels of an entry point, in launch order, and one

@@ -107,16 +107,28 @@ inline std::string unknownTargetMessage(std::string_view chip) {
 /// The chip to compile for a device of compute capability major.minor: the
 /// architecture-specific row where it has an MMA family the plain row lacks
 /// (sm_90a's WGMMA, sm_100a's tcgen05; its PTX then runs on exactly that
-/// capability), else the plain one (whose PTX later chips also run);
-/// nullptr for a capability the table lacks.
+/// capability), else the plain one (whose PTX later chips also run). A
+/// capability the table lacks takes the plain row of the same major with
+/// the highest minor below it (sm_87, Jetson Orin: sm_86; sm_121, GB10:
+/// sm_120), whose PTX the driver compiles for the device (the runtime loads
+/// a bundle's PTX on a later chip): a later minor revision has at least the
+/// earlier one's shared memory and registers, which the row's tiles are
+/// sized by. nullptr for a major the table lacks (sm_75 and older: no bf16
+/// tensor cores).
 constexpr const Target *targetForCapability(int major, int minor) {
-  const Target *plain = nullptr, *specific = nullptr;
-  for (const Target &target : kTargets)
-    if (target.major == major && target.minor == minor)
+  const Target *plain = nullptr, *specific = nullptr, *earlier = nullptr;
+  for (const Target &target : kTargets) {
+    if (target.major != major)
+      continue;
+    if (target.minor == minor)
       (target.archSpecific ? specific : plain) = &target;
+    else if (target.minor < minor && !target.archSpecific &&
+             (!earlier || target.minor > earlier->minor))
+      earlier = &target;
+  }
   if (specific && (!plain || specific->mma != plain->mma))
     return specific;
-  return plain;
+  return plain ? plain : earlier;
 }
 
 } // namespace mlir::fmlp

@@ -829,7 +829,11 @@ TEST(RuntimeChip, ForCapability) {
   EXPECT_STREQ(fmlp_chip_for_capability(8, 6), "sm_86");
   EXPECT_STREQ(fmlp_chip_for_capability(10, 0), "sm_100a");
   EXPECT_STREQ(fmlp_chip_for_capability(12, 0), "sm_120");
+  // A minor revision the table lacks runs the plain row below it.
+  EXPECT_STREQ(fmlp_chip_for_capability(8, 7), "sm_86");
+  EXPECT_STREQ(fmlp_chip_for_capability(12, 1), "sm_120");
   EXPECT_EQ(fmlp_chip_for_capability(7, 5), nullptr);
+  EXPECT_EQ(fmlp_chip_for_capability(11, 0), nullptr);
   EXPECT_EQ(fmlp_chip_for_capability(-1, 0), nullptr);
 }
 

@@ -576,7 +576,9 @@ TEST(Target, TableRows) {
 }
 
 // The chip a device of each compute capability gets: the 'a' form where it
-// adds an MMA family, else the plain one; none for a capability not listed.
+// adds an MMA family, else the plain one; for a capability not listed, the
+// plain row of its major just below it (its PTX runs there); none for a
+// major not listed.
 TEST(Target, ForCapability) {
   auto chipOf = [](int major, int minor) -> std::string {
     const Target *row = targetForCapability(major, minor);
@@ -589,8 +591,13 @@ TEST(Target, ForCapability) {
   EXPECT_EQ(chipOf(10, 0), "sm_100a");
   EXPECT_EQ(chipOf(10, 3), "sm_103a");
   EXPECT_EQ(chipOf(12, 0), "sm_120");
+  EXPECT_EQ(chipOf(8, 7), "sm_86");   // Jetson Orin
+  EXPECT_EQ(chipOf(12, 1), "sm_120"); // GB10
+  EXPECT_EQ(chipOf(10, 1), "sm_100"); // not sm_100a: its PTX runs on 10.0 only
   EXPECT_EQ(chipOf(7, 5), "");
-  EXPECT_EQ(chipOf(8, 7), "");
+  EXPECT_EQ(chipOf(7, 0), "");
+  EXPECT_EQ(chipOf(11, 0), "");
+  EXPECT_EQ(chipOf(8, -1), "");
 }
 
 } // namespace
