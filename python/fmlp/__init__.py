@@ -10,7 +10,8 @@ needs it, and naming it without torch raises an ImportError that says so.
 from ._version import __version__  # noqa: F401
 from .policy import MemoryPolicy, memory_policy  # noqa: F401
 from .precision import PRECISIONS  # noqa: F401
-from .spec import BlockSpec, BundleMissing, UnsupportedConfig, find_or_compile, memory_report  # noqa: F401
+from .spec import (BlockSpec, BundleMissing, CompileFailed, Unavailable,  # noqa: F401
+                   UnsupportedConfig, find_or_compile, memory_report)
 
 # What fmlp offers only with torch (module attribute -> what it is).
 _TORCH_NAMES = ("ops", "modules", "patch", "parallel", "judge", "FusedGatedMLP", "FusedPhi3MLP",

@@ -3,8 +3,12 @@
 Each keeps its original's constructor, attribute names and state_dict keys
 (gate_proj, up_proj, down_proj or Phi3's gate_up_proj; act_fn), so
 checkpoints load unchanged, and uses the nn.Linear weights in place (no
-transposed or contiguous copies). On a CPU tensor, or for a dtype or shape
-fmlp does not compile, forward raises an error that says why.
+transposed or contiguous copies). An x the kernels cannot take (on the CPU,
+float64), or a block fmlp has no kernels for on this GPU (compute
+capability 7.5 and older; one fmlp-compile refuses: spec.Unavailable) runs
+Hugging Face's forward with one UnfusedWarning saying why (with
+FMLP_STRICT=1, the latter raises); a parameter whose dtype or device is not
+x's raises an error that says so.
 
 The fused kernels read the projections' weights and never call the
 projection modules. At every forward the guard (guard.py) checks that
@@ -145,10 +149,20 @@ def autocast_inputs(x: torch.Tensor, params: List[torch.Tensor]):
 
 
 def chip_of(device: torch.device) -> str:
+    """The --chip of `device` from the compiler's chip table (sm_90a for
+    Hopper's WGMMA); spec.Unavailable for a GPU the table lacks."""
     index = device.index if device.index is not None else torch.cuda.current_device()
     if index not in _chips:
-        # The compiler's chip table decides (sm_90a for Hopper's WGMMA).
-        _chips[index] = runtime.chip_for_capability(*torch.cuda.get_device_capability(index))
+        major, minor = torch.cuda.get_device_capability(index)
+        try:
+            _chips[index] = runtime.chip_for_capability(major, minor)
+        except runtime.RuntimeError_:
+            _chips[index] = None
+    if _chips[index] is None:
+        major, minor = torch.cuda.get_device_capability(index)
+        raise specs.Unavailable(
+            f"fmlp has no kernels for {torch.cuda.get_device_name(index)} (compute "
+            f"capability {major}.{minor}): its chips are compute capability 8.0 and later")
     return _chips[index]
 
 
@@ -320,17 +334,24 @@ class FusedGatedMLP(nn.Module):
         if reason is not None:
             self._warn_unfused(reason)
             return self.unfused(x)
-        linears = _plain_linears(self, self._linears())
-        if linears is not None:
-            return self.fused(x, self._params(linears), memory_policy, precision)
-        reason = why_not_fusable(self, self._linears())
-        if reason is not None:
-            self._warn_unfused(reason)
+        try:
+            linears = _plain_linears(self, self._linears())
+            if linears is not None:
+                return self.fused(x, self._params(linears), memory_policy, precision)
+            reason = why_not_fusable(self, self._linears())
+            if reason is not None:
+                self._warn_unfused(reason)
+                return self.unfused(x)
+            params = self._params()
+            if parallel.is_sharded(params):
+                return parallel.forward(self, x, params, memory_policy, precision)
+            return self.fused(x, params, memory_policy, precision)
+        except specs.Unavailable as why:
+            # Raised by the bundle's lookup, before anything ran.
+            if specs.strict():
+                raise
+            self._warn_unfused(str(why))
             return self.unfused(x)
-        params = self._params()
-        if parallel.is_sharded(params):
-            return parallel.forward(self, x, params, memory_policy, precision)
-        return self.fused(x, params, memory_policy, precision)
 
     def unfused(self, x: torch.Tensor) -> torch.Tensor:
         """Hugging Face's forward (LlamaMLP's; FalconH1MLP's with
@@ -428,9 +449,17 @@ _paths = {}
 
 
 def _bundle_for(spec: specs.BlockSpec):
+    """spec.find_or_compile, once per spec: a compile that failed is not
+    tried again in this process (its error raised afresh each time)."""
     if spec not in _paths:
-        _paths[spec] = specs.find_or_compile(spec)
-    return _paths[spec]
+        try:
+            _paths[spec] = specs.find_or_compile(spec)
+        except specs.CompileFailed as failed:
+            _paths[spec] = failed
+    found = _paths[spec]
+    if isinstance(found, specs.CompileFailed):
+        raise specs.CompileFailed(str(found))
+    return found
 
 
 class FusedPhi3MLP(FusedGatedMLP):

@@ -181,6 +181,27 @@ class BundleMissing(FileNotFoundError):
     """No bundle in the cache and no fmlp-compile to make one."""
 
 
+class Unavailable(Exception):
+    """fmlp has no kernels for a block on this GPU: the chip table lacks
+    the device (compute capability 7.5 and older), or fmlp-compile refused
+    the block; the message says why. A fused module then runs Hugging
+    Face's forward with one UnfusedWarning, as the unpatched model would;
+    with FMLP_STRICT=1 in the environment it raises this instead (for test
+    suites and benchmarks that must run fmlp's kernels). A missing
+    compiler (BundleMissing) is a set-up error and always raises."""
+
+
+class CompileFailed(Unavailable):
+    """fmlp-compile exited with an error on the block (its stderr in the
+    message)."""
+
+
+def strict() -> bool:
+    """FMLP_STRICT set (and not 0): Unavailable raises instead of running
+    the unfused forward."""
+    return os.environ.get("FMLP_STRICT", "0") not in ("", "0")
+
+
 def _format_of(bundle: Path) -> Optional[int]:
     """The format version `bundle`'s manifest says, or None."""
     try:
@@ -213,7 +234,7 @@ def find_or_compile(spec: BlockSpec) -> Path:
         result = subprocess.run(compile_command(spec, source, staging / "b.bundle"),
                                 capture_output=True, text=True)
         if result.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
+            raise CompileFailed(f"{' '.join(command)} failed:\n{result.stderr}")
         if cached:  # of another format: replaced (its readers fail anyway)
             shutil.rmtree(bundle, ignore_errors=True)
         try:

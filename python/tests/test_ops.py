@@ -426,5 +426,126 @@ class UnfusedInputTest(unittest.TestCase):
                 self.assertTrue(torch.equal(mine, hf))
 
 
+
+@unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
+class NoKernelsHereTest(unittest.TestCase):
+    """A block fmlp has no kernels for on the GPU at hand (a compute
+    capability the chip table lacks; a block fmlp-compile refuses) runs
+    Hugging Face's forward with one UnfusedWarning saying why, the
+    unpatched module's y bit for bit; FMLP_STRICT=1 raises spec.Unavailable
+    instead; with kernels (the control) the fused path runs, unwarned. The
+    GPU is stood in for: torch.cuda's capability is patched, an x on the
+    CPU passes the input check, block_spec skips its CUDA-only checks and
+    the kernels are emulated (ops.emulate)."""
+
+    def setUp(self):
+        import copy
+        import torch
+        from transformers import LlamaConfig
+        from transformers.models.llama.modeling_llama import LlamaMLP
+        import fmlp
+        from fmlp import modules, ops, policy
+        self.torch, self.fmlp, self.modules = torch, fmlp, modules
+        saved = dict(os.environ)
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+        self.cache = tempfile.TemporaryDirectory()
+        self.addCleanup(self.cache.cleanup)
+        os.environ["FMLP_CACHE_DIR"] = self.cache.name
+        os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
+        os.environ.pop("FMLP_STRICT", None)
+        self.fused_calls = []
+
+        def recording(path, kind, args):
+            self.fused_calls.append(kind)
+            emulate(path, kind, args)
+        ops.emulate = recording
+        self.addCleanup(setattr, ops, "emulate", None)
+        # Fresh chip and bundle memos (module globals), restored after.
+        for memo in (modules._chips, modules._paths):
+            kept = dict(memo)
+            memo.clear()
+            self.addCleanup(lambda memo=memo, kept=kept: (memo.clear(), memo.update(kept)))
+        self.capability = (9, 0)
+
+        def block_spec(module, x, params=None, memory_policy=None, precision=None):
+            params = module._params() if params is None else params
+            return module._spec(params, ops.DTYPES[x.dtype], modules.chip_of(x.device),
+                                policy.resolve(memory_policy, module.memory_policy),
+                                module._precision(x.dtype, precision))
+        for target, name, value in (
+                (modules.FusedGatedMLP, "block_spec", block_spec),
+                (modules, "_why_not_fused_input", lambda x: None),
+                (torch.cuda, "current_device", lambda: 0),
+                (torch.cuda, "get_device_capability", lambda index=None: self.capability),
+                (torch.cuda, "get_device_name", lambda index=None: "Stand-in GPU")):
+            patcher = unittest.mock.patch.object(target, name, value)
+            patcher.start()
+            self.addCleanup(patcher.stop)
+        config = LlamaConfig(hidden_size=D, intermediate_size=H, hidden_act="silu",
+                             num_attention_heads=8, num_key_value_heads=8)
+        torch.manual_seed(0)
+        self.original = LlamaMLP(config).to(torch.bfloat16)
+        self.wrapper = torch.nn.Module()
+        self.wrapper.mlp = copy.deepcopy(self.original)
+        self.assertEqual(fmlp.patch_model(self.wrapper, config), 1)
+        self.x = torch.randn(2, T, D, dtype=torch.bfloat16)
+
+    def run_twice(self):
+        """y of the patched module, called twice under torch.no_grad, and
+        the UnfusedWarnings it gave."""
+        import warnings
+        with warnings.catch_warnings(record=True) as caught, self.torch.no_grad():
+            warnings.simplefilter("always")
+            ys = [self.wrapper.mlp(self.x.clone()) for _ in range(2)]
+        self.assertTrue(self.torch.equal(ys[0], ys[1]))
+        return ys[0], [str(w.message) for w in caught
+                       if issubclass(w.category, self.fmlp.UnfusedWarning)]
+
+    def assert_unfused(self, expected_reason):
+        y, warned = self.run_twice()
+        self.assertEqual(len(warned), 1, warned)  # once per module and reason
+        self.assertIn(expected_reason, warned[0])
+        with self.torch.no_grad():
+            self.assertTrue(self.torch.equal(y, self.original(self.x.clone())))
+        self.assertEqual(self.fused_calls, [])
+        return warned[0]
+
+    def test_a_gpu_the_chip_table_lacks(self):
+        self.capability = (7, 5)
+        self.assert_unfused("no kernels for Stand-in GPU (compute capability 7.5)")
+        os.environ["FMLP_STRICT"] = "1"
+        with self.assertRaisesRegex(self.fmlp.Unavailable, "compute capability 7.5"):
+            self.wrapper.mlp(self.x.clone())
+
+    def test_a_block_fmlp_compile_refuses(self):
+        # A stand-in fmlp-compile first on PATH that refuses every block and
+        # counts its runs.
+        fake = os.path.join(self.cache.name, "bin")
+        os.makedirs(fake)
+        runs = os.path.join(self.cache.name, "runs")
+        with open(os.path.join(fake, "fmlp-compile"), "w") as script:
+            script.write(f"#!/bin/sh\necho run >> {runs}\n"
+                         "echo 'mlp.mlir:3:8: error: stand-in refusal' >&2\nexit 1\n")
+        os.chmod(os.path.join(fake, "fmlp-compile"), 0o755)
+        os.environ["PATH"] = fake + os.pathsep + os.environ["PATH"]
+        self.capability = (8, 7)  # Jetson Orin: sm_86's kernels (their PTX)
+        warning = self.assert_unfused("error: stand-in refusal")
+        self.assertIn("--chip=sm_86", warning)
+        with open(runs) as counted:
+            self.assertEqual(len(counted.read().split()), 1)  # not tried again
+        os.environ["FMLP_STRICT"] = "1"
+        with self.assertRaisesRegex(self.fmlp.CompileFailed, "stand-in refusal"):
+            self.wrapper.mlp(self.x.clone())
+
+    def test_control_with_kernels_runs_fused(self):
+        y, warned = self.run_twice()
+        self.assertEqual(warned, [])
+        self.assertEqual(self.fused_calls, ["forward_nograd"] * 2)
+        with self.torch.no_grad():
+            reference = self.original.double()(self.x.double())
+        # The emulated kernels (float64, y rounded once) against HF's float64.
+        self.assertLess((y.double() - reference).abs().max().item(),
+                        2 ** -7 * reference.abs().max().item())
+
 if __name__ == "__main__":
     unittest.main()
