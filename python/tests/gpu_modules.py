@@ -42,6 +42,8 @@ from transformers import AutoConfig
 import fmlp
 from fmlp import judge
 
+os.environ.setdefault("FMLP_STRICT", "1")  # fmlp's kernels or an error: never HF's fallback
+
 D, H = 1024, 2816
 failures = []
 

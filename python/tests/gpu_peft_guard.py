@@ -53,6 +53,7 @@ import traceback
 import warnings
 
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # before cuBLAS's first use
+os.environ.setdefault("FMLP_STRICT", "1")  # fmlp's kernels or an error: never HF's fallback
 
 results = {"passed": 0, "failed": [], "control": None}
 TABLE = []

@@ -33,6 +33,8 @@ from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm
 import fmlp
 from fmlp import judge
 
+os.environ.setdefault("FMLP_STRICT", "1")  # fmlp's kernels or an error: never HF's fallback
+
 failures = []
 
 

@@ -17,7 +17,8 @@ mkdir -p "$out"
 cmake -S "$root/test/GPU" -B "$root/build-gpu" -G Ninja \
   ${json:+-DFMLP_JSON_INCLUDE_DIR=$json} > "$out/build.log" 2>&1 &&
   cmake --build "$root/build-gpu" >> "$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
-export PYTHONPATH="$root/python" FMLP_CACHE_DIR="$cache" PYTHONUNBUFFERED=1 \
+# FMLP_STRICT: a block without kernels raises instead of running HF's forward.
+export PYTHONPATH="$root/python" FMLP_CACHE_DIR="$cache" PYTHONUNBUFFERED=1 FMLP_STRICT=1 \
   FMLP_RUNTIME_LIB="$root/build-gpu/lib/libfmlp_runtime.so" \
   NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 gpus=$(nvidia-smi -L | wc -l)
