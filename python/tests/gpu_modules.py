@@ -801,12 +801,13 @@ def autocast():
 
 
 def regimes():
-    """Two ways Hugging Face fine-tuning calls the MLP that the other modes
-    do not: gradient checkpointing (model.gradient_checkpointing_enable(),
+    """Ways Hugging Face fine-tuning and serving call the MLP that the
+    other modes do not: gradient checkpointing (model.gradient_checkpointing_enable(),
     reentrant and not: the forward runs again inside the backward) gives
     the gradients of the same model without it bit for bit (the kernels
-    are deterministic), and torch.compile with dynamic shapes (one graph
-    for every T) gives eager's y and dx at each T."""
+    are deterministic), torch.compile with dynamic shapes (one graph
+    for every T) gives eager's y and dx at each T, and so do CUDA graph
+    trees (reduce_overhead) and torch.export (exported)."""
     # PyTorch's deterministic kernels for the model around the MLPs (as in
     # train()); HF's own model must then repeat its gradients bit for bit
     # under checkpointing, or the comparison would mean nothing.
@@ -860,6 +861,78 @@ def regimes():
                    torch.equal(yc.detach(), ye.detach()) and torch.equal(xc.grad, xe.grad))
     except Exception as error:
         report("torch.compile(dynamic=True)", False, f"{type(error).__name__}: {str(error)[:400]}")
+    reduce_overhead(fused)
+    exported(fused)
+
+
+def reduce_overhead(fused):
+    """torch.compile(mode="reduce-overhead"): Inductor's CUDA graph trees,
+    what serving stacks compile decode with and some trainers use. Each
+    call after the warm-up replays a graph on static copies of its inputs,
+    and the backward writes dG and dU over saved tensors the graph owns:
+    every call's y (and, training, dx and the weight gradients) must equal
+    the eager module's bit for bit, with new inputs at every step and T
+    changing between steps (a new graph per T)."""
+    parameters = list(fused.parameters())
+
+    def step(module, x, dy):
+        for p in parameters:
+            p.grad = None
+        x = x.detach().clone().requires_grad_(True)
+        y = module(x)
+        y.backward(dy)
+        return [y.detach().clone(), x.grad.clone()] + [p.grad.clone() for p in parameters]
+
+    try:
+        torch._dynamo.reset()
+        compiled = torch.compile(fused, mode="reduce-overhead", fullgraph=True)
+        equal, last = [], None
+        with torch.no_grad():
+            for t in (1, 1, 1, 1, 16, 16, 16, 37, 1):
+                x = torch.randn(t, D, device="cuda", dtype=torch.bfloat16)
+                y = compiled(x).clone()  # the next replay overwrites its output
+                equal.append(torch.equal(y, fused(x)))
+                last = (x, y)
+        report("reduce-overhead no-grad, T = 1 x 4, 16 x 3, 37, 1: y equals eager's",
+               all(equal), str(equal))
+        # Control: y of other inputs differs (the comparison can fail).
+        x, y = last
+        with torch.no_grad():
+            report("reduce-overhead control: another x, another y",
+                   not torch.equal(y, fused(torch.randn_like(x))))
+        torch._dynamo.reset()
+        compiled = torch.compile(fused, mode="reduce-overhead", fullgraph=True)
+        equal = []
+        for t in (74, 74, 74, 74, 16, 16, 16):
+            x = torch.randn(t, D, device="cuda", dtype=torch.bfloat16)
+            dy = torch.randn(t, D, device="cuda", dtype=torch.bfloat16)
+            ours, eager = step(compiled, x, dy), step(fused, x, dy)
+            equal.append(all(torch.equal(a, b) for a, b in zip(ours, eager)))
+        report("reduce-overhead training, T = 74 x 4, 16 x 3: y, dx, dW equal eager's",
+               all(equal), str(equal))
+    except Exception as error:
+        report("torch.compile(mode='reduce-overhead')", False,
+               f"{type(error).__name__}: {str(error)[:400]}")
+
+
+def exported(fused):
+    """torch.export of the no-grad module (what AOTInductor and ExecuTorch
+    take): the exported program holds fmlp's op, not a fallback, runs at
+    a T other than the example's (T dynamic), and gives eager's y."""
+    try:
+        example = torch.randn(37, D, device="cuda", dtype=torch.bfloat16)
+        tokens = torch.export.Dim("tokens", min=1, max=65536)
+        with torch.no_grad():
+            program = torch.export.export(fused, (example,), dynamic_shapes=({0: tokens},))
+            ops = {str(node.target) for node in program.graph.nodes if node.op == "call_function"}
+            report("torch.export: the program calls fmlp's op",
+                   any(op.startswith("fmlp.") for op in ops), str(sorted(ops))[:200])
+            for t in (37, 1, 300):
+                x = torch.randn(t, D, device="cuda", dtype=torch.bfloat16)
+                report(f"torch.export T={t}: y equals eager's",
+                       torch.equal(program.module()(x), fused(x)))
+    except Exception as error:
+        report("torch.export", False, f"{type(error).__name__}: {str(error)[:400]}")
 
 
 if __name__ == "__main__":
