@@ -24,6 +24,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 from torch import nn
+from torch._subclasses.fake_tensor import FakeTensor
+from torch._subclasses.functional_tensor import FunctionalTensor
 
 from . import guard, ops, parallel, policy, runtime, spec as specs
 from . import precision as precisions
@@ -46,8 +48,11 @@ if hasattr(torch, "_dynamo") and hasattr(torch._dynamo, "assume_constant_result"
     _torch_fp32_precision = torch._dynamo.assume_constant_result(_torch_fp32_precision)
 
 # What the guard takes as a plain weight, and as a sharded one whose local
-# shard fmlp reads (parallel.py).
-TENSOR_TYPES = (torch.Tensor, nn.Parameter)
+# shard fmlp reads (parallel.py). FakeTensor and FunctionalTensor are the
+# stand-ins of plain weights while torch.export (non-strict: this Python
+# runs on them) or functionalization traces the module; a tensor subclass
+# stays its own type under tracing, and is refused as before.
+TENSOR_TYPES = (torch.Tensor, nn.Parameter, FakeTensor, FunctionalTensor)
 SHARDED_TYPES = (parallel.DTensor,) if parallel.DTensor is not None else ()
 # The fast path's (why_not_fusable): exact types, compared by set membership.
 _PLAIN_TYPES = frozenset(TENSOR_TYPES)

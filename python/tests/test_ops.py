@@ -433,8 +433,8 @@ class NoKernelsHereTest(unittest.TestCase):
     capability the chip table lacks; a block fmlp-compile refuses) runs
     Hugging Face's forward with one UnfusedWarning saying why, the
     unpatched module's y bit for bit; FMLP_STRICT=1 raises spec.Unavailable
-    instead; with kernels (the control) the fused path runs, unwarned. The
-    GPU is stood in for: torch.cuda's capability is patched, an x on the
+    instead; with kernels (the control) the fused path runs, unwarned, and
+    torch.export keeps it. The GPU is stood in for: torch.cuda's capability is patched, an x on the
     CPU passes the input check, block_spec skips its CUDA-only checks and
     the kernels are emulated (ops.emulate)."""
 
@@ -546,6 +546,25 @@ class NoKernelsHereTest(unittest.TestCase):
         # The emulated kernels (float64, y rounded once) against HF's float64.
         self.assertLess((y.double() - reference).abs().max().item(),
                         2 ** -7 * reference.abs().max().item())
+
+    def test_torch_export_keeps_the_fused_op(self):
+        # torch.export (non-strict) runs this Python on FakeTensor weights:
+        # the guard takes them as the plain weights they stand for, so the
+        # program calls fmlp's op at any T (it ran HF's forward before).
+        torch = self.torch
+        tokens = torch.export.Dim("tokens", min=1, max=4096)
+        with torch.no_grad():
+            program = torch.export.export(self.wrapper.mlp, (self.x[0],),
+                                          dynamic_shapes=({0: tokens},))
+        targets = [str(node.target) for node in program.graph.nodes
+                   if node.op == "call_function"]
+        self.assertIn("fmlp.forward_nograd.default", targets)
+        self.assertNotIn("aten.linear.default", targets)  # HF's forward's
+        with torch.no_grad():
+            for t in (T, 3):
+                x = torch.randn(t, D, dtype=torch.bfloat16)
+                self.assertTrue(torch.equal(program.module()(x), self.wrapper.mlp(x)))
+
 
 if __name__ == "__main__":
     unittest.main()
