@@ -26,6 +26,7 @@
 #include "codegen/KernelBuilder.h"
 #include "codegen/TileSelection.h"
 #include "dialects/FMLP/FMLPOps.h"
+#include "fmlp/EntryKind.h"
 #include "passes/KernelGemm.h"
 #include "passes/ViewOffset.h"
 
@@ -61,6 +62,14 @@ static llvm::cl::opt<bool> programmaticLaunch(
     "fmlp-programmatic-launch", llvm::cl::Hidden, llvm::cl::init(false),
     llvm::cl::desc("sm_90 onwards: launch each kernel while the previous "
                    "one ends (griddepcontrol), not after it"));
+
+// The rule that is on: in the no-grad forward, the small_tokens kernels
+// (K1 and K2 at T <= 16, or 32) are launched programmatically, so that K2's
+// blocks are resident when K1's last wave ends. Off for A/B runs.
+static llvm::cl::opt<bool> programmaticSmallTokens(
+    "fmlp-programmatic-small-tokens", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("sm_90 onwards: launch the no-grad forward's small_tokens "
+                   "kernels programmatically (griddepcontrol)"));
 
 namespace {
 
@@ -614,6 +623,9 @@ struct KernelVariant {
   int64_t maxTokens = 0;
   /// Its 16-byte loads ask 16-byte aligned arguments (as tensor maps do).
   bool vectorAccess = false;
+  /// It begins with griddepcontrol (launch_dependents, wait), so its
+  /// launches in the no-grad forward may be programmatic.
+  bool waitsForPreviousKernels = false;
   /// Split-K: the entry's workspace, its last parameter, and the kernel
   /// that zeroes its counters, launched just before it.
   Value splitKWorkspace;
@@ -629,6 +641,14 @@ struct KernelVariant {
 /// choosing a variant, each launch marked with its range of T
 /// (fmlp.min_tokens, fmlp.max_tokens: the bundle's manifest says the same,
 /// and the runtime picks by it).
+/// Whether `op` is in the no-grad forward entry point.
+bool isNoGradForward(Operation *op) {
+  auto entry = op->getParentOfType<func::FuncOp>();
+  auto kind = entry ? entry->getAttrOfType<StringAttr>("fmlp.entry") : nullptr;
+  return kind && entryKindNamed(kind.getValue().str()) ==
+                     EntryKind::forward_nograd;
+}
+
 void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
                          const KernelOperands &operands, Value tokenOperand) {
   OpBuilder b(op);
@@ -678,6 +698,8 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
     serve(launch);
     if (variant.vectorAccess)
       launch->setAttr("fmlp.vector_access", b.getUnitAttr());
+    if (variant.waitsForPreviousKernels && isNoGradForward(op))
+      launch->setAttr("fmlp.programmatic_launch", b.getUnitAttr());
     if (!last) {
       minTokens = variant.maxTokens + 1;
       b.setInsertionPoint(branch.elseBlock()->getTerminator());
@@ -1048,6 +1070,10 @@ struct ConvertFMLPToNVVMPass
         return op->emitOpError("has a small_tokens config it cannot take: ")
                << (whyNot.empty() ? "the chip has no mma.sync" : whyNot);
       variant.vectorAccess = true;
+      // (--fmlp-programmatic-launch makes every kernel wait already.)
+      variant.waitsForPreviousKernels = info.programmaticLaunch() &&
+                                        programmaticSmallTokens &&
+                                        !programmaticLaunch;
       kernelName += "_small_tokens";
       if (config.maxTokens != kSmallTokens)
         kernelName += "_upto" + std::to_string(config.maxTokens);
@@ -1128,6 +1154,10 @@ struct ConvertFMLPToNVVMPass
               GateUpWeightGradOp, DownWeightGradOp>(
             [&](auto kernel) { lowering.build(kernel); });
     variant.func = kb.func;
+    if (variant.waitsForPreviousKernels) {
+      OpBuilder at = OpBuilder::atBlockBegin(&kb.func.getBody().front());
+      KernelBuilder::emitWaitForPreviousKernels(at, op->getLoc());
+    }
     return variant;
   }
 };
