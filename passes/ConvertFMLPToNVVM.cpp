@@ -641,14 +641,6 @@ struct KernelVariant {
 /// choosing a variant, each launch marked with its range of T
 /// (fmlp.min_tokens, fmlp.max_tokens: the bundle's manifest says the same,
 /// and the runtime picks by it).
-/// Whether `op` is in the no-grad forward entry point.
-bool isNoGradForward(Operation *op) {
-  auto entry = op->getParentOfType<func::FuncOp>();
-  auto kind = entry ? entry->getAttrOfType<StringAttr>("fmlp.entry") : nullptr;
-  return kind && entryKindNamed(kind.getValue().str()) ==
-                     EntryKind::forward_nograd;
-}
-
 void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
                          const KernelOperands &operands, Value tokenOperand) {
   OpBuilder b(op);
@@ -698,7 +690,9 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
     serve(launch);
     if (variant.vectorAccess)
       launch->setAttr("fmlp.vector_access", b.getUnitAttr());
-    if (variant.waitsForPreviousKernels && isNoGradForward(op))
+    if (variant.waitsForPreviousKernels &&
+        getEntryKind(op->getParentOfType<func::FuncOp>()) ==
+            EntryKind::forward_nograd)
       launch->setAttr("fmlp.programmatic_launch", b.getUnitAttr());
     if (!last) {
       minTokens = variant.maxTokens + 1;

@@ -159,6 +159,11 @@ SmallVector<GatedMlpOp> mlir::fmlp::getHeldBlocks(Operation *holder) {
   return blocks;
 }
 
+std::optional<EntryKind> mlir::fmlp::getEntryKind(func::FuncOp func) {
+  auto kind = func ? func->getAttrOfType<StringAttr>("fmlp.entry") : nullptr;
+  return kind ? entryKindNamed(kind.getValue()) : std::nullopt;
+}
+
 std::string mlir::fmlp::getEntryPointPrefix(Operation *block) {
   Operation *holder = getBlockHolder(block);
   SmallVector<GatedMlpOp> blocks = getHeldBlocks(holder);

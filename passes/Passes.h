@@ -9,6 +9,7 @@
 
 #include "dialects/FMLP/FMLPDialect.h"
 #include "dialects/FMLP/FMLPOps.h"
+#include "fmlp/EntryKind.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,6 +44,11 @@ SmallVector<GatedMlpOp> getHeldBlocks(Operation *holder);
 /// `<f>.mlp<i>` when the function holds several blocks (i counts them from
 /// 0 in order).
 std::string getEntryPointPrefix(Operation *block);
+
+/// The kind of entry point `func` is (its fmlp.entry attribute, which
+/// fmlp-expand-training writes), or nullopt for any other function (or a
+/// null one).
+std::optional<EntryKind> getEntryKind(func::FuncOp func);
 
 } // namespace mlir::fmlp
 

@@ -166,9 +166,7 @@ public:
   LogicalResult rebuild() {
     Block &body = func.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
-    bool backward =
-        entryKindNamed(func->getAttrOfType<StringAttr>("fmlp.entry")
-                           .getValue()) == EntryKind::backward;
+    bool backward = getEntryKind(func) == EntryKind::backward;
 
     // The new signature: inputs, outputs, saved, workspace.
     SmallVector<Type> argumentTypes;
