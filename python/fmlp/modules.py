@@ -31,7 +31,7 @@ from . import guard, ops, parallel, policy, runtime, spec as specs
 from . import precision as precisions
 
 
-_chips = {}
+_chips = {}  # device index -> its chip, or the Unavailable of a GPU the table lacks
 
 
 def _torch_fp32_precision() -> str:
@@ -162,13 +162,13 @@ def chip_of(device: torch.device) -> str:
         try:
             _chips[index] = runtime.chip_for_capability(major, minor)
         except runtime.RuntimeError_:
-            _chips[index] = None
-    if _chips[index] is None:
-        major, minor = torch.cuda.get_device_capability(index)
-        raise specs.Unavailable(
-            f"fmlp has no kernels for {torch.cuda.get_device_name(index)} (compute "
-            f"capability {major}.{minor}): its chips are compute capability 8.0 and later")
-    return _chips[index]
+            _chips[index] = specs.Unavailable(
+                f"fmlp has no kernels for {torch.cuda.get_device_name(index)} (compute "
+                f"capability {major}.{minor}): its chips are compute capability 8.0 and later")
+    chip = _chips[index]
+    if isinstance(chip, specs.Unavailable):
+        raise specs.Unavailable(str(chip))
+    return chip
 
 
 def hidden_act(config) -> str:
