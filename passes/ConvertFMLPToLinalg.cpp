@@ -178,6 +178,13 @@ void lower(GateUpOp op, KernelLowering &k) {
              k.weightMap(op.getGateLayout(), false), g);
   k.contract(x, k.map(I, K), op.getUp(), k.weightMap(op.getUpLayout(), false),
              u);
+  // The adapters' terms, into the same sums: G += Z Bg^T, U += Z Bu^T.
+  if (Value z = op.getLoraZ()) {
+    k.contract(z, k.map(I, K), op.getGateLoraB(),
+               k.weightMap(WeightLayout::out_in, false), g);
+    k.contract(z, k.map(I, K), op.getUpLoraB(),
+               k.weightMap(WeightLayout::out_in, false), u);
+  }
   Activation activation = op.getActivation();
   std::optional<APFloat> mg = op.getGateMultiplier();
   // Epilogue inputs: the accumulators, then the biases that are given.
@@ -210,12 +217,17 @@ void lower(GateUpOp op, KernelLowering &k) {
       maps);
 }
 
-/// y = multiplier (a W + bias), W read in `layout`: K2, and gate.
+/// y = multiplier (a W + z B^T + bias), W read in `layout`, B [out, R]
+/// (when z is given): K2, and gate.
 void lowerProjection(Value a, Value weight, WeightLayout layout, Value bias,
                      std::optional<APFloat> multiplier, Value y,
-                     KernelLowering &k) {
+                     KernelLowering &k, Value z = Value(),
+                     Value loraB = Value()) {
   Value acc = k.accumulator(k.size(y, 0), k.size(y, 1));
   k.contract(a, k.map(I, K), weight, k.weightMap(layout, false), acc);
+  if (z)
+    k.contract(z, k.map(I, K), loraB,
+               k.weightMap(WeightLayout::out_in, false), acc);
   if (!bias) {
     k.epilogue({acc}, {y}, [&](ValueRange v) -> SmallVector<Value> {
       return {k.scale(v[0], multiplier)};
@@ -233,13 +245,13 @@ void lowerProjection(Value a, Value weight, WeightLayout layout, Value bias,
 void lower(DownOp op, KernelLowering &k) {
   lowerProjection(op.getA(), op.getDown(), op.getDownLayout(),
                   op.getDownBias(), op.getDownMultiplier(), op.getInits()[0],
-                  k);
+                  k, op.getLoraZ(), op.getLoraB());
 }
 
 void lower(GateOp op, KernelLowering &k) {
   lowerProjection(op.getX(), op.getGate(), op.getGateLayout(),
                   op.getGateBias(), op.getGateMultiplier(), op.getInits()[0],
-                  k);
+                  k, op.getLoraZ(), op.getGateLoraB());
 }
 
 void lower(DownGradOp op, KernelLowering &k) {
@@ -248,6 +260,9 @@ void lower(DownGradOp op, KernelLowering &k) {
   // dA[t, h] = sum_d dY[t, d] Wd[h -> d]: the down weight read transposed.
   k.contract(op.getDy(), k.map(I, K), op.getDown(),
              k.weightMap(op.getDownLayout(), true), dA);
+  // The down adapter's term: dA[t, h] += sum_r dZd[t, r] Ad[r, h].
+  if (Value dzd = op.getLoraDz())
+    k.contract(dzd, k.map(I, K), op.getLoraA(), k.map(K, J), dA);
   Activation activation = op.getActivation();
   std::optional<APFloat> mg = op.getGateMultiplier(),
                          md = op.getDownMultiplier();
@@ -277,6 +292,9 @@ void lower(InputGradOp op, KernelLowering &k) {
              k.weightMap(op.getGateLayout(), true), acc);
   k.contract(op.getDu(), k.map(I, K), op.getUp(),
              k.weightMap(op.getUpLayout(), true), acc);
+  // The adapters' term: dX[t, d] += sum_r dZ[t, r] A[r, d].
+  if (Value dz = op.getLoraDz())
+    k.contract(dz, k.map(I, K), op.getLoraA(), k.map(K, J), acc);
   k.epilogue({acc}, {dx},
              [](ValueRange v) -> SmallVector<Value> { return {v[0]}; });
 }

@@ -842,6 +842,12 @@ struct ConvertFMLPToNVVMPass
       }
       if (failed(chunkLoopOf(op)))
         return WalkResult::interrupt();
+      if (getAdapterInput(op)) {
+        op->emitOpError(
+            "has a low-rank adapter term: adapters (docs/LoRA.md) are "
+            "planned and run on the CPU, not yet lowered to GPU kernels");
+        return WalkResult::interrupt();
+      }
       for (Value operand : op->getOperands()) {
         Type element = getElementTypeOrSelf(operand.getType());
         if (!element.isF32() && !element.isBF16() && !element.isF16()) {

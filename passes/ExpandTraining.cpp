@@ -26,14 +26,23 @@ using namespace mlir::fmlp;
 
 namespace {
 
+/// The block's optional operands (the biases, then the adapters) in
+/// operand order, each with the name entry points give it; absent ones null.
+SmallVector<std::pair<StringRef, Value>> getOptionalOperands(GatedMlpOp op) {
+  return {{"gate_bias", op.getGateBias()},     {"up_bias", op.getUpBias()},
+          {"down_bias", op.getDownBias()},     {"lora_a", op.getLoraA()},
+          {"gate_lora_b", op.getGateLoraB()}, {"up_lora_b", op.getUpLoraB()},
+          {"down_lora_a", op.getDownLoraA()}, {"down_lora_b", op.getDownLoraB()}};
+}
+
 /// The block's operands, in the order entry points take them: x, the three
-/// weights, then the biases that are present.
+/// weights, then the optional operands that are present.
 SmallVector<Value> getBlockOperands(GatedMlpOp op) {
   SmallVector<Value> operands = {op.getX(), op.getGate(), op.getUp(),
                                  op.getDown()};
-  for (Value bias : {op.getGateBias(), op.getUpBias(), op.getDownBias()})
-    if (bias)
-      operands.push_back(bias);
+  for (auto [name, operand] : getOptionalOperands(op))
+    if (operand)
+      operands.push_back(operand);
   return operands;
 }
 
@@ -41,12 +50,9 @@ SmallVector<Value> getBlockOperands(GatedMlpOp op) {
 /// getBlockOperands.
 SmallVector<StringRef> getBlockOperandNames(GatedMlpOp op) {
   SmallVector<StringRef> names = {"x", "gate", "up", "down"};
-  if (op.getGateBias())
-    names.push_back("gate_bias");
-  if (op.getUpBias())
-    names.push_back("up_bias");
-  if (op.getDownBias())
-    names.push_back("down_bias");
+  for (auto [name, operand] : getOptionalOperands(op))
+    if (operand)
+      names.push_back(name);
   return names;
 }
 
@@ -89,22 +95,21 @@ createEntry(OpBuilder &builder, GatedMlpOp block, StringRef name,
 }
 
 /// An entry point's arguments for the block's operands, position by
-/// position (getBlockOperands' order; absent biases null). By position, not
-/// by value: a block may pass one value as two operands (tied gate and up
-/// weights), and each has its own argument.
+/// position (getBlockOperands' order; absent optional operands null). By
+/// position, not by value: a block may pass one value as two operands (tied
+/// gate and up weights), and each has its own argument.
 struct BlockArguments {
-  Value x, gate, up, down, gateBias, upBias, downBias;
+  Value x, gate, up, down;
+  /// In getOptionalOperands' order.
+  SmallVector<Value, 8> optional;
 };
 
 BlockArguments getBlockArguments(GatedMlpOp block, ValueRange arguments) {
-  BlockArguments args{arguments[0], arguments[1], arguments[2], arguments[3]};
+  BlockArguments args{arguments[0], arguments[1], arguments[2], arguments[3],
+                      {}};
   unsigned next = 4;
-  for (auto [present, argument] :
-       {std::pair(block.getGateBias(), &args.gateBias),
-        std::pair(block.getUpBias(), &args.upBias),
-        std::pair(block.getDownBias(), &args.downBias)})
-    if (present)
-      *argument = arguments[next++];
+  for (auto [name, operand] : getOptionalOperands(block))
+    args.optional.push_back(operand ? arguments[next++] : Value());
   return args;
 }
 
@@ -117,12 +122,14 @@ SmallVector<Value> buildForward(OpBuilder &builder, GatedMlpOp block,
   copy.getGateMutable().assign(args.gate);
   copy.getUpMutable().assign(args.up);
   copy.getDownMutable().assign(args.down);
-  if (args.gateBias)
-    copy.getGateBiasMutable().assign(args.gateBias);
-  if (args.upBias)
-    copy.getUpBiasMutable().assign(args.upBias);
-  if (args.downBias)
-    copy.getDownBiasMutable().assign(args.downBias);
+  MutableOperandRange optional[] = {
+      copy.getGateBiasMutable(),  copy.getUpBiasMutable(),
+      copy.getDownBiasMutable(),  copy.getLoraAMutable(),
+      copy.getGateLoraBMutable(), copy.getUpLoraBMutable(),
+      copy.getDownLoraAMutable(), copy.getDownLoraBMutable()};
+  for (auto [range, argument] : llvm::zip_equal(optional, args.optional))
+    if (argument)
+      range.assign(argument);
   return {copy->getResult(0)};
 }
 
@@ -134,9 +141,10 @@ SmallVector<Value> buildBackward(OpBuilder &builder, GatedMlpOp block,
   Value dy = arguments[numOperands];
   SmallVector<Type> resultTypes(
       arguments.take_front(numOperands).getTypes());
+  ArrayRef<Value> o = args.optional;
   auto grad = GatedMlpGradOp::create(
       builder, block.getLoc(), resultTypes, args.x, args.gate, args.up,
-      args.down, dy, args.gateBias, args.upBias, args.downBias,
+      args.down, dy, o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7],
       block.getActivationAttr(), block.getGateLayoutAttr(),
       block.getUpLayoutAttr(), block.getDownLayoutAttr(),
       block.getGateMultiplierAttr(), block.getDownMultiplierAttr(),

@@ -51,9 +51,30 @@ public:
         downLayout(block.getDownLayoutAttr()),
         gateMultiplier(block.getGateMultiplierAttr()),
         downMultiplier(block.getDownMultiplierAttr()),
-        precision(block.getPrecisionAttr()), gateBias(block.getGateBias()), upBias(block.getUpBias()),
-        downBias(block.getDownBias()),
+        precision(block.getPrecisionAttr()), gateBias(block.getGateBias()),
+        upBias(block.getUpBias()), downBias(block.getDownBias()),
+        loraA(block.getLoraA()), gateLoraB(block.getGateLoraB()),
+        upLoraB(block.getUpLoraB()), downLoraA(block.getDownLoraA()),
+        downLoraB(block.getDownLoraB()),
         hiddenWidth(block.getBlockShape().hiddenWidth) {}
+
+  /// Whether the block has the gate/up adapters (lora) and the down one.
+  bool hasLora() const { return static_cast<bool>(loraA); }
+  bool hasDownLora() const { return static_cast<bool>(downLoraA); }
+
+  /// `input W^T` for an adapter matrix W in [out, in] layout (or `input W`
+  /// for one read as [in, out]): Z = x A^T, Zd = A Ad^T, dZd = dY Bd.
+  Value project(Value input, Value weight, WeightLayout layout) {
+    auto shape = cast<ShapedType>(weight.getType()).getShape();
+    Value init = emptyTokenMajor(
+        input, layout == WeightLayout::out_in ? shape[0] : shape[1]);
+    return DownOp::create(builder, loc, TypeRange{init.getType()}, input,
+                          weight, /*down_bias=*/Value(), /*lora_z=*/Value(),
+                          /*lora_b=*/Value(), ValueRange{init},
+                          WeightLayoutAttr::get(builder.getContext(), layout),
+                          /*down_multiplier=*/FloatAttr(), precision)
+        ->getResult(0);
+  }
 
   /// x [..., T, D] as [T, D].
   Value collapseTokens(Value value) {
@@ -92,35 +113,50 @@ public:
                                    type.getElementType());
   }
 
-  /// K1: A only (nograd) or A, G, U.
-  SmallVector<Value> gateUp(Value x, Value gate, Value up, bool keepGU) {
+  /// Z = x A^T, the gate's and up's adapters' inner values (null without
+  /// them).
+  Value loraInput(Value x) {
+    return hasLora() ? project(x, loraA, WeightLayout::out_in) : Value();
+  }
+  /// Zd = A Ad^T (null without the down adapter).
+  Value downLoraInput(Value a) {
+    return hasDownLora() ? project(a, downLoraA, WeightLayout::out_in)
+                         : Value();
+  }
+
+  /// K1: A only (nograd) or A, G, U; with the adapters' Z (loraInput).
+  SmallVector<Value> gateUp(Value x, Value gate, Value up, bool keepGU,
+                            Value z) {
     SmallVector<Value> inits = {emptyTokenMajor(x, hiddenWidth)};
     if (keepGU) {
       inits.push_back(emptyTokenMajor(x, hiddenWidth));
       inits.push_back(emptyTokenMajor(x, hiddenWidth));
     }
-    auto op = GateUpOp::create(builder, loc, ValueRange(inits).getTypes(), x,
-                               gate, up, gateBias, upBias, inits, activation,
-                               gateLayout, upLayout, gateMultiplier, precision);
+    auto op = GateUpOp::create(
+        builder, loc, ValueRange(inits).getTypes(), x, gate, up, gateBias,
+        upBias, z, z ? gateLoraB : Value(), z ? upLoraB : Value(), inits,
+        activation, gateLayout, upLayout, gateMultiplier, precision);
     return SmallVector<Value>(op->getResults());
   }
 
-  /// K2.
-  Value down(Value a, Value down, Value x) {
+  /// K2; with the down adapter's Zd (downLoraInput).
+  Value down(Value a, Value down, Value x, Value zd) {
     Value init =
         emptyTokenMajor(x, cast<ShapedType>(x.getType()).getDimSize(1));
     return DownOp::create(builder, loc, TypeRange{init.getType()}, a, down,
-                          downBias, ValueRange{init}, downLayout,
-                          downMultiplier, precision)
+                          downBias, zd, zd ? downLoraB : Value(),
+                          ValueRange{init}, downLayout, downMultiplier,
+                          precision)
         ->getResult(0);
   }
 
   /// G alone (save=u's backward): K1's gate projection.
-  Value gateAlone(Value x, Value gate) {
+  Value gateAlone(Value x, Value gate, Value z) {
     Value init = emptyTokenMajor(x, hiddenWidth);
     return GateOp::create(builder, loc, TypeRange{init.getType()}, x, gate,
-                          gateBias, ValueRange{init}, gateLayout,
-                          gateMultiplier, precision)
+                          gateBias, z, z ? gateLoraB : Value(),
+                          ValueRange{init}, gateLayout, gateMultiplier,
+                          precision)
         ->getResult(0);
   }
 
@@ -141,36 +177,35 @@ public:
   }
 
   /// K3, K6, K4, K5 over G and U, writing dG, dU (and A, when it was not
-  /// saved, for K6) into `inits` (overGU, overGThenU).
+  /// saved, for K6) into `inits` (overGU, overGThenU); with the adapters'
+  /// Z and Zd (saved or recomputed), their gradients too. Returns the
+  /// gradients in the backward's order: dx, the weights', the biases', the
+  /// adapters'.
   SmallVector<Value> backward(Value x, Value gate, Value up, Value down,
                               Value dy, Value savedA, Value g, Value u,
-                              ValueRange inits) {
+                              ValueRange inits, Value z, Value zd) {
     assert((inits.size() == 3) == !savedA &&
            "K3 stores A exactly when it was not saved");
-    auto grads = DownGradOp::create(builder, loc, ValueRange(inits).getTypes(),
-                                    dy, down, g, u, inits, activation,
-                                    downLayout, gateMultiplier, downMultiplier,
-                                    precision);
+    // dZd = dY Bd (Bd [D, Rd] read as [in, out]), for K3's dA += md dZd Ad.
+    Value dzd = hasDownLora() ? project(dy, downLoraB, WeightLayout::in_out)
+                              : Value();
+    auto grads = DownGradOp::create(
+        builder, loc, ValueRange(inits).getTypes(), dy, down, g, u, dzd,
+        dzd ? downLoraA : Value(), inits, activation, downLayout,
+        gateMultiplier, downMultiplier, precision);
     Value dg = grads->getResult(0), du = grads->getResult(1);
     Value a = savedA ? savedA : grads->getResult(2);
-    Value dDownInit = emptyLike(down);
-    auto dDown = DownWeightGradOp::create(
-        builder, loc, TypeRange{dDownInit.getType()}, dy, a,
-        ValueRange{dDownInit}, downLayout, downMultiplier,
-        /*accumulate=*/nullptr, precision);
-    Value dxInit =
-        emptyTokenMajor(dy, cast<ShapedType>(dy.getType()).getDimSize(1));
-    auto dx =
-        InputGradOp::create(builder, loc, TypeRange{dxInit.getType()}, dg, du,
-                            gate, up, ValueRange{dxInit}, gateLayout, upLayout,
-                            precision);
-    Value dGateInit = emptyLike(gate), dUpInit = emptyLike(up);
-    auto dWeights = GateUpWeightGradOp::create(
-        builder, loc, TypeRange{dGateInit.getType(), dUpInit.getType()}, x, dg,
-        du, ValueRange{dGateInit, dUpInit}, gateLayout, upLayout,
-        /*accumulate=*/nullptr, precision);
-    SmallVector<Value> results = {dx->getResult(0), dWeights->getResult(0),
-                                  dWeights->getResult(1), dDown->getResult(0)};
+    Value dDown = downWeightGradient(dy, a, down, downLayout, downMultiplier);
+    // dZ = dG Bg + dU Bu (Bg, Bu [H, R]: K4's form), for dx += dZ A.
+    Value dz = hasLora() ? inputGradient(dg, du, gateLoraB, upLoraB,
+                                         WeightLayoutAttr(), WeightLayoutAttr(),
+                                         Value(), Value())
+                         : Value();
+    Value dx = inputGradient(dg, du, gate, up, gateLayout, upLayout, dz,
+                             dz ? loraA : Value());
+    SmallVector<Value> dGateUp = gateUpWeightGradients(x, dg, du, gate, up,
+                                                       gateLayout, upLayout);
+    SmallVector<Value> results = {dx, dGateUp[0], dGateUp[1], dDown};
     // Bias gradients, in the order gate, up, down: sums over the tokens.
     if (gateBias)
       results.push_back(biasGradient(dg, gateBias, FloatAttr()));
@@ -178,7 +213,65 @@ public:
       results.push_back(biasGradient(du, upBias, FloatAttr()));
     if (downBias)
       results.push_back(biasGradient(dy, downBias, downMultiplier));
+    // Adapter gradients, in operand order: dA = dZ^T x, [dBg dBu] =
+    // [dG dU]^T Z, dAd = md dZd^T A, dBd = md dY^T Zd (each a weight
+    // gradient kernel on the adapter's operands).
+    if (hasLora()) {
+      results.push_back(
+          downWeightGradient(dz, x, loraA, WeightLayoutAttr(), FloatAttr()));
+      llvm::append_range(results,
+                         gateUpWeightGradients(z, dg, du, gateLoraB, upLoraB,
+                                               WeightLayoutAttr(),
+                                               WeightLayoutAttr()));
+    }
+    if (hasDownLora()) {
+      results.push_back(downWeightGradient(dzd, a, downLoraA,
+                                           WeightLayoutAttr(), downMultiplier));
+      results.push_back(downWeightGradient(dy, zd, downLoraB,
+                                           WeightLayoutAttr(), downMultiplier));
+    }
     return results;
+  }
+
+  /// K4's form: [dG dU] [Wg Wu]^T (+ lora_dz lora_a), over K = 2H (+ R).
+  /// Null layouts are [out, in].
+  Value inputGradient(Value dg, Value du, Value first, Value second,
+                      WeightLayoutAttr firstLayout,
+                      WeightLayoutAttr secondLayout, Value loraDz,
+                      Value loraAOperand) {
+    auto shape = cast<ShapedType>(first.getType()).getShape();
+    bool outIn =
+        !firstLayout || firstLayout.getValue() == WeightLayout::out_in;
+    Value init = emptyTokenMajor(dg, outIn ? shape[1] : shape[0]);
+    return InputGradOp::create(builder, loc, TypeRange{init.getType()}, dg, du,
+                               first, second, loraDz, loraAOperand,
+                               ValueRange{init}, firstLayout, secondLayout,
+                               precision)
+        ->getResult(0);
+  }
+
+  /// K6's form: md A^T dY stored like `weight` (null layout: [out, in]).
+  Value downWeightGradient(Value dy, Value a, Value weight,
+                           WeightLayoutAttr layout, FloatAttr multiplier) {
+    Value init = emptyLike(weight);
+    return DownWeightGradOp::create(builder, loc, TypeRange{init.getType()},
+                                    dy, a, ValueRange{init}, layout,
+                                    multiplier, /*accumulate=*/nullptr,
+                                    precision)
+        ->getResult(0);
+  }
+
+  /// K5's form: x^T [dG dU] stored like `gate` and `up`.
+  SmallVector<Value> gateUpWeightGradients(Value x, Value dg, Value du,
+                                           Value first, Value second,
+                                           WeightLayoutAttr firstLayout,
+                                           WeightLayoutAttr secondLayout) {
+    Value dFirstInit = emptyLike(first), dSecondInit = emptyLike(second);
+    auto op = GateUpWeightGradOp::create(
+        builder, loc, TypeRange{dFirstInit.getType(), dSecondInit.getType()},
+        x, dg, du, ValueRange{dFirstInit, dSecondInit}, firstLayout,
+        secondLayout, /*accumulate=*/nullptr, precision);
+    return SmallVector<Value>(op->getResults());
   }
 
   Value biasGradient(Value grad, Value bias, FloatAttr scale) {
@@ -197,6 +290,9 @@ private:
   /// The block's, on every GEMM kernel (null: the operands' own format).
   PrecisionAttr precision;
   Value gateBias, upBias, downBias;
+  /// The adapters (docs/LoRA.md): A [R, D], Bg, Bu [H, R]; Ad [Rd, H],
+  /// Bd [D, Rd]; null without them.
+  Value loraA, gateLoraB, upLoraB, downLoraA, downLoraB;
   int64_t hiddenWidth;
 };
 
@@ -224,10 +320,12 @@ LogicalResult fuseForward(func::FuncOp func, GatedMlpOp block,
   PlanBuilder plan(builder, block);
   Value x = plan.collapseTokens(block.getX());
   bool keepGU = save && *save != SavePolicy::X;
+  Value z = plan.loraInput(x);
   SmallVector<Value> k1 =
-      plan.gateUp(x, block.getGate(), block.getUp(), keepGU);
-  Value y =
-      plan.expandTokens(plan.down(k1[0], block.getDown(), x), block.getX());
+      plan.gateUp(x, block.getGate(), block.getUp(), keepGU, z);
+  Value zd = plan.downLoraInput(k1[0]);
+  Value y = plan.expandTokens(plan.down(k1[0], block.getDown(), x, zd),
+                              block.getX());
 
   SmallVector<Value> results = {y};
   SmallVector<StringRef> savedNames;
@@ -241,6 +339,18 @@ LogicalResult fuseForward(func::FuncOp func, GatedMlpOp block,
     // K1 still stores G, into workspace.
     results.push_back(k1[2]);
     savedNames = {"u"};
+  }
+  // The adapters' Z and Zd ([T, R], [T, Rd]) are kept beside them, except
+  // by save=x, whose backward runs the forward's kernels again.
+  if (save && *save != SavePolicy::X) {
+    if (z) {
+      results.push_back(z);
+      savedNames.push_back("z");
+    }
+    if (zd) {
+      results.push_back(zd);
+      savedNames.push_back("zd");
+    }
   }
   block.getY().replaceAllUsesWith(y);
   block.erase();
@@ -256,13 +366,12 @@ LogicalResult fuseBackward(func::FuncOp func, GatedMlpGradOp block,
   Value x = plan.collapseTokens(block.getX());
   Value dy = plan.collapseTokens(block.getDy());
 
-  // Saved activations arrive as trailing [T, H] arguments.
+  // Saved activations arrive as trailing [T, columns] arguments, in the
+  // order the forward returned them.
   auto xType = cast<RankedTensorType>(x.getType());
-  Type savedType = RankedTensorType::get(
-      {xType.getDimSize(0), block.getBlockShape().hiddenWidth},
-      xType.getElementType());
-  auto addSaved = [&](StringRef name) -> Value {
-    Type type = savedType;
+  auto addSaved = [&](StringRef name, int64_t columns) -> Value {
+    Type type = RankedTensorType::get({xType.getDimSize(0), columns},
+                                      xType.getElementType());
     unsigned index = func.getNumArguments();
     (void)func.insertArgument(index, type,
                               builder.getDictionaryAttr(builder.getNamedAttr(
@@ -270,35 +379,55 @@ LogicalResult fuseBackward(func::FuncOp func, GatedMlpGradOp block,
                               func.getLoc());
     return func.getArgument(index);
   };
-  SmallVector<Value> grads;
+  int64_t hidden = block.getBlockShape().hiddenWidth;
+  auto rowsOf = [](Value adapter) {
+    return cast<ShapedType>(adapter.getType()).getDimSize(0);
+  };
+  Value a, g, u;
   switch (save) {
-  case SavePolicy::AGU: {
-    Value a = addSaved("a"), g = addSaved("g"), u = addSaved("u");
-    grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, a, g, u, plan.overGU(g, u, false));
+  case SavePolicy::AGU:
+    a = addSaved("a", hidden), g = addSaved("g", hidden),
+    u = addSaved("u", hidden);
+    break;
+  case SavePolicy::GU:
+    g = addSaved("g", hidden), u = addSaved("u", hidden);
+    break;
+  case SavePolicy::U:
+    u = addSaved("u", hidden);
+    break;
+  case SavePolicy::X:
     break;
   }
-  case SavePolicy::GU: {
-    Value g = addSaved("g"), u = addSaved("u");
-    grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, /*savedA=*/Value(), g, u,
-                          plan.overGU(g, u, true));
-    break;
+  Value z, zd;
+  if (save != SavePolicy::X) {
+    if (plan.hasLora())
+      z = addSaved("z", rowsOf(block.getLoraA()));
+    if (plan.hasDownLora())
+      zd = addSaved("zd", rowsOf(block.getDownLoraA()));
   }
-  case SavePolicy::U: {
-    Value u = addSaved("u");
-    Value g = plan.gateAlone(x, block.getGate());
-    grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, /*savedA=*/Value(), g, u,
-                          plan.overGThenU(g, u));
+  SmallVector<Value> grads;
+  auto backward = [&](Value savedA, ValueRange inits) {
+    return plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
+                         dy, savedA, g, u, inits, z, zd);
+  };
+  switch (save) {
+  case SavePolicy::AGU:
+    grads = backward(a, plan.overGU(g, u, false));
     break;
-  }
+  case SavePolicy::GU:
+    grads = backward(/*savedA=*/Value(), plan.overGU(g, u, true));
+    break;
+  case SavePolicy::U:
+    g = plan.gateAlone(x, block.getGate(), z);
+    grads = backward(/*savedA=*/Value(), plan.overGThenU(g, u));
+    break;
   case SavePolicy::X: {
+    z = plan.loraInput(x);
     SmallVector<Value> k1 =
-        plan.gateUp(x, block.getGate(), block.getUp(), /*keepGU=*/true);
-    grads = plan.backward(x, block.getGate(), block.getUp(), block.getDown(),
-                          dy, k1[0], k1[1], k1[2],
-                          plan.overGU(k1[1], k1[2], false));
+        plan.gateUp(x, block.getGate(), block.getUp(), /*keepGU=*/true, z);
+    zd = plan.downLoraInput(k1[0]);
+    g = k1[1], u = k1[2];
+    grads = backward(k1[0], plan.overGU(g, u, false));
     break;
   }
   }

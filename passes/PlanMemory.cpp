@@ -51,6 +51,39 @@ struct OutDestination {
   unsigned index; // output number, or saved/workspace column block
 };
 
+/// The column blocks of `saved` or of the workspace, [T, width] each ([T, H]
+/// for A, G, U; [T, R] for an adapter's Z), side by side: the widest first,
+/// blocks of one width in the order they were given (so G and U stay
+/// adjacent, and the [T, H] blocks where they were without adapters).
+struct ColumnBlocks {
+  SmallVector<int64_t> widths; // in the order given
+  unsigned add(int64_t width) {
+    widths.push_back(width);
+    return widths.size() - 1;
+  }
+  bool empty() const { return widths.empty(); }
+  int64_t offset(unsigned block) const {
+    int64_t offset = 0;
+    for (auto [index, width] : llvm::enumerate(widths))
+      if (width > widths[block] ||
+          (width == widths[block] && index < block))
+        offset += width;
+    return offset;
+  }
+  /// All columns, or nullopt past int64.
+  std::optional<int64_t> total() const {
+    std::optional<int64_t> sum = 0;
+    for (int64_t width : widths)
+      sum = sum ? llvm::checkedAdd(*sum, width) : std::nullopt;
+    return sum;
+  }
+};
+
+/// Columns of a [T, columns] value.
+int64_t columnsOf(Value value) {
+  return cast<ShapedType>(value.getType()).getDimSize(1);
+}
+
 /// The plan of one entry point, read off its tensor form.
 struct EntryPlan {
   /// Positions of the original arguments that are saved activations, with
@@ -61,8 +94,8 @@ struct EntryPlan {
   /// The destination of each kernel out that is a tensor.empty (keyed by
   /// the use: CSE may have merged several outs into one tensor.empty).
   DenseMap<OpOperand *, OutDestination> freshOuts;
-  unsigned savedBlocks = 0, workspaceBlocks = 0, outputs = 0;
-  int64_t hiddenWidth = 0;
+  ColumnBlocks saved, workspace;
+  unsigned outputs = 0;
 };
 
 /// The value `result` is returned as: itself, or an expand_shape of it.
@@ -82,10 +115,11 @@ EntryPlan planEntry(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (func.getArgAttr(i, "fmlp.saved"))
-      plan.savedArguments[i] = plan.savedBlocks++;
+      plan.savedArguments[i] = plan.saved.add(columnsOf(func.getArgument(i)));
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
     if (func.getResultAttr(i, "fmlp.saved"))
-      plan.results.push_back({OutDestination::Saved, plan.savedBlocks++});
+      plan.results.push_back(
+          {OutDestination::Saved, plan.saved.add(columnsOf(ret.getOperand(i)))});
     else
       plan.results.push_back({OutDestination::Output, plan.outputs++});
   }
@@ -98,17 +132,8 @@ EntryPlan planEntry(func::FuncOp func) {
         plan.freshOuts[&init] = plan.results[*index];
       else
         plan.freshOuts[&init] = {OutDestination::Workspace,
-                                 plan.workspaceBlocks++};
+                                 plan.workspace.add(columnsOf(init.get()))};
     }
-  });
-
-  // Every saved or workspace block is [T, H].
-  func.walk([&](GateUpOp op) {
-    plan.hiddenWidth =
-        cast<ShapedType>(op.getInits()[0].getType()).getDimSize(1);
-  });
-  func.walk([&](DownGradOp op) {
-    plan.hiddenWidth = cast<ShapedType>(op.getG().getType()).getDimSize(1);
   });
   return plan;
 }
@@ -192,9 +217,9 @@ public:
     int64_t tokens = tokenCount();
     if (failed(checkBufferSizes(tokens, elementType)))
       return failure();
-    if (plan.savedBlocks) {
-      argumentTypes.push_back(MemRefType::get(
-          {tokens, plan.savedBlocks * plan.hiddenWidth}, elementType));
+    if (!plan.saved.empty()) {
+      argumentTypes.push_back(
+          MemRefType::get({tokens, *plan.saved.total()}, elementType));
       SmallVector<NamedAttribute> attrs = {
           builder.getNamedAttr("fmlp.name", builder.getStringAttr("saved")),
           builder.getNamedAttr("fmlp.saved",
@@ -205,12 +230,11 @@ public:
       argumentAttrs.push_back(builder.getDictionaryAttr(attrs));
     }
     unsigned workspaceArgument = argumentTypes.size();
-    bool chunked = chunkTokens > 0 && plan.workspaceBlocks > 0;
-    if (plan.workspaceBlocks) {
-      argumentTypes.push_back(
-          MemRefType::get({chunked ? chunkTokens : tokens,
-                           plan.workspaceBlocks * plan.hiddenWidth},
-                          elementType));
+    bool chunked = chunkTokens > 0 && !plan.workspace.empty();
+    if (!plan.workspace.empty()) {
+      argumentTypes.push_back(MemRefType::get(
+          {chunked ? chunkTokens : tokens, *plan.workspace.total()},
+          elementType));
       argumentAttrs.push_back(named("workspace"));
     }
 
@@ -230,12 +254,12 @@ public:
         tokenMajor.insert(argument);
     }
     Value saved =
-        plan.savedBlocks ? newBody->getArgument(savedArgument) : Value();
-    Value workspace = plan.workspaceBlocks
-                          ? newBody->getArgument(workspaceArgument)
-                          : Value();
+        plan.saved.empty() ? Value() : newBody->getArgument(savedArgument);
+    Value workspace = plan.workspace.empty()
+                          ? Value()
+                          : newBody->getArgument(workspaceArgument);
     for (auto [original, block] : plan.savedArguments)
-      mapping[body.getArgument(original)] = columns(saved, block);
+      mapping[body.getArgument(original)] = columns(saved, plan.saved, block);
     for (unsigned index = 0; index < outputResults.size(); ++index)
       outputs[index] = newBody->getArgument(inputArguments.size() + index);
 
@@ -250,30 +274,29 @@ public:
     func.setFunctionType(builder.getFunctionType(argumentTypes, {}));
     func.setAllArgAttrs(argumentAttrs);
     func.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
-    func->setAttr(
-        "fmlp.saved_columns",
-        builder.getI64IntegerAttr(plan.savedBlocks * plan.hiddenWidth));
+    func->setAttr("fmlp.saved_columns",
+                  builder.getI64IntegerAttr(plan.saved.total().value_or(0)));
     func->setAttr(
         "fmlp.workspace_columns",
-        builder.getI64IntegerAttr(plan.workspaceBlocks * plan.hiddenWidth));
+        builder.getI64IntegerAttr(plan.workspace.total().value_or(0)));
     func->setAttr("fmlp.chunk_tokens",
                   builder.getI64IntegerAttr(chunked ? chunkTokens : 0));
     return success();
   }
 
 private:
-  /// saved [T, savedBlocks H] and workspace [T or chunk, workspaceBlocks H]
-  /// must have sizes a memref can hold: columns, and with static rows their
-  /// bytes, within int64 (H >= 2^62 would otherwise wrap to negative
-  /// extents).
+  /// saved [T, its blocks' columns] and workspace [T or chunk, its
+  /// blocks' columns] must have sizes a memref can hold: columns, and with
+  /// static rows their bytes, within int64 (H >= 2^62 would otherwise wrap
+  /// to negative extents).
   LogicalResult checkBufferSizes(int64_t tokens, Type elementType) {
     int64_t elementBytes =
         std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
-    auto check = [&](StringRef name, unsigned blocks, int64_t rows) {
-      if (!blocks)
+    auto check = [&](StringRef name, const ColumnBlocks &blocks,
+                     int64_t rows) {
+      if (blocks.empty())
         return success();
-      std::optional<int64_t> columns =
-          llvm::checkedMul(int64_t(blocks), plan.hiddenWidth);
+      std::optional<int64_t> columns = blocks.total();
       std::optional<int64_t> bytes =
           columns ? llvm::checkedMul(*columns, elementBytes) : std::nullopt;
       if (bytes && !ShapedType::isDynamic(rows))
@@ -285,20 +308,24 @@ private:
         if (!kernel && isKernelOp(op))
           kernel = op;
       });
+      std::string widths;
+      llvm::raw_string_ostream os(widths);
+      llvm::interleave(blocks.widths, os, " + ");
       InFlightDiagnostic diagnostic =
           (kernel ? kernel : func.getOperation())->emitError()
-          << "fmlp-plan-memory: the " << name << " buffer of " << blocks
-          << " x H = " << blocks << " x " << plan.hiddenWidth
-          << " columns";
+          << "fmlp-plan-memory: the " << name << " buffer of "
+          << blocks.widths.size() << " column block"
+          << (blocks.widths.size() == 1 ? "" : "s") << " (" << widths
+          << " columns)";
       if (!ShapedType::isDynamic(rows))
         diagnostic << " and " << rows << " rows";
       diagnostic << " is over 2^63 bytes";
       return failure();
     };
-    bool chunked = chunkTokens > 0 && plan.workspaceBlocks > 0;
+    bool chunked = chunkTokens > 0 && !plan.workspace.empty();
     return success(
-        succeeded(check("saved", plan.savedBlocks, tokens)) &&
-        succeeded(check("workspace", plan.workspaceBlocks,
+        succeeded(check("saved", plan.saved, tokens)) &&
+        succeeded(check("workspace", plan.workspace,
                         chunked ? chunkTokens : tokens)));
   }
 
@@ -331,15 +358,15 @@ private:
     return tokens;
   }
 
-  /// Columns [block H, (block + 1) H) of a [T, kH] buffer, all rows.
-  Value columns(Value buffer, unsigned block) {
+  /// The columns of column block `block` of `buffer` (laid out as
+  /// `blocks`), all rows.
+  Value columns(Value buffer, const ColumnBlocks &blocks, unsigned block) {
     Location loc = func.getLoc();
     OpFoldResult rows = memref::getMixedSize(builder, loc, buffer, 0);
     SmallVector<OpFoldResult> offsets = {
-        builder.getIndexAttr(0),
-        builder.getIndexAttr(block * plan.hiddenWidth)};
-    SmallVector<OpFoldResult> sizes = {rows,
-                                       builder.getIndexAttr(plan.hiddenWidth)};
+        builder.getIndexAttr(0), builder.getIndexAttr(blocks.offset(block))};
+    SmallVector<OpFoldResult> sizes = {
+        rows, builder.getIndexAttr(blocks.widths[block])};
     SmallVector<OpFoldResult> strides = {builder.getIndexAttr(1),
                                          builder.getIndexAttr(1)};
     Value view = memref::SubViewOp::create(builder, loc, buffer, offsets, sizes,
@@ -352,9 +379,9 @@ private:
     const OutDestination &destination = plan.freshOuts.lookup(init);
     switch (destination.kind) {
     case OutDestination::Saved:
-      return columns(saved, destination.index);
+      return columns(saved, plan.saved, destination.index);
     case OutDestination::Workspace: {
-      Value view = columns(workspace, destination.index);
+      Value view = columns(workspace, plan.workspace, destination.index);
       workspaceViews.insert(view);
       return view;
     }

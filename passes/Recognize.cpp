@@ -345,6 +345,8 @@ GatedMlpOp buildGatedMlp(const BlockMatch &match, std::string &reason) {
   auto op = GatedMlpOp::create(
       builder, loc, match.output.getType(), match.gate.input, operands[0],
       operands[1], operands[2], operands[3], operands[4], operands[5],
+      /*lora_a=*/Value(), /*gate_lora_b=*/Value(), /*up_lora_b=*/Value(),
+      /*down_lora_a=*/Value(), /*down_lora_b=*/Value(),
       ActivationAttr::get(context, match.product.activation),
       layout(match.gate.layout), layout(match.up.layout),
       layout(match.down.layout),

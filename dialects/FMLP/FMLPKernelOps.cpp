@@ -135,6 +135,37 @@ FailureOr<KernelDims> readKernelDims(Operation *op,
   return KernelDims{*extents, tokensOf(tokenMajor)};
 }
 
+/// A kernel's adapter term (docs/LoRA.md): its adapter operands, in
+/// operand order with the token-major one [T, R] first, are all given or
+/// none. Appends their expected shapes to `expected`: [T, R] and, for
+/// each adapter matrix, `matrixShape` of R (the token-major operand's
+/// columns).
+LogicalResult expectLora(
+    Operation *op, int64_t tokens, ArrayRef<std::pair<StringRef, Value>> lora,
+    function_ref<SmallVector<int64_t, 2>(int64_t rank)> matrixShape,
+    SmallVectorImpl<ExpectedShape> &expected) {
+  unsigned given = llvm::count_if(
+      lora, [](const std::pair<StringRef, Value> &operand) {
+        return operand.second;
+      });
+  if (given == 0)
+    return success();
+  if (given != lora.size())
+    return op->emitOpError() << "takes its " << lora.size()
+                             << " adapter operands together, got " << given;
+  ArrayRef<int64_t> tokenMajor =
+      cast<ShapedType>(lora.front().second.getType()).getShape();
+  int64_t rank = tokenMajor.size() == 2 ? tokenMajor[1] : ShapedType::kDynamic;
+  if (ShapedType::isDynamic(rank) || rank < 1)
+    return op->emitOpError()
+           << lora.front().first << " must be [T, R] with a static R >= 1, got "
+           << formatShape(tokenMajor);
+  expected.push_back({lora.front().first, lora.front().second, {tokens, rank}});
+  for (auto [name, value] : lora.drop_front())
+    expected.push_back({name, value, matrixShape(rank)});
+  return success();
+}
+
 void addKernelEffects(
     Operation *op,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
@@ -188,6 +219,15 @@ LogicalResult GateUpOp::verify() {
     expected.push_back({"up_bias", getUpBias(), {h}});
   for (Value init : getInits())
     expected.push_back({"out", init, {t, h}});
+  // G += Z Bg^T, U += Z Bu^T: Bg, Bu [H, R].
+  if (failed(expectLora(
+          *this, t,
+          {{"lora_z", getLoraZ()},
+           {"gate_lora_b", getGateLoraB()},
+           {"up_lora_b", getUpLoraB()}},
+          [&](int64_t r) { return SmallVector<int64_t, 2>{h, r}; },
+          expected)))
+    return failure();
   return expectShapes(*this, expected);
 }
 
@@ -202,6 +242,10 @@ struct ProjectionOperands {
   WeightLayout layout;
   StringRef outName, biasName;
   Value bias;
+  /// out += Z B^T: Z [T, R], B [out, R] (B named as the op names it).
+  Value loraZ;
+  StringRef loraBName;
+  Value loraB;
 };
 LogicalResult verifyProjection(Operation *op, const ProjectionOperands &p) {
   FailureOr<KernelDims> dims = readKernelDims(op, {p.outName}, p.weightName,
@@ -215,19 +259,26 @@ LogicalResult verifyProjection(Operation *op, const ProjectionOperands &p) {
                                          {p.outName, init, {t, out}}};
   if (p.bias)
     expected.push_back({p.biasName, p.bias, {out}});
+  if (failed(expectLora(
+          op, t, {{"lora_z", p.loraZ}, {p.loraBName, p.loraB}},
+          [&](int64_t r) { return SmallVector<int64_t, 2>{out, r}; },
+          expected)))
+    return failure();
   return expectShapes(op, expected);
 }
 
 LogicalResult DownOp::verify() {
   return verifyProjection(*this, {"a", getA(), "down", getDown(),
                                   getDownLayout(), "y", "down_bias",
-                                  getDownBias()});
+                                  getDownBias(), getLoraZ(), "lora_b",
+                                  getLoraB()});
 }
 
 LogicalResult GateOp::verify() {
   return verifyProjection(*this, {"x", getX(), "gate", getGate(),
                                   getGateLayout(), "g", "gate_bias",
-                                  getGateBias()});
+                                  getGateBias(), getLoraZ(), "gate_lora_b",
+                                  getGateLoraB()});
 }
 
 LogicalResult BiasGradOp::verify() {
@@ -257,6 +308,12 @@ LogicalResult DownGradOp::verify() {
                                          {"du", getInits()[1], {t, h}}};
   if (recomputesA)
     expected.push_back({"a", getInits()[2], {t, h}});
+  // dA += md dZd Ad: Ad [R, H].
+  if (failed(expectLora(
+          *this, t, {{"lora_dz", getLoraDz()}, {"lora_a", getLoraA()}},
+          [&](int64_t r) { return SmallVector<int64_t, 2>{r, h}; },
+          expected)))
+    return failure();
   return expectShapes(*this, expected);
 }
 
@@ -267,11 +324,18 @@ LogicalResult InputGradOp::verify() {
     return failure();
   auto [d, h] = dims->weight;
   int64_t t = dims->tokens;
-  return expectShapes(*this,
-                      {{"up", getUp(), getWeightShape(getUpLayout(), {d, h})},
-                       {"dg", getDg(), {t, h}},
-                       {"du", getDu(), {t, h}},
-                       {"dx", getInits().front(), {t, d}}});
+  SmallVector<ExpectedShape> expected = {
+      {"up", getUp(), getWeightShape(getUpLayout(), {d, h})},
+      {"dg", getDg(), {t, h}},
+      {"du", getDu(), {t, h}},
+      {"dx", getInits().front(), {t, d}}};
+  // dx += dZ A: A [R, D].
+  if (failed(expectLora(
+          *this, t, {{"lora_dz", getLoraDz()}, {"lora_a", getLoraA()}},
+          [&](int64_t r) { return SmallVector<int64_t, 2>{r, d}; },
+          expected)))
+    return failure();
+  return expectShapes(*this, expected);
 }
 
 LogicalResult GateUpWeightGradOp::verify() {

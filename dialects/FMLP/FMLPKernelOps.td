@@ -16,6 +16,13 @@
 // Notation: G is the gate activation's input, mg (x Wg); U = x Wu;
 // A = act(G) * U; y = md (A Wd). Weights are read in their layout.
 //
+// Low-rank adapters (docs/LoRA.md) extend a kernel's contraction by R more
+// terms: its optional `lora` operands are a token-major [T, R] operand and
+// the adapter matrices, in [out, in] layout, that it multiplies (K1: G +=
+// Z Bg^T, U += Z Bu^T; K2: y += md Zd Bd^T; K3: dA += md dZd Ad; K4: dx +=
+// dZ A). One fp32 sum over K + R, one rounding: the adapter term is part
+// of the same contraction, not added afterwards.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FMLP_KERNEL_OPS_TD
@@ -59,6 +66,8 @@ def FMLP_GateUpOp : FMLP_KernelOp<"gate_up", [AttrSizedOperandSegments]> {
   let arguments = (ins
     AnyShaped:$x, AnyShaped:$gate, AnyShaped:$up,
     Optional<AnyShaped>:$gate_bias, Optional<AnyShaped>:$up_bias,
+    Optional<AnyShaped>:$lora_z, Optional<AnyShaped>:$gate_lora_b,
+    Optional<AnyShaped>:$up_lora_b,
     Variadic<AnyShaped>:$inits,
     FMLP_ActivationAttr:$activation,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
@@ -72,13 +81,21 @@ def FMLP_GateUpOp : FMLP_KernelOp<"gate_up", [AttrSizedOperandSegments]> {
     type($x) `,` type($gate) `,` type($up) `)`
     (`gate_bias` `(` $gate_bias^ `:` type($gate_bias) `)`)?
     (`up_bias` `(` $up_bias^ `:` type($up_bias) `)`)?
+    (`lora` `(` $lora_z^ `,` $gate_lora_b `,` $up_lora_b `:` type($lora_z) `,`
+     type($gate_lora_b) `,` type($up_lora_b) `)`)?
   }], FMLP_KernelResults);
 }
 
 def FMLP_DownOp : FMLP_KernelOp<"down", [AttrSizedOperandSegments]> {
-  let summary = "K2: y = md (A Wd + bd)";
+  let summary = "K2: y = md (A Wd + bd); any plain projection";
+  let description = [{
+    K2, and every other projection of a token-major operand the plan needs
+    (an adapter's `Z = x A^T`, `Zd = A Ad^T`, `dZd = dY Bd`): one
+    contraction, the bias and multiplier (when given) in the epilogue.
+  }];
   let arguments = (ins
     AnyShaped:$a, AnyShaped:$down, Optional<AnyShaped>:$down_bias,
+    Optional<AnyShaped>:$lora_z, Optional<AnyShaped>:$lora_b,
     Variadic<AnyShaped>:$inits,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$down_layout,
@@ -87,6 +104,7 @@ def FMLP_DownOp : FMLP_KernelOp<"down", [AttrSizedOperandSegments]> {
   let assemblyFormat = !strconcat([{
     `ins` `(` $a `,` $down `:` type($a) `,` type($down) `)`
     (`down_bias` `(` $down_bias^ `:` type($down_bias) `)`)?
+    (`lora` `(` $lora_z^ `,` $lora_b `:` type($lora_z) `,` type($lora_b) `)`)?
   }], FMLP_KernelResults);
 }
 
@@ -100,6 +118,7 @@ def FMLP_GateOp : FMLP_KernelOp<"gate", [AttrSizedOperandSegments]> {
   }];
   let arguments = (ins
     AnyShaped:$x, AnyShaped:$gate, Optional<AnyShaped>:$gate_bias,
+    Optional<AnyShaped>:$lora_z, Optional<AnyShaped>:$gate_lora_b,
     Variadic<AnyShaped>:$inits,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
@@ -108,10 +127,12 @@ def FMLP_GateOp : FMLP_KernelOp<"gate", [AttrSizedOperandSegments]> {
   let assemblyFormat = !strconcat([{
     `ins` `(` $x `,` $gate `:` type($x) `,` type($gate) `)`
     (`gate_bias` `(` $gate_bias^ `:` type($gate_bias) `)`)?
+    (`lora` `(` $lora_z^ `,` $gate_lora_b `:` type($lora_z) `,`
+     type($gate_lora_b) `)`)?
   }], FMLP_KernelResults);
 }
 
-def FMLP_DownGradOp : FMLP_KernelOp<"down_grad"> {
+def FMLP_DownGradOp : FMLP_KernelOp<"down_grad", [AttrSizedOperandSegments]> {
   let summary = "K3: dA = md (dY Wd^T), never stored; dG and dU in the epilogue";
   let description = [{
     Computes `dA = md (dY Wd^T)` tile by tile and, in the epilogue, the
@@ -126,6 +147,7 @@ def FMLP_DownGradOp : FMLP_KernelOp<"down_grad"> {
   }];
   let arguments = (ins
     AnyShaped:$dy, AnyShaped:$down, AnyShaped:$g, AnyShaped:$u,
+    Optional<AnyShaped>:$lora_dz, Optional<AnyShaped>:$lora_a,
     Variadic<AnyShaped>:$inits,
     FMLP_ActivationAttr:$activation,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
@@ -136,13 +158,15 @@ def FMLP_DownGradOp : FMLP_KernelOp<"down_grad"> {
   let assemblyFormat = !strconcat([{
     custom<ActivationKeyword>($activation) `ins` `(` $dy `,` $down `,` $g `,`
     $u `:` type($dy) `,` type($down) `,` type($g) `,` type($u) `)`
+    (`lora` `(` $lora_dz^ `,` $lora_a `:` type($lora_dz) `,` type($lora_a) `)`)?
   }], FMLP_KernelResults);
 }
 
-def FMLP_InputGradOp : FMLP_KernelOp<"input_grad"> {
+def FMLP_InputGradOp : FMLP_KernelOp<"input_grad", [AttrSizedOperandSegments]> {
   let summary = "K4: dx = [dG dU] [Wg Wu]^T, one contraction over K = 2H";
   let arguments = (ins
     AnyShaped:$dg, AnyShaped:$du, AnyShaped:$gate, AnyShaped:$up,
+    Optional<AnyShaped>:$lora_dz, Optional<AnyShaped>:$lora_a,
     Variadic<AnyShaped>:$inits,
     DefaultValuedAttr<FMLP_WeightLayoutAttr,
                       "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
@@ -152,6 +176,7 @@ def FMLP_InputGradOp : FMLP_KernelOp<"input_grad"> {
   let assemblyFormat = !strconcat([{
     `ins` `(` $dg `,` $du `,` $gate `,` $up `:` type($dg) `,` type($du) `,`
     type($gate) `,` type($up) `)`
+    (`lora` `(` $lora_dz^ `,` $lora_a `:` type($lora_dz) `,` type($lora_a) `)`)?
   }], FMLP_KernelResults);
 }
 

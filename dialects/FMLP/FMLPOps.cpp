@@ -6,8 +6,10 @@
 //
 // Invariant established here, relied on by every pass: x is [..., T, D] with D
 // static; the gate and up weights map D -> H and the down weight H -> D, all
-// static; biases are [H], [H], [D]; element types are uniform unless a
-// precision attribute says how the contractions round them.
+// static; biases are [H], [H], [D]; the adapters, when present, are static
+// and [R, D], [H, R], [H, R] (all three) and [Rd, H], [D, Rd] (both);
+// element types are uniform unless a precision attribute says how the
+// contractions round them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,7 @@ struct NamedOperand {
 struct BlockSignature {
   Value x, gate, up, down;
   Value gateBias, upBias, downBias;
+  Value loraA, gateLoraB, upLoraB, downLoraA, downLoraB;
   WeightLayout gateLayout, upLayout, downLayout;
   std::optional<APFloat> gateMultiplier, downMultiplier;
   std::optional<Precision> precision;
@@ -45,9 +48,27 @@ struct BlockSignature {
 template <typename OpT> BlockSignature getBlockSignature(OpT op) {
   return {op.getX(),          op.getGate(),           op.getUp(),
           op.getDown(),       op.getGateBias(),       op.getUpBias(),
-          op.getDownBias(),   op.getGateLayout(),     op.getUpLayout(),
-          op.getDownLayout(), op.getGateMultiplier(), op.getDownMultiplier(),
-          op.getPrecision()};
+          op.getDownBias(),   op.getLoraA(),          op.getGateLoraB(),
+          op.getUpLoraB(),    op.getDownLoraA(),      op.getDownLoraB(),
+          op.getGateLayout(), op.getUpLayout(),       op.getDownLayout(),
+          op.getGateMultiplier(), op.getDownMultiplier(), op.getPrecision()};
+}
+
+/// The optional operands present, in operand order (the biases, then the
+/// adapters), named as the backward's gradients of them are.
+SmallVector<NamedOperand> getOptionalOperands(const BlockSignature &block) {
+  SmallVector<NamedOperand> present;
+  for (NamedOperand operand : {NamedOperand{"gate_bias", block.gateBias},
+                               NamedOperand{"up_bias", block.upBias},
+                               NamedOperand{"down_bias", block.downBias},
+                               NamedOperand{"lora_a", block.loraA},
+                               NamedOperand{"gate_lora_b", block.gateLoraB},
+                               NamedOperand{"up_lora_b", block.upLoraB},
+                               NamedOperand{"down_lora_a", block.downLoraA},
+                               NamedOperand{"down_lora_b", block.downLoraB}})
+    if (operand.value)
+      present.push_back(operand);
+  return present;
 }
 
 RankedTensorType tensorTypeOf(Value value) {
@@ -86,6 +107,42 @@ LogicalResult verifyBias(Operation *op, StringRef name, Value bias,
     return success();
   return op->emitOpError() << name << " bias must be 1-D with " << extentName
                            << " = " << extent << " elements, got " << type;
+}
+
+/// Checks one group of adapter operands: all present or all absent, each a
+/// static 2-D tensor of the shape `expected` gives it for the group's rank
+/// (the first operand's first extent: R of `A` [R, D], Rd of `Ad` [Rd, H];
+/// -1 in `expected` stands for it).
+LogicalResult verifyAdapters(Operation *op, StringRef group,
+                             ArrayRef<NamedOperand> operands,
+                             ArrayRef<SmallVector<int64_t, 2>> expected) {
+  unsigned present = llvm::count_if(
+      operands, [](const NamedOperand &operand) { return operand.value; });
+  if (present == 0)
+    return success();
+  if (present != operands.size()) {
+    std::string names;
+    llvm::raw_string_ostream os(names);
+    llvm::interleaveComma(operands, os,
+                          [&](const NamedOperand &operand) { os << operand.name; });
+    return op->emitOpError() << group << " takes its " << operands.size()
+                             << " adapter operands together (" << names
+                             << "), got " << present;
+  }
+  RankedTensorType first = tensorTypeOf(operands.front().value);
+  int64_t rank = first.getRank() == 2 ? first.getDimSize(0)
+                                      : ShapedType::kDynamic;
+  for (auto [operand, shape] : llvm::zip_equal(operands, expected)) {
+    SmallVector<int64_t, 2> wanted = llvm::map_to_vector(
+        shape, [&](int64_t extent) { return extent == -1 ? rank : extent; });
+    RankedTensorType type = tensorTypeOf(operand.value);
+    if (!type.hasStaticShape() || type.getShape() != ArrayRef(wanted) ||
+        rank < 1)
+      return op->emitOpError()
+             << operand.name << " must be a static " << formatShape(wanted)
+             << " tensor (adapters are [out, in]), got " << type;
+  }
+  return success();
 }
 
 /// A multiplier scales fp32 accumulators: finite, and finite as an f32.
@@ -168,6 +225,18 @@ verifyBlockSignature(Operation *op, const BlockSignature &block,
       failed(verifyBias(op, "down", block.downBias, "D", modelWidth)))
     return failure();
 
+  if (failed(verifyAdapters(
+          op, "lora",
+          {{"lora_a", block.loraA},
+           {"gate_lora_b", block.gateLoraB},
+           {"up_lora_b", block.upLoraB}},
+          {{-1, modelWidth}, {hiddenWidth, -1}, {hiddenWidth, -1}})) ||
+      failed(verifyAdapters(
+          op, "down_lora",
+          {{"down_lora_a", block.downLoraA}, {"down_lora_b", block.downLoraB}},
+          {{-1, hiddenWidth}, {modelWidth, -1}})))
+    return failure();
+
   if (failed(verifyMultiplier(op, "gate_multiplier", block.gateMultiplier)) ||
       failed(verifyMultiplier(op, "down_multiplier", block.downMultiplier)))
     return failure();
@@ -177,11 +246,7 @@ verifyBlockSignature(Operation *op, const BlockSignature &block,
                                         {"the up weight", block.up},
                                         {"the down weight", block.down}};
   llvm::append_range(operands, extraOperands);
-  for (NamedOperand bias : {NamedOperand{"the gate bias", block.gateBias},
-                            NamedOperand{"the up bias", block.upBias},
-                            NamedOperand{"the down bias", block.downBias}})
-    if (bias.value)
-      operands.push_back(bias);
+  llvm::append_range(operands, getOptionalOperands(block));
   if (failed(verifyElementTypes(op, operands, block.precision)))
     return failure();
 
@@ -267,19 +332,16 @@ LogicalResult GatedMlpGradOp::verify() {
       failed(verifyTypeMatches(*this, "d_down", getDDown(), "down", getDown())))
     return failure();
 
-  SmallVector<NamedOperand> biases;
-  for (NamedOperand bias : {NamedOperand{"gate_bias", getGateBias()},
-                            NamedOperand{"up_bias", getUpBias()},
-                            NamedOperand{"down_bias", getDownBias()}})
-    if (bias.value)
-      biases.push_back(bias);
-  if (getBiasGrads().size() != biases.size())
-    return emitOpError() << "expected " << biases.size()
-                         << " bias gradients (one per bias operand), got "
-                         << getBiasGrads().size();
-  for (auto [bias, grad] : llvm::zip_equal(biases, getBiasGrads()))
-    if (failed(verifyTypeMatches(*this, "the gradient of " + bias.name.str(),
-                                 grad, bias.name, bias.value)))
+  SmallVector<NamedOperand> optional =
+      getOptionalOperands(getBlockSignature(*this));
+  if (getOptionalGrads().size() != optional.size())
+    return emitOpError() << "expected " << optional.size()
+                         << " gradients of optional operands (one per bias "
+                            "and adapter operand), got "
+                         << getOptionalGrads().size();
+  for (auto [operand, grad] : llvm::zip_equal(optional, getOptionalGrads()))
+    if (failed(verifyTypeMatches(*this, "the gradient of " + operand.name.str(),
+                                 grad, operand.name, operand.value)))
       return failure();
   return success();
 }

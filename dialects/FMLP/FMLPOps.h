@@ -44,6 +44,8 @@ SmallVector<SmallVector<int64_t, 2>, 2> getTokenReassociation(int64_t rank);
 
 } // namespace mlir::fmlp
 
+#include "llvm/ADT/TypeSwitch.h"
+
 #define GET_OP_CLASSES
 #include "dialects/FMLP/FMLPOps.h.inc"
 
@@ -54,6 +56,16 @@ namespace mlir::fmlp {
 inline bool isKernelOp(Operation *op) {
   return isa<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
              GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(op);
+}
+
+/// The token-major operand of a kernel's adapter term (K1's, K2's and
+/// gate's lora_z, K3's and K4's lora_dz: docs/LoRA.md), or null when the
+/// kernel has none.
+inline Value getAdapterInput(Operation *op) {
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<GateUpOp, DownOp, GateOp>([](auto op) { return op.getLoraZ(); })
+      .Case<DownGradOp, InputGradOp>([](auto op) { return op.getLoraDz(); })
+      .Default([](Operation *) { return Value(); });
 }
 
 } // namespace mlir::fmlp

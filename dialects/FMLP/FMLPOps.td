@@ -26,6 +26,11 @@ defvar FMLP_BlockBiasesAndAttributes = (ins
   Optional<FMLP_FloatTensor>:$gate_bias,
   Optional<FMLP_FloatTensor>:$up_bias,
   Optional<FMLP_FloatTensor>:$down_bias,
+  Optional<FMLP_FloatTensor>:$lora_a,
+  Optional<FMLP_FloatTensor>:$gate_lora_b,
+  Optional<FMLP_FloatTensor>:$up_lora_b,
+  Optional<FMLP_FloatTensor>:$down_lora_a,
+  Optional<FMLP_FloatTensor>:$down_lora_b,
   FMLP_ActivationAttr:$activation,
   DefaultValuedAttr<FMLP_WeightLayoutAttr,
                     "::mlir::fmlp::WeightLayout::out_in">:$gate_layout,
@@ -41,6 +46,8 @@ defvar FMLP_BlockBiasSyntax = [{
   (`gate_bias` $gate_bias^)?
   (`up_bias` $up_bias^)?
   (`down_bias` $down_bias^)?
+  (`lora` `(` $lora_a^ `,` $gate_lora_b `,` $up_lora_b `)`)?
+  (`down_lora` `(` $down_lora_a^ `,` $down_lora_b `)`)?
 }];
 
 defvar FMLP_BlockSharedDescription = [{
@@ -65,6 +72,16 @@ defvar FMLP_BlockSharedDescription = [{
     The optional multipliers follow Falcon-H1's `mlp_multipliers`:
     `gate_multiplier` scales `x Wg` before the activation, `down_multiplier`
     scales the output.
+
+    Low-rank adapters (LoRA, docs/LoRA.md), in nn.Linear's `[out, in]`
+    layout whatever the weights' layouts: `lora(A, Bg, Bu)` adds
+    `Z Bg^T` to the gate projection and `Z Bu^T` to the up projection, with
+    `Z = x A^T` (`A` is `[R, D]`, `Bg` and `Bu` are `[H, R]`: the gate's and
+    up's adapters stacked along R, each scaled by its alpha / r, zero where
+    an adapter belongs to the other projection); `down_lora(Ad, Bd)` adds
+    `Zd Bd^T` to the down projection, with `Zd = A Ad^T` (`Ad` is `[Rd, H]`,
+    `Bd` is `[D, Rd]`, scaled). `Z` and `Zd` are rounded to the element type
+    once, as a kernel stores them.
 }];
 
 def FMLP_GatedMlpOp : FMLP_Op<"gated_mlp",
@@ -74,14 +91,14 @@ def FMLP_GatedMlpOp : FMLP_Op<"gated_mlp",
     Computes one gated MLP block on tensors:
 
     ```
-    G = gate_multiplier * (x Wg + bg)
-    U = x Wu + bu
+    G = gate_multiplier * (x Wg + Z Bg^T + bg)      Z  = x A^T
+    U = x Wu + Z Bu^T + bu
     A = act(G) * U
-    y = down_multiplier * (A Wd + bd)
+    y = down_multiplier * (A Wd + Zd Bd^T + bd)     Zd = A Ad^T
     ```
 
     with `act` one of `silu` (SwiGLU), `gelu_tanh` (GeGLU) or `relu` (ReGLU).
-    Multipliers default to 1, biases to 0. The result `y` has the type of `x`.
+    Multipliers default to 1, biases and adapter terms to 0. The result `y` has the type of `x`.
   }], FMLP_BlockSharedDescription, [{
 
     Example (Llama-7B, bf16, weights in nn.Linear layout):
@@ -117,20 +134,26 @@ def FMLP_GatedMlpGradOp : FMLP_Op<"gated_mlp_grad",
   let description = !strconcat([{
     Given the operands of an `fmlp.gated_mlp` and the gradient `dy` of a loss
     with respect to its result, returns the gradients with respect to `x`
-    and each weight, and then one gradient per bias operand, in the order
-    gate, up, down. With `G`, `U`, `A` as in `fmlp.gated_mlp` and the
+    and each weight, and then one gradient per optional operand present, in
+    operand order: the biases (gate, up, down), then the adapters (A, Bg,
+    Bu, Ad, Bd). With `G`, `U`, `A`, `Z`, `Zd` as in `fmlp.gated_mlp` and the
     multipliers `mg` (gate) and `md` (down):
 
     ```
-    dA  = md * dy Wd^T              dWd = md * A^T dy     dbd = md * sum(dy)
+    dZd = dy Bd                     dA  = md * (dy Wd^T + dZd Ad)
     dG  = mg * dA * U * act'(G)     dU  = dA * act(G)
-    dx  = dG Wg^T + dU Wu^T         dWg = x^T dG          dWu = x^T dU
-    dbg = sum(dG)                   dbu = sum(dU)
+    dZ  = dG Bg + dU Bu             dx  = dG Wg^T + dU Wu^T + dZ A
+    dWd = md * A^T dy               dWg = x^T dG          dWu = x^T dU
+    dbd = md * sum(dy)              dbg = sum(dG)         dbu = sum(dU)
+    dA_lora = dZ^T x                dBg = dG^T Z          dBu = dU^T Z
+    dAd = md * dZd^T A              dBd = md * dy^T Zd
     ```
 
-    (written for the `in_out` layout; an `out_in` weight receives the
-    transpose, so every gradient has the type of the operand it belongs to).
-    The down bias takes no part in the math of the other gradients; it is an
+    (written for the `in_out` layout of the weights; an `out_in` weight
+    receives the transpose, so every gradient has the type of the operand
+    it belongs to; the adapters are `[out, in]` and so are their
+    gradients). `dZd` and `dZ` are rounded to the element type once. The
+    down bias takes no part in the math of the other gradients; it is an
     operand so that its presence asks for its gradient.
   }], FMLP_BlockSharedDescription, [{
 
@@ -154,7 +177,7 @@ def FMLP_GatedMlpGradOp : FMLP_Op<"gated_mlp_grad",
     FMLP_FloatTensor:$d_gate,
     FMLP_FloatTensor:$d_up,
     FMLP_FloatTensor:$d_down,
-    Variadic<FMLP_FloatTensor>:$bias_grads);
+    Variadic<FMLP_FloatTensor>:$optional_grads);
 
   let assemblyFormat = !strconcat([{
     custom<ActivationKeyword>($activation) $x `,` `gate` $gate `,` `up` $up `,` `down` $down `,` `dy` $dy

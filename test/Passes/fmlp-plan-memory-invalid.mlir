@@ -35,7 +35,7 @@ func.func @zero_batch(%x: tensor<0x?x96xf32>, %wg: tensor<200x96xf32>, %wu: tens
 
 // H = 2^62: the saved buffer's 3 H columns overflow.
 func.func @huge_hidden(%x: tensor<?x96xbf16>, %wg: tensor<4611686018427387904x96xbf16>, %wu: tensor<4611686018427387904x96xbf16>, %wd: tensor<96x4611686018427387904xbf16>) -> tensor<?x96xbf16> {
-  // expected-error @below {{fmlp-plan-memory: the saved buffer of 3 x H = 3 x 4611686018427387904 columns is over 2^63 bytes}}
+  // expected-error @below {{fmlp-plan-memory: the saved buffer of 3 column blocks (4611686018427387904 + 4611686018427387904 + 4611686018427387904 columns) is over 2^63 bytes}}
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
       : (tensor<?x96xbf16>, tensor<4611686018427387904x96xbf16>, tensor<4611686018427387904x96xbf16>, tensor<96x4611686018427387904xbf16>) -> tensor<?x96xbf16>
   return %y : tensor<?x96xbf16>

@@ -64,7 +64,7 @@
 // ZERO: fmlp-run: for the --tokens option: must be at least 1, got 0
 // NOT-A-NUMBER: fmlp-run: for the --tokens option: 'abc' value invalid for long argument!
 // OVERFLOW: fmlp-run: error: {{.*}}layer.forward: the saved buffer for T = {{[0-9]+}} is over 2^63 bytes
-// CHUNK-OVERFLOW: fmlp-run: error: {{.*}}fmlp-plan-memory: the workspace buffer of 1 x H = 1 x 200 columns and 9223372036854775807 rows is over 2^63 bytes
+// CHUNK-OVERFLOW: fmlp-run: error: {{.*}}fmlp-plan-memory: the workspace buffer of 1 column block (200 columns) and 9223372036854775807 rows is over 2^63 bytes
 // CHUNK-NEGATIVE: fmlp-run: for the --chunk-tokens option: must be at least 0, got -4
 // OUT-OF-MEMORY: fmlp-run: error: out of host memory (Allocation failed) running T = 300000 tokens
 // MEMORY: fmlp-run: error: {{.*}}T = 1000000000 needs about {{[0-9,]+}} B of host memory (buffers and the float64 reference), over the limit of {{[0-9,]+}} B (--max-host-memory, default: physical memory)

@@ -142,7 +142,7 @@ TEST_F(FMLPDialectTest, BlockShapeReadsDAndH) {
   auto backward = firstOp<GatedMlpGradOp>(*module);
   ASSERT_TRUE(backward);
   EXPECT_EQ(backward.getBlockShape().hiddenWidth, 200);
-  EXPECT_TRUE(backward.getBiasGrads().empty());
+  EXPECT_TRUE(backward.getOptionalGrads().empty());
 }
 
 TEST_F(FMLPDialectTest, VerifierRejectsAWrongWeight) {

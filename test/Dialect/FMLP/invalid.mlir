@@ -253,7 +253,7 @@ func.func @grad_missing_bias_gradient(%x: tensor<?x96xf32>, %wg: tensor<200x96xf
                                       %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>,
                                       %dy: tensor<?x96xf32>, %bg: tensor<200xf32>,
                                       %bd: tensor<96xf32>) {
-  // expected-error @+1 {{'fmlp.gated_mlp_grad' op expected 2 bias gradients (one per bias operand), got 1}}
+  // expected-error @+1 {{'fmlp.gated_mlp_grad' op expected 2 gradients of optional operands (one per bias and adapter operand), got 1}}
   %dx, %dwg, %dwu, %dwd, %dbg = fmlp.gated_mlp_grad silu %x, gate %wg, up %wu,
       down %wd, dy %dy gate_bias %bg down_bias %bd
       : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
@@ -275,5 +275,88 @@ func.func @grad_bias_gradient_type(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>
          tensor<96x200xf32>, tensor<?x96xf32>, tensor<96xf32>)
       -> (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
           tensor<96x200xf32>, tensor<200xf32>)
+  return
+}
+
+// -----
+
+func.func @lora_a_wrong_width(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>,
+                              %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>,
+                              %a: tensor<8x64xf32>, %bg: tensor<200x8xf32>,
+                              %bu: tensor<200x8xf32>) {
+  // expected-error @+1 {{'fmlp.gated_mlp' op lora_a must be a static [8, 96] tensor (adapters are [out, in]), got 'tensor<8x64xf32>'}}
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd lora(%a, %bg, %bu)
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
+         tensor<96x200xf32>, tensor<8x64xf32>, tensor<200x8xf32>,
+         tensor<200x8xf32>) -> tensor<?x96xf32>
+  return
+}
+
+// -----
+
+func.func @lora_b_wrong_rank(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>,
+                             %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>,
+                             %a: tensor<8x96xf32>, %bg: tensor<200x8xf32>,
+                             %bu: tensor<200x16xf32>) {
+  // expected-error @+1 {{'fmlp.gated_mlp' op up_lora_b must be a static [200, 8] tensor (adapters are [out, in]), got 'tensor<200x16xf32>'}}
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd lora(%a, %bg, %bu)
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
+         tensor<96x200xf32>, tensor<8x96xf32>, tensor<200x8xf32>,
+         tensor<200x16xf32>) -> tensor<?x96xf32>
+  return
+}
+
+// -----
+
+func.func @down_lora_dynamic(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>,
+                             %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>,
+                             %ad: tensor<?x200xf32>, %bd: tensor<96x4xf32>) {
+  // expected-error @+1 {{'fmlp.gated_mlp' op down_lora_a must be a static [?, 200] tensor (adapters are [out, in]), got 'tensor<?x200xf32>'}}
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd down_lora(%ad, %bd)
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
+         tensor<96x200xf32>, tensor<?x200xf32>, tensor<96x4xf32>) -> tensor<?x96xf32>
+  return
+}
+
+// -----
+
+// The generic form can give an adapter group in part.
+func.func @lora_in_part(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>,
+                        %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>,
+                        %a: tensor<8x96xf32>) {
+  // expected-error @+1 {{'fmlp.gated_mlp' op lora takes its 3 adapter operands together (lora_a, gate_lora_b, up_lora_b), got 1}}
+  %y = "fmlp.gated_mlp"(%x, %wg, %wu, %wd, %a)
+      <{activation = #fmlp.activation<silu>,
+        operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0>}>
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
+         tensor<96x200xf32>, tensor<8x96xf32>) -> tensor<?x96xf32>
+  return
+}
+
+// -----
+
+func.func @lora_element_type(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>,
+                             %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>,
+                             %ad: tensor<4x200xbf16>, %bd: tensor<96x4xf32>) {
+  // expected-error @+1 {{'fmlp.gated_mlp' op operands mix element types (x is 'f32', down_lora_a is 'bf16'); a 'precision' attribute must say how the contractions round them}}
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd down_lora(%ad, %bd)
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
+         tensor<96x200xf32>, tensor<4x200xbf16>, tensor<96x4xf32>) -> tensor<?x96xf32>
+  return
+}
+
+// -----
+
+func.func @grad_missing_adapter_gradient(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>,
+                                         %wu: tensor<200x96xf32>, %wd: tensor<96x200xf32>,
+                                         %dy: tensor<?x96xf32>, %ad: tensor<4x200xf32>,
+                                         %bd: tensor<96x4xf32>) {
+  // expected-error @+1 {{'fmlp.gated_mlp_grad' op the gradient of down_lora_b must have down_lora_b's type 'tensor<96x4xf32>', got 'tensor<4x200xf32>'}}
+  %dx, %dwg, %dwu, %dwd, %dad, %dbd = fmlp.gated_mlp_grad silu %x, gate %wg, up %wu,
+      down %wd, dy %dy down_lora(%ad, %bd)
+      : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
+         tensor<96x200xf32>, tensor<?x96xf32>, tensor<4x200xf32>, tensor<96x4xf32>)
+      -> (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>,
+          tensor<96x200xf32>, tensor<4x200xf32>, tensor<4x200xf32>)
   return
 }

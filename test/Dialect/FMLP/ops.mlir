@@ -123,3 +123,36 @@ func.func @grad_with_biases(%x: tensor<?x96xf16>, %wg: tensor<200x96xf16>,
           tensor<96x200xf16>, tensor<200xf16>, tensor<96xf16>)
   return %dbu : tensor<200xf16>
 }
+
+// -----
+
+// Low-rank adapters: the gate's and up's (lora: A [R, D], Bg and Bu
+// [H, R]) and the down projection's (down_lora: Ad [Rd, H], Bd [D, Rd]);
+// the backward returns their gradients after the biases'.
+// CHECK-LABEL: func.func @lora
+// CHECK: fmlp.gated_mlp silu %{{.+}}, gate %{{.+}}, up %{{.+}}, down %{{.+}} down_bias %{{.+}} lora(%{{.+}}, %{{.+}}, %{{.+}}) down_lora(%{{.+}}, %{{.+}}) :
+// CHECK: fmlp.gated_mlp_grad silu {{.+}} down_bias %{{.+}} lora(%{{.+}}, %{{.+}}, %{{.+}}) down_lora(%{{.+}}, %{{.+}}) :
+func.func @lora(%x: tensor<?x96xbf16>, %wg: tensor<200x96xbf16>,
+                %wu: tensor<200x96xbf16>, %wd: tensor<96x200xbf16>,
+                %bd: tensor<96xbf16>, %a: tensor<16x96xbf16>,
+                %bg: tensor<200x16xbf16>, %bu: tensor<200x16xbf16>,
+                %ad: tensor<8x200xbf16>, %bdl: tensor<96x8xbf16>,
+                %dy: tensor<?x96xbf16>) -> tensor<?x96xbf16> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd down_bias %bd
+      lora(%a, %bg, %bu) down_lora(%ad, %bdl)
+      : (tensor<?x96xbf16>, tensor<200x96xbf16>, tensor<200x96xbf16>,
+         tensor<96x200xbf16>, tensor<96xbf16>, tensor<16x96xbf16>,
+         tensor<200x16xbf16>, tensor<200x16xbf16>, tensor<8x200xbf16>,
+         tensor<96x8xbf16>) -> tensor<?x96xbf16>
+  %g:10 = fmlp.gated_mlp_grad silu %x, gate %wg, up %wu, down %wd, dy %dy
+      down_bias %bd lora(%a, %bg, %bu) down_lora(%ad, %bdl)
+      : (tensor<?x96xbf16>, tensor<200x96xbf16>, tensor<200x96xbf16>,
+         tensor<96x200xbf16>, tensor<?x96xbf16>, tensor<96xbf16>,
+         tensor<16x96xbf16>, tensor<200x16xbf16>, tensor<200x16xbf16>,
+         tensor<8x200xbf16>, tensor<96x8xbf16>)
+      -> (tensor<?x96xbf16>, tensor<200x96xbf16>, tensor<200x96xbf16>,
+          tensor<96x200xbf16>, tensor<96xbf16>, tensor<16x96xbf16>,
+          tensor<200x16xbf16>, tensor<200x16xbf16>, tensor<8x200xbf16>,
+          tensor<96x8xbf16>)
+  return %y : tensor<?x96xbf16>
+}
