@@ -153,11 +153,29 @@ BlockRunner::compile(const Source &source, const PipelineOptions &options,
     block.model = extents.in;
     block.hidden = extents.out;
   });
+  // Columns of an adapter term's token-major operand: its rank.
+  auto rankOf = [](Value adapterInput) {
+    return adapterInput
+               ? cast<MemRefType>(adapterInput.getType()).getDimSize(1)
+               : int64_t(0);
+  };
+  module->walk([&](GateUpOp op) { block.loraRank = rankOf(op.getLoraZ()); });
+  // K2 is the projection that reads the down weight (the adapters' own
+  // projections are fmlp.down ops too).
   module->walk([&](DownOp op) {
+    auto weight = dyn_cast<BlockArgument>(op.getDown());
+    auto entry = weight ? dyn_cast<func::FuncOp>(weight.getOwner()->getParentOp())
+                        : nullptr;
+    auto name = entry ? entry.getArgAttrOfType<StringAttr>(weight.getArgNumber(),
+                                                           "fmlp.name")
+                      : nullptr;
+    if (!name || name.getValue() != "down")
+      return;
     if (auto multiplier = op.getDownMultiplier())
       block.downMultiplier = multiplier->convertToDouble();
     block.downInOut = op.getDownLayout() == WeightLayout::in_out;
     block.downBias = static_cast<bool>(op.getDownBias());
+    block.downLoraRank = rankOf(op.getLoraZ());
   });
 
   std::string refused;

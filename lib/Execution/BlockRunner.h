@@ -33,6 +33,9 @@ struct BlockDescription {
   bool gateInOut = false, upInOut = false, downInOut = false; // [in, out]
   bool gateBias = false, upBias = false, downBias = false;
   int64_t model = 0, hidden = 0; // D, H
+  /// The adapters' ranks (R, Rd; 0 without them): their operands are
+  /// [out, in] whatever the weights' layouts.
+  int64_t loraRank = 0, downLoraRank = 0;
   HostElement element = HostElement::F32;
 };
 

@@ -69,16 +69,19 @@ HostTensor poisoned(HostElement element, int64_t rows, int64_t cols) {
 
 BlockSpec mlir::fmlp::getBlockSpec(const BlockDescription &block,
                                    int64_t tokens) {
-  return BlockSpec{tokens,
-                   block.model,
-                   block.hidden,
-                   activationOf(block.activation),
-                   block.gateMultiplier,
-                   block.downMultiplier,
-                   storageOf(block.element),
-                   block.gateBias,
-                   block.upBias,
-                   block.downBias};
+  BlockSpec spec{tokens,
+                 block.model,
+                 block.hidden,
+                 activationOf(block.activation),
+                 block.gateMultiplier,
+                 block.downMultiplier,
+                 storageOf(block.element),
+                 block.gateBias,
+                 block.upBias,
+                 block.downBias};
+  spec.loraRank = block.loraRank;
+  spec.downLoraRank = block.downLoraRank;
+  return spec;
 }
 
 PackedInputs mlir::fmlp::packInputs(const BlockDescription &block,
@@ -101,6 +104,16 @@ PackedInputs mlir::fmlp::packInputs(const BlockDescription &block,
   packBias("gate_bias", inputs.gateBias);
   packBias("up_bias", inputs.upBias);
   packBias("down_bias", inputs.downBias);
+  // Adapters are [out, in]: the transposes of the math's matrices.
+  for (auto [name, adapter] :
+       {std::pair("lora_a", &inputs.loraA),
+        std::pair("gate_lora_b", &inputs.gateLoraB),
+        std::pair("up_lora_b", &inputs.upLoraB),
+        std::pair("down_lora_a", &inputs.downLoraA),
+        std::pair("down_lora_b", &inputs.downLoraB)})
+    if (!adapter->values.empty())
+      packed.adapters.emplace(name,
+                              packWeight(*adapter, /*inOut=*/false, element));
   return packed;
 }
 
@@ -115,11 +128,19 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
   const BlockDescription &block = runner.getBlock();
   BlockSpec spec = getBlockSpec(block, options.tokens);
   Inputs inputs = drawInputs(spec, options.seed);
-  Exact exact = computeExact(spec, inputs);
   BlockSpec judged = spec;
   if (options.judgeAs)
     judged.storage = *options.judgeAs;
-  Bounds bounds = computeBounds(judged, inputs, exact);
+  Inputs judgedInputs = inputs;
+  if (options.judgeWithoutAdapters) {
+    judged.loraRank = judged.downLoraRank = 0;
+    for (Matrix *adapter : {&judgedInputs.loraA, &judgedInputs.gateLoraB,
+                            &judgedInputs.upLoraB, &judgedInputs.downLoraA,
+                            &judgedInputs.downLoraB})
+      *adapter = Matrix();
+  }
+  Exact exact = computeExact(judged, judgedInputs);
+  Bounds bounds = computeBounds(judged, judgedInputs, exact);
 
   HostElement element = block.element;
   int64_t t = spec.tokens, d = spec.model;
@@ -132,6 +153,8 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
                                                  {"dy", &packed.dy}};
   for (auto &[name, bias] : packed.biases)
     tensors[name] = &bias;
+  for (auto &[name, adapter] : packed.adapters)
+    tensors[name] = &adapter;
 
   const EntryPoint *forward = runner.findEntry(EntryKind::forward);
   const EntryPoint *backward = runner.findEntry(EntryKind::backward);
@@ -158,13 +181,14 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
     tensors["d_down"] = &dDown;
     // Bias gradients, poisoned like every output.
     std::map<std::string, HostTensor> biasGradients;
-    for (auto &[name, bias] : packed.biases) {
-      HostTensor gradient(element, bias.shape());
-      gradient.poison();
-      auto [it, inserted] =
-          biasGradients.emplace("d_" + name, std::move(gradient));
-      tensors[it->first] = &it->second;
-    }
+    for (auto &optional : {&packed.biases, &packed.adapters})
+      for (auto &[name, operand] : *optional) {
+        HostTensor gradient(element, operand.shape());
+        gradient.poison();
+        auto [it, inserted] =
+            biasGradients.emplace("d_" + name, std::move(gradient));
+        tensors[it->first] = &it->second;
+      }
     int runs = options.secondBackward ? 2 : 1;
     for (int run = 0; run < runs; ++run)
       if (!runner.run(EntryKind::backward, t, tensors, error))
@@ -184,16 +208,18 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
     report.outputs.push_back(
         {"d_down", compare(unpackWeight(dDown, block.downInOut), exact.dDown,
                            bounds.dDown, &bounds.dDownChunk, chunks)});
-    struct BiasOutput {
+    // A reduction over tokens other than the weights': its exact values,
+    // base bound and bound per chunk.
+    struct ReductionOutput {
       const char *name;
       const Matrix &exact, &bound, &perChunk;
     };
-    for (const BiasOutput &output :
-         {BiasOutput{"d_gate_bias", exact.dGateBias, bounds.dGateBias,
+    for (const ReductionOutput &output :
+         {ReductionOutput{"d_gate_bias", exact.dGateBias, bounds.dGateBias,
                      bounds.dGateBiasChunk},
-          BiasOutput{"d_up_bias", exact.dUpBias, bounds.dUpBias,
+          ReductionOutput{"d_up_bias", exact.dUpBias, bounds.dUpBias,
                      bounds.dUpBiasChunk},
-          BiasOutput{"d_down_bias", exact.dDownBias, bounds.dDownBias,
+          ReductionOutput{"d_down_bias", exact.dDownBias, bounds.dDownBias,
                      bounds.dDownBiasChunk}}) {
       if (output.exact.values.empty())
         continue;
@@ -201,6 +227,25 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
       report.outputs.push_back(
           {output.name, compare(computed->toDoubles(), output.exact,
                                 output.bound, &output.perChunk, chunks)});
+    }
+    // The adapters' gradients, [out, in] like the adapters.
+    for (const ReductionOutput &output :
+         {ReductionOutput{"d_lora_a", exact.dLoraA, bounds.dLoraA,
+                     bounds.dLoraAChunk},
+          ReductionOutput{"d_gate_lora_b", exact.dGateLoraB, bounds.dGateLoraB,
+                     bounds.dGateLoraBChunk},
+          ReductionOutput{"d_up_lora_b", exact.dUpLoraB, bounds.dUpLoraB,
+                     bounds.dUpLoraBChunk},
+          ReductionOutput{"d_down_lora_a", exact.dDownLoraA, bounds.dDownLoraA,
+                     bounds.dDownLoraAChunk},
+          ReductionOutput{"d_down_lora_b", exact.dDownLoraB, bounds.dDownLoraB,
+                     bounds.dDownLoraBChunk}}) {
+      if (output.exact.values.empty())
+        continue;
+      report.outputs.push_back(
+          {output.name,
+           compare(unpackWeight(*tensors.at(output.name), /*inOut=*/false),
+                   output.exact, output.bound, &output.perChunk, chunks)});
     }
   }
 

@@ -36,10 +36,15 @@ struct CheckOptions {
   /// Negative control: move the forward's first output element by twice
   /// its bound before judging it, as a kernel that got one element wrong.
   bool perturbOneElement = false;
+  /// Negative control: judge y, dx and the weight gradients by the exact
+  /// values and bounds of the same block without its adapters' terms, as
+  /// an implementation that ignored them (the adapters' gradients are then
+  /// not judged).
+  bool judgeWithoutAdapters = false;
 };
 
 struct OutputCheck {
-  std::string name; // y, dx, d_gate, d_up, d_down, y_nograd
+  std::string name; // y, dx, d_gate, ..., d_lora_a, ..., y_nograd
   ::fmlp::numerics::Comparison comparison;
 };
 
@@ -57,6 +62,9 @@ struct PackedInputs {
   HostTensor x, gate, up, down, dy;
   /// Present biases by name (gate_bias, up_bias, down_bias), 1-D.
   std::map<std::string, HostTensor> biases;
+  /// Present adapters by name (lora_a, gate_lora_b, up_lora_b, down_lora_a,
+  /// down_lora_b), [out, in].
+  std::map<std::string, HostTensor> adapters;
 };
 PackedInputs packInputs(const BlockDescription &block,
                         const ::fmlp::numerics::Inputs &inputs);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 namespace fmlp::numerics {
 namespace {
@@ -302,7 +303,12 @@ Inputs selectTokens(const Inputs &inputs, const std::vector<int64_t> &rows) {
 
 Inputs selectHiddenUnits(const Inputs &inputs,
                          const std::vector<int64_t> &units) {
+  if (!inputs.downLoraA.values.empty())
+    throw std::invalid_argument(
+        "selectHiddenUnits: a down adapter (Zd = A Ad) mixes the hidden units");
   Inputs r = inputs;
+  r.gateLoraB = selectColumns(inputs.gateLoraB, units);
+  r.upLoraB = selectColumns(inputs.upLoraB, units);
   r.gate = selectColumns(inputs.gate, units);
   r.up = selectColumns(inputs.up, units);
   r.down = selectRows(inputs.down, units);
@@ -332,6 +338,20 @@ Inputs drawInputs(const BlockSpec &spec, uint64_t seed) {
     inputs.upBias = draw(1, spec.hidden, 0.5, spec.storage, generator);
   if (spec.downBias)
     inputs.downBias = draw(1, spec.model, 0.5, spec.storage, generator);
+  // After every other input, so that a block's draws do not depend on
+  // whether it has adapters.
+  if (int64_t r = spec.loraRank) {
+    inputs.loraA = draw(spec.model, r, gateDeviation, spec.storage, generator);
+    double bDeviation = 1.0 / std::sqrt(double(r));
+    inputs.gateLoraB = draw(r, spec.hidden, bDeviation, spec.storage, generator);
+    inputs.upLoraB = draw(r, spec.hidden, bDeviation, spec.storage, generator);
+  }
+  if (int64_t r = spec.downLoraRank) {
+    inputs.downLoraA =
+        draw(spec.hidden, r, downDeviation, spec.storage, generator);
+    inputs.downLoraB = draw(r, spec.model, 1.0 / std::sqrt(double(r)),
+                            spec.storage, generator);
+  }
   return inputs;
 }
 
@@ -339,18 +359,43 @@ Exact computeExact(const BlockSpec &spec, const Inputs &in,
                    const Matmul &matmul) {
   Exact e;
   double mg = spec.gateMultiplier, md = spec.downMultiplier;
-  e.g = addRow(matmul(in.x, false, in.gate, false), in.gateBias);
+  bool lora = spec.loraRank > 0, downLora = spec.downLoraRank > 0;
+  // a + b, elementwise.
+  auto plus = [](Matrix a, const Matrix &b) {
+    for (size_t i = 0; i < a.values.size(); ++i)
+      a.values[i] += b.values[i];
+    return a;
+  };
+  Matrix xg = matmul(in.x, false, in.gate, false);
+  Matrix xu = matmul(in.x, false, in.up, false);
+  if (lora) {
+    e.z = matmul(in.x, false, in.loraA, false);
+    xg = plus(xg, matmul(e.z, false, in.gateLoraB, false));
+    xu = plus(xu, matmul(e.z, false, in.upLoraB, false));
+  }
+  e.g = addRow(xg, in.gateBias);
   for (double &v : e.g.values)
     v *= mg;
-  e.u = addRow(matmul(in.x, false, in.up, false), in.upBias);
+  e.u = addRow(xu, in.upBias);
   e.a = map(e.g, [&](size_t i) {
     return activation(spec.activation, e.g.values[i]) * e.u.values[i];
   });
-  e.y = addRow(matmul(e.a, false, in.down, false), in.downBias);
+  Matrix aw = matmul(e.a, false, in.down, false);
+  if (downLora) {
+    e.zd = matmul(e.a, false, in.downLoraA, false);
+    aw = plus(aw, matmul(e.zd, false, in.downLoraB, false));
+  }
+  e.y = addRow(aw, in.downBias);
   for (double &v : e.y.values)
     v *= md;
 
+  // dA = md (dy Wd^T + dZd Ad^T), dZd = dy Bd^T.
   Matrix dA = matmul(in.dy, false, in.down, true);
+  Matrix dZd;
+  if (downLora) {
+    dZd = matmul(in.dy, false, in.downLoraB, true);
+    dA = plus(dA, matmul(dZd, false, in.downLoraA, true));
+  }
   for (double &v : dA.values)
     v *= md;
   Matrix dG = map(e.g, [&](size_t i) {
@@ -360,10 +405,8 @@ Exact computeExact(const BlockSpec &spec, const Inputs &in,
   Matrix dU = map(e.g, [&](size_t i) {
     return dA.values[i] * activation(spec.activation, e.g.values[i]);
   });
-  e.dx = matmul(dG, false, in.gate, true);
-  Matrix dxUp = matmul(dU, false, in.up, true);
-  for (size_t i = 0; i < e.dx.values.size(); ++i)
-    e.dx.values[i] += dxUp.values[i];
+  e.dx = plus(matmul(dG, false, in.gate, true),
+              matmul(dU, false, in.up, true));
   e.dGate = matmul(in.x, true, dG, false);
   e.dUp = matmul(in.x, true, dU, false);
   e.dDown = matmul(e.a, true, in.dy, false);
@@ -377,6 +420,22 @@ Exact computeExact(const BlockSpec &spec, const Inputs &in,
     e.dDownBias = columnSums(in.dy);
     for (double &v : e.dDownBias.values)
       v *= md;
+  }
+  if (lora) {
+    // dZ = dG Bg^T + dU Bu^T; dx += dZ A^T.
+    Matrix dZ = plus(matmul(dG, false, in.gateLoraB, true),
+                     matmul(dU, false, in.upLoraB, true));
+    e.dx = plus(e.dx, matmul(dZ, false, in.loraA, true));
+    e.dLoraA = matmul(in.x, true, dZ, false);
+    e.dGateLoraB = matmul(e.z, true, dG, false);
+    e.dUpLoraB = matmul(e.z, true, dU, false);
+  }
+  if (downLora) {
+    e.dDownLoraA = matmul(e.a, true, dZd, false);
+    e.dDownLoraB = matmul(e.zd, true, in.dy, false);
+    for (Matrix *m : {&e.dDownLoraA, &e.dDownLoraB})
+      for (double &v : m->values)
+        v *= md;
   }
   return e;
 }
@@ -394,19 +453,56 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
          absDy = absolute(in.dy);
   Bounds b;
 
-  // The contractions over D (K1, K3) and over H plus the down bias (K2).
+  const bool lora = spec.loraRank > 0, downLora = spec.downLoraRank > 0;
+  const int64_t r = spec.loraRank, rd = spec.downLoraRank;
+  // The contractions: K1 over D (+ R), K2 over H (+ Rd) plus the down
+  // bias, K3 over D (+ Rd); the adapters' own projections over D (Z, dZd)
+  // and H (Zd).
   const double overD = contractionError(spec, spec.model),
-               overH = contractionError(spec, spec.hidden + 1);
+               overK1 = contractionError(spec, spec.model + r),
+               overH = contractionError(spec, spec.hidden + rd + 1),
+               overHOnly = contractionError(spec, spec.hidden),
+               overK3 = contractionError(spec, spec.model + rd);
+  // a + b elementwise.
+  auto plus = [](Matrix a, const Matrix &b) {
+    for (size_t i = 0; i < a.values.size(); ++i)
+      a.values[i] += b.values[i];
+    return a;
+  };
+  // A contraction's error carried from an operand stored with `error`: the
+  // sum's own on |value| + error, plus the error itself (overN of n terms).
+  auto carriedBy = [&](const Matrix &value, const Matrix &error,
+                       double overN) {
+    return map(value, [&](size_t i) {
+      return overN * (std::fabs(value.values[i]) + error.values[i]) +
+             error.values[i];
+    });
+  };
 
-  // Forward. G and U: fp32 dot products over D (times mg for G).
+  // Forward. Z = x A, stored: one contraction over D.
+  Matrix eZ;
+  if (lora) {
+    Matrix xa = matmul(absX, false, absolute(in.loraA), false);
+    eZ = stored(map(xa, [&](size_t i) { return overD * xa.values[i]; }), e.z,
+                spec.storage);
+  }
+  // G and U: fp32 dot products over D, and over Z's R columns carrying
+  // Z's error (times mg for G).
   Matrix xg = matmul(absX, false, absGate, false);
   Matrix xu = matmul(absX, false, absUp, false);
+  Matrix zgCarried, zuCarried;
+  if (lora) {
+    Matrix carriedZ = carriedBy(e.z, eZ, overK1);
+    zgCarried = matmul(carriedZ, false, absolute(in.gateLoraB), false);
+    zuCarried = matmul(carriedZ, false, absolute(in.upLoraB), false);
+  }
   Matrix eG = map(xg, [&](size_t i) {
-    return mg * overD * xg.values[i] +
+    return mg * (overK1 * xg.values[i] +
+                 (lora ? zgCarried.values[i] : 0.0)) +
            u * std::fabs(e.g.values[i]);
   });
   Matrix eU = map(xu, [&](size_t i) {
-    return overD * xu.values[i];
+    return overK1 * xu.values[i] + (lora ? zuCarried.values[i] : 0.0);
   });
   // A = act(G) U in fp32 from unrounded G, U, then stored.
   auto activationError = [&](size_t i, const Matrix &gError) {
@@ -428,6 +524,27 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   for (double &v : downBiasTerm.values)
     v *= overH;
   Matrix yTerm = addRow(matmul(carriedA, false, absDown, false), downBiasTerm);
+  // Zd = A Ad, from the stored A over H, stored; its R_d terms of y carry
+  // its error.
+  Matrix eZd;
+  if (downLora) {
+    Matrix absDownLoraA = absolute(in.downLoraA);
+    Matrix aMagnitude =
+        matmul(map(e.a,
+                   [&](size_t i) {
+                     return std::fabs(e.a.values[i]) + eA.values[i];
+                   }),
+               false, absDownLoraA, false);
+    Matrix carriedInto = matmul(eA, false, absDownLoraA, false);
+    eZd = stored(map(aMagnitude,
+                     [&](size_t i) {
+                       return overHOnly * aMagnitude.values[i] +
+                              carriedInto.values[i];
+                     }),
+                 e.zd, spec.storage);
+    yTerm = plus(yTerm, matmul(carriedBy(e.zd, eZd, overH), false,
+                               absolute(in.downLoraB), false));
+  }
   b.y = stored(map(yTerm,
                    [&](size_t i) {
                      return md * yTerm.values[i] + u * std::fabs(e.y.values[i]);
@@ -437,10 +554,22 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   // Backward. G and U as read back from storage.
   Matrix eGs = stored(eG, e.g, spec.storage),
          eUs = stored(eU, e.u, spec.storage);
+  // dA = md (dY Wd^T + dZd Ad^T) over D (+ Rd), dZd = dY Bd^T stored.
   Matrix dyw = matmul(absDy, false, absDown, true);
   Matrix dA = matmul(in.dy, false, in.down, true);
+  Matrix dZd, edZd, dzdCarried;
+  if (downLora) {
+    dZd = matmul(in.dy, false, in.downLoraB, true);
+    Matrix dyb = matmul(absDy, false, absolute(in.downLoraB), true);
+    edZd = stored(map(dyb, [&](size_t i) { return overD * dyb.values[i]; }),
+                  dZd, spec.storage);
+    dA = plus(dA, matmul(dZd, false, in.downLoraA, true));
+    dzdCarried = matmul(carriedBy(dZd, edZd, overK3), false,
+                        absolute(in.downLoraA), true);
+  }
   Matrix edA = map(dyw, [&](size_t i) {
-    return md * overD * dyw.values[i] +
+    return md * (overK3 * dyw.values[i] +
+                 (downLora ? dzdCarried.values[i] : 0.0)) +
            u * md * std::fabs(dA.values[i]);
   });
   Matrix dGExact(e.g.rows, e.g.cols), dUExact(e.g.rows, e.g.cols);
@@ -476,40 +605,69 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
              error.values[i];
     });
   };
-  // dx: one fp32 contraction over K = 2H.
-  Matrix dxGate =
-      matmul(carried(dGExact, edG, 2 * spec.hidden), false, absGate, true);
-  Matrix dxUp =
-      matmul(carried(dUExact, edU, 2 * spec.hidden), false, absUp, true);
-  b.dx = stored(map(dxGate,
+  // dZ = dG Bg^T + dU Bu^T, over 2H, stored.
+  Matrix dZ, edZ;
+  if (lora) {
+    Matrix absGateLoraB = absolute(in.gateLoraB),
+           absUpLoraB = absolute(in.upLoraB);
+    dZ = plus(matmul(dGExact, false, in.gateLoraB, true),
+              matmul(dUExact, false, in.upLoraB, true));
+    edZ = stored(
+        plus(matmul(carried(dGExact, edG, 2 * spec.hidden), false,
+                    absGateLoraB, true),
+             matmul(carried(dUExact, edU, 2 * spec.hidden), false, absUpLoraB,
+                    true)),
+        dZ, spec.storage);
+  }
+  // dx: one fp32 contraction over K = 2H (+ R: dZ A^T).
+  int64_t dxTerms = 2 * spec.hidden + r;
+  Matrix dxSum =
+      plus(matmul(carried(dGExact, edG, dxTerms), false, absGate, true),
+           matmul(carried(dUExact, edU, dxTerms), false, absUp, true));
+  if (lora)
+    dxSum = plus(dxSum, matmul(carried(dZ, edZ, dxTerms), false,
+                               absolute(in.loraA), true));
+  b.dx = stored(map(dxSum,
                     [&](size_t i) {
-                      return dxGate.values[i] + dxUp.values[i] +
-                             u * std::fabs(e.dx.values[i]);
+                      return dxSum.values[i] + u * std::fabs(e.dx.values[i]);
                     }),
                 e.dx, spec.storage);
 
-  // Weight gradients: fp32 contractions over T; each chunk's sum is stored.
-  auto weightGradient = [&](const Matrix &left, const Matrix &rightValue,
-                            const Matrix &rightError, const Matrix &exact,
-                            double scale, Matrix &base, Matrix &perChunk) {
-    Matrix term =
-        matmul(left, true, carried(rightValue, rightError, spec.tokens), false);
-    Matrix magnitude = matmul(left, true,
-                              map(rightValue,
-                                  [&](size_t i) {
-                                    return std::fabs(rightValue.values[i]) +
-                                           rightError.values[i];
-                                  }),
-                              false);
-    base = map(term, [&](size_t i) {
-      return scale * term.values[i] + u * std::fabs(exact.values[i]);
+  // Weight gradients: fp32 contractions over T of left^T right, each
+  // operand with its error (a stored activation's, or none for x and dY);
+  // each chunk's sum is stored. With M = (|l| + el)^T (|r| + er) and P =
+  // |l|^T |r|, the error is within gamma_T M (the sum's own) + M - P (the
+  // operands' errors carried, first and second order).
+  const double overT = contractionError(spec, spec.tokens);
+  auto weightGradient = [&](const Matrix &leftValue, const Matrix &leftError,
+                            const Matrix &rightValue, const Matrix &rightError,
+                            const Matrix &exact, double scale, Matrix &base,
+                            Matrix &perChunk) {
+    auto withError = [](const Matrix &value, const Matrix &error) {
+      return map(value, [&](size_t i) {
+        return std::fabs(value.values[i]) +
+               (error.values.empty() ? 0.0 : error.values[i]);
+      });
+    };
+    Matrix magnitude = matmul(withError(leftValue, leftError), true,
+                              withError(rightValue, rightError), false);
+    Matrix product =
+        matmul(absolute(leftValue), true, absolute(rightValue), false);
+    base = map(magnitude, [&](size_t i) {
+      double carriedErrors =
+          std::max(0.0, magnitude.values[i] - product.values[i]);
+      return scale * (overT * magnitude.values[i] + carriedErrors) +
+             u * std::fabs(exact.values[i]);
     });
-    perChunk = map(term, [&](size_t i) {
+    perChunk = map(magnitude, [&](size_t i) {
       return s * (scale * magnitude.values[i] + base.values[i]) + eta;
     });
   };
-  weightGradient(absX, dGExact, edG, e.dGate, 1.0, b.dGate, b.dGateChunk);
-  weightGradient(absX, dUExact, edU, e.dUp, 1.0, b.dUp, b.dUpChunk);
+  const Matrix exactInput; // x and dY: no error
+  weightGradient(in.x, exactInput, dGExact, edG, e.dGate, 1.0, b.dGate,
+                 b.dGateChunk);
+  weightGradient(in.x, exactInput, dUExact, edU, e.dUp, 1.0, b.dUp,
+                 b.dUpChunk);
   // dWd reads A as the forward stored it, or as K3 recomputed and stored
   // it from the stored G and U (save=gu): the larger of the two errors
   // (the recomputed one: act(G) U in fp32, then rounded to storage).
@@ -521,19 +679,25 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
     return std::max(eA.values[i], recomputed);
   });
   // dWd = md A^T dY: the error sits in A here (dY is exact).
-  Matrix aTerm = matmul(carried(e.a, eAUsed, spec.tokens), true, absDy, false);
-  Matrix aMagnitude =
-      matmul(map(e.a,
-                 [&](size_t i) {
-                   return std::fabs(e.a.values[i]) + eAUsed.values[i];
-                 }),
-             true, absDy, false);
-  b.dDown = map(aTerm, [&](size_t i) {
-    return md * aTerm.values[i] + u * std::fabs(e.dDown.values[i]);
-  });
-  b.dDownChunk = map(aTerm, [&](size_t i) {
-    return s * (md * aMagnitude.values[i] + b.dDown.values[i]) + eta;
-  });
+  weightGradient(e.a, eAUsed, in.dy, exactInput, e.dDown, md, b.dDown,
+                 b.dDownChunk);
+  // The adapters' gradients: dA = x^T dZ, dBg = Z^T dG, dBu = Z^T dU (Z as
+  // the forward stored it, or as save=x's backward recomputes it: the same
+  // bound), dAd = md A^T dZd, dBd = md Zd^T dY.
+  if (lora) {
+    weightGradient(in.x, exactInput, dZ, edZ, e.dLoraA, 1.0, b.dLoraA,
+                   b.dLoraAChunk);
+    weightGradient(e.z, eZ, dGExact, edG, e.dGateLoraB, 1.0, b.dGateLoraB,
+                   b.dGateLoraBChunk);
+    weightGradient(e.z, eZ, dUExact, edU, e.dUpLoraB, 1.0, b.dUpLoraB,
+                   b.dUpLoraBChunk);
+  }
+  if (downLora) {
+    weightGradient(e.a, eAUsed, dZd, edZd, e.dDownLoraA, md, b.dDownLoraA,
+                   b.dDownLoraAChunk);
+    weightGradient(e.zd, eZd, in.dy, exactInput, e.dDownLoraB, md,
+                   b.dDownLoraB, b.dDownLoraBChunk);
+  }
 
   // Bias gradients: fp32 sums over T of dG, dU (with their errors) and dY.
   auto biasGradient = [&](const Matrix &value, const Matrix &error,

@@ -78,6 +78,9 @@ struct BlockSpec {
   bool gateBias = false, upBias = false, downBias = false;
   /// Of fp32 blocks (Ieee for bf16 and f16 ones).
   Contraction contraction = Contraction::Ieee;
+  /// The low-rank adapters' ranks (docs/LoRA.md): R of the gate's and up's
+  /// (stacked), Rd of the down projection's; 0 without them.
+  int64_t loraRank = 0, downLoraRank = 0;
 };
 
 /// The error of one contraction of n terms relative to the dot product of
@@ -87,13 +90,20 @@ double contractionError(const BlockSpec &spec, int64_t n);
 
 /// Inputs as the math sees them: x [T, D], Wg and Wu [D, H] (x Wg), Wd
 /// [H, D], dy [T, D]. Every value is representable in the storage type.
+/// The adapters likewise (the transposes of what the block op takes):
+/// Z = x loraA, G += Z gateLoraB, U += Z upLoraB; Zd = A downLoraA,
+/// y += md Zd downLoraB.
 struct Inputs {
   Matrix x, gate, up, down, dy;
   Matrix gateBias, upBias, downBias; // [1, H], [1, H], [1, D] when present
+  // [D, R], [R, H], [R, H]; [H, Rd], [Rd, D] when present.
+  Matrix loraA, gateLoraB, upLoraB, downLoraA, downLoraB;
 };
 
-/// Draws x, dy ~ N(0, 1), weights ~ N(0, 1 / fan_in) and biases
-/// ~ N(0, 1/4), rounded to the storage type.
+/// Draws x, dy ~ N(0, 1), weights and adapters ~ N(0, 1 / fan_in) and
+/// biases ~ N(0, 1/4), rounded to the storage type. (An adapter's B is
+/// drawn, not zero as PEFT initializes it: its term then weighs as much as
+/// the base projection's.)
 Inputs drawInputs(const BlockSpec &spec, uint64_t seed);
 
 /// C = op(A) op(B) in double precision, op = transpose where asked. Every
@@ -112,7 +122,9 @@ Matrix hostMatmul(const Matrix &a, bool transposeA, const Matrix &b,
 /// those tokens, the gate/up weight and bias gradients at those units'
 /// columns and the down weight gradient at their rows. This is how a test
 /// judges a block too large to reference in full (sample, then compare
-/// there); its spec keeps T (or H) of the full block for the bounds.
+/// there); its spec keeps T (or H) of the full block for the bounds. A down
+/// adapter mixes the hidden units (Zd = A Ad): selectHiddenUnits refuses
+/// inputs that have one.
 Inputs selectTokens(const Inputs &inputs, const std::vector<int64_t> &rows);
 Inputs selectHiddenUnits(const Inputs &inputs,
                          const std::vector<int64_t> &units);
@@ -121,6 +133,8 @@ Inputs selectHiddenUnits(const Inputs &inputs,
 struct Exact {
   Matrix g, u, a, y, dx, dGate, dUp, dDown;
   Matrix dGateBias, dUpBias, dDownBias; // [1, N] when the bias is present
+  // The adapters' inner values and gradients, when present (Inputs' shapes).
+  Matrix z, zd, dLoraA, dGateLoraB, dUpLoraB, dDownLoraA, dDownLoraB;
 };
 Exact computeExact(const BlockSpec &spec, const Inputs &inputs,
                    const Matmul &matmul = hostMatmul);
@@ -130,10 +144,14 @@ Exact computeExact(const BlockSpec &spec, const Inputs &inputs,
 /// `chunks` storage roundings: bound = base + chunks * perChunk.
 struct Bounds {
   Matrix y, dx;
-  // Reductions over tokens (weight and bias gradients): base, and per chunk.
+  // Reductions over tokens (weight, bias and adapter gradients): base, and
+  // per chunk.
   Matrix dGate, dUp, dDown, dGateBias, dUpBias, dDownBias;
   Matrix dGateChunk, dUpChunk, dDownChunk, dGateBiasChunk, dUpBiasChunk,
       dDownBiasChunk;
+  Matrix dLoraA, dGateLoraB, dUpLoraB, dDownLoraA, dDownLoraB;
+  Matrix dLoraAChunk, dGateLoraBChunk, dUpLoraBChunk, dDownLoraAChunk,
+      dDownLoraBChunk;
 };
 Bounds computeBounds(const BlockSpec &spec, const Inputs &inputs,
                      const Exact &exact, const Matmul &matmul = hostMatmul);

@@ -7,7 +7,8 @@
 // element's |error| / bound must be <= 1. Each case prints its worst ratio
 // per output. The negative controls show that the check can fail: a bf16
 // block judged by f32's bounds, one output element moved by twice its
-// bound, and a second backward over the saved buffer the first consumed.
+// bound, a second backward over the saved buffer the first consumed, and a
+// block with adapters judged as if it had none.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +37,9 @@ struct Case {
   double gateMultiplier = 1.0, downMultiplier = 1.0;
   bool inOut = false;  // weights stored [in, out] instead of nn.Linear's
   bool biases = false; // gate, up and down biases
+  /// Low-rank adapters (docs/LoRA.md): the gate's and up's stacked rank R,
+  /// the down projection's Rd; 0 without.
+  int64_t loraRank = 0, downLoraRank = 0;
 
   std::string name() const {
     std::string text =
@@ -47,6 +51,10 @@ struct Case {
       text += "_in_out";
     if (biases)
       text += "_biases";
+    if (loraRank)
+      text += llvm::formatv("_lora{0}", loraRank);
+    if (downLoraRank)
+      text += llvm::formatv("_downlora{0}", downLoraRank);
     return text;
   }
 };
@@ -84,6 +92,24 @@ std::string blockSource(const Case &c) {
         llvm::formatv(", %bg: {0}, %bu: {0}, %bd: {1}", hiddenBias, modelBias);
     biasOperands = " gate_bias %bg up_bias %bu down_bias %bd";
     biasTypes = llvm::formatv(", {0}, {0}, {1}", hiddenBias, modelBias);
+  }
+  // Adapters are [out, in] whatever the weights' layout.
+  auto matrix = [&](int64_t rows, int64_t cols) {
+    return llvm::formatv("tensor<{0}x{1}x{2}>", rows, cols, c.element).str();
+  };
+  if (int64_t r = c.loraRank) {
+    biasArguments += llvm::formatv(", %la: {0}, %lbg: {1}, %lbu: {1}",
+                                   matrix(r, c.model), matrix(c.hidden, r));
+    biasOperands += " lora(%la, %lbg, %lbu)";
+    biasTypes +=
+        llvm::formatv(", {0}, {1}, {1}", matrix(r, c.model), matrix(c.hidden, r));
+  }
+  if (int64_t r = c.downLoraRank) {
+    biasArguments += llvm::formatv(", %lad: {0}, %lbd: {1}",
+                                   matrix(r, c.hidden), matrix(c.model, r));
+    biasOperands += " down_lora(%lad, %lbd)";
+    biasTypes +=
+        llvm::formatv(", {0}, {1}", matrix(r, c.hidden), matrix(c.model, r));
   }
   return llvm::formatv(R"mlir(
 func.func @mlp(%x: {0}, %wg: {1}, %wu: {1}, %wd: {2}{5}) -> {0} {
@@ -133,8 +159,10 @@ TEST_P(BlockNumerics, WithinErrorBound) {
   std::unique_ptr<BlockRunner> runner = compileCase(c);
   ASSERT_TRUE(runner);
   CheckReport report = check(*runner, c);
-  // y, dx, dWg, dWu, dWd, the bias gradients, y no-grad.
-  ASSERT_EQ(report.outputs.size(), c.biases ? 9u : 6u);
+  // y, dx, dWg, dWu, dWd, the bias and adapter gradients, y no-grad.
+  ASSERT_EQ(report.outputs.size(), 6u + (c.biases ? 3 : 0) +
+                                       (c.loraRank ? 3 : 0) +
+                                       (c.downLoraRank ? 2 : 0));
   std::cout << "worst error/bound  " << c.name() << ":" << formatReport(report)
             << "\n";
   for (const OutputCheck &output : report.outputs)
@@ -178,6 +206,32 @@ std::vector<Case> makeCases() {
     cases.push_back({element, 512, 256, 704, "agu", 0});
     cases.push_back({element, 512, 256, 704, "x", 128});
   }
+  // Adapters (R = 16: gate's and up's of rank 8 stacked; Rd = 8) under
+  // every policy, chunked, and each group alone.
+  for (const char *element : {"f32", "bf16", "f16"}) {
+    for (const char *save : {"agu", "gu", "u", "x"}) {
+      Case lora{element, 37, 96, 200, save, 0};
+      lora.loraRank = 16, lora.downLoraRank = 8;
+      cases.push_back(lora);
+    }
+    Case chunked{element, 37, 96, 200, "u", 16};
+    chunked.loraRank = 16, chunked.downLoraRank = 8;
+    cases.push_back(chunked);
+  }
+  for (const char *element : {"f32", "bf16"}) {
+    Case gateUpOnly{element, 37, 96, 200, "agu", 0};
+    gateUpOnly.loraRank = 8;
+    Case downOnly{element, 37, 96, 200, "x", 16};
+    downOnly.downLoraRank = 4;
+    // With biases, multipliers and [in, out] weights.
+    Case everything{element, 37,          96,  200, "gu",
+                    16,      "gelu_tanh", 0.5, 2.0, true};
+    everything.biases = true;
+    everything.loraRank = 16, everything.downLoraRank = 8;
+    cases.push_back(gateUpOnly);
+    cases.push_back(downOnly);
+    cases.push_back(everything);
+  }
   return cases;
 }
 
@@ -218,6 +272,21 @@ TEST(BlockNumericsControls, OneWrongElementFails) {
   EXPECT_FALSE(report.outputs.front().comparison.passed());
   EXPECT_EQ(report.outputs.front().comparison.worstIndex, 0);
   EXPECT_FALSE(report.passed());
+}
+
+TEST(BlockNumericsControls, AdaptersLeftOutFail) {
+  // The adapters' terms weigh as much as the base projections' (their B
+  // drawn, not zero): a block judged as if it had none must fail in y, dx
+  // and the weight gradients (the adapters' gradients are not judged).
+  Case c{"bf16", 37, 96, 200, "agu", 0};
+  c.loraRank = 16, c.downLoraRank = 8;
+  CheckOptions options;
+  options.judgeWithoutAdapters = true;
+  CheckReport report = checkControl(c, options);
+  std::cout << "adapters left out:" << formatReport(report) << "\n";
+  ASSERT_EQ(report.outputs.size(), 6u);
+  for (const OutputCheck &output : report.outputs)
+    EXPECT_FALSE(output.comparison.passed()) << output.name;
 }
 
 TEST(BlockNumericsControls, SecondBackwardOverConsumedSavedBufferIsWrong) {

@@ -218,7 +218,7 @@ int main(int argc, char **argv) {
   llvm::outs() << "check against float64 (worst |error| / bound, pass <= 1):\n";
   for (const OutputCheck &output : report.outputs)
     llvm::outs() << llvm::formatv(
-        "  {0,-12} {1,10:e2}  {2}\n", output.name, output.comparison.worstRatio,
+        "  {0,-14} {1,10:e2}  {2}\n", output.name, output.comparison.worstRatio,
         output.comparison.passed()
             ? "pass"
             : (output.comparison.nonFinite ? "FAIL (NaN or inf)" : "FAIL"));
