@@ -208,43 +208,39 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
     report.outputs.push_back(
         {"d_down", compare(unpackWeight(dDown, block.downInOut), exact.dDown,
                            bounds.dDown, &bounds.dDownChunk, chunks)});
-    // A reduction over tokens other than the weights': its exact values,
-    // base bound and bound per chunk.
+    // The other reductions over tokens: the bias gradients (1-D) and the
+    // adapters' gradients ([out, in] like the adapters), each with its
+    // exact values, base bound and bound per chunk; absent ones skipped.
     struct ReductionOutput {
       const char *name;
       const Matrix &exact, &bound, &perChunk;
+      bool adapter = false;
     };
-    for (const ReductionOutput &output :
-         {ReductionOutput{"d_gate_bias", exact.dGateBias, bounds.dGateBias,
-                     bounds.dGateBiasChunk},
-          ReductionOutput{"d_up_bias", exact.dUpBias, bounds.dUpBias,
-                     bounds.dUpBiasChunk},
-          ReductionOutput{"d_down_bias", exact.dDownBias, bounds.dDownBias,
-                     bounds.dDownBiasChunk}}) {
+    for (const ReductionOutput &output : {
+             ReductionOutput{"d_gate_bias", exact.dGateBias, bounds.dGateBias,
+                             bounds.dGateBiasChunk},
+             ReductionOutput{"d_up_bias", exact.dUpBias, bounds.dUpBias,
+                             bounds.dUpBiasChunk},
+             ReductionOutput{"d_down_bias", exact.dDownBias, bounds.dDownBias,
+                             bounds.dDownBiasChunk},
+             ReductionOutput{"d_lora_a", exact.dLoraA, bounds.dLoraA,
+                             bounds.dLoraAChunk, true},
+             ReductionOutput{"d_gate_lora_b", exact.dGateLoraB,
+                             bounds.dGateLoraB, bounds.dGateLoraBChunk, true},
+             ReductionOutput{"d_up_lora_b", exact.dUpLoraB, bounds.dUpLoraB,
+                             bounds.dUpLoraBChunk, true},
+             ReductionOutput{"d_down_lora_a", exact.dDownLoraA,
+                             bounds.dDownLoraA, bounds.dDownLoraAChunk, true},
+             ReductionOutput{"d_down_lora_b", exact.dDownLoraB,
+                             bounds.dDownLoraB, bounds.dDownLoraBChunk,
+                             true}}) {
       if (output.exact.values.empty())
         continue;
-      HostTensor *computed = tensors.at(output.name);
-      report.outputs.push_back(
-          {output.name, compare(computed->toDoubles(), output.exact,
-                                output.bound, &output.perChunk, chunks)});
-    }
-    // The adapters' gradients, [out, in] like the adapters.
-    for (const ReductionOutput &output :
-         {ReductionOutput{"d_lora_a", exact.dLoraA, bounds.dLoraA,
-                     bounds.dLoraAChunk},
-          ReductionOutput{"d_gate_lora_b", exact.dGateLoraB, bounds.dGateLoraB,
-                     bounds.dGateLoraBChunk},
-          ReductionOutput{"d_up_lora_b", exact.dUpLoraB, bounds.dUpLoraB,
-                     bounds.dUpLoraBChunk},
-          ReductionOutput{"d_down_lora_a", exact.dDownLoraA, bounds.dDownLoraA,
-                     bounds.dDownLoraAChunk},
-          ReductionOutput{"d_down_lora_b", exact.dDownLoraB, bounds.dDownLoraB,
-                     bounds.dDownLoraBChunk}}) {
-      if (output.exact.values.empty())
-        continue;
+      const HostTensor &computed = *tensors.at(output.name);
       report.outputs.push_back(
           {output.name,
-           compare(unpackWeight(*tensors.at(output.name), /*inOut=*/false),
+           compare(output.adapter ? unpackWeight(computed, /*inOut=*/false)
+                                  : computed.toDoubles(),
                    output.exact, output.bound, &output.perChunk, chunks)});
     }
   }

@@ -86,29 +86,29 @@ std::string blockSource(const Case &c) {
   std::string hiddenBias =
       llvm::formatv("tensor<{0}x{1}>", c.hidden, c.element);
   std::string modelBias = llvm::formatv("tensor<{0}x{1}>", c.model, c.element);
-  std::string biasArguments, biasOperands, biasTypes;
+  std::string optionalArguments, optionalOperands, optionalTypes;
   if (c.biases) {
-    biasArguments =
+    optionalArguments =
         llvm::formatv(", %bg: {0}, %bu: {0}, %bd: {1}", hiddenBias, modelBias);
-    biasOperands = " gate_bias %bg up_bias %bu down_bias %bd";
-    biasTypes = llvm::formatv(", {0}, {0}, {1}", hiddenBias, modelBias);
+    optionalOperands = " gate_bias %bg up_bias %bu down_bias %bd";
+    optionalTypes = llvm::formatv(", {0}, {0}, {1}", hiddenBias, modelBias);
   }
   // Adapters are [out, in] whatever the weights' layout.
   auto matrix = [&](int64_t rows, int64_t cols) {
     return llvm::formatv("tensor<{0}x{1}x{2}>", rows, cols, c.element).str();
   };
   if (int64_t r = c.loraRank) {
-    biasArguments += llvm::formatv(", %la: {0}, %lbg: {1}, %lbu: {1}",
+    optionalArguments += llvm::formatv(", %la: {0}, %lbg: {1}, %lbu: {1}",
                                    matrix(r, c.model), matrix(c.hidden, r));
-    biasOperands += " lora(%la, %lbg, %lbu)";
-    biasTypes +=
+    optionalOperands += " lora(%la, %lbg, %lbu)";
+    optionalTypes +=
         llvm::formatv(", {0}, {1}, {1}", matrix(r, c.model), matrix(c.hidden, r));
   }
   if (int64_t r = c.downLoraRank) {
-    biasArguments += llvm::formatv(", %lad: {0}, %lbd: {1}",
+    optionalArguments += llvm::formatv(", %lad: {0}, %lbd: {1}",
                                    matrix(r, c.hidden), matrix(c.model, r));
-    biasOperands += " down_lora(%lad, %lbd)";
-    biasTypes +=
+    optionalOperands += " down_lora(%lad, %lbd)";
+    optionalTypes +=
         llvm::formatv(", {0}, {1}", matrix(r, c.hidden), matrix(c.model, r));
   }
   return llvm::formatv(R"mlir(
@@ -118,8 +118,8 @@ func.func @mlp(%x: {0}, %wg: {1}, %wu: {1}, %wd: {2}{5}) -> {0} {
   return %y : {0}
 }
 )mlir",
-                       x, gate, down, c.activation, attributes, biasArguments,
-                       biasOperands, biasTypes);
+                       x, gate, down, c.activation, attributes, optionalArguments,
+                       optionalOperands, optionalTypes);
 }
 
 std::unique_ptr<BlockRunner> compileCase(const Case &c) {
