@@ -26,15 +26,6 @@ using namespace mlir::fmlp;
 
 namespace {
 
-/// The block's optional operands (the biases, then the adapters) in
-/// operand order, each with the name entry points give it; absent ones null.
-SmallVector<std::pair<StringRef, Value>> getOptionalOperands(GatedMlpOp op) {
-  return {{"gate_bias", op.getGateBias()},     {"up_bias", op.getUpBias()},
-          {"down_bias", op.getDownBias()},     {"lora_a", op.getLoraA()},
-          {"gate_lora_b", op.getGateLoraB()}, {"up_lora_b", op.getUpLoraB()},
-          {"down_lora_a", op.getDownLoraA()}, {"down_lora_b", op.getDownLoraB()}};
-}
-
 /// The block's operands, in the order entry points take them: x, the three
 /// weights, then the optional operands that are present.
 SmallVector<Value> getBlockOperands(GatedMlpOp op) {

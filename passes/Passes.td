@@ -258,6 +258,10 @@ def PlanMemoryPass : Pass<"fmlp-plan-memory", "::mlir::ModuleOp"> {
       recomputed and dU beside it (`[dG dU]` after K3) in `save=u`'s
       backward (`[T, 2H]`), A, G, U recomputed by `save=x`'s backward
       (`[T, 3H]`).
+    - **Adapters** (docs/LoRA.md): their `[T, R]` values (Z, Zd saved
+      beside the activations; dZ, dZd and save=x's recomputed Z, Zd in the
+      workspace) are column blocks after the activations' `[T, H]` ones, so
+      those keep the places above.
     - **chunk-tokens=N** (0: off) bounds the workspace to N tokens: the
       entry points that have a workspace loop over token chunks of N, and
       the backward's weight gradients accumulate over the chunks (zeroed

@@ -10,6 +10,9 @@
 //                         with save=gu, a tensor.empty, is workspace)
 //   other tensor.empty -> the next columns of the workspace
 //
+// (saved and workspace are [T, columns] buffers of column blocks: the
+// activations' [T, H] ones first, then the adapters' [T, R] ones.)
+//
 // then, with chunk-tokens, the kernels of an entry with a workspace run in a
 // loop over token chunks.
 //
@@ -51,23 +54,26 @@ struct OutDestination {
   unsigned index; // output number, or saved/workspace column block
 };
 
-/// The column blocks of `saved` or of the workspace, [T, width] each ([T, H]
-/// for A, G, U; [T, R] for an adapter's Z), side by side: the widest first,
-/// blocks of one width in the order they were given (so G and U stay
-/// adjacent, and the [T, H] blocks where they were without adapters).
+/// The column blocks of `saved` or of the workspace, [T, width] each, side
+/// by side: the activations' ([T, H]: A, G, U, dU) in the order they were
+/// given, then the adapters' ([T, R]: Z, Zd, dZ, dZd) in theirs. So the
+/// activations sit where they would without adapters (G and U adjacent:
+/// the GPU kernels read [dG dU] as one operand). All of one element type.
 struct ColumnBlocks {
   SmallVector<int64_t> widths; // in the order given
-  unsigned add(int64_t width) {
+  SmallVector<bool> adapter;
+  Type element;
+  unsigned add(int64_t width, bool isAdapter) {
     widths.push_back(width);
+    adapter.push_back(isAdapter);
     return widths.size() - 1;
   }
   bool empty() const { return widths.empty(); }
   int64_t offset(unsigned block) const {
     int64_t offset = 0;
-    for (auto [index, width] : llvm::enumerate(widths))
-      if (width > widths[block] ||
-          (width == widths[block] && index < block))
-        offset += width;
+    for (unsigned other = 0; other < widths.size(); ++other)
+      if (adapter[other] == adapter[block] ? other < block : !adapter[other])
+        offset += widths[other];
     return offset;
   }
   /// All columns, or nullopt past int64.
@@ -78,6 +84,11 @@ struct ColumnBlocks {
     return sum;
   }
 };
+
+/// Whether a saved activation (by its fmlp.saved name) is an adapter's.
+bool isAdapterSaved(StringAttr name) {
+  return name && (name.getValue() == "z" || name.getValue() == "zd");
+}
 
 /// Columns of a [T, columns] value.
 int64_t columnsOf(Value value) {
@@ -110,31 +121,77 @@ std::optional<unsigned> getReturnIndex(Value result, func::ReturnOp ret) {
   return std::nullopt;
 }
 
-EntryPlan planEntry(func::FuncOp func) {
+/// The plan of `func`, or failure (reported) where its tensors do not fit
+/// one: a saved or workspace value that is not [T, columns], or one of
+/// another element type than the others.
+FailureOr<EntryPlan> planEntry(func::FuncOp func) {
   EntryPlan plan;
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  // Adds `value`'s columns to `blocks`: it must be 2-D, of their element
+  // type.
+  auto addBlock = [&](ColumnBlocks &blocks, StringRef name, Value value,
+                      bool isAdapter, Operation *at) -> FailureOr<unsigned> {
+    auto type = cast<ShapedType>(value.getType());
+    if (type.getRank() != 2) {
+      at->emitError() << "fmlp-plan-memory: a " << name << " value of type "
+                      << type << " (" << name
+                      << " values are [T, columns], token-major)";
+      return failure();
+    }
+    if (!blocks.element)
+      blocks.element = type.getElementType();
+    if (blocks.element != type.getElementType()) {
+      at->emitError() << "fmlp-plan-memory: " << name << " values of types "
+                      << blocks.element << " and " << type.getElementType()
+                      << " (one buffer holds them all)";
+      return failure();
+    }
+    return blocks.add(type.getDimSize(1), isAdapter);
+  };
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (func.getArgAttr(i, "fmlp.saved"))
-      plan.savedArguments[i] = plan.saved.add(columnsOf(func.getArgument(i)));
+    if (auto name = func.getArgAttrOfType<StringAttr>(i, "fmlp.saved")) {
+      FailureOr<unsigned> block = addBlock(plan.saved, "saved",
+                                           func.getArgument(i),
+                                           isAdapterSaved(name), func);
+      if (failed(block))
+        return failure();
+      plan.savedArguments[i] = *block;
+    }
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
-    if (func.getResultAttr(i, "fmlp.saved"))
-      plan.results.push_back(
-          {OutDestination::Saved, plan.saved.add(columnsOf(ret.getOperand(i)))});
-    else
+    if (auto name = func.getResultAttrOfType<StringAttr>(i, "fmlp.saved")) {
+      FailureOr<unsigned> block = addBlock(plan.saved, "saved",
+                                           ret.getOperand(i),
+                                           isAdapterSaved(name), ret);
+      if (failed(block))
+        return failure();
+      plan.results.push_back({OutDestination::Saved, *block});
+    } else {
       plan.results.push_back({OutDestination::Output, plan.outputs++});
+    }
   }
-  func.walk([&](DestinationStyleOpInterface kernel) {
+  WalkResult walk = func.walk([&](DestinationStyleOpInterface kernel) {
     for (OpOperand &init : kernel.getDpsInitsMutable()) {
       if (!init.get().getDefiningOp<tensor::EmptyOp>())
         continue;
       OpResult result = kernel.getTiedOpResult(&init);
-      if (std::optional<unsigned> index = getReturnIndex(result, ret))
+      if (std::optional<unsigned> index = getReturnIndex(result, ret)) {
         plan.freshOuts[&init] = plan.results[*index];
-      else
-        plan.freshOuts[&init] = {OutDestination::Workspace,
-                                 plan.workspace.add(columnsOf(init.get()))};
+        continue;
+      }
+      // Workspace: the projections' outs here are the adapters' Z, Zd, dZd
+      // (fmlp.down) and dZ (fmlp.input_grad); K2's y and K4's dx are
+      // returned.
+      FailureOr<unsigned> block =
+          addBlock(plan.workspace, "workspace", init.get(),
+                   isa<DownOp, InputGradOp>(kernel.getOperation()), kernel);
+      if (failed(block))
+        return WalkResult::interrupt();
+      plan.freshOuts[&init] = {OutDestination::Workspace, *block};
     }
+    return WalkResult::advance();
   });
+  if (walk.wasInterrupted())
+    return failure();
   return plan;
 }
 
@@ -197,9 +254,7 @@ public:
     SmallVector<Type> argumentTypes;
     SmallVector<DictionaryAttr> argumentAttrs;
     SmallVector<unsigned> inputArguments;
-    Type elementType;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      elementType = getElementTypeOrSelf(func.getArgument(i).getType());
       if (plan.savedArguments.count(i))
         continue;
       inputArguments.push_back(i);
@@ -215,11 +270,11 @@ public:
       }
     unsigned savedArgument = argumentTypes.size();
     int64_t tokens = tokenCount();
-    if (failed(checkBufferSizes(tokens, elementType)))
+    if (failed(checkBufferSizes(tokens)))
       return failure();
     if (!plan.saved.empty()) {
-      argumentTypes.push_back(
-          MemRefType::get({tokens, *plan.saved.total()}, elementType));
+      argumentTypes.push_back(MemRefType::get({tokens, *plan.saved.total()},
+                                              plan.saved.element));
       SmallVector<NamedAttribute> attrs = {
           builder.getNamedAttr("fmlp.name", builder.getStringAttr("saved")),
           builder.getNamedAttr("fmlp.saved",
@@ -234,7 +289,7 @@ public:
     if (!plan.workspace.empty()) {
       argumentTypes.push_back(MemRefType::get(
           {chunked ? chunkTokens : tokens, *plan.workspace.total()},
-          elementType));
+          plan.workspace.element));
       argumentAttrs.push_back(named("workspace"));
     }
 
@@ -289,13 +344,13 @@ private:
   /// blocks' columns] must have sizes a memref can hold: columns, and with
   /// static rows their bytes, within int64 (H >= 2^62 would otherwise wrap
   /// to negative extents).
-  LogicalResult checkBufferSizes(int64_t tokens, Type elementType) {
-    int64_t elementBytes =
-        std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+  LogicalResult checkBufferSizes(int64_t tokens) {
     auto check = [&](StringRef name, const ColumnBlocks &blocks,
                      int64_t rows) {
       if (blocks.empty())
         return success();
+      int64_t elementBytes =
+          std::max<int64_t>(1, blocks.element.getIntOrFloatBitWidth() / 8);
       std::optional<int64_t> columns = blocks.total();
       std::optional<int64_t> bytes =
           columns ? llvm::checkedMul(*columns, elementBytes) : std::nullopt;
@@ -541,8 +596,9 @@ struct PlanMemoryPass : mlir::fmlp::impl::PlanMemoryPassBase<PlanMemoryPass> {
       if (failed(verifyNoZeroExtents(func)) ||
           failed(verifyInPlaceWrites(func)))
         return signalPassFailure();
-      EntryPlan plan = planEntry(func);
-      if (failed(EntryRebuilder(func, plan, chunkTokens).rebuild()))
+      FailureOr<EntryPlan> plan = planEntry(func);
+      if (failed(plan) ||
+          failed(EntryRebuilder(func, *plan, chunkTokens).rebuild()))
         return signalPassFailure();
     }
   }

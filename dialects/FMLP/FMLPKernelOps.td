@@ -133,7 +133,7 @@ def FMLP_GateOp : FMLP_KernelOp<"gate", [AttrSizedOperandSegments]> {
 }
 
 def FMLP_DownGradOp : FMLP_KernelOp<"down_grad", [AttrSizedOperandSegments]> {
-  let summary = "K3: dA = md (dY Wd^T), never stored; dG and dU in the epilogue";
+  let summary = "K3: dA = md (dY Wd^T [+ dZd Ad]), never stored; dG and dU in the epilogue";
   let description = [{
     Computes `dA = md (dY Wd^T)` tile by tile and, in the epilogue, the
     gradients with respect to the two projections' outputs:
@@ -163,7 +163,7 @@ def FMLP_DownGradOp : FMLP_KernelOp<"down_grad", [AttrSizedOperandSegments]> {
 }
 
 def FMLP_InputGradOp : FMLP_KernelOp<"input_grad", [AttrSizedOperandSegments]> {
-  let summary = "K4: dx = [dG dU] [Wg Wu]^T, one contraction over K = 2H";
+  let summary = "K4: dx = [dG dU] [Wg Wu]^T [+ dZ A_cat], one contraction over K = 2H [+ R]";
   let arguments = (ins
     AnyShaped:$dg, AnyShaped:$du, AnyShaped:$gate, AnyShaped:$up,
     Optional<AnyShaped>:$lora_dz, Optional<AnyShaped>:$lora_a,

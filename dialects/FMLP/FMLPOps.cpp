@@ -43,32 +43,23 @@ struct BlockSignature {
   WeightLayout gateLayout, upLayout, downLayout;
   std::optional<APFloat> gateMultiplier, downMultiplier;
   std::optional<Precision> precision;
+  /// The optional operands present, in operand order, named as their
+  /// gradients are.
+  SmallVector<NamedOperand> optional;
 };
 
 template <typename OpT> BlockSignature getBlockSignature(OpT op) {
-  return {op.getX(),          op.getGate(),           op.getUp(),
-          op.getDown(),       op.getGateBias(),       op.getUpBias(),
-          op.getDownBias(),   op.getLoraA(),          op.getGateLoraB(),
-          op.getUpLoraB(),    op.getDownLoraA(),      op.getDownLoraB(),
-          op.getGateLayout(), op.getUpLayout(),       op.getDownLayout(),
-          op.getGateMultiplier(), op.getDownMultiplier(), op.getPrecision()};
-}
-
-/// The optional operands present, in operand order (the biases, then the
-/// adapters), named as the backward's gradients of them are.
-SmallVector<NamedOperand> getOptionalOperands(const BlockSignature &block) {
-  SmallVector<NamedOperand> present;
-  for (NamedOperand operand : {NamedOperand{"gate_bias", block.gateBias},
-                               NamedOperand{"up_bias", block.upBias},
-                               NamedOperand{"down_bias", block.downBias},
-                               NamedOperand{"lora_a", block.loraA},
-                               NamedOperand{"gate_lora_b", block.gateLoraB},
-                               NamedOperand{"up_lora_b", block.upLoraB},
-                               NamedOperand{"down_lora_a", block.downLoraA},
-                               NamedOperand{"down_lora_b", block.downLoraB}})
-    if (operand.value)
-      present.push_back(operand);
-  return present;
+  BlockSignature signature{
+      op.getX(),          op.getGate(),           op.getUp(),
+      op.getDown(),       op.getGateBias(),       op.getUpBias(),
+      op.getDownBias(),   op.getLoraA(),          op.getGateLoraB(),
+      op.getUpLoraB(),    op.getDownLoraA(),      op.getDownLoraB(),
+      op.getGateLayout(), op.getUpLayout(),       op.getDownLayout(),
+      op.getGateMultiplier(), op.getDownMultiplier(), op.getPrecision(), {}};
+  for (auto [name, value] : getOptionalOperands(op))
+    if (value)
+      signature.optional.push_back({name, value});
+  return signature;
 }
 
 RankedTensorType tensorTypeOf(Value value) {
@@ -246,7 +237,7 @@ verifyBlockSignature(Operation *op, const BlockSignature &block,
                                         {"the up weight", block.up},
                                         {"the down weight", block.down}};
   llvm::append_range(operands, extraOperands);
-  llvm::append_range(operands, getOptionalOperands(block));
+  llvm::append_range(operands, block.optional);
   if (failed(verifyElementTypes(op, operands, block.precision)))
     return failure();
 
@@ -332,8 +323,7 @@ LogicalResult GatedMlpGradOp::verify() {
       failed(verifyTypeMatches(*this, "d_down", getDDown(), "down", getDown())))
     return failure();
 
-  SmallVector<NamedOperand> optional =
-      getOptionalOperands(getBlockSignature(*this));
+  SmallVector<NamedOperand> optional = getBlockSignature(*this).optional;
   if (getOptionalGrads().size() != optional.size())
     return emitOpError() << "expected " << optional.size()
                          << " gradients of optional operands (one per bias "

@@ -15,6 +15,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::fmlp {
 
@@ -44,8 +45,6 @@ SmallVector<SmallVector<int64_t, 2>, 2> getTokenReassociation(int64_t rank);
 
 } // namespace mlir::fmlp
 
-#include "llvm/ADT/TypeSwitch.h"
-
 #define GET_OP_CLASSES
 #include "dialects/FMLP/FMLPOps.h.inc"
 
@@ -56,6 +55,17 @@ namespace mlir::fmlp {
 inline bool isKernelOp(Operation *op) {
   return isa<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
              GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(op);
+}
+
+/// A block op's optional operands (the biases, then the adapters) in operand
+/// order, each named as entry points name it; absent ones null. The
+/// backward returns one gradient per present one, in this order.
+template <typename BlockOp>
+SmallVector<std::pair<StringRef, Value>, 8> getOptionalOperands(BlockOp op) {
+  return {{"gate_bias", op.getGateBias()},     {"up_bias", op.getUpBias()},
+          {"down_bias", op.getDownBias()},     {"lora_a", op.getLoraA()},
+          {"gate_lora_b", op.getGateLoraB()}, {"up_lora_b", op.getUpLoraB()},
+          {"down_lora_a", op.getDownLoraA()}, {"down_lora_b", op.getDownLoraB()}};
 }
 
 /// The token-major operand of a kernel's adapter term (K1's, K2's and

@@ -74,14 +74,15 @@ defvar FMLP_BlockSharedDescription = [{
     scales the output.
 
     Low-rank adapters (LoRA, docs/LoRA.md), in nn.Linear's `[out, in]`
-    layout whatever the weights' layouts: `lora(A, Bg, Bu)` adds
+    layout whatever the weights' layouts: `lora(A_cat, Bg, Bu)` adds
     `Z Bg^T` to the gate projection and `Z Bu^T` to the up projection, with
-    `Z = x A^T` (`A` is `[R, D]`, `Bg` and `Bu` are `[H, R]`: the gate's and
-    up's adapters stacked along R, each scaled by its alpha / r, zero where
-    an adapter belongs to the other projection); `down_lora(Ad, Bd)` adds
-    `Zd Bd^T` to the down projection, with `Zd = A Ad^T` (`Ad` is `[Rd, H]`,
-    `Bd` is `[D, Rd]`, scaled). `Z` and `Zd` are rounded to the element type
-    once, as a kernel stores them.
+    `Z = x A_cat^T` (`A_cat` is `[R, D]`, `Bg` and `Bu` are `[H, R]`: the
+    gate's and up's adapters stacked along R, zero where an adapter belongs
+    to the other projection); `down_lora(Ad, Bd)` adds `Zd Bd^T` to the
+    down projection, with `Zd = A Ad^T` (`Ad` is `[Rd, H]`, `Bd` is
+    `[D, Rd]`). The caller folds each adapter's scale (alpha / r) into its
+    matrices. `Z` and `Zd` are rounded to the element type once, as a
+    kernel stores them.
 }];
 
 def FMLP_GatedMlpOp : FMLP_Op<"gated_mlp",
@@ -91,7 +92,7 @@ def FMLP_GatedMlpOp : FMLP_Op<"gated_mlp",
     Computes one gated MLP block on tensors:
 
     ```
-    G = gate_multiplier * (x Wg + Z Bg^T + bg)      Z  = x A^T
+    G = gate_multiplier * (x Wg + Z Bg^T + bg)      Z  = x A_cat^T
     U = x Wu + Z Bu^T + bu
     A = act(G) * U
     y = down_multiplier * (A Wd + Zd Bd^T + bd)     Zd = A Ad^T
@@ -135,17 +136,17 @@ def FMLP_GatedMlpGradOp : FMLP_Op<"gated_mlp_grad",
     Given the operands of an `fmlp.gated_mlp` and the gradient `dy` of a loss
     with respect to its result, returns the gradients with respect to `x`
     and each weight, and then one gradient per optional operand present, in
-    operand order: the biases (gate, up, down), then the adapters (A, Bg,
-    Bu, Ad, Bd). With `G`, `U`, `A`, `Z`, `Zd` as in `fmlp.gated_mlp` and the
+    operand order: the biases (gate, up, down), then the adapters (A_cat,
+    Bg, Bu, Ad, Bd). With `G`, `U`, `A`, `Z`, `Zd` as in `fmlp.gated_mlp` and the
     multipliers `mg` (gate) and `md` (down):
 
     ```
     dZd = dy Bd                     dA  = md * (dy Wd^T + dZd Ad)
     dG  = mg * dA * U * act'(G)     dU  = dA * act(G)
-    dZ  = dG Bg + dU Bu             dx  = dG Wg^T + dU Wu^T + dZ A
+    dZ  = dG Bg + dU Bu             dx  = dG Wg^T + dU Wu^T + dZ A_cat
     dWd = md * A^T dy               dWg = x^T dG          dWu = x^T dU
     dbd = md * sum(dy)              dbg = sum(dG)         dbu = sum(dU)
-    dA_lora = dZ^T x                dBg = dG^T Z          dBu = dU^T Z
+    dA_cat = dZ^T x                 dBg = dG^T Z          dBu = dU^T Z
     dAd = md * dZd^T A              dBd = md * dy^T Zd
     ```
 

@@ -132,13 +132,8 @@ bool mlir::fmlp::checkBlock(BlockRunner &runner, const CheckOptions &options,
   if (options.judgeAs)
     judged.storage = *options.judgeAs;
   Inputs judgedInputs = inputs;
-  if (options.judgeWithoutAdapters) {
-    judged.loraRank = judged.downLoraRank = 0;
-    for (Matrix *adapter : {&judgedInputs.loraA, &judgedInputs.gateLoraB,
-                            &judgedInputs.upLoraB, &judgedInputs.downLoraA,
-                            &judgedInputs.downLoraB})
-      *adapter = Matrix();
-  }
+  if (options.judgeOther)
+    options.judgeOther(judged, judgedInputs);
   Exact exact = computeExact(judged, judgedInputs);
   Bounds bounds = computeBounds(judged, judgedInputs, exact);
 

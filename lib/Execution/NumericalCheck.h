@@ -11,6 +11,8 @@
 #ifndef FMLP_LIB_EXECUTION_NUMERICALCHECK_H
 #define FMLP_LIB_EXECUTION_NUMERICALCHECK_H
 
+#include <functional>
+
 #include "lib/Execution/BlockRunner.h"
 #include "lib/Numerics/Reference.h"
 
@@ -36,11 +38,14 @@ struct CheckOptions {
   /// Negative control: move the forward's first output element by twice
   /// its bound before judging it, as a kernel that got one element wrong.
   bool perturbOneElement = false;
-  /// Negative control: judge y, dx and the weight gradients by the exact
-  /// values and bounds of the same block without its adapters' terms, as
-  /// an implementation that ignored them (the adapters' gradients are then
-  /// not judged).
-  bool judgeWithoutAdapters = false;
+  /// Negative control: judge by the exact values and bounds of another
+  /// block, `judgeOther` applied to the spec and inputs the reference
+  /// takes (an implementation that computed that block: without its
+  /// adapters, with two of them swapped). Outputs the other block lacks
+  /// are not judged.
+  std::function<void(::fmlp::numerics::BlockSpec &,
+                     ::fmlp::numerics::Inputs &)>
+      judgeOther;
 };
 
 struct OutputCheck {

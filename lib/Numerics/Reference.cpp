@@ -138,6 +138,13 @@ Matrix addRow(const Matrix &a, const Matrix &row) {
   return map(a, [&](size_t i) { return a.values[i] + row.values[i % a.cols]; });
 }
 
+/// a + b, elementwise.
+Matrix plus(Matrix a, const Matrix &b) {
+  for (size_t i = 0; i < a.values.size(); ++i)
+    a.values[i] += b.values[i];
+  return a;
+}
+
 /// [1, cols]: the sum of each column.
 Matrix columnSums(const Matrix &a) {
   Matrix sums(1, a.cols);
@@ -303,9 +310,10 @@ Inputs selectTokens(const Inputs &inputs, const std::vector<int64_t> &rows) {
 
 Inputs selectHiddenUnits(const Inputs &inputs,
                          const std::vector<int64_t> &units) {
-  if (!inputs.downLoraA.values.empty())
+  if (!inputs.loraA.values.empty() || !inputs.downLoraA.values.empty())
     throw std::invalid_argument(
-        "selectHiddenUnits: a down adapter (Zd = A Ad) mixes the hidden units");
+        "selectHiddenUnits: adapters mix the hidden units (dZ = dG Bg^T + "
+        "dU Bu^T, Zd = A Ad)");
   Inputs r = inputs;
   r.gateLoraB = selectColumns(inputs.gateLoraB, units);
   r.upLoraB = selectColumns(inputs.upLoraB, units);
@@ -360,12 +368,6 @@ Exact computeExact(const BlockSpec &spec, const Inputs &in,
   Exact e;
   double mg = spec.gateMultiplier, md = spec.downMultiplier;
   bool lora = spec.loraRank > 0, downLora = spec.downLoraRank > 0;
-  // a + b, elementwise.
-  auto plus = [](Matrix a, const Matrix &b) {
-    for (size_t i = 0; i < a.values.size(); ++i)
-      a.values[i] += b.values[i];
-    return a;
-  };
   Matrix xg = matmul(in.x, false, in.gate, false);
   Matrix xu = matmul(in.x, false, in.up, false);
   if (lora) {
@@ -463,12 +465,6 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
                overH = contractionError(spec, spec.hidden + rd + 1),
                overHOnly = contractionError(spec, spec.hidden),
                overK3 = contractionError(spec, spec.model + rd);
-  // a + b elementwise.
-  auto plus = [](Matrix a, const Matrix &b) {
-    for (size_t i = 0; i < a.values.size(); ++i)
-      a.values[i] += b.values[i];
-    return a;
-  };
   // A contraction's error carried from an operand stored with `error`: the
   // sum's own on |value| + error, plus the error itself (overN of n terms).
   auto carriedBy = [&](const Matrix &value, const Matrix &error,
@@ -598,12 +594,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   Matrix edG = stored(edG0, dGExact, spec.storage),
          edU = stored(edU0, dUExact, spec.storage);
   auto carried = [&](const Matrix &value, const Matrix &error, int64_t n) {
-    double overN = contractionError(spec, n);
-    return map(value, [&](size_t i) {
-      return overN *
-                 (std::fabs(value.values[i]) + error.values[i]) +
-             error.values[i];
-    });
+    return carriedBy(value, error, contractionError(spec, n));
   };
   // dZ = dG Bg^T + dU Bu^T, over 2H, stored.
   Matrix dZ, edZ;
@@ -649,14 +640,19 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
                (error.values.empty() ? 0.0 : error.values[i]);
       });
     };
-    Matrix magnitude = matmul(withError(leftValue, leftError), true,
-                              withError(rightValue, rightError), false);
-    Matrix product =
-        matmul(absolute(leftValue), true, absolute(rightValue), false);
+    Matrix rightMagnitude = withError(rightValue, rightError);
+    Matrix magnitude =
+        matmul(withError(leftValue, leftError), true, rightMagnitude, false);
+    // M - P = el^T (|r| + er) + |l|^T er, summed without cancellation.
+    Matrix carriedErrors(magnitude.rows, magnitude.cols);
+    if (!leftError.values.empty())
+      carriedErrors = plus(carriedErrors,
+                           matmul(leftError, true, rightMagnitude, false));
+    if (!rightError.values.empty())
+      carriedErrors = plus(carriedErrors, matmul(absolute(leftValue), true,
+                                                 rightError, false));
     base = map(magnitude, [&](size_t i) {
-      double carriedErrors =
-          std::max(0.0, magnitude.values[i] - product.values[i]);
-      return scale * (overT * magnitude.values[i] + carriedErrors) +
+      return scale * (overT * magnitude.values[i] + carriedErrors.values[i]) +
              u * std::fabs(exact.values[i]);
     });
     perChunk = map(magnitude, [&](size_t i) {

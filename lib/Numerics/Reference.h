@@ -122,9 +122,9 @@ Matrix hostMatmul(const Matrix &a, bool transposeA, const Matrix &b,
 /// those tokens, the gate/up weight and bias gradients at those units'
 /// columns and the down weight gradient at their rows. This is how a test
 /// judges a block too large to reference in full (sample, then compare
-/// there); its spec keeps T (or H) of the full block for the bounds. A down
-/// adapter mixes the hidden units (Zd = A Ad): selectHiddenUnits refuses
-/// inputs that have one.
+/// there); its spec keeps T (or H) of the full block for the bounds.
+/// Adapters mix the hidden units (Zd = A Ad, dZ = dG Bg^T + dU Bu^T):
+/// selectHiddenUnits refuses inputs that have them.
 Inputs selectTokens(const Inputs &inputs, const std::vector<int64_t> &rows);
 Inputs selectHiddenUnits(const Inputs &inputs,
                          const std::vector<int64_t> &units);

@@ -24,6 +24,9 @@
 
 using namespace mlir;
 using namespace mlir::fmlp;
+using ::fmlp::numerics::BlockSpec;
+using ::fmlp::numerics::Inputs;
+using ::fmlp::numerics::Matrix;
 using ::fmlp::numerics::Storage;
 
 namespace {
@@ -274,17 +277,41 @@ TEST(BlockNumericsControls, OneWrongElementFails) {
   EXPECT_FALSE(report.passed());
 }
 
+/// A bf16 block with both groups of adapters and multipliers.
+Case loraControlCase() {
+  Case c{"bf16", 37, 96, 200, "agu", 0, "silu", 0.5, 2.0};
+  c.loraRank = 16, c.downLoraRank = 8;
+  return c;
+}
+
 TEST(BlockNumericsControls, AdaptersLeftOutFail) {
   // The adapters' terms weigh as much as the base projections' (their B
   // drawn, not zero): a block judged as if it had none must fail in y, dx
-  // and the weight gradients (the adapters' gradients are not judged).
-  Case c{"bf16", 37, 96, 200, "agu", 0};
-  c.loraRank = 16, c.downLoraRank = 8;
+  // and the weight gradients.
   CheckOptions options;
-  options.judgeWithoutAdapters = true;
-  CheckReport report = checkControl(c, options);
+  options.judgeOther = [](BlockSpec &spec, Inputs &inputs) {
+    spec.loraRank = spec.downLoraRank = 0;
+    for (Matrix *adapter : {&inputs.loraA, &inputs.gateLoraB, &inputs.upLoraB,
+                            &inputs.downLoraA, &inputs.downLoraB})
+      *adapter = Matrix();
+  };
+  CheckReport report = checkControl(loraControlCase(), options);
   std::cout << "adapters left out:" << formatReport(report) << "\n";
   ASSERT_EQ(report.outputs.size(), 6u);
+  for (const OutputCheck &output : report.outputs)
+    EXPECT_FALSE(output.comparison.passed()) << output.name;
+}
+
+TEST(BlockNumericsControls, SwappedAdaptersFail) {
+  // The gate's and up's B swapped: every output, the adapters' gradients
+  // included, must fail.
+  CheckOptions options;
+  options.judgeOther = [](BlockSpec &, Inputs &inputs) {
+    std::swap(inputs.gateLoraB, inputs.upLoraB);
+  };
+  CheckReport report = checkControl(loraControlCase(), options);
+  std::cout << "adapters swapped:" << formatReport(report) << "\n";
+  ASSERT_EQ(report.outputs.size(), 11u);
   for (const OutputCheck &output : report.outputs)
     EXPECT_FALSE(output.comparison.passed()) << output.name;
 }

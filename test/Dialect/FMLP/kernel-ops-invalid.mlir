@@ -129,3 +129,27 @@ func.func @gate_wrong_bias(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %bg: m
   fmlp.gate ins(%x, %wg : memref<?x96xf32>, memref<200x96xf32>) gate_bias(%bg : memref<96xf32>) outs(%g : memref<?x200xf32>)
   return
 }
+
+// -----
+
+func.func @lora_in_part(%x: memref<?x96xf32>, %wg: memref<200x96xf32>, %wu: memref<200x96xf32>, %z: memref<?x8xf32>, %a: memref<?x200xf32>) {
+  // expected-error @+1 {{'fmlp.gate_up' op takes its 3 adapter operands together, got 1}}
+  "fmlp.gate_up"(%x, %wg, %wu, %z, %a) <{activation = #fmlp.activation<silu>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 0, 1>}> : (memref<?x96xf32>, memref<200x96xf32>, memref<200x96xf32>, memref<?x8xf32>, memref<?x200xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @lora_dynamic_rank(%a: memref<?x200xf32>, %wd: memref<96x200xf32>, %zd: memref<?x?xf32>, %bd: memref<96x4xf32>, %y: memref<?x96xf32>) {
+  // expected-error @+1 {{'fmlp.down' op lora_z must be [T, R] with a static R >= 1, got [?, ?]}}
+  fmlp.down ins(%a, %wd : memref<?x200xf32>, memref<96x200xf32>) lora(%zd, %bd : memref<?x?xf32>, memref<96x4xf32>) outs(%y : memref<?x96xf32>)
+  return
+}
+
+// -----
+
+func.func @lora_wrong_matrix(%dy: memref<?x96xf32>, %wd: memref<96x200xf32>, %g: memref<?x200xf32>, %u: memref<?x200xf32>, %dzd: memref<?x4xf32>, %ad: memref<4x100xf32>) {
+  // expected-error @+1 {{'fmlp.down_grad' op lora_a has shape [4, 100], expected [4, 200]}}
+  fmlp.down_grad silu ins(%dy, %wd, %g, %u : memref<?x96xf32>, memref<96x200xf32>, memref<?x200xf32>, memref<?x200xf32>) lora(%dzd, %ad : memref<?x4xf32>, memref<4x100xf32>) outs(%g, %u : memref<?x200xf32>, memref<?x200xf32>)
+  return
+}

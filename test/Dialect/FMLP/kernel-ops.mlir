@@ -85,3 +85,24 @@ func.func @gate_alone(%x: tensor<?x96xbf16>, %wg: tensor<200x96xbf16>, %bg: tens
       {gate_layout = #fmlp.layout<in_out>}
   return %g : tensor<?x200xbf16>
 }
+
+// -----
+
+// Adapter terms (docs/LoRA.md): K1's lora(Z, Bg, Bu), K2's lora(Zd, Bd),
+// K3's lora(dZd, Ad), K4's lora(dZ, A_cat).
+// CHECK-LABEL: func.func @lora_terms
+// CHECK: fmlp.gate_up silu ins({{.*}}) lora(%{{.+}}, %{{.+}}, %{{.+}} : memref<?x8xbf16>, memref<200x8xbf16>, memref<200x8xbf16>) outs(
+// CHECK: fmlp.down ins({{.*}}) lora(%{{.+}}, %{{.+}} : memref<?x4xbf16>, memref<96x4xbf16>) outs(
+// CHECK: fmlp.down_grad silu ins({{.*}}) lora(%{{.+}}, %{{.+}} : memref<?x4xbf16>, memref<4x200xbf16>) outs(
+// CHECK: fmlp.input_grad ins({{.*}}) lora(%{{.+}}, %{{.+}} : memref<?x8xbf16>, memref<8x96xbf16>) outs(
+func.func @lora_terms(%x: memref<?x96xbf16>, %wg: memref<200x96xbf16>, %wu: memref<200x96xbf16>,
+                      %wd: memref<96x200xbf16>, %la: memref<8x96xbf16>, %bg: memref<200x8xbf16>,
+                      %bu: memref<200x8xbf16>, %ad: memref<4x200xbf16>, %bd: memref<96x4xbf16>,
+                      %z: memref<?x8xbf16>, %zd: memref<?x4xbf16>, %a: memref<?x200xbf16>,
+                      %g: memref<?x200xbf16>, %u: memref<?x200xbf16>, %y: memref<?x96xbf16>) {
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x96xbf16>, memref<200x96xbf16>, memref<200x96xbf16>) lora(%z, %bg, %bu : memref<?x8xbf16>, memref<200x8xbf16>, memref<200x8xbf16>) outs(%a, %g, %u : memref<?x200xbf16>, memref<?x200xbf16>, memref<?x200xbf16>)
+  fmlp.down ins(%a, %wd : memref<?x200xbf16>, memref<96x200xbf16>) lora(%zd, %bd : memref<?x4xbf16>, memref<96x4xbf16>) outs(%y : memref<?x96xbf16>)
+  fmlp.down_grad silu ins(%y, %wd, %g, %u : memref<?x96xbf16>, memref<96x200xbf16>, memref<?x200xbf16>, memref<?x200xbf16>) lora(%zd, %ad : memref<?x4xbf16>, memref<4x200xbf16>) outs(%g, %u : memref<?x200xbf16>, memref<?x200xbf16>)
+  fmlp.input_grad ins(%g, %u, %wg, %wu : memref<?x200xbf16>, memref<?x200xbf16>, memref<200x96xbf16>, memref<200x96xbf16>) lora(%z, %la : memref<?x8xbf16>, memref<8x96xbf16>) outs(%y : memref<?x96xbf16>)
+  return
+}
