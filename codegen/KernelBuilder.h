@@ -229,21 +229,30 @@ constexpr int64_t simtSharedBytes(unsigned accumulators) {
 void buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec);
 
 /// The tensor-core instantiation for sm_90a (WGMMA, TMA, warp
-/// specialization), for 16-bit operands read through tensor maps in
-/// 128-byte swizzled boxes. An operand is K-major (rows of its global view
-/// index M or N, K contiguous: one box of 64 k x the tile's rows) or
-/// MN-major (rows index K: boxes of 64 m/n x 64 k rows, one per 64 of the
-/// tile); WGMMA reads either layout of 16-bit data. One producer warpgroup
-/// (TMA on a ring of `stages` full/empty mbarriers) and two consumer
-/// warpgroups (m64 x tileN x k16 WGMMA each, fp32 accumulators,
-/// setmaxnreg); the epilogue runs in registers on each accumulator element.
-/// Edges (T, N, K not tile multiples) are the tensor maps' zero fill on
-/// load and, on store, the epilogue's guards or the TMA's clipping.
+/// specialization), for 16-bit operands, or fp32 ones multiplied as tf32,
+/// read through tensor maps in 128-byte swizzled boxes. Its geometry is in
+/// bytes: a stage's rows are kWgmmaRowBytes of k (wgmmaTileK: 64 16-bit
+/// elements, 32 fp32 ones) and an instruction takes
+/// kWgmmaInstructionKBytes of each row (k16 of 16-bit data, k8 of tf32),
+/// so the descriptors' byte steps and a stage's bytes are the same for
+/// every element width. An operand is K-major (rows of its global view
+/// index M or N, K contiguous: one box of a row of k x the tile's rows) or,
+/// 16-bit only, MN-major (rows index K: boxes of 64 m/n x 64 k rows, one
+/// per 64 of the tile); WGMMA transposes 16-bit data only, so tf32
+/// operands are K-major (PTX ISA, wgmma.mma_async: imm-trans-a/b). One
+/// producer warpgroup (TMA on a ring of `stages` full/empty mbarriers) and
+/// two consumer warpgroups (m64 x tileN x k16 WGMMA each, or k8 on tf32,
+/// fp32 accumulators, setmaxnreg); the epilogue runs in registers on each
+/// accumulator element. The tensor core takes the f32 bits of a tf32
+/// operand as they lie in shared memory (not rounded: lib/Numerics' tf32
+/// bound covers their truncation, bench/wgmma_tf32_operands.cu measured
+/// it). Edges (T, N, K not tile multiples) are the tensor maps' zero fill
+/// on load and, on store, the epilogue's guards or the TMA's clipping.
 struct WgmmaOperand {
   unsigned map = 0; // tensor-map parameter
   bool kMajor = true;
   /// Two sources concatenated along K (K4's [Wg Wu]): k-steps at or past
-  /// `kSplit` (a multiple of 64) read `highMap` at k - kSplit.
+  /// `kSplit` (a multiple of the k-tile) read `highMap` at k - kSplit.
   int64_t kSplit = 0;
   unsigned highMap = 0;
   /// K-major A whose rows are T: each k-step's tile arrives in boxes of
@@ -265,7 +274,7 @@ struct WgmmaGemmSpec {
   /// Shared memory one block may use on the target (the epilogue's
   /// hand-off area goes past the ring only where it fits).
   int64_t sharedBytesLimit = 0;
-  Type element; // bf16 or f16
+  Type element; // bf16 or f16, or f32 (multiplied as tf32, K-major)
   GemmSpec::Epilogue epilogue;
   /// Split-K: K's tiles cut into `splitK` slices, one block each (grid z),
   /// reduced in `splitKWorkspace` (ptr<1>, laid out as SplitKWorkspace
@@ -275,7 +284,15 @@ struct WgmmaGemmSpec {
   Value splitKWorkspace;
   int64_t splitKRows = 0;
 };
-constexpr int64_t kWgmmaTileM = 128, kWgmmaTileK = 64, kWgmmaThreads = 384;
+constexpr int64_t kWgmmaTileM = 128, kWgmmaThreads = 384;
+/// A stage's row of k (the 128-byte swizzle's row) and one instruction's
+/// part of it, in bytes, whatever the element width.
+constexpr int64_t kWgmmaRowBytes = 128, kWgmmaInstructionKBytes = 32;
+/// The k-tile of `element`s: one stage's row, 64 16-bit or 32 fp32 ones.
+int64_t wgmmaTileK(Type element);
+/// Whether WGMMA reads MN-major operands of `element`: it transposes
+/// 16-bit ones only.
+bool wgmmaTakesMnMajor(Type element);
 
 /// The workspace of a split-K WGMMA GEMM of at most `rows` x `cols` outputs
 /// (`accumulators` per element, tiles kWgmmaTileM x tileN): first one u32

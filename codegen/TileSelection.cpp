@@ -66,6 +66,14 @@ static llvm::cl::opt<int, false, CheckedIntParser<WgmmaWidth>>
                        "multiple of 64 up to 256, at most 128 where a kernel "
                        "has two accumulators (0: the rule)"));
 
+// For A/B runs on a GPU (bench/compare_bundles.py): fp32 operands
+// contracted as tf32 take WGMMA on sm_90a where both are K-major (the rule),
+// or mma_sync as they did before it (false).
+static llvm::cl::opt<bool> tf32Wgmma(
+    "fmlp-tf32-wgmma", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("sm_90a: fp32 operands contracted as tf32 take WGMMA "
+                   "where both are K-major (else mma_sync)"));
+
 // For A/B runs on a GPU: the mma_sync kernels' ring depth (at most what
 // fits the chip's shared memory) and k-tile (rows of 64 or 128 bytes)
 // instead of the rule's (0).
@@ -96,7 +104,10 @@ constexpr int64_t kMinSliceKTiles = 4, kMaxSplitKWaves = 2,
 /// bytes: 95 GB/s a multiprocessor from L2); per wave (prologue, pipeline
 /// fill, epilogue); per split-K launch (the counter fill, the last slice's
 /// wait) and per column and further slice (the last slice reading its
-/// partials back); and HBM bytes per microsecond (a copy's rate).
+/// partials back); and HBM bytes per microsecond (a copy's rate). Fitted
+/// to 16-bit kernels; a tf32 k-tile (128 rows x 32) is half the flops at
+/// half the rate and the same 128 bytes a row, so the model counts it as
+/// one k-tile too (not fitted: a lead).
 constexpr double kMmaMicrosPerColumn = 2.5e-3, kLoadMicrosPerRow = 1.35e-3,
                  kWaveMicros = 3.0, kSplitKMicros = 4.0,
                  kPartialMicrosPerColumn = 0.01, kHbmBytesPerMicro = 4.19e6;
@@ -133,11 +144,11 @@ int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
   return best;
 }
 
-/// Why the 16-bit tensor-core strategies (WGMMA, small_tokens) do not take
-/// `shape`'s operands, or "".
+/// Why the 16-bit tensor-core strategies (small_tokens; WGMMA's 16-bit
+/// part) do not take `shape`'s operands, or "".
 std::string notSixteenBitOperands(const GemmShape &shape) {
   if (isFloat32Precision(getElementPrecision(shape.element)))
-    return "fp32 operands (WGMMA takes 16-bit ones)";
+    return "fp32 operands (small_tokens takes 16-bit ones)";
   if (shape.precision && *shape.precision != getElementPrecision(shape.element))
     return ("precision " + stringifyPrecision(*shape.precision) + " on " +
             stringifyPrecision(getElementPrecision(shape.element)) +
@@ -183,6 +194,23 @@ std::string notMmaSyncOperands(const GemmShape &shape) {
   if (isFloat32Precision(getElementPrecision(shape.element)))
     return "fp32 operands contracted as ieee take the IEEE fp32 SIMT path";
   return notSixteenBitOperands(shape);
+}
+
+/// Why the WGMMA strategy does not take `shape`'s operands, or "": 16-bit
+/// ones in their own format, or fp32 ones with precision tf32 (one product
+/// of their tf32 values; tf32x3 and highest split each operand in
+/// registers, which WGMMA's shared-memory operands do not allow).
+std::string notWgmmaOperands(const GemmShape &shape) {
+  if (!isFloat32Precision(getElementPrecision(shape.element)))
+    return notSixteenBitOperands(shape);
+  if (!tf32Contraction(shape) || *tensorCoreProducts(shape) != Precision::tf32)
+    return ("fp32 operands contracted as " +
+            stringifyPrecision(shape.precision.value_or(Precision::ieee)) +
+            " (WGMMA takes 16-bit ones, and fp32 ones as tf32)")
+        .str();
+  if (!tf32Wgmma)
+    return "fp32 operands: tf32 on WGMMA is off (--fmlp-tf32-wgmma=false)";
+  return "";
 }
 
 /// The SIMT configuration of `shape`, for `reason`.
@@ -250,12 +278,15 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
   config.strategy = KernelStrategy::wgmma;
   config.tileM = kWgmmaTileM;
   config.tileN = spec.tileN;
-  config.tileK = kWgmmaTileK;
+  config.tileK = wgmmaTileK(shape.element);
   config.stages = spec.stages;
   config.sharedBytes = wgmmaSharedBytes(spec);
   config.maxRegisters = kWgmmaMaxRegisters;
-  config.reason = "16-bit operands in TMA-addressable views on " +
-                  std::string(target.chip);
+  config.reason =
+      std::string(isFloat32Precision(getElementPrecision(shape.element))
+                      ? "tf32 products of fp32 operands, both K-major,"
+                      : "16-bit operands") +
+      " in TMA-addressable views on " + std::string(target.chip);
   return config;
 }
 
@@ -348,7 +379,7 @@ double mlir::fmlp::wgmmaMicroseconds(const Target &target,
                    llvm::divideCeil(shape.n, tileN) * splitK;
   int64_t waves = llvm::divideCeil(blocks, target.multiprocessors);
   int64_t kTiles = llvm::divideCeil(
-      llvm::divideCeil(shape.k, kWgmmaTileK), splitK);
+      llvm::divideCeil(shape.k, wgmmaTileK(shape.element)), splitK);
   // A k-tile takes the longer of its products and its loads (A's 128 rows
   // and B's `columns`).
   double kTile = std::max(kMmaMicrosPerColumn * columns,
@@ -369,7 +400,7 @@ namespace {
 KernelConfig tokenRangeConfig(const Target &target, const GemmShape &shape,
                               const KernelConfig &base, int64_t fewest,
                               int64_t most) {
-  int64_t kTiles = llvm::divideCeil(shape.k, kWgmmaTileK);
+  int64_t kTiles = llvm::divideCeil(shape.k, wgmmaTileK(shape.element));
   auto time = [&](int64_t tileN, int64_t splitK) {
     double sum = 0;
     for (int64_t rows = fewest + 1; rows <= most; ++rows)
@@ -518,8 +549,7 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
                                          : "the mma_sync strategy was asked for";
   else if (!target.has(kWgmma))
     why = std::string(target.chip) + " has no WGMMA";
-  else if (std::string operands = notSixteenBitOperands(shape);
-           !operands.empty())
+  else if (std::string operands = notWgmmaOperands(shape); !operands.empty())
     why = operands;
   else if (!shape.tmaReady)
     why = shape.notTmaReady;

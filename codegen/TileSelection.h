@@ -6,11 +6,18 @@
 // rule:
 //
 //   WGMMA (targets with wgmma: sm_90a): 16-bit operands contracted in
-//     their own format (no precision, or the precision of their type),
-//     both K-major and TMA-addressable (16-byte aligned rows
-//     and views); tile 128 x (256 / accumulators) x 64, as many stages (at
-//     most 6) as the shared memory takes. When M and N are static (the
-//     weight gradients, whose K is T) the grid is known: a narrower tile
+//     their own format (no precision, or the precision of their type), or
+//     fp32 operands with precision tf32 (one tf32 product each; tf32x3 and
+//     highest split operands in registers and stay on mma_sync), both
+//     TMA-addressable (16-byte aligned rows and views) and, for fp32, both
+//     K-major (WGMMA transposes 16-bit operands only: K1, K2 and gate with
+//     nn.Linear's weights; the backward's K3..K6 read an MN-major operand
+//     and take mma_sync); tile 128 x (256 / accumulators) x one 128-byte
+//     row of k (64 16-bit elements, 32 fp32), as many stages (at most 6)
+//     as the shared memory takes (a stage's bytes do not depend on the
+//     element: 4 of 48 KiB at 256 columns on sm_90a's 232,448 B). When M
+//     and N are static (the weight gradients, whose K is T) the grid is
+//     known: a narrower tile
 //     (192 or 128) is taken when it cuts waves x width, the time of the
 //     busiest multiprocessor, by at least 10 %.
 //   Few tokens, variants beside either (fmlp.token_variants, each serving
@@ -53,7 +60,8 @@
 //     codegen/WgmmaGemm.cpp).
 //   mma_sync (chips with mma.sync but no WGMMA: sm_80, sm_86, sm_89, sm_90,
 //     sm_100[a], sm_103[a], sm_120[a]; on sm_90a where WGMMA's TMA cannot
-//     read an operand, or for fp32 operands contracted on tf32): 16-bit
+//     read an operand, for fp32 operands contracted as tf32x3 or highest,
+//     and for tf32 ones not both K-major): 16-bit
 //     operands contracted in their own format, or fp32 ones with precision
 //     tf32 or tf32x3 (m16n8k8), each part with a unit stride along one
 //     index (K or M/N) and 16-byte aligned rows and offset (cp.async

@@ -10,16 +10,17 @@
 //                    the consumers' rows there multiply stale shared
 //                    memory, and no epilogue stores a row past T).
 //   warpgroups 1, 2  consumers, 64 rows of the 128-row tile each: wait for
-//                    full[s], issue 4 WGMMAs (k16 each) per accumulator as
-//                    one group, wait until only that group is pending and
-//                    release the previous step's stage (one arrival per
-//                    warpgroup on empty[s - 1]); the last stage once all
-//                    are done.
+//                    full[s], issue 4 WGMMAs (k16 each, k8 on tf32) per
+//                    accumulator as one group, wait until only that group
+//                    is pending and release the previous step's stage
+//                    (one arrival per warpgroup on empty[s - 1]); the last
+//                    stage once all are done.
 //
 // Dynamic shared memory: [0, 1024) the mbarriers (full[s] at 8 s, empty[s]
 // at 8 (stages + s), the epilogue's of consumer c at 8 (2 stages + c)),
-// then `stages` stages of A (128 x 64) and B_j (tileN x 64), each row 128
-// bytes, 128-byte swizzled, 1024-byte aligned.
+// then `stages` stages of A (128 rows) and B_j (tileN rows), each row 128
+// bytes of k (64 16-bit elements, 32 fp32 ones: wgmmaTileK), 128-byte
+// swizzled, 1024-byte aligned.
 //
 // Ring invariant: k-step i uses stage s = i mod stages in round r = i div
 // stages; full[s] completes its phase r when the stage's bytes arrive, and
@@ -29,7 +30,7 @@
 //
 // Split-K (spec.splitK = S > 1): the grid's z is the slice s of the K
 // tiles, k-steps [first(s), first(s + 1)) with first(s) = floor(s Kt / S)
-// of Kt = ceil(K / 64). These ranges are contiguous and cover [0, Kt) in
+// of Kt = ceil(K / tileK). These ranges are contiguous and cover [0, Kt) in
 // order (first(0) = 0, first(S) = Kt), and none is empty when S <= Kt:
 // first(s + 1) - first(s) = floor(s Kt / S + Kt / S) - floor(s Kt / S)
 // >= floor(Kt / S) >= 1, since floor(x + y) >= floor(x) + floor(y); each
@@ -75,7 +76,7 @@ constexpr int64_t kBarrierBytes = 1024;
 /// last word of the barrier area, past every mbarrier: 8 (2 stages + 2)
 /// bytes, stages <= 62).
 constexpr int64_t kArrivalWord = kBarrierBytes - 4;
-constexpr int64_t kRowBytes = 128; // 64 16-bit elements of k per row
+constexpr int64_t kRowBytes = kWgmmaRowBytes;
 /// Each consumer warpgroup holds one part of the staged epilogue.
 constexpr int64_t kConsumerRows = kEpiloguePartRows;
 /// Named barriers: 0 the block, 1 both consumers, 2 + c consumer c, 4 the
@@ -104,13 +105,16 @@ int64_t stageBytes(const WgmmaGemmSpec &spec) {
   return (kWgmmaTileM + spec.b.size() * spec.tileN) * kRowBytes;
 }
 
-/// Bytes between the 64-wide blocks of an MN-major tile (64 k rows each).
-constexpr int64_t kMnBlockBytes = kWgmmaTileK * kRowBytes;
+/// MN-major tiles (16-bit only: wgmmaTakesMnMajor): a row is one k of 64
+/// m/n, and the 64-wide blocks of a tile (64 k rows each) lie this many
+/// bytes apart.
+constexpr int64_t kMnBlockBytes = 64 * kRowBytes;
+static_assert(kRowBytes == 64 * 2, "an MN-major row is 64 16-bit m/n");
 
-/// The accumulator fragment of m64nNk16 (fp32) in a warpgroup: register
-/// r of thread (warp w, lane l) holds row 16 w + l / 4 + 8 ((r mod 4) / 2),
-/// column 8 (r / 4) + 2 (l mod 4) + r mod 2; a 64-column box is 32
-/// registers.
+/// The accumulator fragment of m64nNk16 and m64nNk8 (fp32) in a
+/// warpgroup: register r of thread (warp w, lane l) holds row 16 w + l / 4
+/// + 8 ((r mod 4) / 2), column 8 (r / 4) + 2 (l mod 4) + r mod 2; a
+/// 64-column box is 32 registers.
 AccumulatorFragment wgmmaFragment() {
   AccumulatorFragment fragment;
   fragment.threadRow = [](KernelBuilder &kb, Value tid, Value thread) {
@@ -196,9 +200,16 @@ struct Wgmma : EpilogueHost {
         (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) | (leading << 16);
     return arith::OrIOp::create(b(), kb.loc, a, kb.i64(high));
   }
-  /// Bytes from one k16 step to the next in a tile.
+  /// Bytes from one instruction's k to the next in a tile: along a row
+  /// (K-major), or that many k rows (MN-major, 16-bit: k16).
   static int64_t kStepBytes(bool kMajor) {
-    return kMajor ? 32 : 16 * kRowBytes;
+    return kMajor ? kWgmmaInstructionKBytes
+                  : kWgmmaInstructionKBytes / 2 * kRowBytes;
+  }
+  /// The k-tile in elements, and one instruction's.
+  int64_t tileK() const { return wgmmaTileK(spec.element); }
+  int64_t instructionK() const {
+    return kWgmmaInstructionKBytes * 8 / spec.element.getIntOrFloatBitWidth();
   }
 
   /// This block's tile (m, n) in grouped order. Blocks start in the order
@@ -353,11 +364,11 @@ struct Wgmma : EpilogueHost {
         NVVM::MBarrierArriveExpectTxOp::create(
             b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
             NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
-        Value kc = kb.mul(kb.add(kFirst, step), c32(kWgmmaTileK));
+        Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
         Value base = stageOffset(stage);
-        // One operand's tile of `rows` m/n from `row0`: a box of 64 k x rows
-        // (K-major; A in boxes of rowsPerBox, the first aBoxes of them) or
-        // rows / 64 boxes of 64 m/n x 64 k (MN-major).
+        // One operand's tile of `rows` m/n from `row0`: a box of a row of k
+        // x rows (K-major; A in boxes of rowsPerBox, the first aBoxes of
+        // them) or rows / 64 boxes of 64 m/n x 64 k (MN-major).
         auto issue = [&](unsigned map, Value offset, Value row0, Value k0,
                          bool kMajor, int64_t rows, int64_t rowsPerBox = 0) {
           auto load = [&](Value dstOffset, Value inner, Value outer) {
@@ -420,7 +431,7 @@ struct Wgmma : EpilogueHost {
     return LLVM::LLVMStructType::getLiteral(b().getContext(), fields);
   }
 
-  /// k-step `step` of this consumer: wait for its stage, add its 64 k to
+  /// k-step `step` of this consumer: wait for its stage, add its tileK k to
   /// `acc` (the first step overwrites it: scale-out zero), and release the
   /// previous step's stage once only this step's group is pending (it
   /// stays in flight while the next step is issued).
@@ -437,11 +448,15 @@ struct Wgmma : EpilogueHost {
         kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
     NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
     SmallVector<Value> sums(acc);
-    NVVM::WGMMATypes type =
-        spec.element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    // fp32 operands are multiplied as tf32: the tensor core reads their
+    // bits as they are (the file comment of KernelBuilder.h's WGMMA part).
+    NVVM::WGMMATypes type = spec.element.isBF16()  ? NVVM::WGMMATypes::bf16
+                            : spec.element.isF16() ? NVVM::WGMMATypes::f16
+                                                   : NVVM::WGMMATypes::tf32;
     auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
-                                         static_cast<int>(spec.tileN), 16);
-    for (int64_t kk = 0; kk < kWgmmaTileK / 16; ++kk) {
+                                         static_cast<int>(spec.tileN),
+                                         static_cast<int>(instructionK()));
+    for (int64_t kk = 0; kk < tileK() / instructionK(); ++kk) {
       bool aK = spec.a.kMajor;
       Value dA = descriptor(at(kb.add(aBase, c32(kStepBytes(aK) * kk))), aK);
       for (unsigned j = 0; j < spec.b.size(); ++j) {
@@ -707,6 +722,14 @@ SplitKWorkspace mlir::fmlp::splitKWorkspace(int64_t rows, int64_t cols,
   return layout;
 }
 
+int64_t mlir::fmlp::wgmmaTileK(Type element) {
+  return kWgmmaRowBytes * 8 / element.getIntOrFloatBitWidth();
+}
+
+bool mlir::fmlp::wgmmaTakesMnMajor(Type element) {
+  return element.getIntOrFloatBitWidth() == 16;
+}
+
 int64_t mlir::fmlp::wgmmaSharedBytes(const WgmmaGemmSpec &spec) {
   return kBarrierBytes + spec.stages * stageBytes(spec);
 }
@@ -717,9 +740,23 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   Wgmma w(kb, spec);
   EpilogueViews views =
       EpilogueViews::discover(kb, spec.epilogue, spec.b.size());
+  assert((wgmmaTakesMnMajor(spec.element) ||
+          (spec.a.kMajor && llvm::all_of(spec.b, [](const WgmmaOperand &b) {
+             return b.kMajor;
+           }))) &&
+         "WGMMA transposes 16-bit operands only: tf32 ones are K-major");
   // The epilogue's slots lie in the ring, free once the main loop is done.
-  std::optional<StagingPlan> staging = StagingPlan::of(
-      w.epilogueSpec, views, kBarrierBytes, spec.stages * stageBytes(spec));
+  // 16-bit views only: fp32 ones (tf32 kernels) take the epilogue's direct
+  // stores. A thread's column pair is then 8 bytes and a warp's store 8
+  // rows x 32 bytes, whole 32-byte sectors, where a 16-bit pair's warp
+  // store fills half sectors: staging would add a round trip through
+  // shared memory and its barriers for no sector saved (and TMA's output
+  // boxes, 64 columns of 16 bits, are planned for 16-bit views only).
+  std::optional<StagingPlan> staging =
+      spec.element.getIntOrFloatBitWidth() == 16
+          ? StagingPlan::of(w.epilogueSpec, views, kBarrierBytes,
+                            spec.stages * stageBytes(spec))
+          : std::nullopt;
   // With every staged block prefetched and one accumulator, the producer
   // warpgroup takes one box of each consumer's elements, where the
   // hand-off area fits past the ring.
@@ -744,11 +781,11 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   auto [mTile, nTile] = w.tileOfBlock();
   Value m0 = kb.mul(mTile, w.c32(kWgmmaTileM));
   Value n0 = kb.mul(nTile, w.c32(spec.tileN));
-  // ceil(K / 64) k-steps; the tensor maps zero-fill past K.
+  // ceil(K / tileK) k-steps; the tensor maps zero-fill past K.
   Value kExtent = arith::TruncIOp::create(b, loc, w.i32, kb.extent(spec.k));
   // At least one (k-step 0 is peeled; T >= 1 reaches a kernel anyway).
   Value kSteps = arith::MaxUIOp::create(
-      b, loc, arith::CeilDivUIOp::create(b, loc, kExtent, w.c32(kWgmmaTileK)),
+      b, loc, arith::CeilDivUIOp::create(b, loc, kExtent, w.c32(w.tileK())),
       w.c32(1));
   // Split-K: this slice's k-steps [kFirst, first(s + 1)) (the file
   // comment; the lowering checks S <= the k-steps, K static).

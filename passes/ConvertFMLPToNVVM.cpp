@@ -273,11 +273,12 @@ std::string notSplittable(const KernelGemm &gemm, const KernelConfig &config) {
   if (gemm.m.tokens && config.maxTokens == 0)
     return prefix + " for every T: only a token variant (max_tokens > 0) "
                     "splits K, its workspace sized for its largest T";
-  int64_t kTiles = llvm::divideCeil(gemm.k.value, kWgmmaTileK);
+  int64_t tileK = wgmmaTileK(gemm.element);
+  int64_t kTiles = llvm::divideCeil(gemm.k.value, tileK);
   if (config.splitK > kTiles)
     return prefix + ", more slices than its K = " +
            std::to_string(gemm.k.value) + " has k-tiles of " +
-           std::to_string(kWgmmaTileK) + " (" + std::to_string(kTiles) + ")";
+           std::to_string(tileK) + " (" + std::to_string(kTiles) + ")";
   return "";
 }
 
@@ -587,10 +588,11 @@ gpu::LaunchFuncOp createLaunch(OpBuilder &b, Location loc, ValueRange written,
   }
   // Tensor maps first (the host encodes one per view), then the buffers.
   SmallVector<Value> args;
-  SmallVector<int64_t> boxRows, cols;
+  SmallVector<int64_t> boxRows, boxCols, cols;
   for (const TmaView &map : tensorMaps) {
     args.push_back(map.view);
     boxRows.push_back(map.boxRows);
+    boxCols.push_back(map.boxCols);
     cols.push_back(map.cols);
   }
   args.append(operands.buffers.begin(), operands.buffers.end());
@@ -611,6 +613,7 @@ gpu::LaunchFuncOp createLaunch(OpBuilder &b, Location loc, ValueRange written,
     writtenParams.push_back(tensorMaps.size() + operands.index.lookup(buffer));
   launch->setAttr("fmlp.written", b.getDenseI64ArrayAttr(writtenParams));
   launch->setAttr("fmlp.tensor_map_box_rows", b.getDenseI64ArrayAttr(boxRows));
+  launch->setAttr("fmlp.tensor_map_box_cols", b.getDenseI64ArrayAttr(boxCols));
   launch->setAttr("fmlp.tensor_map_cols", b.getDenseI64ArrayAttr(cols));
   return launch;
 }
@@ -748,6 +751,12 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
       os << "a wgmma tile of " << accumulators << " accumulators x "
          << config.tileN << " columns: at most " << kWgmmaMaxColumns
          << " columns in all";
+      break;
+    }
+    if (config.tileK != wgmmaTileK(gemm.element)) {
+      os << "a wgmma k-tile of " << config.tileK << " elements: a stage's "
+         << "rows hold " << wgmmaTileK(gemm.element) << " of "
+         << gemm.element;
       break;
     }
     WgmmaGemmSpec spec;
@@ -1042,6 +1051,17 @@ struct ConvertFMLPToNVVMPass
       if (!info.has(kWgmma))
         return op->emitOpError("is configured for WGMMA, which ")
                << StringRef(info.chip) << " does not have";
+      // fp32 operands: one product of their tf32 values, which the tensor
+      // core reads from the bits TMA stored (tf32x3 and highest split
+      // them in registers: mma_sync).
+      if (gemm.element.isF32() &&
+          !(gemm.precision &&
+            getProductFormat(*gemm.precision, true) == Precision::tf32))
+        return op->emitOpError("has a wgmma config on fp32 operands ")
+               << "contracted as "
+               << (gemm.precision ? stringifyPrecision(*gemm.precision)
+                                  : StringRef("ieee"))
+               << "; wgmma takes fp32 operands as tf32 only";
       std::string whyNot;
       FailureOr<TmaPlan> planned = planTma(op, gemm, config.tileN, whyNot);
       if (failed(planned))

@@ -229,14 +229,23 @@ bool adjacent(Value first, Value second) {
 /// Plans tensor maps one operand at a time.
 class TmaPlanner {
 public:
-  explicit TmaPlanner(int64_t tileN) : tileN(tileN) {}
+  TmaPlanner(int64_t tileN, Type element)
+      : tileN(tileN), tileK(wgmmaTileK(element)),
+        mnMajorTaken(wgmmaTakesMnMajor(element)) {}
 
   /// Why the WGMMA strategy cannot read `operand` as it is formed, or "".
-  /// A concatenation is one map over both parts when they are adjacent
-  /// columns of one buffer (A), or two maps split at a k-step (B).
-  static std::string unsupportedForm(const GemmOperand &operand, bool isA) {
+  /// Its parts K-major where WGMMA takes no MN-major ones (fp32 operands:
+  /// tf32). A concatenation is one map over both parts when they are
+  /// adjacent columns of one buffer (A), or two maps split at a k-step (B).
+  std::string unsupportedForm(const GemmOperand &operand, bool isA) const {
     using Form = GemmOperand::Form;
     const auto &parts = operand.parts;
+    if (!mnMajorTaken)
+      for (const GemmPart &part : parts)
+        if (!part.kMajor)
+          return ("tf32 WGMMA reads K-major operands only, and " + part.role +
+                  " is MN-major (its rows index k)")
+              .str();
     if (operand.form != Form::Concatenated)
       return "";
     if (isA) {
@@ -246,9 +255,9 @@ public:
             .str();
       return "";
     }
-    if (operand.split % kWgmmaTileK)
+    if (operand.split % tileK)
       return (parts[1].role + " starts at k = " + Twine(operand.split) +
-              ", not a multiple of 64")
+              ", not a multiple of the k-tile (" + Twine(tileK) + ")")
           .str();
     if (parts[0].kMajor != parts[1].kMajor)
       return (parts[0].role + " and " + parts[1].role +
@@ -288,21 +297,25 @@ public:
   }
   /// The map of an output the epilogue stages, in boxes of its consumers'
   /// 64 rows, if TMA can address it (else its blocks move by threads).
+  /// 16-bit outputs only: the WGMMA epilogue stores fp32 ones directly
+  /// (WgmmaGemm.cpp).
   void addOutput(Value view) {
     auto type = cast<MemRefType>(view.getType());
     if (type.getRank() != 2 || type.getElementTypeBitWidth() != 16)
       return;
     int64_t cols = type.getDimSize(1);
     if (notIn16BytePieces(view, cols, "").empty())
-      plan.outputMaps.push_back(
-          {view, record(view, cols, /*kMajor=*/true, kWgmmaOutputBox)});
+      plan.outputMaps.push_back({view, record(view, cols, /*kMajor=*/true,
+                                              kWgmmaOutputBox,
+                                              kWgmmaOutputBox)});
   }
   void fail(std::string reason) {
     if (whyNot.empty())
       whyNot = std::move(reason);
   }
 
-  int64_t tileN;
+  int64_t tileN, tileK;
+  bool mnMajorTaken;
   TmaPlan plan;
   std::string whyNot;
 
@@ -314,10 +327,14 @@ private:
     if (!cols)
       cols = cast<MemRefType>(view.getType()).getDimSize(1);
     fail(notIn16BytePieces(view, cols, role));
-    return record(view, cols, kMajor, tileRows);
+    // K-major: boxes of the tile's rows x a stage's row of k; MN-major
+    // (16-bit): of 64 k rows x 64 m/n.
+    return kMajor ? record(view, cols, kMajor, tileRows, tileK)
+                  : record(view, cols, kMajor, 64, 64);
   }
-  unsigned record(Value view, int64_t cols, bool kMajor, int64_t tileRows) {
-    plan.maps.push_back({view, cols, kMajor, kMajor ? tileRows : 64});
+  unsigned record(Value view, int64_t cols, bool kMajor, int64_t boxRows,
+                  int64_t boxCols) {
+    plan.maps.push_back({view, cols, kMajor, boxRows, boxCols});
     return plan.maps.size() - 1;
   }
 };
@@ -326,11 +343,11 @@ private:
 
 FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, const KernelGemm &gemm,
                                        int64_t tileN, std::string &whyNot) {
-  TmaPlanner p(tileN);
+  TmaPlanner p(tileN, gemm.element);
   // Each operand's form first, then (in parameter order) its maps.
-  p.fail(TmaPlanner::unsupportedForm(gemm.a, /*isA=*/true));
+  p.fail(p.unsupportedForm(gemm.a, /*isA=*/true));
   for (const GemmOperand &b : gemm.b)
-    p.fail(TmaPlanner::unsupportedForm(b, /*isA=*/false));
+    p.fail(p.unsupportedForm(b, /*isA=*/false));
   if (!p.whyNot.empty()) {
     whyNot = p.whyNot;
     return failure();

@@ -90,12 +90,14 @@ std::string notMmaSyncReady(const KernelGemm &gemm);
 
 /// A view the WGMMA strategy reads through a tensor map: `cols` columns of
 /// it (more than its type's when two adjacent views are read as one, K4's
-/// and K5's [dG dU]), K-major or MN-major, boxes of `boxRows` rows.
+/// and K5's [dG dU]), K-major or MN-major, boxes of `boxRows` rows x
+/// `boxCols` columns (128 bytes of them: one WGMMA stage row of k, 64
+/// 16-bit or 32 fp32 elements; 64 m/n of an MN-major or output view).
 struct TmaView {
   Value view;
   int64_t cols = 0;
   bool kMajor = true;
-  int64_t boxRows = 0;
+  int64_t boxRows = 0, boxCols = 0;
 };
 
 /// How the WGMMA strategy reads a GEMM's operands: the tensor maps (in
@@ -110,7 +112,9 @@ struct TmaPlan {
 };
 
 /// The plan of `kernelOp`'s GEMM for tiles of 128 x tileN, or failure with
-/// `whyNot` set.
+/// `whyNot` set: an operand TMA cannot address, a concatenation the
+/// strategy cannot split, or an MN-major operand of fp32 elements (WGMMA
+/// multiplies them as tf32, which it reads K-major only).
 FailureOr<TmaPlan> planTma(Operation *kernelOp, const KernelGemm &gemm,
                            int64_t tileN, std::string &whyNot);
 

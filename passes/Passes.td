@@ -369,9 +369,11 @@ def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
     per block (sm_90a 232448 B, sm_80 166912 B, sm_120 101376 B) and its
     registers:
 
-    - `wgmma` on a target with WGMMA (sm_90a) for 16-bit operands that are
-      K-major and 16-byte aligned (TMA): tiles 128 x (256 / accumulators) x
-      64 and as many stages as fit (at most 6); where M and N are static
+    - `wgmma` on a target with WGMMA (sm_90a) for 16-bit operands, or fp32
+      ones at precision tf32 (both K-major: K1, K2 and gate), that TMA can
+      read (16-byte aligned): tiles 128 x (256 / accumulators) x one
+      128-byte row of k (64 16-bit elements, 32 fp32) and as many stages as
+      fit (at most 6); where M and N are static
       (the weight gradients, K = T) a width of 192 or 128 when it cuts
       waves x width on the target's multiprocessors (132) by 10 %
       (D = 1024: K5 and K6 take 192);
@@ -426,13 +428,16 @@ def ConvertFMLPToNVVMPass : Pass<"convert-fmlp-to-nvvm", "::mlir::ModuleOp"> {
     op takes the strategy its `fmlp.kernel_config` names (see
     fmlp-select-tiles; a GEMM kernel op without one is an error):
 
-    - `wgmma` (sm_90a, 16-bit): the operands are read through tensor maps
+    - `wgmma` (sm_90a, 16-bit, or fp32 multiplied as tf32 by k8
+      instructions from the fp32 bits TMA stored, K-major only): the
+      operands are read through tensor maps
       (CUtensorMap parameters, passed by value as grid constants, ahead of
       the buffers) by a producer warpgroup on an mbarrier ring, and
       multiplied by two consumer warpgroups with WGMMA (K-major or MN-major
       shared-memory layouts), tiles taken in groups of 16 along T (L2
       reuse); the epilogue runs on the accumulators in registers on blocks
-      staged in shared memory, which outputs with a tensor map of their
+      staged in shared memory (16-bit views; fp32 ones it stores
+      directly), which outputs with a tensor map of their
       own (64 x 64 boxes, after the operands' maps) move in and out by TMA:
       in by the producer under the main loop's last steps where every
       staged view is read (K3's G and U), out box by box as the elements

@@ -113,9 +113,9 @@ fixedVariants(Operation *op, ArrayRef<FixedTokenTile> tiles,
              << tile.text
              << "' splits K of a kernel that may not (two accumulators, or "
                 "a bias in its epilogue)";
-    // At most one slice a k-tile of 64 (none where K is T).
-    int64_t splitK =
-        std::min<int64_t>(tile.splitK, llvm::divideCeil(shape.k, 64));
+    // At most one slice a k-tile (none where K is T).
+    int64_t splitK = std::min<int64_t>(
+        tile.splitK, llvm::divideCeil(shape.k, wgmmaTileK(shape.element)));
     std::optional<KernelConfig> variant =
         wgmmaTokenVariant(target, shape, tile.tileN,
                           std::max<int64_t>(splitK, 1), tile.maxTokens);

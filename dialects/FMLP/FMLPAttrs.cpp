@@ -123,10 +123,14 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     break;
   case KernelStrategy::wgmma:
     // Two consumer warpgroups of m64 WGMMAs; n a multiple of 8 up to 256;
-    // k-steps of 16 through 128-byte swizzled boxes of 64 16-bit elements.
-    if (tile[0] != 128 || tile[1] % 8 || tile[1] > 256 || tile[2] != 64)
-      return emitError() << "a wgmma tile is 128 x N x 64 with N a multiple "
-                            "of 8 up to 256";
+    // k-steps through 128-byte swizzled rows: 64 16-bit elements (k16
+    // instructions) or 32 fp32 ones (tf32, k8). Which of the two the
+    // operands take, convert-fmlp-to-nvvm checks.
+    if (tile[0] != 128 || tile[1] % 8 || tile[1] > 256 ||
+        (tile[2] != 64 && tile[2] != 32))
+      return emitError() << "a wgmma tile is 128 x N x K with N a multiple "
+                            "of 8 up to 256 and K a 128-byte row (64 16-bit "
+                            "or 32 fp32 elements)";
     if (stages < 2)
       return emitError() << "a wgmma kernel needs at least two stages";
     break;

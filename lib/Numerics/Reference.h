@@ -13,8 +13,9 @@
 // not IEEE rounding, and align a step's products to the largest before
 // adding: their sums take u = 1.25 2^-23 (contractionError has the
 // derivation, bench/tensor_core_sum.cu the measurement). tf32 and tf32x3
-// products add their operands' roundings. Each stored tensor adds the storage type's
-// unit roundoff s (bf16 2^-8, f16 2^-11, f32 2^-24); each activation
+// products add their operands' roundings (tf32's: truncation, 2^-10 each,
+// kTf32OperandError). Each stored tensor adds the storage type's unit
+// roundoff s (bf16 2^-8, f16 2^-11, f32 2^-24); each activation
 // evaluation adds a few u; an error in an input propagates to the output
 // through the absolute values (first order, with the activations' Lipschitz
 // constants). A test passes when every element's |computed - exact| /
@@ -40,9 +41,17 @@ enum class Storage { F32, BF16, F16 };
 /// products are exact whichever).
 enum class Contraction {
   Ieee,   // exact products, IEEE fp32 sums (fp32 FMA)
-  Tf32,   // each operand rounded to tf32 (to nearest: u = 2^-11)
+  Tf32,   // each operand taken as tf32: rounded to nearest (mma_sync,
+          // 2^-11) or truncated (WGMMA, 2^-10): kTf32OperandError
   Tf32x3, // each operand split x = hi + lo (tf32 each), lo lo' dropped
 };
+
+/// The relative error of an fp32 operand of a Tf32 contraction as the
+/// tensor core takes it: below one unit of tf32's last place, 2^-10, since
+/// the WGMMA kernels' tensor cores truncate the fp32 bits in shared memory
+/// to tf32 (toward zero: bench/wgmma_tf32_operands.cu on the H200). The
+/// mma_sync kernels round to nearest (2^-11), within it.
+constexpr double kTf32OperandError = 0x1p-10;
 
 /// The unit roundoff of a storage type: 2^-24, 2^-8, 2^-11.
 double unitRoundoff(Storage storage);

@@ -311,10 +311,19 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
       chunkLoop = loop;
       chunkTokens = *step;
     }
-    ArrayRef<int64_t> boxRows, mapCols;
+    ArrayRef<int64_t> boxRows, boxCols, mapCols;
     if (auto rows = launch->getAttrOfType<DenseI64ArrayAttr>(
             "fmlp.tensor_map_box_rows"))
       boxRows = rows.asArrayRef();
+    if (auto cols = launch->getAttrOfType<DenseI64ArrayAttr>(
+            "fmlp.tensor_map_box_cols"))
+      boxCols = cols.asArrayRef();
+    if (boxCols.size() != boxRows.size()) {
+      error = func.getSymName().str() + " has a launch whose tensor maps' " +
+              "fmlp.tensor_map_box_rows and fmlp.tensor_map_box_cols " +
+              "differ in length";
+      return WalkResult::interrupt();
+    }
     if (auto cols =
             launch->getAttrOfType<DenseI64ArrayAttr>("fmlp.tensor_map_cols"))
       mapCols = cols.asArrayRef();
@@ -329,7 +338,7 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
       }
       if (index < boxRows.size()) {
         // A tensor map of a view: rows (-1: T) x cols, 128-byte swizzled
-        // boxes of boxRows x 64 elements.
+        // boxes of boxRows x boxCols elements (128 bytes a row).
         // In a per-chunk launch, rows -1 are the chunk's tokens.
         auto type = cast<MemRefType>(operand.getType());
         auto [strides, offset] = type.getStridesAndOffset();
@@ -346,7 +355,7 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
              index < mapCols.size() ? mapCols[index] : type.getDimSize(1)},
             {"row_stride", strides[0]},
             {"box_rows", boxRows[index]},
-            {"box_cols", 64}};
+            {"box_cols", boxCols[index]}};
         if (loop)
           map["token_stride"] = traced->tokenStride;
         params.push_back(llvm::json::Object{{"tensor_map", std::move(map)}});

@@ -196,6 +196,41 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 
 // -----
 
+// f32 at precision tf32: K1 and K2 (both operands K-major) on WGMMA, k8
+// on tf32 from the fp32 bits TMA stores (k-steps of 32 fp32 elements: the
+// tensor maps' boxes are 32 columns, one 128-byte row); no output maps (the
+// epilogue stores fp32 directly: x, Wg, Wu only). The backward's kernels
+// read an MN-major operand and stay on mma.sync.
+// CHECK-LABEL: func.func @tf32.forward(
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k0_gate_up_upto2048 {{.*}}threads in (%c384, {{.*}}dynamic_shared_memory_size %c197632_i32
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k0_gate_up blocks
+// CHECK-SAME: fmlp.tensor_map_box_cols = array<i64: 32, 32, 32>
+// CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 32, 128, 128>
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k1_down blocks
+// CHECK-SAME: fmlp.tensor_map_box_cols = array<i64: 32, 32>
+// CHECK-LABEL: func.func @tf32.backward(
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k0_down_grad_mma_sync
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k1_down_weight_grad_mma_sync
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k2_input_grad_mma_sync
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k3_gate_up_weight_grad_mma_sync
+// CHECK: llvm.func @tf32_forward_k0_gate_up(
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-NOT: llvm.func
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK: llvm.func @tf32_forward_k1_down(
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>
+// CHECK: llvm.func @tf32_backward_k0_down_grad_mma_sync(
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>
+func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
+                %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}
+      : (tensor<?x64xf32>, tensor<128x64xf32>, tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
 // Bias gradients: a column sum over T per bias, 256 threads on 32 columns
 // per block (H = 128: 4 blocks; D = 64: 2). Each warp sums its tokens (w,
 // w + 8, ...) 16 at a time, all 16 loads before the adds, then the 8 warp

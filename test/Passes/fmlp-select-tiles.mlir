@@ -10,6 +10,7 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=simt --split-input-file | FileCheck %s --check-prefix=SIMT
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-small-tokens-max=32 | FileCheck %s --check-prefix=SMALL32
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32-wgmma=false | FileCheck %s --check-prefix=TF32MMA
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=wmma --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: fmlp-select-tiles: strategy must be auto, mma_sync or simt, got 'wmma'
 // FORCEDBAD: error: --fmlp-token-tiles: 'down:300:64:2' splits K of a kernel that may not (two accumulators, or a bias in its epilogue)
@@ -107,9 +108,9 @@ func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x
 // H = 128 and 2H) tf32x3 on mma.sync; the weight gradients (over T) a SIMT
 // variant for T < 84.
 // CHECK-LABEL: func.func @f32.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands (WGMMA takes 16-bit ones); highest: a contraction of 64 terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)">, precision = #fmlp.precision<highest>}
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands contracted as highest (WGMMA takes 16-bit ones, and fp32 ones as tf32); highest: a contraction of 64 terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)">, precision = #fmlp.precision<highest>}
 // CHECK-NOT: small_tokens
-// CHECK: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 128, 16], {{.*}}reason = "fp32 operands (WGMMA takes 16-bit ones); mma.sync on sm_90a, tf32x3 products (highest: within fp32's bound from 84 terms)">, precision = #fmlp.precision<highest>}
+// CHECK: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 128, 16], {{.*}}reason = "fp32 operands contracted as highest (WGMMA takes 16-bit ones, and fp32 ones as tf32); mma.sync on sm_90a, tf32x3 products (highest: within fp32's bound from 84 terms)">, precision = #fmlp.precision<highest>}
 // CHECK-LABEL: func.func @f32.backward
 // CHECK: fmlp.down_grad {{.*}}strategy = simt,
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 128, 16], {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], {{.*}}reason = "T < 84: highest contracts T terms as IEEE fp32 (tf32x3's bound is within fp32's from 84 on)", max_tokens = 83>]
@@ -128,7 +129,7 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 
 // fp32 contracted as ieee takes the SIMT path, every kernel.
 // CHECK-LABEL: func.func @ieee.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands (WGMMA takes 16-bit ones); fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands contracted as ieee (WGMMA takes 16-bit ones, and fp32 ones as tf32); fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
 // CHECK-LABEL: func.func @ieee.backward
 // CHECK-NOT: strategy = {{wgmma|mma_sync|small_tokens}}
 // CHECK-LABEL: func.func @ieee.forward_nograd
@@ -216,18 +217,37 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // -----
 
 // The block's precision reaches every GEMM kernel (fmlp-fuse) and the
-// selection: tf32 on f32 operands takes mma.sync's m16n8k8 on every chip,
-// k-tiles of 128-byte rows (32 fp32) where three stages fit, with room for
-// the padded rows of MN-contiguous tiles (4 x (384 x 32 x 4 + 3 x 32 x 32)
-// = 208,896 B); tf32x3 takes 64-byte rows and 128 columns (64
-// accumulators a thread: registers for the fp32 sums of its steps) ...
+// selection: tf32 on f32 operands takes WGMMA on sm_90a where both operands
+// are K-major (K1 and K2 with nn.Linear's weights), k8 on tf32, k-tiles of
+// 32 (a stage's 128-byte rows: the same 4 stages of 48 KiB as 16-bit
+// ones, 197,632 B), with its token variants; the backward's kernels read
+// an MN-major operand, which tf32 WGMMA does not take, and stay on
+// mma.sync's m16n8k8, k-tiles of 128-byte rows (32 fp32) where three
+// stages fit, with room for the padded rows of MN-contiguous tiles (4 x
+// (384 x 32 x 4 + 3 x 32 x 32) = 208,896 B); tf32x3 takes 64-byte rows and
+// 128 columns (64 accumulators a thread: registers for the fp32 sums of
+// its steps) ...
 // CHECK-LABEL: func.func @tf32.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "fp32 operands (WGMMA takes 16-bit ones); mma.sync on sm_90a, tf32 products">, precision = #fmlp.precision<tf32>}
-// CHECK: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 256, 32], {{.*}}precision = #fmlp.precision<tf32>}
+// CHECK: fmlp.gate_up {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "tf32 products of fp32 operands, both K-major, in TMA-addressable views on sm_90a">, fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 6, {{.*}}max_tokens = 2048>], precision = #fmlp.precision<tf32>}
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 32], {{.*}}precision = #fmlp.precision<tf32>
+// CHECK-LABEL: func.func @tf32.backward
+// CHECK: fmlp.down_grad {{.*}}strategy = mma_sync, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "tf32 WGMMA reads K-major operands only, and down is MN-major (its rows index k); mma.sync on sm_90a, tf32 products">
+// CHECK: fmlp.down_weight_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and dy is MN-major
+// CHECK: fmlp.input_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and gate is MN-major
+// CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and dG is MN-major
+// CHECK-LABEL: func.func @tf32.forward_nograd
+// CHECK: fmlp.gate_up {{.*}}strategy = wgmma
+// With tf32 on WGMMA off (an A/B knob), every tf32 kernel is mma.sync's.
+// TF32MMA-LABEL: func.func @tf32.forward
+// TF32MMA: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "fp32 operands: tf32 on WGMMA is off (--fmlp-tf32-wgmma=false); mma.sync on sm_90a, tf32 products">, precision = #fmlp.precision<tf32>}
+// TF32MMA: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 256, 32], {{.*}}precision = #fmlp.precision<tf32>}
+// TF32MMA-NOT: strategy = wgmma
+// TF32MMA-LABEL: func.func @tf32x3.forward
+// Other chips have no WGMMA: mma.sync as before.
 // SM120A-LABEL: func.func @tf32.forward
 // SM120A: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 16], stages = 3, cluster = [1, 1], shared_bytes = 78336, {{.*}}mma.sync on sm_120a, tf32 products">
 // CHECK-LABEL: func.func @tf32x3.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 64, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, {{.*}}mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
+// CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 64, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, {{.*}}reason = "fp32 operands contracted as tf32x3 (WGMMA takes 16-bit ones, and fp32 ones as tf32); mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
 func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                 %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}

@@ -49,6 +49,17 @@
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32x3 --chip=sm_120 -o %t/tf32x3-sm120.bundle
 // RUN: grep -c "mma_sync'" %t/tf32x3-sm120.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-MMA
 // TF32-MMA: 8
+// tf32 on the H200's chip: K1 and K2 (and their token variants, split-K
+// among them) on WGMMA, k8 on tf32, the backward's 4 on mma_sync; and the
+// variants' fp32 block (biases, widths not multiples of a tile: D = 96,
+// H = 200) at precision tf32, whose K1 and K2 take WGMMA too.
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 -o %t/tf32-variants.bundle
+// RUN: grep -c "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-MMA-SM90A
+// TF32-MMA-SM90A: 4
+// RUN: cat %t/tf32-sm90a.bundle/kernels.ptx %t/tf32-variants.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-WGMMA
+// TF32-WGMMA: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n[0-9]*k8.f32.tf32.tf32" %t/tf32-variants.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-VARIANTS
+// TF32-VARIANTS: {{[1-9][0-9]*}}
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
@@ -56,11 +67,13 @@
 // 55 (save=agu) + 55 (gu) + 59 (u) + 62 (x) + 58 (split-K fixed to 8
 // and 4 slices) + 14 (infer) + 10 (tosa f32) kernels (the WGMMA token
 // variants of codegen/TileSelection.h among them), 44 for mma_sync on
-// sm_90a and for each of 10 more chips, and 6 x 8 on tf32 and tf32x3. The
+// sm_90a and for each of 10 more chips, 5 x 8 on tf32 and tf32x3 and 20
+// on tf32 for sm_90a (K1 and K2 on WGMMA with their token variants and
+// split-K counter fills), and 57 for the variants at precision tf32. The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32.
-// CHECK-COUNT-944: Compiling entry function
+// CHECK-COUNT-1013: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

@@ -3,10 +3,12 @@
 // lib/Numerics bounds a contraction by how its products are formed
 // (Contraction: ieee, tf32, tf32x3) and summed (fp32 FMA, or a tensor
 // core's truncating sums). Here the products are emulated in double: each
-// operand rounded to tf32 (to nearest, ties away, as cvt.rna does), or split
-// into tf32 high and low parts with lo lo' dropped; the float64 block on
-// such operands must stay within its own format's bound. The negative
-// control: tf32 products judged by tf32x3's bound must fail. tf32x3's
+// operand rounded to tf32 (to nearest, ties away, as cvt.rna does in the
+// mma_sync kernels) or truncated to it (as the WGMMA kernels' tensor cores
+// take fp32 bits), or split into tf32 high and low parts with lo lo'
+// dropped; the float64 block on such operands must stay within its own
+// format's bound. The negative control: tf32 products judged by tf32x3's
+// bound must fail, rounded or truncated. tf32x3's
 // products (3 2^-22 each) are within IEEE fp32's bound (gamma_n, n 2^-24)
 // already at D = 64: what sets tf32x3 apart from strict fp32 is the tensor
 // core's truncating sums (docs/precision.md), which no emulation here has.
@@ -35,16 +37,29 @@ double roundTf32(double value) {
   return x;
 }
 
+/// x truncated to tf32 (its 13 low bits dropped: toward zero).
+double truncateTf32(double value) {
+  float x = static_cast<float>(value);
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits &= ~((1u << 13) - 1);
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
 /// G = x Wg as a tf32 (or tf32x3) contraction computes its products,
-/// summed exactly: the products' error alone.
-Matrix gateProducts(const Matrix &x, const Matrix &gate, bool threePass) {
+/// summed exactly: the products' error alone. tf32 operands rounded to
+/// nearest, or truncated (`truncated`).
+Matrix gateProducts(const Matrix &x, const Matrix &gate, bool threePass,
+                    bool truncated = false) {
   Matrix g(x.rows, gate.cols);
   for (int64_t t = 0; t < x.rows; ++t)
     for (int64_t h = 0; h < gate.cols; ++h) {
       double sum = 0;
       for (int64_t d = 0; d < x.cols; ++d) {
         double a = x(t, d), b = gate(d, h);
-        double aHi = roundTf32(a), bHi = roundTf32(b);
+        double aHi = truncated ? truncateTf32(a) : roundTf32(a),
+               bHi = truncated ? truncateTf32(b) : roundTf32(b);
         sum += aHi * bHi;
         if (threePass)
           sum += aHi * roundTf32(b - bHi) + roundTf32(a - aHi) * bHi;
@@ -77,6 +92,8 @@ TEST(ContractionBound, EachFormatWithinItsOwnBoundAndNotATighterOne) {
   Inputs in = drawInputs(spec, 3);
   Exact exact = computeExact(spec, in);
   Matrix tf32 = gateProducts(in.x, in.gate, /*threePass=*/false);
+  Matrix truncated =
+      gateProducts(in.x, in.gate, /*threePass=*/false, /*truncated=*/true);
   Matrix tf32x3 = gateProducts(in.x, in.gate, /*threePass=*/true);
   auto ratio = [&](const Matrix &computed, Contraction judgedAs) {
     BlockSpec judged = spec;
@@ -85,15 +102,20 @@ TEST(ContractionBound, EachFormatWithinItsOwnBoundAndNotATighterOne) {
   };
   double tf32Own = ratio(tf32, Contraction::Tf32),
          tf32AsX3 = ratio(tf32, Contraction::Tf32x3),
+         truncatedOwn = ratio(truncated, Contraction::Tf32),
+         truncatedAsX3 = ratio(truncated, Contraction::Tf32x3),
          x3Own = ratio(tf32x3, Contraction::Tf32x3),
          x3AsIeee = ratio(tf32x3, Contraction::Ieee);
   std::cout << "G's worst error / bound: tf32 " << tf32Own
-            << " (by tf32x3's bound " << tf32AsX3 << "), tf32x3 " << x3Own
+            << " (by tf32x3's bound " << tf32AsX3 << "), tf32 truncated "
+            << truncatedOwn << " (" << truncatedAsX3 << "), tf32x3 " << x3Own
             << " (by IEEE fp32's " << x3AsIeee << ")\n";
   EXPECT_LE(tf32Own, 1.0);
+  EXPECT_LE(truncatedOwn, 1.0);
   EXPECT_LE(x3Own, 1.0);
-  // The negative control.
+  // The negative controls.
   EXPECT_GT(tf32AsX3, 1.0);
+  EXPECT_GT(truncatedAsX3, 1.0);
   // Measured, not a control: the splits' error is within fp32's bound.
   EXPECT_LE(x3AsIeee, 1.0);
 }
@@ -115,8 +137,8 @@ TEST(ContractionBound, BoundsOrderedByFormat) {
     // 30 2^-23 of its magnitude: about (72 + n / 8) 2^-24 against fp32's
     // n 2^-24, below it from n = 84 on.
     EXPECT_EQ(x3 < ieee, n >= 84) << n;
-    // tf32's products alone: 2^-10 + 2^-22.
-    EXPECT_GT(tf32, 0x1p-10) << n;
+    // tf32's products alone: 2^-9 + 2^-20 (operands truncated: 2^-10).
+    EXPECT_GT(tf32, 0x1p-9) << n;
   }
 }
 

@@ -84,7 +84,13 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                         (*precision == Precision::tf32 ||
                          *precision == Precision::tf32x3 ||
                          *precision == Precision::highest);
-            bool wgmmaAllowed = chip.has(kWgmma) && ownFormat && tmaReady;
+            // WGMMA: 16-bit operands in their own format, or fp32 ones
+            // multiplied as tf32 (one product; TMA-ready includes K-major
+            // here, which tf32 WGMMA needs).
+            bool tf32Products =
+                element.isF32() && precision == Precision::tf32;
+            bool wgmmaAllowed =
+                chip.has(kWgmma) && (ownFormat || tf32Products) && tmaReady;
             bool mmaSyncAllowed = !wgmmaAllowed && chip.has(kMmaSync) &&
                                   (ownFormat || tf32) && mmaSyncReady;
             // The variant for T <= 16 (here: when the operands are ready
@@ -163,6 +169,8 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
               ++wgmmaCount;
               EXPECT_EQ(c.tileN * accumulators, 256); // T-dependent grid
               EXPECT_EQ(c.tileM, 128);
+              // A stage's row of k is 128 bytes whatever the element.
+              EXPECT_EQ(c.tileK * element.getIntOrFloatBitWidth() / 8, 128);
               EXPECT_GE(c.stages, 2);
               // Maximal: one more stage would not fit (or the cap of 6).
               WgmmaGemmSpec more;
@@ -216,16 +224,16 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             EXPECT_EQ(back.reason, c.reason);
           }
   }
-  // sm_90a only: bf16 x {none, bf16} and f16 x {none, f16}, each with 1
-  // and 2 accumulators and TMA-ready operands.
-  EXPECT_EQ(wgmmaCount, 8u);
+  // sm_90a only: bf16 x {none, bf16} and f16 x {none, f16}, and f32 on
+  // tf32, each with 1 and 2 accumulators and TMA-ready operands.
+  EXPECT_EQ(wgmmaCount, 10u);
   // The same 8 formats with operands cp.async can stage: on every chip
   // but sm_90a whether TMA can read them or not (2 cases), on sm_90a where
   // TMA cannot (1); and fp32 on tf32, tf32x3 or highest with 1 or 2
   // accumulators (6) wherever cp.async can stage the operands (2 cases), on
-  // every chip.
+  // every chip, but tf32 on sm_90a where TMA can read them (2: WGMMA).
   EXPECT_EQ(mmaSyncCount, 8u * (2 * (std::size(kTargets) - 1) + 1) +
-                              6u * 2 * std::size(kTargets));
+                              6u * 2 * std::size(kTargets) - 2u);
   EXPECT_GT(simtCount, 0u);
   // Every chip has mma.sync: 11 chips x the same 8 cases.
   EXPECT_EQ(smallCount, 8u * std::size(kTargets));
@@ -244,20 +252,37 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
             "sm_100a has no WGMMA");
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), {b.getF32Type(), 1, true, ""})
                 .reason,
-            "fp32 operands (WGMMA takes 16-bit ones); "
+            "fp32 operands contracted as ieee (WGMMA takes 16-bit ones, and "
+            "fp32 ones as tf32); "
             "fp32 operands contracted as ieee take the IEEE fp32 SIMT path");
-  // tf32 and tf32x3 take mma.sync's m16n8k8 where cp.async can stage the
-  // operands, else IEEE SIMT (never less accurate than asked).
+  // tf32 takes WGMMA (k8 on tf32, k-tiles of 32) where TMA reads both
+  // operands K-major, else mma.sync's m16n8k8 where cp.async can stage
+  // them; tf32x3 mma.sync; else IEEE SIMT (never less accurate than asked).
   GemmShape tf32{b.getF32Type(), 1, true, ""};
   tf32.precision = Precision::tf32;
   tf32.mmaSyncReady = true;
+  KernelConfig onWgmma = selectGemmConfig(target("sm_90a"), tf32);
+  EXPECT_EQ(onWgmma.strategy, KernelStrategy::wgmma);
+  EXPECT_EQ(onWgmma.tileK, 32); // 128-byte rows
+  EXPECT_EQ(onWgmma.stages, 4); // 4 x 48 KiB + 1 KiB of 232,448 B
+  EXPECT_EQ(onWgmma.reason, "tf32 products of fp32 operands, both K-major, "
+                            "in TMA-addressable views on sm_90a");
+  tf32.tmaReady = false;
+  tf32.notTmaReady =
+      "tf32 WGMMA reads K-major operands only, and down is MN-major (its "
+      "rows index k)";
   KernelConfig onTf32 = selectGemmConfig(target("sm_90a"), tf32);
   EXPECT_EQ(onTf32.strategy, KernelStrategy::mma_sync);
   EXPECT_EQ(onTf32.tileK, 32); // 128-byte rows
   EXPECT_EQ(onTf32.reason,
-            "fp32 operands (WGMMA takes 16-bit ones); mma.sync on sm_90a, "
-            "tf32 products");
+            "tf32 WGMMA reads K-major operands only, and down is MN-major "
+            "(its rows index k); mma.sync on sm_90a, tf32 products");
+  tf32.tmaReady = true;
+  tf32.notTmaReady = "";
   tf32.precision = Precision::tf32x3;
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).reason,
+            "fp32 operands contracted as tf32x3 (WGMMA takes 16-bit ones, "
+            "and fp32 ones as tf32); mma.sync on sm_90a, tf32x3 products");
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).tileK, 16); // 64-byte rows
   // highest: tf32x3 where K has at least 84 terms, IEEE SIMT below.
   GemmShape highest = tf32;
@@ -270,9 +295,9 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
                   .empty()); // K is static: no variant by T
   highest.k = kHighestTf32x3MinTerms - 1;
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), highest).reason,
-            "fp32 operands (WGMMA takes 16-bit ones); highest: a contraction "
-            "of 83 terms takes IEEE fp32 (tf32x3's bound is within fp32's "
-            "from 84 terms on)");
+            "fp32 operands contracted as highest (WGMMA takes 16-bit ones, and "
+            "fp32 ones as tf32); highest: a contraction of 83 terms takes "
+            "IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)");
   tf32.mmaSyncReady = false;
   tf32.notMmaSyncReady = "x has odd rows";
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).strategy,

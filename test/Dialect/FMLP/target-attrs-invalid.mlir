@@ -5,8 +5,13 @@ module attributes {fmlp.target = #fmlp.target<"sm_75">} {}
 
 // -----
 
-// expected-error@+1 {{a wgmma tile is 128 x N x 64 with N a multiple of 8 up to 256}}
+// expected-error@+1 {{a wgmma tile is 128 x N x K with N a multiple of 8 up to 256 and K a 128-byte row (64 16-bit or 32 fp32 elements)}}
 module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 260, 64], stages = 4, cluster = [1, 1], shared_bytes = 0, max_registers = 168, reason = "">} {}
+
+// -----
+
+// expected-error@+1 {{a wgmma tile is 128 x N x K with N a multiple of 8 up to 256 and K a 128-byte row (64 16-bit or 32 fp32 elements)}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 16], stages = 4, cluster = [1, 1], shared_bytes = 0, max_registers = 168, reason = "">} {}
 
 // -----
 
