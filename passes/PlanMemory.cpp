@@ -90,11 +90,6 @@ bool isAdapterSaved(StringAttr name) {
   return name && (name.getValue() == "z" || name.getValue() == "zd");
 }
 
-/// Columns of a [T, columns] value.
-int64_t columnsOf(Value value) {
-  return cast<ShapedType>(value.getType()).getDimSize(1);
-}
-
 /// The plan of one entry point, read off its tensor form.
 struct EntryPlan {
   /// Positions of the original arguments that are saved activations, with

@@ -518,11 +518,7 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   });
   Matrix eA = stored(eA0, e.a, spec.storage);
   // y = md (A Wd): the dot product's own error on |A| + eA, plus eA carried.
-  Matrix carriedA = map(e.a, [&](size_t i) {
-    return overH *
-               (std::fabs(e.a.values[i]) + eA.values[i]) +
-           eA.values[i];
-  });
+  Matrix carriedA = carriedBy(e.a, eA, overH);
   Matrix downBiasTerm = absolute(in.downBias);
   for (double &v : downBiasTerm.values)
     v *= overH;
@@ -531,19 +527,8 @@ Bounds computeBounds(const BlockSpec &spec, const Inputs &in, const Exact &e,
   // its error.
   Matrix eZd;
   if (downLora) {
-    Matrix absDownLoraA = absolute(in.downLoraA);
-    Matrix aMagnitude =
-        matmul(map(e.a,
-                   [&](size_t i) {
-                     return std::fabs(e.a.values[i]) + eA.values[i];
-                   }),
-               false, absDownLoraA, false);
-    Matrix carriedInto = matmul(eA, false, absDownLoraA, false);
-    eZd = stored(map(aMagnitude,
-                     [&](size_t i) {
-                       return overHOnly * aMagnitude.values[i] +
-                              carriedInto.values[i];
-                     }),
+    eZd = stored(matmul(carriedBy(e.a, eA, overHOnly), false,
+                        absolute(in.downLoraA), false),
                  e.zd, spec.storage);
     yTerm = plus(yTerm, matmul(carriedBy(e.zd, eZd, overH), false,
                                absolute(in.downLoraB), false));
