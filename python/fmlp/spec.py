@@ -3,7 +3,7 @@ fmlp-compile command that makes it. No torch needed.
 
 A bundle (see docs/Bundle.md) holds one gated MLP block's forward, backward
 and no-grad forward for one (D, H, dtype, activation, biases, multipliers,
-chip, memory policy). Bundles live in a cache directory (FMLP_CACHE_DIR, else
+LoRA ranks, chip, memory policy). Bundles live in a cache directory (FMLP_CACHE_DIR, else
 ~/.cache/fmlp), one directory per key; the key names fmlp's version, so
 that an upgrade compiles its own bundles instead of reusing an older
 compiler's.
@@ -31,6 +31,10 @@ from ._version import __version__
 BUNDLE_FORMAT = 3
 
 DTYPES = ("bf16", "f16", "f32")
+# LoRA ranks are padded with zero rows to multiples of this, so that the
+# rows of the bundle's [T, R] saved and workspace blocks stay 16-byte
+# aligned for TMA at any element size (zero rows add nothing to any sum).
+LORA_RANK_ALIGNMENT = 16
 ACTIVATIONS = ("silu", "gelu_tanh", "relu")
 
 # Hugging Face's hidden_act names for the activations fmlp fuses.
@@ -61,7 +65,9 @@ def activation_of(hidden_act: str) -> str:
 @dataclasses.dataclass(frozen=True)
 class BlockSpec:
     """y = down(act(gate_multiplier * gate(x)) * up(x)) * down_multiplier,
-    weights in nn.Linear's [out, in] layout, optional biases on all three."""
+    weights in nn.Linear's [out, in] layout, optional biases on all three,
+    optional LoRA adapters (docs/LoRA.md): gate and up stacked to rank
+    lora_rank (R), down's of rank down_lora_rank (Rd); 0 = none."""
 
     hidden: int  # D
     intermediate: int  # H
@@ -76,6 +82,10 @@ class BlockSpec:
     chunk_tokens: int = 0
     # How an f32 block multiplies (precision.py); 16-bit blocks keep ieee.
     precision: str = "ieee"
+    # The adapters' ranks, padded by the caller with zero rows to multiples
+    # of LORA_RANK_ALIGNMENT.
+    lora_rank: int = 0
+    down_lora_rank: int = 0
 
     def __post_init__(self):
         if self.dtype not in DTYPES:
@@ -91,6 +101,12 @@ class BlockSpec:
         if self.hidden <= 0 or self.intermediate <= 0:
             raise UnsupportedConfig(
                 f"widths must be positive (D = {self.hidden}, H = {self.intermediate})")
+        for name in ("lora_rank", "down_lora_rank"):
+            rank = getattr(self, name)
+            if type(rank) is not int or rank < 0 or rank % LORA_RANK_ALIGNMENT:
+                raise UnsupportedConfig(
+                    f"{name} = {rank!r}: a rank is 0 (no adapters) or a positive multiple of "
+                    f"{LORA_RANK_ALIGNMENT} (adapters padded with zero rows)")
 
     @property
     def key(self) -> str:
@@ -110,20 +126,38 @@ class BlockSpec:
             parts.append(f"chunk{self.chunk_tokens}")
         if self.precision != "ieee":
             parts.append(self.precision)
+        if self.lora_rank:
+            parts.append(f"lora{self.lora_rank}")
+        if self.down_lora_rank:
+            parts.append(f"dlora{self.down_lora_rank}")
         return "-".join(parts)
 
     def mlir(self) -> str:
-        """The block as fmlp.gated_mlp, T dynamic."""
+        """The block as fmlp.gated_mlp, T dynamic. The function's arguments
+        are named as the bundle's entry points name them: x, gate, up,
+        down, [gate_bias, up_bias, down_bias,] [lora_a, gate_lora_b,
+        up_lora_b,] [down_lora_a, down_lora_b]."""
         d, h, t = self.hidden, self.intermediate, self.dtype
+        r, rd = self.lora_rank, self.down_lora_rank
         x = f"tensor<?x{d}x{t}>"
         args = [("x", x), ("gate", f"tensor<{h}x{d}x{t}>"),
                 ("up", f"tensor<{h}x{d}x{t}>"), ("down", f"tensor<{d}x{h}x{t}>")]
         if self.bias:
             args += [("gate_bias", f"tensor<{h}x{t}>"), ("up_bias", f"tensor<{h}x{t}>"),
                      ("down_bias", f"tensor<{d}x{t}>")]
+        if r:
+            args += [("lora_a", f"tensor<{r}x{d}x{t}>"), ("gate_lora_b", f"tensor<{h}x{r}x{t}>"),
+                     ("up_lora_b", f"tensor<{h}x{r}x{t}>")]
+        if rd:
+            args += [("down_lora_a", f"tensor<{rd}x{h}x{t}>"),
+                     ("down_lora_b", f"tensor<{d}x{rd}x{t}>")]
         operands = "%x, gate %gate, up %up, down %down"
         if self.bias:
             operands += " gate_bias %gate_bias up_bias %up_bias down_bias %down_bias"
+        if r:
+            operands += " lora(%lora_a, %gate_lora_b, %up_lora_b)"
+        if rd:
+            operands += " down_lora(%down_lora_a, %down_lora_b)"
         attributes = [f"{name} = {value!r} : f64" for name, value in
                       (("gate_multiplier", self.gate_multiplier),
                        ("down_multiplier", self.down_multiplier)) if value is not None]

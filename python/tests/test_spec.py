@@ -4,12 +4,15 @@ the error that names the command when it is missing, and the ctypes
 binding (manifest, arguments, the no-driver error)."""
 import json
 import os
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
 from unittest import mock
 
 from fmlp import runtime, spec
+
+import plan_bundle
 
 
 def with_path(path):
@@ -42,12 +45,90 @@ class SpecTest(unittest.TestCase):
                     spec.BlockSpec(96, 200, "bf16", save="x", chunk_tokens=64),
                     spec.BlockSpec(96, 200, "f32"),
                     spec.BlockSpec(96, 200, "f32", precision="tf32"),
-                    spec.BlockSpec(96, 200, "f32", precision="tf32x3")]
+                    spec.BlockSpec(96, 200, "f32", precision="tf32x3"),
+                    spec.BlockSpec(96, 200, "bf16", lora_rank=16),
+                    spec.BlockSpec(96, 200, "bf16", lora_rank=32),
+                    spec.BlockSpec(96, 200, "bf16", down_lora_rank=16),
+                    spec.BlockSpec(96, 200, "bf16", lora_rank=16, down_lora_rank=16)]
         self.assertEqual(len({v.key for v in variants}), len(variants))
         with self.assertRaisesRegex(ValueError, "precision must be one of"):
             spec.BlockSpec(96, 200, "f32", precision="3xtf32")
         with self.assertRaisesRegex(ValueError, "is for f32 blocks"):
             spec.BlockSpec(96, 200, "bf16", precision="tf32")
+
+    def test_lora_ranks(self):
+        """A rank is 0 or a positive multiple of 16 (the caller pads with
+        zero rows); the key names each group's rank."""
+        s = spec.BlockSpec(96, 200, "bf16", lora_rank=32, down_lora_rank=16)
+        self.assertTrue(s.key.endswith("-lora32-dlora16"), s.key)
+        self.assertNotIn("lora", spec.BlockSpec(96, 200, "bf16").key)
+        self.assertTrue(spec.BlockSpec(96, 200, "bf16", down_lora_rank=48).key.endswith("-dlora48"))
+        for name in ("lora_rank", "down_lora_rank"):
+            for rank in (-16, 8, 24, 1.0, 16.0, "16", None):
+                with self.subTest(name=name, rank=rank):
+                    with self.assertRaisesRegex(spec.UnsupportedConfig,
+                                                f"{name} = .*multiple of 16"):
+                        spec.BlockSpec(96, 200, "bf16", **{name: rank})
+
+    def test_lora_mlir_names_the_adapters(self):
+        """A LoRA spec's MLIR parses (fmlp-opt) and fmlp-compile's plan
+        names the entry points' arguments as fmlp.ops passes them: the
+        adapters after the biases, their gradients after the biases'."""
+        bin_dir = Path(os.environ["FMLP_BIN_DIR"])
+        for bias, r, rd in ((True, 16, 32), (False, 16, 0), (False, 0, 16)):
+            with self.subTest(bias=bias, r=r, rd=rd):
+                s = spec.BlockSpec(96, 200, "f32", bias=bias, lora_rank=r, down_lora_rank=rd)
+                source = Path(self.cache.name) / "lora.mlir"
+                source.write_text(s.mlir())
+                parsed = subprocess.run([str(bin_dir / "fmlp-opt"), str(source)],
+                                        capture_output=True, text=True)
+                self.assertEqual(parsed.returncode, 0, parsed.stderr)
+                self.assertIn("fmlp.gated_mlp", parsed.stdout)
+                bundle = runtime.Bundle(plan_bundle.write(s, Path(self.cache.name) / s.key))
+                params = ["gate", "up", "down"]
+                params += ["gate_bias", "up_bias", "down_bias"] if bias else []
+                params += ["lora_a", "gate_lora_b", "up_lora_b"] if r else []
+                params += ["down_lora_a", "down_lora_b"] if rd else []
+                forward = bundle.entry("forward")
+                self.assertEqual(forward.names, ["x"] + params + ["y", "saved"])
+                shapes = dict(zip(forward.names, (a["shape"] for a in forward.arguments)))
+                for name, shape in (("lora_a", (r, 96)), ("gate_lora_b", (200, r)),
+                                    ("up_lora_b", (200, r)), ("down_lora_a", (rd, 200)),
+                                    ("down_lora_b", (96, rd))):
+                    if name in shapes:
+                        self.assertEqual(shapes[name], shape, name)
+                # A | G | U, then Z and Zd (save=agu).
+                self.assertEqual(shapes["saved"], (-1, 3 * 200 + r + rd))
+                backward = bundle.entry("backward")
+                self.assertEqual(backward.names[:len(params) + 2], ["x"] + params + ["dy"])
+                grads = [n for n in backward.names if n == "dx" or n.startswith("d_")]
+                self.assertEqual(grads, ["dx"] + ["d_" + p for p in params])
+
+    def test_plan_stand_in_agrees_with_a_compiled_bundle(self):
+        """plan_bundle's stand-in (what the LoRA tests run on until the
+        GPU lowering of adapter terms lands) against the bundle
+        fmlp-compile writes for a block it lowers: the same arguments
+        (names, roles, shapes; the GPU's split-K scratch aside) and, for
+        every single wanted output of the backward, the same closure."""
+        for s in (spec.BlockSpec(96, 200, "bf16", bias=True),
+                  spec.BlockSpec(96, 200, "bf16", save="gu"),
+                  spec.BlockSpec(96, 200, "bf16", save="x")):
+            with self.subTest(save=s.save, bias=s.bias):
+                real = runtime.Bundle(spec.find_or_compile(s))
+                stand_in = runtime.Bundle(plan_bundle.write(s, Path(self.cache.name) / "plan"))
+                for kind in ("forward", "backward", "forward_nograd"):
+                    described = [[(a["name"], a["role"], a["shape"]) for a in b.entry(kind).arguments
+                                  if a["name"] != "split_k_workspace"] for b in (real, stand_in)]
+                    self.assertEqual(described[0], described[1], kind)
+                closures = []
+                for b in (real, stand_in):
+                    entry = b.entry("backward")
+                    names = entry.names
+                    closures.append({
+                        wanted: {n for n, f in zip(names, entry.outputs_needed(
+                            [n == wanted for n in names])) if f}
+                        for wanted in names if wanted == "dx" or wanted.startswith("d_")})
+                self.assertEqual(closures[0], closures[1])
 
     def test_precision_reaches_the_bundle(self):
         # An f32 block's precision is the manifest's, and its kernels are
