@@ -150,34 +150,47 @@ void KernelBuilder::emitWaitForPreviousKernels(OpBuilder &b, Location loc) {
 }
 
 MatrixView MatrixView::concatenate(const MatrixView &first,
-                                   const MatrixView &second, int64_t split,
+                                   const MatrixView &second, int64_t start,
                                    bool alongRows) {
-  assert(!first.second && !second.second && first.element == second.element &&
-         first.rowStride == second.rowStride &&
-         first.colStride == second.colStride &&
+  assert(second.further.empty() && first.element == second.element &&
+         (first.further.empty() || first.splitCols == !alongRows) &&
+         (first.further.empty() || first.further.back().start < start) &&
          "views that do not concatenate");
   MatrixView view = first;
-  view.second = second.base;
-  view.split = split;
+  view.further.push_back({second.base, second.rowStride, second.colStride,
+                          second.baseAlignment, start});
   view.splitCols = !alongRows;
-  view.baseAlignment = std::gcd(first.baseAlignment, second.baseAlignment);
   return view;
 }
 
 Value KernelBuilder::address(const MatrixView &view, Value row, Value col) {
-  Value base = view.base;
-  if (view.second) {
-    // Index i >= split of the second buffer is base2[(i - split) stride]:
-    // base2 moved back by split strides, then the common offset.
-    Value index = view.splitCols ? col : row;
-    int64_t stride = view.splitCols ? view.colStride : view.rowStride;
-    Value secondShifted =
-        LLVM::GEPOp::create(b, loc, base.getType(), view.element, view.second,
-                            ValueRange{i64(-view.split * stride)});
-    base = select(lessThan(index, i64(view.split)), base, secondShifted);
+  // Index i >= start of a further part is base_p[(i - start) stride_p]:
+  // base_p moved back by start strides, then the part's offset of (row,
+  // col).
+  Value index = view.splitCols ? col : row;
+  auto shifted = [&](const MatrixView::Part &part) {
+    int64_t stride = view.splitCols ? part.colStride : part.rowStride;
+    return LLVM::GEPOp::create(b, loc, view.base.getType(), view.element,
+                               part.base, ValueRange{i64(-part.start * stride)});
+  };
+  // The part's base and strides selected (strides only where they differ:
+  // K4's [Wg Wu] has one pair, an adapter's [x | Z] its own), then one
+  // offset: fewer live values than an address per part.
+  Value base = view.base, rowStride = i64(view.rowStride),
+        colStride = i64(view.colStride);
+  int64_t lastRowStride = view.rowStride, lastColStride = view.colStride;
+  for (const MatrixView::Part &part : view.further) {
+    Value partBase = shifted(part);
+    Value below = lessThan(index, i64(part.start));
+    base = select(below, base, partBase);
+    if (part.rowStride != lastRowStride)
+      rowStride = select(below, rowStride, i64(part.rowStride));
+    if (part.colStride != lastColStride)
+      colStride = select(below, colStride, i64(part.colStride));
+    lastRowStride = part.rowStride;
+    lastColStride = part.colStride;
   }
-  Value offset =
-      add(mul(row, i64(view.rowStride)), mul(col, i64(view.colStride)));
+  Value offset = add(mul(row, rowStride), mul(col, colStride));
   return LLVM::GEPOp::create(b, loc, base.getType(), view.element, base,
                              ValueRange{offset});
 }

@@ -28,10 +28,12 @@ namespace mlir::fmlp {
 
 /// A matrix in global memory: element (row, col) at
 /// base[row * rowStride + col * colStride] (offsets in elements, 64-bit).
-/// It may be two buffers with the same strides concatenated along one
-/// index (K4's and K5's [dG dU] and [Wg Wu], K5's [dWg; dWu]): rows (or,
-/// with `splitCols`, columns) at or past `split` are those of `second`
-/// (its index 0 at split), read and written through one selected address.
+/// It may be more buffers concatenated along one index, each with strides
+/// of its own: rows (or, with `splitCols`, columns) from a further part's
+/// `start` on are that part's (its index 0 at start), read and written
+/// through one selected address. K4's and K5's [dG dU] and [Wg Wu], K5's
+/// [dWg; dWu] have equal strides; an adapter's columns (docs/LoRA.md:
+/// [x | Z], [Wg | Bg]) have their own.
 struct MatrixView {
   Value base; // !llvm.ptr<1>
   Type element;
@@ -39,13 +41,19 @@ struct MatrixView {
   /// What the base's alignment is known to be, in elements (the bundle
   /// asks 16 bytes of the WGMMA kernels' arguments; 1 when unknown).
   int64_t baseAlignment = 1;
-  Value second; // null: one buffer
-  int64_t split = 0;
+  struct Part {
+    Value base;
+    int64_t rowStride = 0, colStride = 1, baseAlignment = 1;
+    int64_t start = 0; // the first index of the concatenation it holds
+  };
+  SmallVector<Part, 2> further; // ascending starts; empty: one buffer
   bool splitCols = false;
 
-  /// `first` then `second` along the rows (`alongRows`) or the columns.
+  /// `first` then `second` (one buffer) from index `start` on, along the
+  /// rows (`alongRows`) or the columns; `first` may be a concatenation
+  /// along the same index already.
   static MatrixView concatenate(const MatrixView &first,
-                                const MatrixView &second, int64_t split,
+                                const MatrixView &second, int64_t start,
                                 bool alongRows);
 
   /// Element (row, 2c) starts aligned to two elements: two columns can be
@@ -57,22 +65,38 @@ struct MatrixView {
     return alignedColumns(128 / element.getIntOrFloatBitWidth());
   }
   /// Element (row, c) starts aligned to `columns` elements wherever c is a
-  /// multiple of `columns`.
+  /// multiple of `columns`, in every part.
   bool alignedColumns(int64_t columns) const {
-    return colStride == 1 && rowStride % columns == 0 &&
-           baseAlignment % columns == 0 && (!splitCols || split % columns == 0);
+    auto aligned = [&](int64_t rows, int64_t cols, int64_t alignment) {
+      return cols == 1 && rows % columns == 0 && alignment % columns == 0;
+    };
+    if (!aligned(rowStride, colStride, baseAlignment))
+      return false;
+    return llvm::all_of(further, [&](const Part &part) {
+      return aligned(part.rowStride, part.colStride, part.baseAlignment) &&
+             (!splitCols || part.start % columns == 0);
+    });
   }
 
   /// The same memory read with rows and columns swapped.
   MatrixView transposed() const {
-    return {base,          element, colStride, rowStride,
-            baseAlignment, second,  split,     !splitCols};
+    MatrixView view = *this;
+    std::swap(view.rowStride, view.colStride);
+    for (Part &part : view.further)
+      std::swap(part.rowStride, part.colStride);
+    view.splitCols = !splitCols;
+    return view;
   }
   bool sameMemory(const MatrixView &other) const {
+    auto samePart = [](const Part &x, const Part &y) {
+      return x.base == y.base && x.rowStride == y.rowStride &&
+             x.colStride == y.colStride && x.start == y.start;
+    };
     return base == other.base && element == other.element &&
            rowStride == other.rowStride && colStride == other.colStride &&
-           second == other.second && split == other.split &&
-           splitCols == other.splitCols;
+           splitCols == other.splitCols &&
+           further.size() == other.further.size() &&
+           llvm::all_of_zip(further, other.further, samePart);
   }
 };
 
@@ -251,10 +275,14 @@ void buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec);
 struct WgmmaOperand {
   unsigned map = 0; // tensor-map parameter
   bool kMajor = true;
-  /// Two sources concatenated along K (K4's [Wg Wu]): k-steps at or past
-  /// `kSplit` (a multiple of the k-tile) read `highMap` at k - kSplit.
-  int64_t kSplit = 0;
-  unsigned highMap = 0;
+  /// Further sources concatenated along K (K4's [Wg Wu], an adapter's
+  /// columns: docs/LoRA.md): k-steps at or past a segment's `kStart` (a
+  /// multiple of the k-tile; ascending) read its map at k - kStart.
+  struct Segment {
+    int64_t kStart = 0;
+    unsigned map = 0;
+  };
+  SmallVector<Segment, 2> further;
   /// K-major A whose rows are T: each k-step's tile arrives in boxes of
   /// this many rows (0: one box of the whole tile), and a box wholly past
   /// the extent is not loaded. TMA's zero fill of rows past T is not free:

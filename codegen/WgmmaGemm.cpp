@@ -339,8 +339,6 @@ struct Wgmma : EpilogueHost {
         // A in boxes of rowsPerBox rows: those holding rows below M, and
         // the stage's bytes without the others'.
         Value aBoxes, arrivingBytes = c32(stageBytes(spec));
-        assert(!(spec.a.rowsPerBox && spec.a.kSplit) &&
-               "A in boxes of rows is one map, not two split along K");
         if (int64_t rowsPerBox = spec.a.rowsPerBox) {
           Value rowsLeft = arith::SubIOp::create(
               b(), kb.loc,
@@ -389,19 +387,28 @@ struct Wgmma : EpilogueHost {
             load(kb.add(offset, c32(j * kMnBlockBytes)),
                  kb.add(row0, c32(64 * j)), k0);
         };
+        // Segment i of `op` (0: its first map) when k-step kc is in it.
+        std::function<void(const WgmmaOperand &, size_t, Value, Value,
+                           int64_t)>
+            segment = [&](const WgmmaOperand &op, size_t i, Value offset,
+                          Value row0, int64_t rows) {
+              unsigned map = i == 0 ? op.map : op.further[i - 1].map;
+              Value k0 = i == 0 ? kc
+                                : kb.add(kc, c32(-op.further[i - 1].kStart));
+              if (i == op.further.size())
+                return issue(map, offset, row0, k0, op.kMajor, rows,
+                             op.rowsPerBox);
+              Value below = kb.lessThan(kc, c32(op.further[i].kStart));
+              auto branch = scf::IfOp::create(b(), kb.loc, below, true);
+              OpBuilder::InsertionGuard guard(b());
+              b().setInsertionPoint(branch.thenBlock()->getTerminator());
+              issue(map, offset, row0, k0, op.kMajor, rows, op.rowsPerBox);
+              b().setInsertionPoint(branch.elseBlock()->getTerminator());
+              segment(op, i + 1, offset, row0, rows);
+            };
         auto operand = [&](const WgmmaOperand &op, Value offset, Value row0,
                            int64_t rows) {
-          if (op.kSplit == 0)
-            return issue(op.map, offset, row0, kc, op.kMajor, rows,
-                         op.rowsPerBox);
-          Value low = kb.lessThan(kc, c32(op.kSplit));
-          auto branch = scf::IfOp::create(b(), kb.loc, low, true);
-          OpBuilder::InsertionGuard guard(b());
-          b().setInsertionPoint(branch.thenBlock()->getTerminator());
-          issue(op.map, offset, row0, kc, op.kMajor, rows);
-          b().setInsertionPoint(branch.elseBlock()->getTerminator());
-          issue(op.highMap, offset, row0, kb.add(kc, c32(-op.kSplit)),
-                op.kMajor, rows);
+          segment(op, 0, offset, row0, rows);
         };
         operand(spec.a, c32(0), m0, kWgmmaTileM);
         for (unsigned j = 0; j < spec.b.size(); ++j)

@@ -211,15 +211,15 @@ public:
     MatrixView stored = ops.view(kb, part.memref);
     return isA == part.kMajor ? stored : stored.transposed();
   }
-  /// A Plain or Concatenated operand as one view.
+  /// An operand as one view, its parts concatenated.
   MatrixView operandView(const GemmOperand &operand, bool isA) const {
-    MatrixView first = partView(operand.parts[0], isA);
-    if (operand.form == GemmOperand::Form::Plain)
-      return first;
+    MatrixView view = partView(operand.parts[0], isA);
     // Along k: A's columns, B's rows; along A's m: its rows.
-    return MatrixView::concatenate(first, partView(operand.parts[1], isA),
-                                   operand.split,
-                                   /*alongRows=*/isA != operand.alongK);
+    for (auto [part, start] : llvm::drop_begin(
+             llvm::zip_equal(operand.parts, operand.starts)))
+      view = MatrixView::concatenate(view, partView(part, isA), start,
+                                     /*alongRows=*/isA != operand.alongK);
+    return view;
   }
 
   /// The GemmSpec of `gemm`, all but its epilogue.
@@ -851,12 +851,6 @@ struct ConvertFMLPToNVVMPass
       }
       if (failed(chunkLoopOf(op)))
         return WalkResult::interrupt();
-      if (getAdapterInput(op)) {
-        op->emitOpError(
-            "has a low-rank adapter term: adapters (docs/LoRA.md) are "
-            "planned and run on the CPU, not yet lowered to GPU kernels");
-        return WalkResult::interrupt();
-      }
       for (Value operand : op->getOperands()) {
         Type element = getElementTypeOrSelf(operand.getType());
         if (!element.isF32() && !element.isBF16() && !element.isF16()) {
@@ -978,7 +972,7 @@ struct ConvertFMLPToNVVMPass
       }
       KernelGemm gemm = describeGemm(op);
       ArrayRef<KernelConfig> configs = configsByOp[op];
-      SmallVector<KernelVariant> variants;
+      SmallVector<KernelVariant, 1> variants;
       int64_t minTokens = 0;
       // The kernel_config's kernel (every T past the variants) is built
       // once; a variant of the same kernel for a range of fewer T (the time

@@ -50,19 +50,39 @@ GemmPart weight(Value memref, WeightLayout layout, bool readTransposed,
 GemmOperand plain(GemmPart part) {
   GemmOperand operand;
   operand.parts.push_back(part);
+  operand.starts.push_back(0);
   operand.role = part.role;
   return operand;
 }
 
-GemmOperand concatenated(GemmPart first, GemmPart second, int64_t split,
+GemmOperand concatenated(GemmPart first, GemmPart second, int64_t start,
                          bool alongK, StringRef role) {
-  GemmOperand operand;
-  operand.parts = {first, second};
-  operand.form = GemmOperand::Form::Concatenated;
-  operand.split = split;
+  GemmOperand operand = plain(first);
+  operand.parts.push_back(second);
+  operand.starts.push_back(start);
   operand.alongK = alongK;
   operand.role = role;
   return operand;
+}
+
+/// `operand` with an adapter's part after its k = `start` columns (or rows)
+/// of its own (docs/LoRA.md); `operand` unchanged when there is none.
+GemmOperand withAdapter(GemmOperand operand, GemmPart adapter, int64_t start,
+                        StringRef role) {
+  if (!adapter.memref)
+    return operand;
+  assert(operand.alongK && "an adapter term extends k");
+  operand.parts.push_back(adapter);
+  operand.starts.push_back(start);
+  operand.role = role;
+  return operand;
+}
+
+/// An adapter matrix [out, in] read as B(k, n): K-major when its rows
+/// (out) index n: Bg, Bu [H, R] and Bd [D, Rd] whose in is k = r; MN-major
+/// when they index k: Ad [Rd, H] and A_cat [R, D] read by K3 and K4.
+GemmPart adapterMatrix(Value memref, bool rowsAreN, StringRef role) {
+  return {memref, rowsAreN, role};
 }
 
 } // namespace
@@ -81,6 +101,19 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
     gemm.a = plain({a, true, role}); // role: a literal (GemmPart keeps a StringRef)
     gemm.tokenOperand = a;
   };
+  // An adapter term (docs/LoRA.md): R more k, A's token-major [T, R]
+  // operand `z` after its own columns and B_j's adapter matrix after its
+  // k rows; roles name the augmented operands in reasons.
+  auto adapter = [&](Value z, StringRef zRole, StringRef aRole,
+                     ArrayRef<std::pair<GemmPart, StringRef>> matrices) {
+    if (!z)
+      return;
+    int64_t k = gemm.k.value;
+    gemm.a = withAdapter(gemm.a, {z, true, zRole}, k, aRole);
+    for (auto [b, matrix] : llvm::zip_equal(gemm.b, matrices))
+      b = withAdapter(b, matrix.first, k, matrix.second);
+    gemm.k = Extent::of(k + columnsOf(z));
+  };
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](GateUpOp k1) {
         overTokens(k1.getX(), "x", columnsOf(k1.getInits()[0]));
@@ -88,21 +121,30 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
             plain(weight(k1.getGate(), k1.getGateLayout(), false, "gate")));
         gemm.b.push_back(
             plain(weight(k1.getUp(), k1.getUpLayout(), false, "up")));
+        adapter(k1.getLoraZ(), "Z", "[x Z]",
+                {{adapterMatrix(k1.getGateLoraB(), true, "Bg"), "[Wg Bg]"},
+                 {adapterMatrix(k1.getUpLoraB(), true, "Bu"), "[Wu Bu]"}});
       })
       .Case([&](DownOp k2) {
         overTokens(k2.getA(), "A", columnsOf(k2.getInits()[0]));
         gemm.b.push_back(
             plain(weight(k2.getDown(), k2.getDownLayout(), false, "down")));
+        adapter(k2.getLoraZ(), "Zd", "[A Zd]",
+                {{adapterMatrix(k2.getLoraB(), true, "Bd"), "[Wd Bd]"}});
       })
       .Case([&](GateOp gate) {
         overTokens(gate.getX(), "x", columnsOf(gate.getInits()[0]));
         gemm.b.push_back(plain(
             weight(gate.getGate(), gate.getGateLayout(), false, "gate")));
+        adapter(gate.getLoraZ(), "Z", "[x Z]",
+                {{adapterMatrix(gate.getGateLoraB(), true, "Bg"), "[Wg Bg]"}});
       })
       .Case([&](DownGradOp k3) { // B(k = d, n = h) = Wd(in = h, out = d)
         overTokens(k3.getDy(), "dy", columnsOf(k3.getG()));
         gemm.b.push_back(
             plain(weight(k3.getDown(), k3.getDownLayout(), true, "down")));
+        adapter(k3.getLoraDz(), "dZd", "[dy dZd]",
+                {{adapterMatrix(k3.getLoraA(), false, "Ad"), "[Wd Ad]"}});
       })
       .Case([&](InputGradOp k4) { // k < H: gate's half, k >= H: up's
         int64_t hidden = columnsOf(k4.getDg());
@@ -117,6 +159,9 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
             weight(k4.getUp(), k4.getUpLayout(), true, "up"), hidden,
             /*alongK=*/true, "[Wg Wu]"));
         gemm.tokenOperand = k4.getDg();
+        adapter(k4.getLoraDz(), "dZ", "[dG dU dZ]",
+                {{adapterMatrix(k4.getLoraA(), false, "A_cat"),
+                  "[Wg Wu A_cat]"}});
       })
       .Case([&](GateUpWeightGradOp k5) { // m < H: gate's half, m >= H: up's
         int64_t hidden = columnsOf(k5.getDg());
@@ -176,7 +221,7 @@ std::string mlir::fmlp::notSmallTokensReady(const KernelGemm &gemm) {
   for (const GemmOperand &operand : llvm::concat<const GemmOperand>(
            ArrayRef<GemmOperand>(gemm.a), ArrayRef<GemmOperand>(gemm.b))) {
     const GemmPart &part = operand.parts[0];
-    if (operand.form != GemmOperand::Form::Plain || !part.kMajor)
+    if (!operand.isPlain() || !part.kMajor)
       return (operand.role + " is not one K-major buffer").str();
     if (std::string why = notIn16BytePieces(part.memref, 0, part.role);
         !why.empty())
@@ -194,15 +239,21 @@ std::string mlir::fmlp::notMmaSyncReady(const KernelGemm &gemm) {
       if (std::string why = notIn16BytePieces(part.memref, 0, part.role);
           !why.empty())
         return why;
+    // One index contiguous in every part (the view mma.sync stages).
+    for (const GemmPart &part : operand.parts)
+      if (part.kMajor != operand.parts[0].kMajor)
+        return (operand.parts[0].role + " and " + part.role +
+                " have different layouts")
+            .str();
     // A K-major part's columns are k: a concatenation along k splits its
     // contiguous index, as does one along m or n of parts whose rows are k.
-    if (operand.form == GemmOperand::Form::Concatenated &&
-        operand.alongK == operand.parts[0].kMajor &&
-        operand.split % (kPieceBytes * 8 /
-                         gemm.element.getIntOrFloatBitWidth()))
-      return (operand.role + " is split at " + Twine(operand.split) +
-              ", inside a 16-byte piece")
-          .str();
+    int64_t piece = kPieceBytes * 8 / gemm.element.getIntOrFloatBitWidth();
+    if (operand.alongK == operand.parts[0].kMajor)
+      for (auto [part, start] : llvm::zip_equal(operand.parts, operand.starts))
+        if (start % piece)
+          return (part.role + " starts at " + Twine(start) +
+                  ", inside a 16-byte piece")
+              .str();
   }
   return "";
 }
@@ -235,10 +286,11 @@ public:
 
   /// Why the WGMMA strategy cannot read `operand` as it is formed, or "".
   /// Its parts K-major where WGMMA takes no MN-major ones (fp32 operands:
-  /// tf32). A concatenation is one map over both parts when they are
-  /// adjacent columns of one buffer (A), or two maps split at a k-step (B).
+  /// tf32), and all of one layout. Parts of A that are adjacent columns of
+  /// one buffer are read as one map (K4's and K5's [dG dU]); every other
+  /// part is a map of its own, which only a concatenation along k can be,
+  /// starting at a k-step ([Wg Wu], an adapter's columns).
   std::string unsupportedForm(const GemmOperand &operand, bool isA) const {
-    using Form = GemmOperand::Form;
     const auto &parts = operand.parts;
     if (!mnMajorTaken)
       for (const GemmPart &part : parts)
@@ -246,54 +298,39 @@ public:
           return ("tf32 WGMMA reads K-major operands only, and " + part.role +
                   " is MN-major (its rows index k)")
               .str();
-    if (operand.form != Form::Concatenated)
-      return "";
-    if (isA) {
-      if (!adjacent(parts[0].memref, parts[1].memref))
-        return (parts[0].role + " and " + parts[1].role +
+    for (size_t i = 1; i < parts.size(); ++i) {
+      if (parts[i].kMajor != parts[0].kMajor)
+        return (parts[0].role + " and " + parts[i].role +
+                " have different layouts")
+            .str();
+      if (isA && adjacent(parts[i - 1].memref, parts[i].memref))
+        continue;
+      if (!operand.alongK)
+        return (parts[i - 1].role + " and " + parts[i].role +
                 " are not adjacent columns of one buffer")
             .str();
-      return "";
+      if (operand.starts[i] % tileK)
+        return (parts[i].role + " starts at k = " + Twine(operand.starts[i]) +
+                ", not a multiple of the k-tile (" + Twine(tileK) + ")")
+            .str();
     }
-    if (operand.split % tileK)
-      return (parts[1].role + " starts at k = " + Twine(operand.split) +
-              ", not a multiple of the k-tile (" + Twine(tileK) + ")")
-          .str();
-    if (parts[0].kMajor != parts[1].kMajor)
-      return (parts[0].role + " and " + parts[1].role +
-              " have different layouts")
-          .str();
     return "";
   }
 
-  /// A's rows are T when `tokenRows`: K-major, it is read in boxes of 32
-  /// rows (the option above), so that a box past T is not loaded
-  /// (WgmmaOperand::rowsPerBox).
+  /// A's maps: its rows are T when `tokenRows`: K-major, it is read in
+  /// boxes of 32 rows (the option above), so that a box past T is not
+  /// loaded (WgmmaOperand::rowsPerBox).
   WgmmaOperand operandA(const GemmOperand &operand, bool tokenRows) {
-    const GemmPart &first = operand.parts[0];
-    // Concatenated: the adjacent parts as one view of 2 split columns.
-    int64_t cols = operand.form == GemmOperand::Form::Concatenated
-                       ? 2 * operand.split
-                       : 0;
-    int64_t rowsPerBox =
-        tokenRows && first.kMajor ? int64_t(tokenRowsPerBox) : kWgmmaTileM;
-    WgmmaOperand a{add(first.memref, first.kMajor, rowsPerBox, operand.role,
-                       cols),
-                   first.kMajor};
+    int64_t rowsPerBox = tokenRows && operand.parts[0].kMajor
+                             ? int64_t(tokenRowsPerBox)
+                             : kWgmmaTileM;
+    WgmmaOperand a = operandMaps(operand, rowsPerBox, /*isA=*/true);
     if (rowsPerBox != kWgmmaTileM)
       a.rowsPerBox = rowsPerBox;
     return a;
   }
   WgmmaOperand operandB(const GemmOperand &operand) {
-    const GemmPart &first = operand.parts[0];
-    WgmmaOperand b{add(first.memref, first.kMajor, tileN, first.role),
-                   first.kMajor};
-    if (operand.form == GemmOperand::Form::Concatenated) {
-      const GemmPart &second = operand.parts[1];
-      b.kSplit = operand.split;
-      b.highMap = add(second.memref, second.kMajor, tileN, second.role);
-    }
-    return b;
+    return operandMaps(operand, tileN, /*isA=*/false);
   }
   /// The map of an output the epilogue stages, in boxes of its consumers'
   /// 64 rows, if TMA can address it (else its blocks move by threads).
@@ -320,6 +357,31 @@ public:
   std::string whyNot;
 
 private:
+  /// One map per run of `operand`'s parts that is one view (adjacent
+  /// columns of A), the runs after the first from their k on.
+  WgmmaOperand operandMaps(const GemmOperand &operand, int64_t tileRows,
+                           bool isA) {
+    const auto &parts = operand.parts;
+    WgmmaOperand result;
+    result.kMajor = parts[0].kMajor;
+    for (size_t first = 0, end; first < parts.size(); first = end) {
+      int64_t cols = columnsOf(parts[first].memref);
+      for (end = first + 1; isA && end < parts.size() &&
+                            adjacent(parts[end - 1].memref, parts[end].memref);
+           ++end)
+        cols += columnsOf(parts[end].memref);
+      bool run = end - first > 1;
+      unsigned map = add(parts[first].memref, result.kMajor, tileRows,
+                         run ? operand.role : parts[first].role,
+                         run ? cols : 0);
+      if (first == 0)
+        result.map = map;
+      else
+        result.further.push_back({operand.starts[first], map});
+    }
+    return result;
+  }
+
   /// Adds the map of `view` (`cols` columns; 0: all), whose rows index the
   /// tile's m/n (K-major) or k (MN-major), for an operand of `tileRows`.
   unsigned add(Value view, bool kMajor, int64_t tileRows, StringRef role,

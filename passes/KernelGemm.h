@@ -18,7 +18,11 @@
 //   K6 down_weight_grad   D     H    T    dy^T         A
 //   gate (save=u)         T     H    D    x            Wg
 //
-// ("|": two buffers concatenated along that index.)
+// ("|": buffers concatenated along that index.) An op's adapter term
+// (docs/LoRA.md) extends k by R: A gains its token-major [T, R] operand,
+// each B_j the adapter matrix it multiplies (K1: [x | Z], [Wg | Bg] and
+// [Wu | Bu]; K2: [A | Zd], [Wd | Bd]; K3: [dy | dZd], [Wd^T | Ad]; K4:
+// [dG | dU | dZ], [Wg^T | Wu^T | A_cat]).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,20 +46,17 @@ struct GemmPart {
   StringRef role; // names it in reasons: "x", "gate", "dG"
 };
 
-/// An operand, A(m, k) or B_j(k, n), as its parts are read.
+/// An operand, A(m, k) or B_j(k, n), as its parts are read: one buffer, or
+/// buffers concatenated along k (`alongK`) or along A's m, part i from
+/// index starts[i] on (K4's and K5's [dG dU], K4's [Wg Wu]; an adapter
+/// term's columns after the block's own, docs/LoRA.md: [x | Z]).
 struct GemmOperand {
-  enum class Form {
-    /// parts[0] itself.
-    Plain,
-    /// parts[0] then parts[1] along k (`alongK`) or along A's m, parts[1]
-    /// from index `split` on (K4's and K5's [dG dU], K4's [Wg Wu]).
-    Concatenated,
-  };
-  SmallVector<GemmPart, 2> parts;
-  Form form = Form::Plain;
+  SmallVector<GemmPart, 3> parts;
+  SmallVector<int64_t, 3> starts; // starts[0] = 0
   bool alongK = true;
-  int64_t split = 0;
   StringRef role;                            // the whole operand, in reasons
+
+  bool isPlain() const { return parts.size() == 1; }
 };
 
 struct KernelGemm {

@@ -6,10 +6,14 @@
 // RUN: not fmlp-run %fmlp_src_root/test/Dialect/FMLP/kernel-ops.mlir 2>&1 | FileCheck %s --check-prefix=NO-BLOCK
 // RUN: not fmlp-run %s --save=everything 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 // A block with LoRA adapters: their gradients are judged too, under every
-// policy, chunked; the GPU lowering refuses adapter terms (not built yet).
+// policy, chunked. It compiles for the GPU: every entry point takes the
+// adapters, the backward returns their gradients, and the saved buffer
+// holds Z and Zd beside A, G, U (3 x 96 + 8 + 4 = 300 columns).
 // RUN: fmlp-run %S/Inputs/lora-block.mlir --tokens=11 | FileCheck %s --check-prefix=LORA
 // RUN: fmlp-run %S/Inputs/lora-block.mlir --tokens=11 --save=u --chunk-tokens=4 | FileCheck %s --check-prefix=LORA
-// RUN: not fmlp-compile %S/Inputs/lora-block.mlir --chip=sm_90a -o %t.lora.bundle 2>&1 | FileCheck %s --check-prefix=LORA-GPU
+// RUN: rm -rf %t.lora.bundle
+// RUN: fmlp-compile %S/Inputs/lora-block.mlir --chip=sm_90a --report=false -o %t.lora.bundle
+// RUN: fmlp-bundle-info %t.lora.bundle --tokens=11 | FileCheck %s --check-prefix=LORA-GPU
 // A batched block ([8, S, 96]) chunked: T is a multiple of 8, the chunks
 // run over the flattened tokens.
 // RUN: fmlp-run %S/Inputs/batched-block.mlir --tokens=16 --save=x --chunk-tokens=8 | FileCheck %s --check-prefix=BATCHED
@@ -118,4 +122,16 @@ func.func @layer(%x: tensor<?x96xf32>, %wg: tensor<96x200xf32>, %wu: tensor<96x2
 // LORA: d_down_lora_a {{.*}} pass
 // LORA: d_down_lora_b {{.*}} pass
 // LORA: all outputs within their bounds
-// LORA-GPU: lora-block.mlir:6:8: error: 'fmlp.gate_up' op has a low-rank adapter term: adapters (docs/LoRA.md) are planned and run on the CPU, not yet lowered to GPU kernels
+// LORA-GPU: entry mlp.forward (forward)
+// LORA-GPU: lora_a input f32 [8, 64]
+// LORA-GPU-NEXT: gate_lora_b input f32 [96, 8]
+// LORA-GPU-NEXT: up_lora_b input f32 [96, 8]
+// LORA-GPU-NEXT: down_lora_a input f32 [4, 96]
+// LORA-GPU-NEXT: down_lora_b input f32 [64, 4]
+// LORA-GPU: saved saved f32 [T, 300]
+// LORA-GPU: entry mlp.backward (backward)
+// LORA-GPU: d_lora_a output f32 [8, 64]
+// LORA-GPU-NEXT: d_gate_lora_b output f32 [96, 8]
+// LORA-GPU-NEXT: d_up_lora_b output f32 [96, 8]
+// LORA-GPU-NEXT: d_down_lora_a output f32 [4, 96]
+// LORA-GPU-NEXT: d_down_lora_b output f32 [64, 4]
