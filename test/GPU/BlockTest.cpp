@@ -14,25 +14,40 @@
 //
 // The bundle may have any memory policy (save=agu, gu, u, x) and token chunks
 // (chunk-tokens): each entry point's arguments are made from the manifest
-// by name (the saved activations only where it has them, the workspace as
-// its shape says: [T, n], or [C, n] for a chunked entry), and the weight
-// gradients of a chunked backward are judged with one storage rounding per
-// chunk (lib/Numerics: bound = base + chunks x per chunk).
+// by name (the saved activations only where it has them, as wide as it
+// says, the workspace as its shape says: [T, n], or [C, n] for a chunked
+// entry), and the weight gradients of a chunked backward are judged with
+// one storage rounding per chunk (lib/Numerics: bound = base + chunks x per
+// chunk).
+//
+// A block with low-rank adapters (docs/LoRA.md) takes lora_a [R, D],
+// gate_lora_b and up_lora_b [H, R], down_lora_a [Rd, H] and down_lora_b
+// [D, Rd] (either group may be absent); R and Rd are read from the
+// manifest, the adapters drawn as lib/Numerics' drawInputs draws them (B
+// not zero: the adapter terms weigh as much as the base projections'), and
+// the five adapter gradients judged beside the weight gradients. Adapters
+// mix the hidden units, so a LoRA block is never sampled: a T whose T x H
+// is too large for the full reference fails, not judged.
 //
 // Negative controls, each of which must fail: y judged against the output
 // for other inputs; one element of y moved by twice its bound; a second
 // backward over the same saved activations (the runtime must refuse it;
 // save=x saves none, so it has nothing to refuse); for a chunked backward
 // over more than one chunk, d_down judged against the gradient of its last
-// chunk's tokens alone (what a last chunk that overwrote would leave).
+// chunk's tokens alone (what a last chunk that overwrote would leave); for a
+// block with adapters, every output judged as if the block had none (y,
+// y_nograd, dx and the weight gradients by the reference without adapters,
+// as NumericsTest's AdaptersLeftOutFail does on the CPU). At T = 0 the
+// weight and adapter gradients must be exactly zero (they are poisoned
+// before; d_down as poisoned must fail, that case's control).
 //
 //   fmlp-gpu-block-test BUNDLE DTYPE D H T... [--seed=N]
 //                       [--contraction=ieee|highest|tf32|tf32x3]
 //
 // --contraction is how the fp32 bundle multiplies (its manifest's entry
 // points say: "precision"); the bound follows it (highest's is IEEE
-// fp32's: it takes tf32x3 only where that bound holds). Judging a tf32 bundle by
-// tf32x3's bound is the tf32 modes' negative control (it must fail).
+// fp32's: it takes tf32x3 only where that bound holds). Judging a tf32 bundle
+// by tf32x3's bound is the tf32 modes' negative control (it must fail).
 //
 // Prints one row per output; exits 1 if any output fails or any control
 // passes.
@@ -198,6 +213,41 @@ struct DeviceBuffer {
   void poison() { CHECK_CUDA(cudaMemset(data, 0xFF, bytes)); }
 };
 
+/// The low-rank adapters an entry point may take: the argument's name (its
+/// gradient is "d_" + name), and where lib/Numerics holds it, its exact
+/// gradient and that gradient's bounds. Arguments are [out, in], the
+/// transposes of the reference's matrices.
+struct Adapter {
+  const char *name;
+  Matrix Inputs::*value;
+  Matrix Exact::*gradient;
+  Matrix Bounds::*bound, Bounds::*perChunk;
+};
+const Adapter kAdapters[] = {
+    {"lora_a", &Inputs::loraA, &Exact::dLoraA, &Bounds::dLoraA,
+     &Bounds::dLoraAChunk},
+    {"gate_lora_b", &Inputs::gateLoraB, &Exact::dGateLoraB, &Bounds::dGateLoraB,
+     &Bounds::dGateLoraBChunk},
+    {"up_lora_b", &Inputs::upLoraB, &Exact::dUpLoraB, &Bounds::dUpLoraB,
+     &Bounds::dUpLoraBChunk},
+    {"down_lora_a", &Inputs::downLoraA, &Exact::dDownLoraA, &Bounds::dDownLoraA,
+     &Bounds::dDownLoraAChunk},
+    {"down_lora_b", &Inputs::downLoraB, &Exact::dDownLoraB, &Bounds::dDownLoraB,
+     &Bounds::dDownLoraBChunk},
+};
+
+/// The adapters' ranks as the bundle declares them: R from lora_a [R, D],
+/// Rd from down_lora_a [Rd, H]; 0 for an absent group.
+void readAdapterRanks(fmlp::Bundle &bundle, BlockSpec &spec) {
+  for (const fmlp_argument_info &a :
+       bundle.arguments(bundle.entry("forward"))) {
+    if (std::strcmp(a.name, "lora_a") == 0)
+      spec.loraRank = a.shape[0];
+    else if (std::strcmp(a.name, "down_lora_a") == 0)
+      spec.downLoraRank = a.shape[0];
+  }
+}
+
 int failures = 0;
 
 void report(const char *dtype, int64_t d, int64_t h, int64_t t,
@@ -298,8 +348,20 @@ argumentsOf(fmlp::Bundle &bundle, int entry, int64_t T, const Format &format,
     std::vector<int64_t> shape;
     for (int d = 0; d < a.rank; ++d)
       shape.push_back(a.shape[d] < 0 ? T : a.shape[d]);
+    int64_t elements = 1;
+    for (int64_t extent : shape)
+      elements *= extent;
     auto it = named.find(a.name);
     DeviceBuffer *buffer = it != named.end() ? it->second : nullptr;
+    if (buffer && buffer->bytes < elements * format.bytes) {
+      // D, H (or an adapter's rank) on the command line not the bundle's.
+      std::fprintf(stderr,
+                   "%s's argument %s takes %lld elements; the test made "
+                   "%zu (D and H as the bundle's?)\n",
+                   fmlp_entry_symbol(bundle.get(), entry), a.name,
+                   (long long)elements, buffer->bytes / format.bytes);
+      std::exit(2);
+    }
     if (!buffer) {
       if (a.role != FMLP_ROLE_WORKSPACE) {
         std::fprintf(stderr,
@@ -308,9 +370,6 @@ argumentsOf(fmlp::Bundle &bundle, int entry, int64_t T, const Format &format,
                      fmlp_entry_symbol(bundle.get(), entry), a.name);
         std::exit(2);
       }
-      int64_t elements = 1;
-      for (int64_t extent : shape)
-        elements *= extent;
       scratch.push_back(
           std::make_unique<DeviceBuffer>(elements * format.bytes));
       scratch.back()->poison();
@@ -337,9 +396,21 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   BlockSpec spec{T, D, H};
   spec.storage = format.storage;
   spec.contraction = contraction;
-  Inputs in = drawInputs(spec, seed);
-  // Sampled where the full reference's T x H matrices outgrow the host.
+  readAdapterRanks(bundle, spec);
+  bool adapters = spec.loraRank > 0 || spec.downLoraRank > 0;
+  const char *n = format.name;
+  // Sampled where the full reference's T x H matrices outgrow the host;
+  // never with adapters (selectHiddenUnits refuses them).
   bool sample = T * H > (int64_t(1) << 28);
+  if (sample && adapters) {
+    ++failures;
+    std::printf("%-5s D=%-5lld H=%-6lld T=%-6lld FAIL: not judged: a block "
+                "with adapters is not sampled, and T x H is too large for "
+                "the full reference\n",
+                n, (long long)D, (long long)H, (long long)T);
+    return;
+  }
+  Inputs in = drawInputs(spec, seed);
   Reference ref = makeReference(spec, in, sample);
   const Exact &atTokens = *ref.atTokens, &atUnits = *ref.atUnits;
   const Bounds &tokenBounds = *ref.tokenBounds, &unitBounds = *ref.unitBounds;
@@ -363,6 +434,20 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   DeviceBuffer saved(T * savedCols * e);
   for (DeviceBuffer *b : {&y, &yNograd, &dx, &dWg, &dWu, &dWd, &saved})
     b->poison();
+  // The adapters the block has ([out, in]) and their gradients (poisoned),
+  // by argument name.
+  std::map<std::string, std::unique_ptr<DeviceBuffer>> adapterInputs,
+      adapterGradients;
+  for (const Adapter &adapter : kAdapters) {
+    const Matrix &value = in.*adapter.value;
+    if (value.values.empty())
+      continue;
+    adapterInputs[adapter.name] =
+        std::make_unique<DeviceBuffer>(encode(value, true, format));
+    auto gradient = std::make_unique<DeviceBuffer>(value.values.size() * e);
+    gradient->poison();
+    adapterGradients[std::string("d_") + adapter.name] = std::move(gradient);
+  }
 
   std::map<std::string, DeviceBuffer *> named = {
       {"x", &x},      {"gate", &wg},   {"up", &wu}, {"down", &wd},
@@ -370,6 +455,9 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
       {"d_up", &dWu}, {"d_down", &dWd}};
   if (hasSaved)
     named["saved"] = &saved;
+  for (auto *buffers : {&adapterInputs, &adapterGradients})
+    for (auto &[name, buffer] : *buffers)
+      named[name] = buffer.get();
   std::map<std::string, DeviceBuffer *> namedNograd = named;
   namedNograd["y"] = &yNograd;
   std::vector<std::unique_ptr<DeviceBuffer>> scratch;
@@ -384,7 +472,6 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   bundle.launch(backward, backwardArgs);
   CHECK_CUDA(cudaDeviceSynchronize());
 
-  const char *n = format.name;
   // y, dx and the weight gradients as they now are on the device (at the
   // reference's tokens and hidden units); weight gradients summed over
   // `chunks` token chunks, each stored: one storage rounding per chunk.
@@ -397,24 +484,53 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   auto dDownAtUnits = [&] {
     return pickRows(decode(dWd.data, D, H, true, format), D, ref.units);
   };
-  auto judge = [&](const std::string &suffix) {
-    report(n, D, H, T, ("y" + suffix).c_str(),
-           compare(tokenRows(y), atTokens.y, tokenBounds.y));
-    report(n, D, H, T, ("dx" + suffix).c_str(),
-           compare(tokenRows(dx), atTokens.dx, tokenBounds.dx));
-    report(n, D, H, T, ("d_gate" + suffix).c_str(),
+  // Every output of the forward and backward against one reference (its
+  // values and bounds at the judged tokens and hidden units); the adapter
+  // gradients that reference has, in full (a block with adapters is never
+  // sampled), [out, in] on the device.
+  struct Judged {
+    const Exact &atTokens, &atUnits;
+    const Bounds &tokenBounds, &unitBounds;
+  };
+  auto judge = [&](const std::string &prefix, const std::string &suffix,
+                   const Judged &r, bool mustFail) {
+    auto label = [&](const std::string &output) {
+      return prefix + output + suffix;
+    };
+    report(n, D, H, T, label("y").c_str(),
+           compare(tokenRows(y), r.atTokens.y, r.tokenBounds.y), mustFail);
+    report(n, D, H, T, label("dx").c_str(),
+           compare(tokenRows(dx), r.atTokens.dx, r.tokenBounds.dx), mustFail);
+    report(n, D, H, T, label("d_gate").c_str(),
            compare(pickColumns(decode(dWg.data, H, D, true, format), D, H,
                                ref.units),
-                   atUnits.dGate, unitBounds.dGate, &unitBounds.dGateChunk,
-                   chunks));
-    report(n, D, H, T, ("d_up" + suffix).c_str(),
+                   r.atUnits.dGate, r.unitBounds.dGate,
+                   &r.unitBounds.dGateChunk, chunks),
+           mustFail);
+    report(n, D, H, T, label("d_up").c_str(),
            compare(pickColumns(decode(dWu.data, H, D, true, format), D, H,
                                ref.units),
-                   atUnits.dUp, unitBounds.dUp, &unitBounds.dUpChunk, chunks));
-    report(n, D, H, T, ("d_down" + suffix).c_str(),
-           compare(dDownAtUnits(), atUnits.dDown, unitBounds.dDown,
-                   &unitBounds.dDownChunk, chunks));
+                   r.atUnits.dUp, r.unitBounds.dUp, &r.unitBounds.dUpChunk,
+                   chunks),
+           mustFail);
+    report(n, D, H, T, label("d_down").c_str(),
+           compare(dDownAtUnits(), r.atUnits.dDown, r.unitBounds.dDown,
+                   &r.unitBounds.dDownChunk, chunks),
+           mustFail);
+    for (const Adapter &adapter : kAdapters) {
+      const Matrix &exact = r.atUnits.*adapter.gradient;
+      if (exact.values.empty())
+        continue;
+      std::string name = std::string("d_") + adapter.name;
+      report(n, D, H, T, label(name).c_str(),
+             compare(decode(adapterGradients.at(name)->data, exact.cols,
+                            exact.rows, true, format),
+                     exact, r.unitBounds.*adapter.bound,
+                     &(r.unitBounds.*adapter.perChunk), chunks),
+             mustFail);
+    }
   };
+  const Judged reference{atTokens, atUnits, tokenBounds, unitBounds};
   if (sample)
     std::printf("(judged at %zu tokens and %zu hidden units: the full "
                 "float64 reference would not fit)\n",
@@ -422,7 +538,7 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   if (chunks > 1)
     std::printf("(backward in %lld chunks of %lld tokens)\n", (long long)chunks,
                 (long long)fmlp_entry_chunk_tokens(bundle.get(), backward));
-  judge(" (forward)");
+  judge("", " (forward)", reference, /*mustFail=*/false);
   report(n, D, H, T, "y (forward_nograd)",
          compare(tokenRows(yNograd), atTokens.y, tokenBounds.y));
   std::vector<double> yv = tokenRows(y);
@@ -460,6 +576,26 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
                    &unitBounds.dDownChunk, chunks),
            /*mustFail=*/true);
   }
+  // A block with adapters judged as if it had none (an implementation that
+  // left the adapter terms out): every output the block without them has,
+  // by that block's values and bounds (CheckOptions::judgeOther on the
+  // CPU: NumericsTest's AdaptersLeftOutFail). The adapter terms weigh as
+  // much as the base projections' (drawInputs), so each must fail.
+  if (adapters) {
+    BlockSpec plainSpec = spec;
+    plainSpec.loraRank = plainSpec.downLoraRank = 0;
+    Inputs plainInputs = in;
+    for (const Adapter &adapter : kAdapters)
+      plainInputs.*adapter.value = Matrix();
+    Exact plain = computeExact(plainSpec, plainInputs, deviceMatmul);
+    Bounds plainBounds =
+        computeBounds(plainSpec, plainInputs, plain, deviceMatmul);
+    judge("control: ", " (no adapters)",
+          {plain, plain, plainBounds, plainBounds}, /*mustFail=*/true);
+    report(n, D, H, T, "control: y_nograd (no adapters)",
+           compare(tokenRows(yNograd), plain.y, plainBounds.y),
+           /*mustFail=*/true);
+  }
   // Every kernel computes each element once in a fixed order (split-K's
   // last block adds the slices' partials in slice order, whatever order
   // they arrived in): the replay below must give y and dx bit for bit
@@ -480,6 +616,8 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   {
     for (DeviceBuffer *b : {&y, &dx, &dWg, &dWu, &dWd, &saved})
       b->poison();
+    for (auto &[name, gradient] : adapterGradients)
+      gradient->poison();
     for (std::unique_ptr<DeviceBuffer> &workspace : scratch)
       workspace->poison();
     cudaStream_t stream;
@@ -493,7 +631,7 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
     CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
     CHECK_CUDA(cudaGraphLaunch(exec, stream));
     CHECK_CUDA(cudaStreamSynchronize(stream));
-    judge(" (graph)");
+    judge("", " (graph)", reference, /*mustFail=*/false);
     if (!sample) {
       bool same = bytesOf(y) == eagerY && bytesOf(dx) == eagerDx;
       if (!same)
@@ -524,9 +662,9 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
               refused ? "refused as it must" : "NOT REFUSED");
 }
 
-/// T = 0 (an expert no token was routed to): the backward's weight
-/// gradients, sums over no token, must be exactly 0 (the bound is 0); they
-/// are poisoned (NaN) before, so a launch that leaves them fails.
+/// T = 0 (an expert no token was routed to): the backward's weight and
+/// adapter gradients, sums over no token, must be exactly 0 (the bound is
+/// 0); they are poisoned (NaN) before, so a launch that leaves them fails.
 void runEmptyBatch(fmlp::Bundle &bundle, const Format &format, int64_t D,
                    int64_t H) {
   size_t e = format.bytes;
@@ -537,32 +675,48 @@ void runEmptyBatch(fmlp::Bundle &bundle, const Format &format, int64_t D,
   for (DeviceBuffer *b : {&wg, &wu, &wd})
     CHECK_CUDA(cudaMemset(b->data, 0, b->bytes));
   int backward = bundle.entry("backward");
-  const char *names[] = {"d_gate (T = 0)", "d_up (T = 0)", "d_down (T = 0)"};
-  DeviceBuffer *grads[] = {&dWg, &dWu, &dWd};
-  auto nonZero = [&](DeviceBuffer &b) {
-    std::vector<double> v = decode(b.data, 1, b.bytes / e, false, format);
-    return std::count_if(v.begin(), v.end(), [](double x) { return x != 0; });
-  };
-  for (DeviceBuffer *b : grads)
-    b->poison();
-  // Control: as poisoned, every element fails.
-  bool controlFails = nonZero(dWd) == static_cast<long>(dWd.bytes / e);
   std::map<std::string, DeviceBuffer *> named = {
       {"x", &none},     {"gate", &wg},   {"up", &wu},      {"down", &wd},
       {"dy", &none},    {"dx", &none},   {"d_gate", &dWg}, {"d_up", &dWu},
       {"d_down", &dWd}, {"saved", &none}};
+  std::vector<std::pair<std::string, DeviceBuffer *>> gradients = {
+      {"d_gate", &dWg}, {"d_up", &dWu}, {"d_down", &dWd}};
+  // The adapters the backward takes (zero, as the weights: nothing reads
+  // them over no token) and their gradients, as large as it declares them.
+  std::vector<std::unique_ptr<DeviceBuffer>> adapterBuffers;
+  for (const fmlp_argument_info &a : bundle.arguments(backward))
+    for (const Adapter &adapter : kAdapters) {
+      if (std::strcmp(a.name, adapter.name) != 0)
+        continue;
+      size_t bytes = a.shape[0] * a.shape[1] * e;
+      adapterBuffers.push_back(std::make_unique<DeviceBuffer>(bytes));
+      CHECK_CUDA(cudaMemset(adapterBuffers.back()->data, 0, bytes));
+      named[adapter.name] = adapterBuffers.back().get();
+      adapterBuffers.push_back(std::make_unique<DeviceBuffer>(bytes));
+      std::string gradient = std::string("d_") + adapter.name;
+      named[gradient] = adapterBuffers.back().get();
+      gradients.emplace_back(gradient, adapterBuffers.back().get());
+    }
+  auto nonZero = [&](DeviceBuffer &b) {
+    std::vector<double> v = decode(b.data, 1, b.bytes / e, false, format);
+    return std::count_if(v.begin(), v.end(), [](double x) { return x != 0; });
+  };
+  for (auto &[name, gradient] : gradients)
+    gradient->poison();
+  // Control: as poisoned, every element fails.
+  bool controlFails = nonZero(dWd) == static_cast<long>(dWd.bytes / e);
   std::vector<std::unique_ptr<DeviceBuffer>> scratch;
   bundle.launch(backward,
                 argumentsOf(bundle, backward, 0, format, named, scratch));
   CHECK_CUDA(cudaDeviceSynchronize());
-  for (int i = 0; i < 3; ++i) {
-    long bad = nonZero(*grads[i]);
+  for (auto &[name, gradient] : gradients) {
+    long bad = nonZero(*gradient);
     if (bad)
       ++failures;
     std::printf("%-5s D=%-5lld H=%-6lld T=0      %-22s %ld element(s) not 0 "
                 "%s\n",
-                format.name, (long long)D, (long long)H, names[i], bad,
-                bad ? "FAIL" : "pass");
+                format.name, (long long)D, (long long)H,
+                (name + " (T = 0)").c_str(), bad, bad ? "FAIL" : "pass");
   }
   if (!controlFails)
     ++failures;
