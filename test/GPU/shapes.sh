@@ -36,3 +36,24 @@ gpu_test_sanitized_variant="bf16:1024x2816:x:64"
 gpu_test_precisions="ieee:1024x2816 ieee:64x128 highest:64x128 tf32:1024x2816
   tf32:64x128 tf32:1088x704 tf32x3:1024x2816 tf32x3:64x128 tf32x3:4096x11008"
 gpu_test_sanitized_tokens="129"
+# Blocks with LoRA adapters (docs/LoRA.md), as DTYPE:DxH:R:RD:SAVE:CHUNK:
+# the gate's and up's adapters stacked to rank R, the down projection's of
+# rank RD (0: that group absent), each in
+# mlp-lora-DTYPE-D-H-rR-rdRD-SAVE-cCHUNK.bundle (fmlp-compile --save=SAVE
+# --chunk-tokens=CHUNK, the default precision): bf16 at both shapes with
+# both groups and the activations saved (Z and Zd beside A, G, U), gate/up
+# adapters alone with save=x in chunks of 1024 (Z recomputed per chunk),
+# f16 with save=gu, and f32. In bf16 with R = 32 and Rd = 16, lib/Numerics'
+# bound on y is ~40x the bound without adapters (Z's and Zd's bf16
+# roundings carried through |B| at worst case): ~6x rms |y| at (1024,
+# 2816) and ~65x at (4096, 11008): the "other inputs" control reached
+# 1.0-1.7 at the first (0.999 at T = 3: it passed) and 0.12-0.17 at the
+# second (H200, the GPU lowering in progress); the adapters-left-out
+# control failed everywhere (by 2.3x at least).
+gpu_test_lora_variants="bf16:1024x2816:32:16:agu:0 bf16:4096x11008:32:16:agu:0
+  bf16:1024x2816:16:0:x:1024 f16:1024x2816:16:16:gu:0 f32:1024x2816:16:16:agu:0"
+# T for a LoRA bundle: as the default bundles' quick set (the small_tokens
+# range, split-K's, the WGMMA row boxes) and 2597; a chunked one at 1000,
+# 1024 and 2049 too (below a chunk, one chunk, 2 chunks + 1).
+gpu_test_lora_tokens="0 1 3 16 17 37 64 65 129 257 2597 4096"
+gpu_test_lora_chunk_tokens="$gpu_test_lora_tokens 1000 1024 2049"
