@@ -23,6 +23,16 @@
 # f32's default bundles are precision highest (judged by IEEE fp32's bound);
 # with f32, the other precisions of shapes.sh (ieee, tf32, tf32x3, highest
 # at D = 64), each judged by its own bound.
+# SETS=lora: the blocks with LoRA adapters of shapes.sh (every output and
+# the five adapter gradients judged, and judged as if the block had no
+# adapters, which must fail) at T in {0, 1, 3, 16, 17, 37, 64, 65, 129,
+# 257, 2597, 4096}, the chunked one at 1000, 1024 and 2049 too; not
+# sampled, so full adds no T. One process per T: at (4096, 11008) each
+# takes 50-85 s on the H200's host (inputs drawn twice, the reference and
+# the reference without adapters, T x H and D x H float64 matrices), ~13
+# minutes for the bundle. Not in the default sets until fmlp-compile
+# lowers adapters for the GPU (make-bundles.sh reports the LoRA bundles it
+# could not make).
 # SETS (default "defaults variants precisions") picks the bundles:
 # SETS=variants runs the variants alone.
 # Exit status: non-zero if anything failed.
@@ -74,6 +84,18 @@ done
   [[ $set_ == full ]] && tokens="$tokens 65536"
   echo "== save=$save chunk-tokens=$chunk ($dtype, D=$d, H=$h)"
   timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h-$save-c$chunk.bundle" "$dtype" "$d" "$h" $tokens || status=1
+done
+[[ " $sets " == *" lora "* ]] && for variant in $gpu_test_lora_variants; do
+  IFS=: read -r dtype shape r rd save chunk <<<"$variant"
+  [[ " $dtypes " == *" $dtype "* ]] || continue
+  d=${shape%x*} h=${shape#*x}
+  tokens=$gpu_test_lora_tokens
+  [[ $chunk != 0 ]] && tokens=$gpu_test_lora_chunk_tokens
+  echo "== LoRA R=$r Rd=$rd save=$save chunk-tokens=$chunk ($dtype, D=$d, H=$h)"
+  for t in $tokens; do
+    timeout 300 "$test" "$bundles/mlp-lora-$dtype-$d-$h-r$r-rd$rd-$save-c$chunk.bundle" "$dtype" "$d" "$h" \
+      "$t" || status=1
+  done
 done
 # T = 3 runs K1 and K2's small_tokens kernels, T = 37 the WGMMA ones; the
 # chunked variant both, and the chunks' moved views and shared workspace.
