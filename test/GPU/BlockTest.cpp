@@ -30,7 +30,8 @@
 // is too large for the full reference fails, not judged.
 //
 // Negative controls, each of which must fail: y judged against the output
-// for other inputs; one element of y moved by twice its bound; a second
+// for other inputs (printed but not counted for a block with adapters,
+// whose bf16 bound on y exceeds |y|: see below); one element of y moved by twice its bound; a second
 // backward over the same saved activations (the runtime must refuse it;
 // save=x saves none, so it has nothing to refuse); for a chunked backward
 // over more than one chunk, d_down judged against the gradient of its last
@@ -557,8 +558,21 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   Exact other = computeExact(
       tokenSpec, selectTokens(drawInputs(spec, seed + 1000003), ref.rows),
       deviceMatmul);
-  report(n, D, H, T, "control: other inputs",
-         compare(yv, other.y, tokenBounds.y), /*mustFail=*/true);
+  // With adapters it is printed, not counted: Z and Zd are stored in the
+  // block's 16-bit type before their R terms join K1's and K2's sums, and
+  // the worst case of those roundings, summed over R and then H, makes y's
+  // bound exceed |y| (bf16, R = 32, Rd = 16: 6x at (1024, 2816), 65x at
+  // (4096, 11008)), as tf32's does at (4096, 11008) (shapes.sh). The
+  // adapters' own control below is what fails there.
+  Comparison otherInputs = compare(yv, other.y, tokenBounds.y);
+  if (adapters)
+    std::printf("%-5s D=%-5lld H=%-6lld T=%-6lld %-22s worst error/bound "
+                "%9.3e (not counted: a LoRA block's y bound exceeds |y|)\n",
+                n, (long long)D, (long long)H, (long long)T,
+                "other inputs", otherInputs.worstRatio);
+  else
+    report(n, D, H, T, "control: other inputs", otherInputs,
+           /*mustFail=*/true);
   // A chunked backward judged as if only its last chunk had been summed
   // (a last chunk that overwrote instead of adding, or a fill after the
   // chunks): the exact d_down of those tokens alone.
