@@ -22,39 +22,75 @@ HAVE_TORCH = importlib.util.find_spec("torch") is not None
 
 
 def emulate(path, kind, args):
-    """The entry point `kind` in float64: SiLU; saved = A | G | U, G | U or
-    nothing as the bundle's memory policy has it (its width); an output
-    absent from `args` (not needed) is not computed."""
+    """The entry point `kind` in float64: SiLU, no multipliers; the LoRA
+    adapters' terms where the bundle takes them (lora_a, gate_lora_b,
+    up_lora_b; down_lora_a, down_lora_b: docs/LoRA.md); saved = A | G | U,
+    G | U, U or nothing as the bundle's memory policy has it (its width),
+    then Z and Zd; an output absent from `args` (not needed) is not
+    computed. The backward's terms, with Z = x A_cat^T and Zd = A Ad^T:
+
+      dZd = dy Bd                 dA = dy Wd + dZd Ad
+      dG = dA U silu'(G)          dU = dA silu(G)
+      dZ = dG Bg + dU Bu          dx = dG Wg + dU Wu + dZ A_cat
+      d_lora_a = dZ^T x           d_gate_lora_b = dG^T Z    d_up_lora_b = dU^T Z
+      d_down_lora_a = dZd^T A     d_down_lora_b = dy^T Zd
+
+    (test_lora.py holds them to float64 autograd)."""
     import torch
     F = torch.nn.functional
-    x, gate, up, down = (args[n].double() for n in ("x", "gate", "up", "down"))
-    bias = "gate_bias" in args
-    g = F.linear(x, gate, args["gate_bias"].double() if bias else None)
-    u = F.linear(x, up, args["up_bias"].double() if bias else None)
+    name = os.path.basename(path)
+    if "-gm" in name or "-dm" in name:
+        raise NotImplementedError(f"emulate has no multipliers ({name})")
+
+    def get(n):
+        return args[n].double() if n in args else None
+    x, gate, up, down = (get(n) for n in ("x", "gate", "up", "down"))
+    gate_bias, up_bias, down_bias = (get(n) for n in ("gate_bias", "up_bias", "down_bias"))
+    a_cat, b_g, b_u, a_d, b_d = (get(n) for n in ("lora_a", "gate_lora_b", "up_lora_b",
+                                                  "down_lora_a", "down_lora_b"))
+    z = x @ a_cat.t() if a_cat is not None else None
+    g = F.linear(x, gate, gate_bias)
+    u = F.linear(x, up, up_bias)
+    if z is not None:
+        g, u = g + z @ b_g.t(), u + z @ b_u.t()
+    a = F.silu(g) * u
+    zd = a @ a_d.t() if a_d is not None else None
+    adapters = [t for t in (z, zd) if t is not None]
     h = gate.shape[0]
     if kind in ("forward", "forward_nograd"):
-        a = F.silu(g) * u
-        args["y"].copy_(F.linear(a, down, args["down_bias"].double() if bias else None))
+        y = F.linear(a, down, down_bias)
+        if zd is not None:
+            y = y + zd @ b_d.t()
+        args["y"].copy_(y)
         if kind == "forward" and "saved" in args:
-            kept = {3 * h: [a, g, u], 2 * h: [g, u]}[args["saved"].shape[1]]
-            args["saved"].copy_(torch.cat(kept, dim=1))
+            width = args["saved"].shape[1] - sum(t.shape[1] for t in adapters)
+            kept = {3 * h: [a, g, u], 2 * h: [g, u], h: [u]}[width]
+            args["saved"].copy_(torch.cat(kept + adapters, dim=1))
         return
     saved, dy = args.get("saved"), args["dy"].double()
-    a = F.silu(g) * u
-    da = dy @ down
+    dzd = dy @ b_d if b_d is not None else None
+    da = dy @ down if dzd is None else dy @ down + dzd @ a_d
     s = torch.sigmoid(g)
     dg, du = da * u * s * (1 + g * (1 - s)), da * F.silu(g)
-    results = {"dx": lambda: dg @ gate + du @ up, "d_gate": lambda: dg.t() @ x,
-               "d_up": lambda: du.t() @ x, "d_down": lambda: dy.t() @ a,
+    dz = dg @ b_g + du @ b_u if z is not None else None
+    results = {"dx": lambda: dg @ gate + du @ up + (dz @ a_cat if dz is not None else 0),
+               "d_gate": lambda: dg.t() @ x, "d_up": lambda: du.t() @ x,
+               "d_down": lambda: dy.t() @ a,
                "d_gate_bias": lambda: dg.sum(0), "d_up_bias": lambda: du.sum(0),
-               "d_down_bias": lambda: dy.sum(0)}
+               "d_down_bias": lambda: dy.sum(0),
+               "d_lora_a": lambda: dz.t() @ x, "d_gate_lora_b": lambda: dg.t() @ z,
+               "d_up_lora_b": lambda: du.t() @ z,
+               "d_down_lora_a": lambda: dzd.t() @ a, "d_down_lora_b": lambda: dy.t() @ zd}
     for name, result in results.items():
         if name in args:
             args[name].copy_(result())
-    # dG, dU over G, U: the last 2 H columns (save=x: an empty stand-in,
-    # the bundle's backward has no saved argument).
-    if saved is not None and saved.numel():
-        saved[:, -2 * h:].copy_(torch.cat([dg, du], dim=1))
+    # dG, dU over G, U: the 2 H columns before Z and Zd (save=x: an empty
+    # stand-in, the bundle's backward has no saved argument; save=u keeps
+    # no G to write over).
+    end = (saved.shape[1] - sum(t.shape[1] for t in adapters)
+           if saved is not None and saved.numel() else 0)
+    if end >= 2 * h:
+        saved[:, end - 2 * h:end].copy_(torch.cat([dg, du], dim=1))
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
