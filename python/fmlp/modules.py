@@ -13,21 +13,25 @@ x's raises an error that says so.
 The fused kernels read the projections' weights and never call the
 projection modules. At every forward the guard (guard.py) checks that
 calling them would compute nothing else (plain nn.Linear, no hooks, plain
-or DTensor weights); when it does not hold (PEFT's adapters, a quantized
-Linear, hooks, ...), the module runs Hugging Face's own forward, calling
-the projections, and warns once per module and reason.
+or DTensor weights) or only what fmlp adds itself (PEFT's LoRA Linear over
+a plain nn.Linear, with plain LoRA adapters: the block then runs with
+their terms, built per call by lora.py; docs/LoRA.md); when it does not
+hold (DoRA and other adapters, a quantized Linear, hooks, ...), the module
+runs Hugging Face's own forward, calling the projections, and warns once
+per module and reason.
 """
 from __future__ import annotations
 
+import sys
 import warnings
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import nn
 from torch._subclasses.fake_tensor import FakeTensor
 from torch._subclasses.functional_tensor import FunctionalTensor
 
-from . import guard, ops, parallel, policy, runtime, spec as specs
+from . import guard, lora, ops, parallel, policy, runtime, spec as specs
 from . import precision as precisions
 
 
@@ -59,9 +63,36 @@ _PLAIN_TYPES = frozenset(TENSOR_TYPES)
 _PLAIN_TYPES_OR_NONE = _PLAIN_TYPES | {type(None)}
 
 
+_lora_types: Optional[guard.LoraTypes] = None
+
+
+def lora_types() -> Optional[guard.LoraTypes]:
+    """PEFT's LoRA Linear and the module types of its dropout, once PEFT's
+    LoRA layers are imported (a module cannot be one before); else None.
+    fmlp does not import PEFT."""
+    global _lora_types
+    if _lora_types is None:
+        layer = sys.modules.get("peft.tuners.lora.layer")
+        linear = getattr(layer, "Linear", None)
+        if isinstance(linear, type):
+            _lora_types = guard.LoraTypes(linear, nn.Identity, nn.Dropout)
+    return _lora_types
+
+
+def projections(module: nn.Module, names: Sequence[str], autocast: bool = False
+                ) -> Union[str, List[guard.Projection]]:
+    """guard.projections of `module`'s projections `names` (read by
+    getattr), with PEFT's LoRA layers where PEFT is imported: the
+    Projections (each a plain Linear and the LoRA adapter terms it adds),
+    or why the fused kernels cannot compute them."""
+    return guard.projections([(n, getattr(module, n, None)) for n in names], nn.Linear,
+                             TENSOR_TYPES, SHARDED_TYPES, lora_types(), autocast)
+
+
 def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
-    """None when the fused kernels may read the weights of `module`'s
-    projections `names` instead of calling them; else why not.
+    """None when the fused kernels may compute `module`'s projections
+    `names` from their weights (and LoRA adapters, see projections)
+    instead of calling them; else why not.
 
     It runs at every forward, so the common case is decided by a fast path
     that reads nn.Module's own dictionaries: where getattr(module, name)
@@ -81,8 +112,8 @@ def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
     before."""
     if _plain_linears(module, names) is not None:
         return None
-    return guard.why_not_fusable([(n, getattr(module, n, None)) for n in names], nn.Linear,
-                                 TENSOR_TYPES, SHARDED_TYPES)
+    found = projections(module, names)
+    return found if isinstance(found, str) else None
 
 
 def _plain_linears(module: nn.Module, names: Sequence[str]) -> Optional[List[nn.Linear]]:
@@ -245,27 +276,44 @@ class FusedGatedMLP(nn.Module):
     def _widths(self):
         return self.gate_proj.in_features, self.gate_proj.out_features
 
-    def _params(self, linears: Optional[List[nn.Linear]] = None) -> List[torch.Tensor]:
+    def _params(self, linears: Optional[List[nn.Linear]] = None,
+                modules: Optional[List[nn.Module]] = None) -> List[torch.Tensor]:
         """gate, up, down weights ([out, in]), then their biases. `linears`:
         the projections as _plain_linears returned them (then read from
-        their _parameters: no nn.Module.__getattr__ per tensor)."""
+        their _parameters: no nn.Module.__getattr__ per tensor); `modules`:
+        the Linears to read by getattr in place of the projections (a LoRA
+        layer's base_layer, guard.Projection.linear)."""
         if linears is None:
-            linears = [self.gate_proj, self.up_proj, self.down_proj]
+            linears = modules or [self.gate_proj, self.up_proj, self.down_proj]
             weights, biases = [l.weight for l in linears], [l.bias for l in linears]
         else:
             weights = [l._parameters["weight"] for l in linears]
             biases = [l._parameters["bias"] for l in linears]
         return weights + biases if biases[0] is not None else weights
 
+    def _adapters(self, found: List[guard.Projection]) -> Tuple[Optional[torch.Tensor], ...]:
+        """(A_cat, Bg, Bu, Ad, Bd) of the adapters the guard found on gate,
+        up and down (lora.block_adapters; None for a group without)."""
+        gate, up, down = ([(a.lora_A.weight, a.scaling, a.lora_B.weight) for a in p.adapters]
+                          for p in found)
+        return lora.block_adapters(gate, up, down, self.hidden_size, found[0].linear.out_features)
+
+    def _lora_ranks(self, found: List[guard.Projection]) -> Tuple[int, int]:
+        """(R, Rd) of _adapters(found), without building them."""
+        gate, up, down = found
+        return lora.rank_of(gate.adapters + up.adapters), lora.rank_of(down.adapters)
+
     def block_spec(self, x: torch.Tensor, params: Optional[List[torch.Tensor]] = None,
                    memory_policy: Optional[policy.MemoryPolicy] = None,
-                   precision: Optional[str] = None) -> specs.BlockSpec:
+                   precision: Optional[str] = None, lora_ranks: Tuple[int, int] = (0, 0)
+                   ) -> specs.BlockSpec:
         """The bundle's spec for input `x` and weights `params` (default:
         this module's own; a tensor-parallel shard passes its local ones:
         H is the gate weight's row count), under the memory policy the call
         resolves to (policy.resolve: `memory_policy`, this module's, the
         scope's, the default) and, for fp32, the precision (precision.resolve:
-        `precision`, this module's, PyTorch's setting)."""
+        `precision`, this module's, PyTorch's setting); with `lora_ranks`
+        (R, Rd), of the block with LoRA adapters of those ranks."""
         params = self._params() if params is None else params
         if x.device.type != "cuda":
             raise RuntimeError(f"fmlp: {type(self).__name__} runs on CUDA tensors; x is on {x.device}")
@@ -279,7 +327,7 @@ class FusedGatedMLP(nn.Module):
             raise ValueError(f"fmlp: x has {x.shape[-1]} features, the block takes {self.hidden_size}")
         return self._spec(params, ops.DTYPES[x.dtype], chip_of(x.device),
                           policy.resolve(memory_policy, self.memory_policy),
-                          self._precision(x.dtype, precision))
+                          self._precision(x.dtype, precision), lora_ranks)
 
     def _precision(self, dtype: torch.dtype, call: Optional[str] = None) -> str:
         """The contraction format of a call on `dtype`: fp32's as resolved,
@@ -292,25 +340,30 @@ class FusedGatedMLP(nn.Module):
         return "ieee"
 
     def _spec(self, params, dtype: str, chip: str, chosen: policy.MemoryPolicy,
-              precision: str = "ieee") -> specs.BlockSpec:
+              precision: str = "ieee", ranks: Tuple[int, int] = (0, 0)) -> specs.BlockSpec:
         return specs.BlockSpec(self.hidden_size, params[0].shape[0], dtype, self.activation,
                                bias=len(params) > 3, gate_multiplier=self.gate_multiplier,
                                down_multiplier=self.down_multiplier, chip=chip,
                                save=chosen.save, chunk_tokens=chosen.chunk_tokens,
-                               precision=precision)
+                               precision=precision, lora_rank=ranks[0],
+                               down_lora_rank=ranks[1])
 
     def memory_report(self, tokens: int,
                       memory_policy: Optional[policy.MemoryPolicy] = None) -> dict:
         """fmlp-compile's memory plan of this block at `tokens` tokens under
         the policy a call would run with (spec.memory_report: bytes saved
         from forward to backward, each entry point's workspace, the peaks),
-        in the weights' dtype. Needs fmlp-compile, not a GPU."""
+        in the weights' dtype, with the LoRA adapters' terms the module
+        would fuse now. Needs fmlp-compile, not a GPU."""
         params = self._params()
         if params[0].dtype not in ops.DTYPES:
             raise TypeError(f"fmlp: dtype {params[0].dtype} is not one of {list(ops.DTYPES)}")
         chosen = policy.resolve(memory_policy, self.memory_policy)
+        found = projections(self, self._linears())
+        ranks = (0, 0) if isinstance(found, str) else self._lora_ranks(found)
         return specs.memory_report(self._spec(params, ops.DTYPES[params[0].dtype], "sm_90a",
-                                              chosen, self._precision(params[0].dtype)), tokens)
+                                              chosen, self._precision(params[0].dtype), ranks),
+                                   tokens)
 
     def extra_repr(self) -> str:
         """The memory policy a call would run with now (no argument, this
@@ -343,12 +396,19 @@ class FusedGatedMLP(nn.Module):
             linears = _plain_linears(self, self._linears())
             if linears is not None:
                 return self.fused(x, self._params(linears), memory_policy, precision)
-            reason = why_not_fusable(self, self._linears())
-            if reason is not None:
-                self._warn_unfused(reason)
+            found = projections(self, self._linears(), _autocast_dtype(x) is not None)
+            if isinstance(found, str):
+                self._warn_unfused(found)
                 return self.unfused(x)
-            params = self._params()
-            if parallel.is_sharded(params):
+            params = self._params(modules=[p.linear for p in found])
+            sharded = parallel.is_sharded(params)
+            if any(p.adapters for p in found):
+                if sharded:
+                    self._warn_unfused("LoRA adapters with tensor-parallel (sharded) weights "
+                                       "are not fused")
+                    return self.unfused(x)
+                return self.fused_lora(x, params, found, memory_policy, precision)
+            if sharded:
                 return parallel.forward(self, x, params, memory_policy, precision)
             return self.fused(x, params, memory_policy, precision)
         except specs.Unavailable as why:
@@ -392,9 +452,39 @@ class FusedGatedMLP(nn.Module):
             y = torch.ops.fmlp.forward_nograd(bundle, rows, *arguments)
         return y.view(*x.shape[:-1], self.hidden_size)
 
+    def fused_lora(self, x: torch.Tensor, params: List[torch.Tensor],
+                   found: List[guard.Projection],
+                   memory_policy: Optional[policy.MemoryPolicy] = None,
+                   precision: Optional[str] = None) -> torch.Tensor:
+        """fused(), with the terms of the LoRA adapters the guard `found`:
+        the bundle for their ranks is found first (so that a block fmlp
+        has no kernels for is refused before any work), then (A_cat, Bg,
+        Bu, Ad, Bd) are built by lora.py from the adapters' weights with
+        torch operations, so that autograd takes the op's gradients of
+        them back to each adapter. The guard checked that the adapters
+        have the base weights' dtype and device, or that torch.autocast
+        casts them all (autocast_inputs: to its dtype, here too)."""
+        x, params = autocast_inputs(x, params)
+        bundle = self._bundle(x, params, memory_policy, precision, self._lora_ranks(found))
+        adapters = self._adapters(found)
+        present = [a for a in adapters if a is not None]
+        _, cast = autocast_inputs(x, present)
+        if cast is not present:  # under autocast
+            cast = iter(cast)
+            adapters = [None if a is None else next(cast) for a in adapters]
+        rows = x.reshape(-1, self.hidden_size)
+        if not rows.is_contiguous():
+            rows = rows.contiguous()
+        arguments = ops.parameters(params, adapters)
+        if torch.is_grad_enabled() and any([t.requires_grad for t in [x, *params, *present]]):
+            y, _ = torch.ops.fmlp.forward_lora(bundle, rows, *arguments)
+        else:
+            y = torch.ops.fmlp.forward_nograd_lora(bundle, rows, *arguments)
+        return y.view(*x.shape[:-1], self.hidden_size)
+
     def _bundle(self, x: torch.Tensor, params: List[torch.Tensor],
                 memory_policy: Optional[policy.MemoryPolicy] = None,
-                precision: Optional[str] = None) -> str:
+                precision: Optional[str] = None, lora_ranks: Tuple[int, int] = (0, 0)) -> str:
         """The bundle's path for x and params: block_spec's checks and the
         bundle found (or compiled) once, then, in eager calls, reused while
         everything the spec is made of is the same: x's dtype and device,
@@ -402,8 +492,12 @@ class FusedGatedMLP(nn.Module):
         multipliers, the memory policy and fp32 precision the call
         resolves to (the key, compared at every call); and every
         parameter's dtype and device equal x's (checked at every call, as
-        block_spec does). Under torch.compile the spec is traced as
-        before (dynamo guards on what it reads)."""
+        block_spec does). `lora_ranks` (R, Rd): the bundle of the block
+        with LoRA adapters of those ranks (fused_lora's; part of the key).
+        Under torch.compile the spec is traced as before (dynamo guards on
+        what it reads)."""
+        if lora_ranks != (0, 0):
+            return self._lora_bundle(x, params, memory_policy, precision, lora_ranks)
         if torch.compiler.is_compiling():
             return str(_bundle_for(self.block_spec(x, params, memory_policy, precision)))
         dtype, device = x.dtype, x.get_device()
@@ -419,6 +513,31 @@ class FusedGatedMLP(nn.Module):
             else:
                 return cached[1]
         bundle = str(_bundle_for(self.block_spec(x, params, chosen, fp32)))
+        self.__dict__["_fmlp_bundle"] = (key, bundle)
+        return bundle
+
+    def _lora_bundle(self, x: torch.Tensor, params: List[torch.Tensor],
+                     memory_policy: Optional[policy.MemoryPolicy], precision: Optional[str],
+                     lora_ranks: Tuple[int, int]) -> str:
+        """_bundle's for a block with adapters: the same key and checks,
+        the ranks in the key."""
+        if torch.compiler.is_compiling():
+            return str(_bundle_for(self.block_spec(x, params, memory_policy, precision,
+                                                   lora_ranks)))
+        dtype, device = x.dtype, x.get_device()
+        chosen = policy.resolve(memory_policy, self.memory_policy)
+        fp32 = self._precision(dtype, precision)
+        key = (dtype, device, x.shape[-1], params[0].shape[0], len(params), self.hidden_size,
+               self.activation, self.gate_multiplier, self.down_multiplier, chosen, fp32,
+               lora_ranks)
+        cached = self.__dict__.get("_fmlp_bundle")
+        if cached is not None and cached[0] == key:
+            for p in params:
+                if p.dtype is not dtype or p.get_device() != device:
+                    break
+            else:
+                return cached[1]
+        bundle = str(_bundle_for(self.block_spec(x, params, chosen, fp32, lora_ranks)))
         self.__dict__["_fmlp_bundle"] = (key, bundle)
         return bundle
 
@@ -486,9 +605,9 @@ class FusedPhi3MLP(FusedGatedMLP):
     def _widths(self):
         return self.gate_up_proj.in_features, self.gate_up_proj.out_features // 2
 
-    def _params(self, linears=None):
+    def _params(self, linears=None, modules=None):
         if linears is None:
-            linears = [self.gate_up_proj, self.down_proj]
+            linears = modules or [self.gate_up_proj, self.down_proj]
             (w, bias), (down, down_bias) = ((l.weight, l.bias) for l in linears)
         else:
             (w, bias), (down, down_bias) = ((l._parameters["weight"], l._parameters["bias"])
@@ -501,6 +620,26 @@ class FusedPhi3MLP(FusedGatedMLP):
             raise specs.UnsupportedConfig("Phi3's MLP has no biases in fmlp")
         h = self.intermediate_size
         return [w[:h], w[h:], down]
+
+    def _adapters(self, found):
+        """(A_cat, Bg, Bu, Ad, Bd) of gate_up_proj's and down_proj's
+        adapters: each of gate_up_proj's adds s (x A^T) B^T with B [2 H, r],
+        whose first H rows are the gate's and the others up's, so its A
+        enters A_cat once, with B's halves in Bg and Bu."""
+        gate_up, down = found
+        h = self.intermediate_size
+        terms = []
+        for a in gate_up.adapters:
+            b = a.lora_B.weight
+            terms.append((a.lora_A.weight, a.scaling, (b[:h], b[h:])))
+        a_cat, (bg, bu) = lora.stack(terms, (h, h))
+        ad, (bd,) = lora.stack([(a.lora_A.weight, a.scaling, (a.lora_B.weight,))
+                                for a in down.adapters], (self.hidden_size,))
+        return a_cat, bg, bu, ad, bd
+
+    def _lora_ranks(self, found):
+        gate_up, down = found
+        return lora.rank_of(gate_up.adapters), lora.rank_of(down.adapters)
 
     def unfused(self, x: torch.Tensor) -> torch.Tensor:
         """Phi3MLP.forward: gate_up_proj's output split in halves, gate

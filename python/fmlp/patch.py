@@ -2,8 +2,9 @@
 (in place, sharing its Linear modules), patch_classes() before one is
 built. A module fmlp cannot run is left alone with a warning that says
 why: an activation fmlp does not fuse, or a projection the fused kernels
-would bypass (guard.py: PEFT's adapters, quantized Linear classes, hooks,
-...)."""
+would bypass (guard.py: PEFT's adapters other than plain LoRA, quantized
+Linear classes, hooks, ...). A module whose projections are PEFT's LoRA
+layers is replaced: it runs with the adapters' terms (docs/LoRA.md)."""
 from __future__ import annotations
 
 import importlib

@@ -1,11 +1,14 @@
 """The guard's fast path (python/fmlp/modules.py, why_not_fusable) against
-the full guard (guard.why_not_fusable over getattr, what it replaced), on
-real torch modules on the CPU: every case must get the same answer, None
-or the same reason; the fast path must not add a graph break under
-torch.compile(fullgraph=True, backend="aot_eager") and a projection that
-PEFT wraps after compiling must still recompile into the fallback; and the
-per-call cost of both is printed (timeit). Control: a fast path that
-forgets the exact-type check is caught by the same comparison.
+the full guard (guard.why_not_fusable over getattr, what it replaced, with
+PEFT's LoRA types), on real torch modules on the CPU: every case must get
+the same answer, None or the same reason; the fast path must not add a
+graph break under torch.compile(fullgraph=True, backend="aot_eager"); a
+projection that PEFT wraps after compiling must recompile into the fused
+LoRA path (plain LoRA) or the fallback (DoRA, a subclass, ...), without a
+graph break; and the per-call cost of the checks is printed (timeit),
+also of the guard and the adapters' assembly on LoRA layers. Control: a
+fast path that forgets the exact-type check is caught by the same
+comparison.
 
   PYTHONPATH=python python3 python/tests/cpu_guard_fast_path.py
 
@@ -41,9 +44,15 @@ def report(name, ok, detail=""):
 
 
 def full_guard(module, names):
-    """The shipped decision before the fast path: the full guard over getattr."""
+    """The shipped decision before the fast path: the full guard over
+    getattr (with PEFT's LoRA types: peft is imported here)."""
     return guard.why_not_fusable([(n, getattr(module, n, None)) for n in names], nn.Linear,
-                                 modules.TENSOR_TYPES, modules.SHARDED_TYPES)
+                                 modules.TENSOR_TYPES, modules.SHARDED_TYPES, modules.lora_types())
+
+
+def lora(**keywords):
+    return lambda m: peft.inject_adapter_in_model(peft.LoraConfig(
+        r=4, target_modules=["gate_proj", "up_proj", "down_proj"], **keywords), m)
 
 
 class Quantized(torch.Tensor):
@@ -100,8 +109,9 @@ CASES = {
     "backward-pre hook": (hook("register_full_backward_pre_hook"), False),
     "forward on the instance": (lambda m: setattr(m.gate_proj, "forward", lambda x: x), False),
     "Linear subclass": (lambda m: setattr(m, "up_proj", type("Linear", (nn.Linear,), {})(D, H)), False),
-    "PEFT LoRA": (lambda m: peft.inject_adapter_in_model(peft.LoraConfig(
-        r=4, target_modules=["gate_proj", "up_proj", "down_proj"]), m), False),
+    "PEFT LoRA": (lora(), True),  # fused with its adapter terms
+    "PEFT LoRA, dropout 0.1 (training)": (lora(lora_dropout=0.1), False),
+    "PEFT DoRA": (lora(use_dora=True), False),
     "weight_norm": (lambda m: nn.utils.weight_norm(m.up_proj), False),
     "parametrize": (parametrized, False),
 }
@@ -137,29 +147,38 @@ def compare_all(label):
 
 
 class Stub(fmlp.FusedGatedMLP):
-    """The fused path and the fallback as torch arithmetic, to tell which ran."""
+    """The fused paths and the fallback as torch arithmetic, to tell which
+    ran (the adapters' assembly runs, its result summed in)."""
 
-    def fused(self, x, params):
+    def fused(self, x, params, *args):
         return x * 2
+
+    def fused_lora(self, x, params, found, *args):
+        return x * 3 + sum(a.sum() * 0 for a in self._adapters(found) if a is not None)
 
     def unfused(self, x):
         return x + 1
 
 
 def compiled():
-    x = torch.full((3,), 3.0)  # fused: 6, fallback: 4
-    explanation = torch._dynamo.explain(fresh(Stub))(x)
-    report("dynamo: no graph break", explanation.graph_break_count == 0,
-           f"{explanation.graph_break_count} graph break(s)")
-    for name in ("PEFT LoRA", "Linear subclass", "tensor-subclass Parameter"):
-        torch._dynamo.reset()
-        m = fresh(Stub)
-        c = torch.compile(m, fullgraph=True, backend="aot_eager")
-        before = c(x)[0].item()
-        CASES[name][0](m)
-        after = c(x)[0].item()
-        report(f"compiled fullgraph, then {name}", (before, after) == (6.0, 4.0),
-               f"fused path {before}, after the change {after} (6 then 4: recompiled into the fallback)")
+    x = torch.full((3, D), 3.0)  # fused: 6, with LoRA: 9, fallback: 4
+    # An x on the CPU is taken by the stubs (the kernels' input check is
+    # for CUDA devices).
+    with mock.patch.object(modules, "_why_not_fused_input", lambda x: None):
+        explanation = torch._dynamo.explain(fresh(Stub))(x)
+        report("dynamo: no graph break", explanation.graph_break_count == 0,
+               f"{explanation.graph_break_count} graph break(s)")
+        for name, expected in (("PEFT LoRA", 9.0), ("PEFT DoRA", 4.0), ("Linear subclass", 4.0),
+                               ("tensor-subclass Parameter", 4.0)):
+            torch._dynamo.reset()
+            m = fresh(Stub)
+            c = torch.compile(m, fullgraph=True, backend="aot_eager")
+            before = c(x)[0, 0].item()
+            CASES[name][0](m)
+            after = c(x)[0, 0].item()
+            report(f"compiled fullgraph, then {name}", (before, after) == (6.0, expected),
+                   f"fused path {before}, after the change {after} (6 then {expected}: "
+                   "recompiled into the " + ("LoRA path)" if expected == 9.0 else "fallback)"))
 
 
 def cost():
@@ -169,6 +188,13 @@ def cost():
     for label, check in (("full guard", full_guard), ("fast path", modules.why_not_fusable)):
         t = min(timeit.repeat(lambda: check(m, m._linears()), number=n, repeat=7))
         print(f"info  the check alone, {label}: {t / n * 1e6:.2f} us per call")
+    lora(lora_alpha=8)(m)
+    n //= 10
+    t = min(timeit.repeat(lambda: modules.projections(m, m._linears()), number=n, repeat=7))
+    print(f"info  LoRA r = 4 on gate, up, down: the guard, {t / n * 1e6:.2f} us per call")
+    found = modules.projections(m, m._linears())
+    t = min(timeit.repeat(lambda: m._adapters(found), number=n, repeat=7))
+    print(f"info  LoRA r = 4 on gate, up, down: A_cat, Bg, Bu, Ad, Bd, {t / n * 1e6:.2f} us per call")
 
 
 def main():

@@ -3,7 +3,9 @@ classes for nn.Linear, Parameter, DTensor, PEFT's tuner layers, quantized
 Linear classes and tensors, hooks and parametrizations. Each refused case
 checks that the reason names the projection and says why; a negative
 control shows that these tests fail for a guard that lets a LoRA stand-in
-through."""
+through. With PEFT's LoRA types given (fused LoRA), the LoRA stand-in's
+states: each accepted one gives the Projection (base Linear, adapter terms)
+fmlp computes, each refused one its reason."""
 import unittest
 from collections import OrderedDict
 from unittest import mock
@@ -12,7 +14,9 @@ from fmlp import guard
 
 
 class Tensor:
-    """torch.Tensor's stand-in."""
+    """torch.Tensor's stand-in (dtype and device as strings)."""
+    dtype = "float32"
+    device = "cpu"
 
 
 class Parameter(Tensor):
@@ -52,18 +56,36 @@ class Linear4bit(Linear):
     """A quantized subclass (bitsandbytes' Linear4bit)."""
 
 
-class LoraLinear(Module):
-    """PEFT's lora.Linear: the Linear as base_layer, lora_A and lora_B."""
+class Identity(Module):
+    """nn.Identity's stand-in."""
 
-    def __init__(self, base):
+
+class Dropout(Module):
+    def __init__(self, p, training=True):
+        super().__init__()
+        self.p, self.training = p, training
+
+
+class LoraLinear(Module):
+    """PEFT's lora.Linear: the Linear as base_layer, per adapter lora_A,
+    lora_B, lora_dropout and scaling, and the state PEFT's forward reads."""
+
+    def __init__(self, base, adapters=("default",)):
         super().__init__()
         self.base_layer = base
-        self.lora_A = {"default": Linear()}
-        self.lora_B = {"default": Linear()}
+        self.lora_A = {name: Linear() for name in adapters}
+        self.lora_B = {name: Linear() for name in adapters}
+        self.lora_dropout = {name: Identity() for name in adapters}
+        self.scaling = {name: 2.0 for name in adapters}
+        self.lora_variant, self.use_dora, self.lora_magnitude_vector = {}, {}, {}
+        self.lora_bias = {name: False for name in adapters}
+        self.merged_adapters = []
+        self.disable_adapters = False
+        self._active_adapter = list(adapters)
 
     @property
     def active_adapters(self):
-        return ["default"]
+        return self._active_adapter
 
 
 class ParametrizedLinear(Linear):
@@ -85,6 +107,15 @@ class Conv(Module):
 
 def decide(projections, sharded=(DTensor,)):
     return guard.why_not_fusable(projections, Linear, (Tensor, Parameter), sharded)
+
+
+LORA = guard.LoraTypes(LoraLinear, Identity, Dropout)
+
+
+def decide_lora(projections, autocast=False):
+    """guard.projections with the LoRA types: the Projections or a reason."""
+    return guard.projections(projections, Linear, (Tensor, Parameter), (DTensor,), LORA,
+                             autocast)
 
 
 def block(**replace):
@@ -197,6 +228,128 @@ class GuardTest(unittest.TestCase):
         linear = Linear()
         linear.weight = DTensor(Parameter())
         self.refused(block(up_proj=linear), "up_proj has a weight of type", "DTensor", sharded=())
+
+    def test_lora_layer_fuses_with_its_adapter_terms(self):
+        lora = LoraLinear(Linear(bias=True), adapters=("a", "b"))
+        lora.scaling["b"] = 0.5
+        projections = block(down_proj=lora)
+        found = decide_lora(projections)
+        self.assertEqual(found[:2], [guard.Projection(p) for _, p in projections[:2]])
+        self.assertIs(found[2].linear, lora.base_layer)
+        self.assertEqual(found[2].adapters, (
+            guard.Adapter("a", lora.lora_A["a"], lora.lora_B["a"], 2.0),
+            guard.Adapter("b", lora.lora_A["b"], lora.lora_B["b"], 0.5)))
+        self.assertIsNone(guard.why_not_fusable(block(down_proj=lora), Linear, (Tensor, Parameter),
+                                                (), LORA))
+        # Without PEFT's types (PEFT not imported), refused as any tuner layer.
+        self.assertIn("PEFT tuner layer", decide(block(down_proj=lora)))
+
+    def test_lora_adapters_skipped_and_disabled(self):
+        lora = LoraLinear(Linear(), adapters=("a",))
+        lora._active_adapter = ["a", "other"]  # PEFT skips an adapter the layer lacks
+        self.assertEqual([a.name for a in decide_lora([("gate_proj", lora)])[0].adapters], ["a"])
+        lora._active_adapter = "a"  # a str, as older PEFT keeps it
+        self.assertEqual(len(decide_lora([("gate_proj", lora)])[0].adapters), 1)
+        lora._active_adapter = []
+        self.assertEqual(decide_lora([("gate_proj", lora)])[0].adapters, ())
+        lora._active_adapter = ["a"]
+        lora.disable_adapters = True  # PEFT computes the base layer alone
+        self.assertEqual(decide_lora([("gate_proj", lora)])[0], guard.Projection(lora.base_layer))
+        lora.merged_adapters = ["a"]
+        reason = decide_lora([("gate_proj", lora)])
+        self.assertIn("gate_proj is a PEFT LoRA layer with adapters disabled while ['a'] are "
+                      "merged", reason)
+
+    def test_lora_merged(self):
+        lora = LoraLinear(Linear(), adapters=("a", "b"))
+        lora.merged_adapters = ["a", "b"]
+        self.assertEqual(decide_lora([("up_proj", lora)])[0], guard.Projection(lora.base_layer))
+        lora.merged_adapters = ["a"]
+        self.assertIn("up_proj is a PEFT LoRA layer with adapters ['a'] merged and active "
+                      "adapters ['b'] not", decide_lora([("up_proj", lora)]))
+
+    def refused_lora(self, lora, *phrases, autocast=False):
+        reason = decide_lora(block(up_proj=lora), autocast)
+        self.assertIsInstance(reason, str, "the guard let it through")
+        self.assertTrue(reason.startswith("up_proj is a PEFT LoRA layer"), reason)
+        for phrase in phrases:
+            self.assertIn(phrase, reason)
+        return reason
+
+    def test_lora_variants_are_refused(self):
+        for attribute, value, phrase in (("lora_variant", {"default": object()}, "LoRA variant"),
+                                         ("use_dora", {"default": True}, "uses DoRA"),
+                                         ("lora_magnitude_vector", {"default": Linear()},
+                                          "uses DoRA")):
+            with self.subTest(attribute):
+                lora = LoraLinear(Linear())
+                setattr(lora, attribute, value)
+                self.refused_lora(lora, "adapter 'default'", phrase)
+
+    def test_lora_dropout(self):
+        lora = LoraLinear(Linear())
+        for dropout, fuses in ((Dropout(0.1), False), (Dropout(0.1, training=False), True),
+                               (Dropout(0.0), True), (Linear(), False)):
+            with self.subTest(p=getattr(dropout, "p", None), training=dropout.__dict__.get(
+                    "training")):
+                lora.lora_dropout["default"] = dropout
+                if fuses:
+                    self.assertEqual(len(decide_lora(block(up_proj=lora))[1].adapters), 1)
+                elif type(dropout) is Dropout:
+                    self.refused_lora(lora, "dropout p = 0.1 in training mode")
+                else:
+                    self.refused_lora(lora, "has dropout", "torch.nn.Identity or torch.nn.Dropout")
+        hooked = Identity()
+        hooked._forward_hooks[0] = lambda *args: None
+        lora.lora_dropout["default"] = hooked
+        self.refused_lora(lora, "dropout has forward hooks")
+
+    def test_lora_dtypes_and_devices(self):
+        lora = LoraLinear(Linear())
+        lora.base_layer.weight = Parameter()
+        lora.base_layer.weight.dtype = "bfloat16"
+        self.refused_lora(lora, "'default''s lora_A weight is float32 over a bfloat16 base weight",
+                          "autocast_adapter_dtype=False", "torch.autocast")
+        # Under autocast both are cast to its dtype: fused.
+        self.assertEqual(len(decide_lora(block(up_proj=lora), autocast=True)[1].adapters), 1)
+        lora.lora_A["default"].weight.device = "cuda:1"
+        self.refused_lora(lora, "lora_A weight is on cuda:1, the base weight on cpu",
+                          autocast=True)
+
+    def test_lora_parts_are_refused(self):
+        lora = LoraLinear(Linear())
+        lora.lora_B["default"] = Linear(bias=True)
+        self.refused_lora(lora, "'default''s lora_B has a bias")
+        lora = LoraLinear(Linear())
+        lora.lora_bias["default"] = True
+        self.refused_lora(lora, "has lora_bias")
+        lora = LoraLinear(Linear())
+        lora.lora_A["default"]._forward_pre_hooks[0] = lambda *args: None
+        self.refused_lora(lora, "lora_A has forward-pre hooks")
+        lora = LoraLinear(Linear())
+        del lora.lora_B["default"]
+        self.refused_lora(lora, "has lora_A but no lora_B")
+        lora = LoraLinear(Linear())
+        lora.scaling["default"] = Tensor()
+        self.refused_lora(lora, "a scaling of type", "not a number")
+
+    def test_lora_layer_itself_and_its_base(self):
+        lora = LoraLinear(Linear())
+        lora._backward_hooks[0] = lambda *args: None
+        self.refused_lora(lora, "that has backward hooks")
+        lora = LoraLinear(Linear())
+        lora.forward = lambda x: x
+        self.refused_lora(lora, "forward replaced on the instance")
+        self.refused_lora(LoraLinear(Linear4bit()), "whose base_layer is", "Linear4bit")
+        self.refused_lora(LoraLinear(LoraLinear(Linear())), "whose base_layer is",
+                          "PEFT tuner layer")
+        sharded = Linear()
+        sharded.weight = DTensor(Parameter())
+        self.refused_lora(LoraLinear(sharded), "sharded (tensor-parallel) weight")
+        # A subclass of PEFT's LoRA Linear (bitsandbytes' LoRA layers) is
+        # not the type fused: refused as a tuner layer.
+        subclass = type("Linear8bitLt", (LoraLinear,), {})(Linear())
+        self.assertIn("PEFT tuner layer", decide_lora(block(up_proj=subclass)))
 
     def test_control_a_guard_that_passes_lora_fails_these_tests(self):
         # The same check as test_peft_tuner_layer_is_refused, against a
