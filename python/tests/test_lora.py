@@ -8,13 +8,12 @@ only, Phi3's gate_up_proj; the guard's decisions on real PEFT layers
 (DoRA, dropout, disabled, merged, dtypes), each with its warning; and
 negative controls (a scale left out, the adapters left out: caught).
 
-The bundles' kernels are emulated (test_ops.emulate, float64); a block
-with adapters, which fmlp-compile does not lower to GPU kernels yet, runs
-on a stand-in bundle written from fmlp-compile's plan
-(plan_bundle.py), so that its manifest (arguments, and which gradients a
-backward is given) is the compiler's. Needs torch, peft and transformers
-(and fmlp-compile, FMLP_BIN_DIR; the runtime library); skipped without
-them.
+The bundles are real (fmlp-compile, FMLP_BIN_DIR, into one cache for the
+module): their manifests and the runtime's fmlp_outputs_needed decide
+what is allocated and which gradients a backward is given; only the
+kernels are replaced, by test_ops.emulate computing the entry points in
+float64. Needs torch, peft and transformers (and fmlp-compile, the
+runtime library); skipped without them.
 
   FMLP_BIN_DIR=build/bin FMLP_RUNTIME_LIB=build/lib/libfmlp_runtime.so \\
   PYTHONPATH=python python3 -m unittest -v test_lora   (in python/tests)
@@ -32,6 +31,25 @@ HAVE_PEFT = HAVE_TORCH and importlib.util.find_spec("peft") is not None
 HAVE_TRANSFORMERS = HAVE_TORCH and importlib.util.find_spec("transformers") is not None
 
 D, H, T = 32, 48, 7
+_cache = None  # the module's bundle cache (setUpModule)
+
+
+def setUpModule():
+    global _cache
+    _cache = tempfile.TemporaryDirectory(prefix="fmlp-test-lora.")
+
+
+def tearDownModule():
+    _cache.cleanup()
+
+
+def use_bundles(test):
+    """The module's bundle cache and fmlp-compile (FMLP_BIN_DIR) for
+    `test`'s duration."""
+    saved = dict(os.environ)
+    test.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
+    os.environ["FMLP_CACHE_DIR"] = _cache.name
+    os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
 # f32 against float64: the emulated kernels compute in float64 from the
 # f32 operands and round each result to f32 once; the only other
 # roundings are A_cat's scaled rows (s A in f32) and autograd's f32 steps
@@ -206,33 +224,21 @@ class EmulatedAdapterTerms(unittest.TestCase):
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class LoraOps(unittest.TestCase):
-    """fmlp::forward_lora, forward_nograd_lora and backward_lora on a
-    stand-in bundle from the plan: registration (opcheck: schema, fake
+    """fmlp::forward_lora, forward_nograd_lora and backward_lora on
+    compiled bundles: registration (opcheck: schema, fake
     kernels against the real ones, autograd), gradients only where asked
     (the backward given only the outputs its closure needs), a group
     absent (None), torch.compile(fullgraph)."""
 
-    @classmethod
-    def setUpClass(cls):
+    def setUp(self):
         import torch
         from fmlp import ops, spec
-        import plan_bundle
-        cls.torch, cls.ops = torch, ops
-        cls.cache = tempfile.TemporaryDirectory()
-        cls.path = os.environ["PATH"]
-        os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + cls.path
-        cls.bundles = {}
-        for r, rd in ((16, 16), (0, 16), (16, 0)):
-            s = spec.BlockSpec(D, H, "f32", lora_rank=r, down_lora_rank=rd)
-            cls.bundles[r, rd] = str(plan_bundle.write(s, os.path.join(cls.cache.name, s.key)))
-
-    @classmethod
-    def tearDownClass(cls):
-        os.environ["PATH"] = cls.path
-        cls.cache.cleanup()
-
-    def setUp(self):
         from test_ops import emulate
+        self.torch, self.ops = torch, ops
+        use_bundles(self)
+        self.bundles = {(r, rd): str(spec.find_or_compile(
+            spec.BlockSpec(D, H, "f32", lora_rank=r, down_lora_rank=rd)))
+            for r, rd in ((16, 16), (0, 16), (16, 0))}
         self.calls = []
 
         def recording(path, kind, args):
@@ -344,20 +350,14 @@ class LoraOps(unittest.TestCase):
 class _Stand_ins:
     """The GPU stood in for (test_ops.NoKernelsHereTest's way): an x on the
     CPU passes the input check, block_spec skips its CUDA-only checks,
-    the kernels are emulated (recording each call's kind and arguments),
-    and a spec with adapters finds its stand-in bundle from the plan."""
+    and the kernels are emulated (recording each call's kind and
+    arguments)."""
 
     def stand_in(self, test):
         import torch
-        from fmlp import modules, ops, policy, spec
-        import plan_bundle
+        from fmlp import modules, ops, policy
         from test_ops import emulate
-        saved = dict(os.environ)
-        test.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
-        cache = tempfile.TemporaryDirectory()
-        test.addCleanup(cache.cleanup)
-        os.environ["FMLP_CACHE_DIR"] = cache.name
-        os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
+        use_bundles(test)
         os.environ.pop("FMLP_STRICT", None)
         test.calls = []
 
@@ -369,10 +369,6 @@ class _Stand_ins:
         kept = dict(modules._paths)
         modules._paths.clear()
         test.addCleanup(lambda: (modules._paths.clear(), modules._paths.update(kept)))
-        real = spec.find_or_compile
-
-        def find_or_compile(s):
-            return plan_bundle.find_or_write(s) if s.lora_rank or s.down_lora_rank else real(s)
 
         def block_spec(module, x, params=None, memory_policy=None, precision=None,
                        lora_ranks=(0, 0)):
@@ -383,8 +379,7 @@ class _Stand_ins:
                 module._precision(x.dtype, precision), lora_ranks))
             return test.specs[-1]
         test.specs = []
-        for target, name, value in ((spec, "find_or_compile", find_or_compile),
-                                    (modules.FusedGatedMLP, "block_spec", block_spec),
+        for target, name, value in ((modules.FusedGatedMLP, "block_spec", block_spec),
                                     (modules, "_why_not_fused_input", lambda x: None)):
             patcher = unittest.mock.patch.object(target, name, value)
             patcher.start()
@@ -605,10 +600,9 @@ class FusedPeftLora(_PeftCase, unittest.TestCase):
         self.assertEqual(report["saved_bytes"] - plain["saved_bytes"], 100 * (16 + 16) * 4)
 
     def test_refused_block_falls_back_before_building_adapters(self):
-        # A LoRA block fmlp-compile refuses (as it refuses every LoRA block
-        # for GPU kernels until their lowering lands) runs PEFT's forward
-        # with one warning naming the compiler's error, and the adapters'
-        # matrices are never built; FMLP_STRICT=1 raises.
+        # A LoRA block fmlp-compile refuses (a stand-in refusal) runs
+        # PEFT's forward with one warning naming the compiler's error, and
+        # the adapters' matrices are never built; FMLP_STRICT=1 raises.
         from fmlp import lora, spec
         refuse = unittest.mock.patch.object(spec, "find_or_compile", unittest.mock.Mock(
             side_effect=spec.CompileFailed("fmlp-compile ... failed:\nstand-in refusal")))
