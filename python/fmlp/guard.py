@@ -46,11 +46,13 @@ read for PEFT 0.21), which holds when:
     use_dora, lora_magnitude_vector), lora_A and lora_B plain Linears
     without bias, its dropout the identity (Identity, or a Dropout with
     p = 0 or in eval mode), its scaling a number, and lora_A's and lora_B's
-    weights of the base weight's dtype and device. PEFT keeps adapters in
-    float32 over a 16-bit base by default (get_peft_model's
-    autocast_adapter_dtype=True); PEFT then multiplies x in float32 through
-    the adapters, so fmlp refuses unless torch.autocast casts both to one
-    dtype anyway (the caller says so: `autocast`).
+    weights on the base weight's device, of its dtype or of one fmlp casts
+    to it (LoraTypes.casts: float32 over a 16-bit base, which PEFT's
+    get_peft_model keeps by default, autocast_adapter_dtype=True; PEFT
+    multiplies those in float32, fmlp in the block's dtype with fp32 sums,
+    docs/LoRA.md), or of any dtype under torch.autocast, which casts both
+    to one dtype anyway (the caller says so: `autocast`). Adapters of a
+    lower precision than the base weight are refused.
 
 Not covered: global module hooks (torch.nn.modules.module.
 register_module_forward_hook) see the fused module, not its projections.
@@ -70,7 +72,7 @@ default): reset or recompile after adding hooks.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
+from typing import FrozenSet, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 # The module of torch.distributed.tensor.distribute_module's hooks: the
 # input and output redistributions of parallelize_module's styles.
@@ -85,10 +87,13 @@ HOOKS = (("_forward_hooks", "forward hooks"), ("_forward_pre_hooks", "forward-pr
 class LoraTypes(NamedTuple):
     """What a LoRA projection is made of: PEFT's LoRA Linear
     (peft.tuners.lora.layer.Linear), torch.nn.Identity and
-    torch.nn.Dropout (its adapters' dropout)."""
+    torch.nn.Dropout (its adapters' dropout); and the (adapter dtype, base
+    weight dtype) pairs whose adapters fmlp casts to the base weight's
+    dtype (empty: adapters of the base weight's dtype only)."""
     layer: type
     identity: type
     dropout: type
+    casts: FrozenSet[Tuple[object, object]] = frozenset()
 
 
 class Adapter(NamedTuple):
@@ -251,10 +256,12 @@ def lora_projection(module, linear_type: type, tensor_types: Tuple[type, ...],
             return f"{what} has a scaling of type {_type_name(scaling)}, not a number"
         for part, linear in (("lora_A", a), ("lora_B", b)):
             w = linear.weight
-            if not autocast and w.dtype != weight.dtype:
+            if (not autocast and w.dtype != weight.dtype
+                    and (w.dtype, weight.dtype) not in lora.casts):
                 return (f"{what}'s {part} weight is {w.dtype} over a {weight.dtype} base weight: "
-                        "fmlp fuses adapters of the base weight's dtype (get_peft_model(..., "
-                        "autocast_adapter_dtype=False) keeps them so), or under torch.autocast")
+                        "fmlp fuses adapters of the base weight's dtype, float32 ones over a "
+                        "16-bit base weight (cast to it, unless the module's cast_adapters is "
+                        "False), or any under torch.autocast")
             if w.device != weight.device:
                 return (f"{what}'s {part} weight is on {w.device}, the base weight on "
                         f"{weight.device}")

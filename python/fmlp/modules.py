@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import nn
@@ -63,20 +63,26 @@ _PLAIN_TYPES = frozenset(TENSOR_TYPES)
 _PLAIN_TYPES_OR_NONE = _PLAIN_TYPES | {type(None)}
 
 
-_lora_types: Optional[guard.LoraTypes] = None
+# The adapters fmlp casts to the base weight's dtype (FusedGatedMLP.
+# cast_adapters): float32 over a 16-bit base weight, what PEFT's
+# get_peft_model and add_adapter keep by default (autocast_adapter_dtype).
+ADAPTER_CASTS = frozenset({(torch.float32, torch.bfloat16), (torch.float32, torch.float16)})
+_lora_types: Dict[bool, guard.LoraTypes] = {}
 
 
-def lora_types() -> Optional[guard.LoraTypes]:
+def lora_types(cast: bool = True) -> Optional[guard.LoraTypes]:
     """PEFT's LoRA Linear and the module types of its dropout, once PEFT's
     LoRA layers are imported (a module cannot be one before); else None.
-    fmlp does not import PEFT."""
-    global _lora_types
-    if _lora_types is None:
+    `cast`: with ADAPTER_CASTS (else adapters of the base weight's dtype
+    only). fmlp does not import PEFT."""
+    found = _lora_types.get(cast)
+    if found is None:
         layer = sys.modules.get("peft.tuners.lora.layer")
         linear = getattr(layer, "Linear", None)
         if isinstance(linear, type):
-            _lora_types = guard.LoraTypes(linear, nn.Identity, nn.Dropout)
-    return _lora_types
+            found = _lora_types[cast] = guard.LoraTypes(
+                linear, nn.Identity, nn.Dropout, ADAPTER_CASTS if cast else frozenset())
+    return found
 
 
 def projections(module: nn.Module, names: Sequence[str], autocast: bool = False
@@ -84,9 +90,11 @@ def projections(module: nn.Module, names: Sequence[str], autocast: bool = False
     """guard.projections of `module`'s projections `names` (read by
     getattr), with PEFT's LoRA layers where PEFT is imported: the
     Projections (each a plain Linear and the LoRA adapter terms it adds),
-    or why the fused kernels cannot compute them."""
+    or why the fused kernels cannot compute them. float32 adapters over a
+    16-bit base are taken unless `module`'s cast_adapters is False."""
     return guard.projections([(n, getattr(module, n, None)) for n in names], nn.Linear,
-                             TENSOR_TYPES, SHARDED_TYPES, lora_types(), autocast)
+                             TENSOR_TYPES, SHARDED_TYPES,
+                             lora_types(getattr(module, "cast_adapters", True)), autocast)
 
 
 def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
@@ -236,6 +244,11 @@ class FusedGatedMLP(nn.Module):
     # PyTorch's float32 matmul precision (precision.py); a call's
     # precision argument overrides it.
     precision: Optional[str] = None
+    # PEFT's float32 LoRA adapters over 16-bit weights (get_peft_model's
+    # default): True, cast to the weights' dtype per call and fused (the
+    # adapter terms' products in that dtype with fp32 sums, docs/LoRA.md);
+    # False, PEFT's own forward, unfused, which multiplies them in float32.
+    cast_adapters: bool = True
 
     def __init__(self, config, intermediate_size: Optional[int] = None):
         super().__init__()
@@ -462,16 +475,17 @@ class FusedGatedMLP(nn.Module):
         Bu, Ad, Bd) are built by lora.py from the adapters' weights with
         torch operations, so that autograd takes the op's gradients of
         them back to each adapter. The guard checked that the adapters
-        have the base weights' dtype and device, or that torch.autocast
-        casts them all (autocast_inputs: to its dtype, here too)."""
+        are on the base weights' device, of their dtype or of one cast to
+        it (float32 over 16-bit weights), or that torch.autocast casts
+        them all: then the matrices are cast to the block's dtype (the
+        weights', autocast's under autocast_inputs), differentiably, so
+        that float32 adapters get float32 gradients."""
         x, params = autocast_inputs(x, params)
         bundle = self._bundle(x, params, memory_policy, precision, self._lora_ranks(found))
-        adapters = self._adapters(found)
+        dtype = params[0].dtype
+        adapters = [a if a is None or a.dtype == dtype else a.to(dtype)
+                    for a in self._adapters(found)]
         present = [a for a in adapters if a is not None]
-        _, cast = autocast_inputs(x, present)
-        if cast is not present:  # under autocast
-            cast = iter(cast)
-            adapters = [None if a is None else next(cast) for a in adapters]
         rows = x.reshape(-1, self.hidden_size)
         if not rows.is_contiguous():
             rows = rows.contiguous()

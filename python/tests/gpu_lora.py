@@ -4,7 +4,7 @@ fmlp's kernels (fmlp::forward_lora and its twins), against PEFT's own run
 of the same model in the same dtype, both measured from a float64 run:
 y, x's gradient and every lora_A's and lora_B's gradient must be within
 3x PEFT's distance from float64 plus 4 units of the dtype's rounding of
-the largest element (the criterion of gpu_peft_guard.py). Cases: f32 and
+the largest element (lora_criterion.py). Cases: f32 and
 bf16 (get_peft_model(..., autocast_adapter_dtype=False): the adapters in
 the model's dtype), two adapters active (r = 16 on gate, up, down; r = 8
 rsLoRA on gate and down: R = 40 -> 48, Rd = 24 -> 32), T = 1, 37 and
@@ -36,18 +36,13 @@ from transformers.models.llama.modeling_llama import LlamaMLP  # noqa: E402
 
 import fmlp  # noqa: E402
 from fmlp import lora, modules, ops, policy, spec  # noqa: E402
+from lora_criterion import UNIT, worst_ratio  # noqa: E402
 
 D, H = 1024, 2816
 TARGETS = ["gate_proj", "up_proj", "down_proj"]
 ADAPTERS = {"first": dict(r=16, lora_alpha=32, target_modules=TARGETS),
             "second": dict(r=8, lora_alpha=16, use_rslora=True, target_modules=["gate_proj", "down_proj"])}
-# The rounding unit of a product: bf16's; for f32 blocks, whose
-# contractions of 84 terms or more run tf32x3 under PyTorch's default
-# precision (highest; docs/precision.md: about 3 2^-22 per product), 2^-21
-# (IEEE's 2^-24 failed a T = 1 gradient, dy^T Zd, whose Zd = A Ad^T sums
-# over H = 2816 on tf32x3: 1.35e-6 of its largest element against PEFT's
-# 3.1e-7).
-UNIT = {torch.float32: 2.0 ** -21, torch.bfloat16: 2.0 ** -8}
+DTYPES = (torch.float32, torch.bfloat16)
 results = {"passed": 0, "failed": []}
 
 
@@ -105,7 +100,7 @@ def specs_of(adapted, dtype):
 
 def make_cache(directory):
     os.environ["FMLP_CACHE_DIR"] = directory
-    for dtype in UNIT:
+    for dtype in DTYPES:
         for s in specs_of(adapted_model(dtype, "cpu"), dtype):
             print(f"{s.key}: {spec.find_or_compile(s)}", flush=True)
 
@@ -136,20 +131,10 @@ def run(model, x, dy):
 
 def judge(label, fused, theirs, reference, unit, quiet=False):
     """Every tensor of `fused` within 3x `theirs`'s distance from
-    `reference` plus 4 units of its largest element; True when all are."""
-    worst, ok, where = 0.0, set(fused) == set(reference), ""
-    for name, ref in reference.items():
-        if name not in fused:
-            continue
-        scale = ref.abs().max().item()
-        mine = (fused[name] - ref).abs().max().item()
-        peft_error = (theirs[name] - ref).abs().max().item()
-        allowed = 3 * peft_error + 4 * unit * scale
-        ok = ok and mine <= allowed
-        if (mine / allowed if allowed else float("inf")) > worst:
-            worst = mine / allowed if allowed else float("inf")
-            where = (f"{name}: fmlp {mine / scale:.2e}, PEFT {peft_error / scale:.2e} of "
-                     f"{scale:.3g}")
+    `reference` plus 4 units of its largest element (lora_criterion);
+    True when all are."""
+    worst, where = worst_ratio(fused, theirs, reference, unit)
+    ok = set(fused) == set(reference) and worst <= 1
     if not quiet:
         report(label, ok, f"{len(reference)} tensors, worst {worst:.3f} of the allowed ({where})")
     return ok
@@ -214,7 +199,7 @@ def main():
         return
     print(f"torch {torch.__version__}, peft {peft.__version__}, "
           f"{torch.cuda.get_device_name()}", flush=True)
-    for dtype in UNIT:
+    for dtype in DTYPES:
         try:
             check(dtype)
         except Exception as error:  # noqa: BLE001 - reported, then the next dtype

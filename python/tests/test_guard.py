@@ -109,12 +109,14 @@ def decide(projections, sharded=(DTensor,)):
     return guard.why_not_fusable(projections, Linear, (Tensor, Parameter), sharded)
 
 
-LORA = guard.LoraTypes(LoraLinear, Identity, Dropout)
+# fmlp's casts (modules.ADAPTER_CASTS): float32 adapters over a 16-bit base.
+CASTS = frozenset({("float32", "bfloat16"), ("float32", "float16")})
+LORA = guard.LoraTypes(LoraLinear, Identity, Dropout, CASTS)
 
 
-def decide_lora(projections, autocast=False):
+def decide_lora(projections, autocast=False, lora=LORA):
     """guard.projections with the LoRA types: the Projections or a reason."""
-    return guard.projections(projections, Linear, (Tensor, Parameter), (DTensor,), LORA,
+    return guard.projections(projections, Linear, (Tensor, Parameter), (DTensor,), lora,
                              autocast)
 
 
@@ -268,8 +270,8 @@ class GuardTest(unittest.TestCase):
         self.assertIn("up_proj is a PEFT LoRA layer with adapters ['a'] merged and active "
                       "adapters ['b'] not", decide_lora([("up_proj", lora)]))
 
-    def refused_lora(self, lora, *phrases, autocast=False):
-        reason = decide_lora(block(up_proj=lora), autocast)
+    def refused_lora(self, lora, *phrases, autocast=False, types=LORA):
+        reason = decide_lora(block(up_proj=lora), autocast, types)
         self.assertIsInstance(reason, str, "the guard let it through")
         self.assertTrue(reason.startswith("up_proj is a PEFT LoRA layer"), reason)
         for phrase in phrases:
@@ -307,11 +309,26 @@ class GuardTest(unittest.TestCase):
     def test_lora_dtypes_and_devices(self):
         lora = LoraLinear(Linear())
         lora.base_layer.weight = Parameter()
+        # float32 adapters over a 16-bit base (PEFT's default): cast, fused.
+        for base in ("bfloat16", "float16"):
+            lora.base_layer.weight.dtype = base
+            self.assertEqual(len(decide_lora(block(up_proj=lora))[1].adapters), 1)
+        # Without the casts (the module's cast_adapters False): refused.
         lora.base_layer.weight.dtype = "bfloat16"
         self.refused_lora(lora, "'default''s lora_A weight is float32 over a bfloat16 base weight",
-                          "autocast_adapter_dtype=False", "torch.autocast")
-        # Under autocast both are cast to its dtype: fused.
+                          "cast_adapters", "torch.autocast", types=LORA._replace(casts=frozenset()))
+        # Adapters of a lower precision than the base: refused, but under
+        # autocast, which casts both to its dtype: fused.
+        lora.base_layer.weight.dtype = "float32"
+        for part in ("lora_A", "lora_B"):
+            getattr(lora, part)["default"].weight = Parameter()
+            getattr(lora, part)["default"].weight.dtype = "bfloat16"
+        self.refused_lora(lora, "'default''s lora_A weight is bfloat16 over a float32 base weight")
         self.assertEqual(len(decide_lora(block(up_proj=lora), autocast=True)[1].adapters), 1)
+        lora.base_layer.weight.dtype = "float16"  # a 16-bit pair fmlp does not cast
+        self.refused_lora(lora, "'default''s lora_A weight is bfloat16 over a float16 base weight")
+        lora.base_layer.weight.dtype = "bfloat16"
+        self.assertEqual(len(decide_lora(block(up_proj=lora))[1].adapters), 1)
         lora.lora_A["default"].weight.device = "cuda:1"
         self.refused_lora(lora, "lora_A weight is on cuda:1, the base weight on cpu",
                           autocast=True)

@@ -737,24 +737,56 @@ class PeftGuardDecisions(_PeftCase, unittest.TestCase):
 
     def test_adapters_of_another_dtype(self):
         # PEFT keeps the adapters of a bf16 model in float32
-        # (autocast_adapter_dtype=True): refused, unless under autocast.
-        adapted, mlp = self.patched(dtype=self.torch.bfloat16)
-        self.assertEqual(mlp.gate_proj.lora_A["default"].weight.dtype, self.torch.float32)
+        # (autocast_adapter_dtype=True): cast to bf16 per call and fused,
+        # their gradients float32; y, dx and every LoRA gradient within
+        # lora_criterion of PEFT's own bf16 run (which multiplies them in
+        # float32) from float64.
+        from lora_criterion import UNIT, worst_ratio
+        torch = self.torch
+        adapted, mlp = self.patched(dtype=torch.bfloat16)
+        self.assertEqual(mlp.gate_proj.lora_A["default"].weight.dtype, torch.float32)
+        g = torch.Generator().manual_seed(4)
+        x, dy = (torch.randn(2, T, D, generator=g).to(torch.bfloat16) for _ in range(2))
+        self.calls.clear()
+        (y, dx, grads), warned = self.unfused_warnings(lambda: self.run_model(adapted, x, dy))
+        self.assertEqual(warned, [])
+        self.assertEqual([kind for kind, _ in self.calls], ["forward", "backward"])
+        self.assertIn("lora_a", self.calls[0][1])
+        self.assertEqual({grad.dtype for grad in grads.values()}, {torch.float32})
+        fused = {"y": y, "dx": dx, **grads}
+        theirs, exact = ({"y": run[0], "dx": run[1], **run[2]} for run in (
+            self.peft_run(adapted, x, dy), self.peft_run(adapted, x.double(), dy.double())))
+        self.assertEqual(set(fused), set(exact))
+        worst, where = worst_ratio(fused, theirs, exact, UNIT[torch.bfloat16])
+        self.assertLessEqual(worst, 1.0, where)
+        # The switch: PEFT's forward, its float32 adapter math.
+        mlp.cast_adapters = False
         self.assert_falls_back(adapted, "lora_A weight is torch.float32 over a torch.bfloat16 "
-                               "base weight", "autocast_adapter_dtype=False")
+                               "base weight", "cast_adapters")
         # Under torch.autocast PEFT's projections run in bf16 all the same:
         # fused, within bf16's rounding of PEFT's float64 result.
-        x = self.torch.randn(T, D, dtype=self.torch.bfloat16)
         self.calls.clear()
-        with self.torch.autocast("cpu", dtype=self.torch.bfloat16):
+        x = x[0]
+        with torch.autocast("cpu", dtype=torch.bfloat16):
             y, warned = self.unfused_warnings(lambda: adapted(x))
         self.assertEqual(warned, [])
         self.assertIn("lora_a", self.calls[-1][1])
-        self.assertEqual(y.dtype, self.torch.bfloat16)
+        self.assertEqual(y.dtype, torch.bfloat16)
         reference = self.peft_run(adapted, x.double())
         # bf16 operands (x, weights, A_cat, and Z, A as the kernels would
         # not round them here): a relative 2^-8 each through two products.
         self.assertClose(y, reference, "y", 2.0 ** -5)
+
+    def test_adapters_of_lower_precision_are_refused(self):
+        # bf16 adapters over an f32 model: PEFT multiplies them in bf16,
+        # fmlp's f32 block would not; left to PEFT, with its warning.
+        adapted, _ = self.patched()
+        with self.torch.no_grad():
+            for name, p in adapted.named_parameters():
+                if "lora_" in name:
+                    p.data = p.data.to(self.torch.bfloat16)
+        self.assert_falls_back(adapted, "lora_A weight is torch.bfloat16 over a torch.float32 "
+                               "base weight")
 
     def test_adapter_without_lora_b_bias(self):
         adapted, _ = self.patched(lora_bias=True)
