@@ -20,6 +20,7 @@ runtime library); skipped without them.
 """
 import copy
 import importlib.util
+import itertools
 import os
 import tempfile
 import unittest
@@ -143,10 +144,12 @@ class AdapterMatrices(unittest.TestCase):
         self.assertTrue(torch.equal(b1.grad, gg[:, :4]) and torch.equal(b2.grad, gu[:, 4:12]))
 
 
-def block(x, params, adapters, grad=False):
+def block(x, params, adapters, gelu=False, gate_multiplier=1.0, down_multiplier=1.0):
     """The block with adapter terms in float64 by torch (autograd's
     reference for test_ops.emulate): params gate, up, down[, biases];
-    adapters (A_cat, Bg, Bu, Ad, Bd) with None for an absent group."""
+    adapters (A_cat, Bg, Bu, Ad, Bd) with None for an absent group; SiLU
+    or GELU (tanh), Falcon-H1's multipliers (as FalconH1MLP.forward
+    applies them to gate_proj's and down_proj's outputs)."""
     import torch
     F = torch.nn.functional
     gate, up, down, *biases = params
@@ -156,70 +159,74 @@ def block(x, params, adapters, grad=False):
     if a_cat is not None:
         z = x @ a_cat.t()
         g, u = g + z @ b_g.t(), u + z @ b_u.t()
-    a = F.silu(g) * u
+    g = gate_multiplier * g
+    a = (F.gelu(g, approximate="tanh") if gelu else F.silu(g)) * u
     y = F.linear(a, down, bd_)
     if a_d is not None:
         y = y + (a @ a_d.t()) @ b_d.t()
-    return y
+    return down_multiplier * y
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class EmulatedAdapterTerms(unittest.TestCase):
     """test_ops.emulate's adapter terms (forward, saved layout, every
     gradient) against float64 autograd of the block, each group alone and
-    both, with and without biases."""
+    both, with and without biases, SiLU, and GELU with multipliers (read
+    from the bundle's key)."""
 
     def test_against_autograd(self):
         import torch
         from test_ops import emulate
         g = torch.Generator().manual_seed(1)
         randn = lambda *shape: torch.randn(*shape, generator=g, dtype=torch.float64)  # noqa: E731
-        for bias in (False, True):
-            for r, rd in ((16, 32), (16, 0), (0, 16)):
-                with self.subTest(bias=bias, r=r, rd=rd):
-                    params = [randn(H, D), randn(H, D), randn(D, H)]
-                    params += [randn(H), randn(H), randn(D)] if bias else []
-                    adapters = [randn(r, D), randn(H, r), randn(H, r)] if r else [None] * 3
-                    adapters += [randn(rd, H), randn(D, rd)] if rd else [None] * 2
-                    names = ["gate", "up", "down"] + (["gate_bias", "up_bias", "down_bias"]
-                                                      if bias else [])
-                    adapter_names = ["lora_a", "gate_lora_b", "up_lora_b", "down_lora_a",
-                                     "down_lora_b"]
-                    x, dy = randn(T, D), randn(T, D)
-                    given = dict(zip(names, params), x=x)
-                    given.update({n: t for n, t in zip(adapter_names, adapters) if t is not None})
-                    # The forward, saved A | G | U | Z | Zd.
-                    args = dict(given, y=torch.empty(T, D, dtype=torch.float64),
-                                saved=torch.empty(T, 3 * H + r + rd, dtype=torch.float64))
-                    emulate("block", "forward", args)
-                    leaves = [t.clone().requires_grad_() for t in [x] + params]
-                    adapter_leaves = [None if t is None else t.clone().requires_grad_()
-                                      for t in adapters]
-                    y = block(leaves[0], leaves[1:], adapter_leaves)
-                    self.assertLess((args["y"] - y).abs().max().item(), 1e-10)
-                    saved = args["saved"]
-                    if r:
-                        self.assertLess((saved[:, 3 * H:3 * H + r] - x @ adapters[0].t())
-                                        .abs().max().item(), 1e-10)
-                    y.backward(dy)
-                    # The backward, every gradient wanted.
-                    grads = ["dx"] + ["d_" + n for n in names] + [
-                        "d_" + n for n, t in zip(adapter_names, adapters) if t is not None]
-                    args = dict(given, dy=dy, saved=saved)
-                    shaped = {"dx": x, **dict(zip(["d_" + n for n in names], params)),
-                              **{"d_" + n: t for n, t in zip(adapter_names, adapters)
-                                 if t is not None}}
-                    for n in grads:
-                        args[n] = torch.empty_like(shaped[n])
-                    emulate("block", "backward", args)
-                    expected = {"dx": leaves[0].grad,
-                                **{"d_" + n: t.grad for n, t in zip(names, leaves[1:])},
-                                **{"d_" + n: t.grad for n, t in zip(adapter_names, adapter_leaves)
-                                   if t is not None}}
-                    for n in grads:
-                        scale = expected[n].abs().max().item()
-                        self.assertLess((args[n] - expected[n]).abs().max().item(),
-                                        1e-10 * max(scale, 1.0), n)
+        blocks = {"block": {}, "fmlp-d32-h48-f32-gelu_tanh-sm_90a-gm0.5-dm0.25": dict(
+            gelu=True, gate_multiplier=0.5, down_multiplier=0.25)}
+        for (path, keywords), bias, (r, rd) in itertools.product(
+                blocks.items(), (False, True), ((16, 32), (16, 0), (0, 16))):
+            with self.subTest(path=path, bias=bias, r=r, rd=rd):
+                params = [randn(H, D), randn(H, D), randn(D, H)]
+                params += [randn(H), randn(H), randn(D)] if bias else []
+                adapters = [randn(r, D), randn(H, r), randn(H, r)] if r else [None] * 3
+                adapters += [randn(rd, H), randn(D, rd)] if rd else [None] * 2
+                names = ["gate", "up", "down"] + (["gate_bias", "up_bias", "down_bias"]
+                                                  if bias else [])
+                adapter_names = ["lora_a", "gate_lora_b", "up_lora_b", "down_lora_a",
+                                 "down_lora_b"]
+                x, dy = randn(T, D), randn(T, D)
+                given = dict(zip(names, params), x=x)
+                given.update({n: t for n, t in zip(adapter_names, adapters) if t is not None})
+                # The forward, saved A | G | U | Z | Zd.
+                args = dict(given, y=torch.empty(T, D, dtype=torch.float64),
+                            saved=torch.empty(T, 3 * H + r + rd, dtype=torch.float64))
+                emulate(path, "forward", args)
+                leaves = [t.clone().requires_grad_() for t in [x] + params]
+                adapter_leaves = [None if t is None else t.clone().requires_grad_()
+                                  for t in adapters]
+                y = block(leaves[0], leaves[1:], adapter_leaves, **keywords)
+                self.assertLess((args["y"] - y).abs().max().item(), 1e-10)
+                saved = args["saved"]
+                if r:
+                    self.assertLess((saved[:, 3 * H:3 * H + r] - x @ adapters[0].t())
+                                    .abs().max().item(), 1e-10)
+                y.backward(dy)
+                # The backward, every gradient wanted.
+                grads = ["dx"] + ["d_" + n for n in names] + [
+                    "d_" + n for n, t in zip(adapter_names, adapters) if t is not None]
+                args = dict(given, dy=dy, saved=saved)
+                shaped = {"dx": x, **dict(zip(["d_" + n for n in names], params)),
+                          **{"d_" + n: t for n, t in zip(adapter_names, adapters)
+                             if t is not None}}
+                for n in grads:
+                    args[n] = torch.empty_like(shaped[n])
+                emulate(path, "backward", args)
+                expected = {"dx": leaves[0].grad,
+                            **{"d_" + n: t.grad for n, t in zip(names, leaves[1:])},
+                            **{"d_" + n: t.grad for n, t in zip(adapter_names, adapter_leaves)
+                               if t is not None}}
+                for n in grads:
+                    scale = expected[n].abs().max().item()
+                    self.assertLess((args[n] - expected[n]).abs().max().item(),
+                                    1e-10 * max(scale, 1.0), n)
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
@@ -233,19 +240,13 @@ class LoraOps(unittest.TestCase):
     def setUp(self):
         import torch
         from fmlp import ops, spec
-        from test_ops import emulate
+        from test_ops import record_launches
         self.torch, self.ops = torch, ops
         use_bundles(self)
         self.bundles = {(r, rd): str(spec.find_or_compile(
             spec.BlockSpec(D, H, "f32", lora_rank=r, down_lora_rank=rd)))
             for r, rd in ((16, 16), (0, 16), (16, 0))}
-        self.calls = []
-
-        def recording(path, kind, args):
-            self.calls.append((kind, set(args)))
-            emulate(path, kind, args)
-        self.ops.emulate = recording
-        self.addCleanup(setattr, self.ops, "emulate", None)
+        record_launches(self)
         torch = self.torch
         g = torch.Generator().manual_seed(2)
         randn = lambda *shape: torch.randn(*shape, generator=g) / 4  # noqa: E731
@@ -355,33 +356,20 @@ class _Stand_ins:
 
     def stand_in(self, test):
         import torch
-        from fmlp import modules, ops, policy
-        from test_ops import emulate
+        from fmlp import modules
+        from test_ops import block_spec_on_sm90a, gpu_stand_ins, record_launches
         use_bundles(test)
         os.environ.pop("FMLP_STRICT", None)
-        test.calls = []
-
-        def recording(path, kind, args):
-            test.calls.append((kind, set(args)))
-            emulate(path, kind, args)
-        ops.emulate = recording
-        test.addCleanup(setattr, ops, "emulate", None)
+        record_launches(test)
         kept = dict(modules._paths)
         modules._paths.clear()
         test.addCleanup(lambda: (modules._paths.clear(), modules._paths.update(kept)))
 
-        def block_spec(module, x, params=None, memory_policy=None, precision=None,
-                       lora_ranks=(0, 0)):
-            params = module._params() if params is None else params
-            test.specs.append(module._spec(
-                params, ops.DTYPES[x.dtype], "sm_90a",
-                policy.resolve(memory_policy, module.memory_policy),
-                module._precision(x.dtype, precision), lora_ranks))
+        def block_spec(*args, **kwargs):
+            test.specs.append(block_spec_on_sm90a(*args, **kwargs))
             return test.specs[-1]
         test.specs = []
-        for target, name, value in ((modules.FusedGatedMLP, "block_spec", block_spec),
-                                    (modules, "_why_not_fused_input", lambda x: None)):
-            patcher = unittest.mock.patch.object(target, name, value)
+        for patcher in gpu_stand_ins(block_spec):
             patcher.start()
             test.addCleanup(patcher.stop)
         return torch

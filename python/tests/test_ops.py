@@ -21,26 +21,55 @@ D, H, T = 64, 128, 5
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
 
 
-def emulate(path, kind, args):
-    """The entry point `kind` in float64: SiLU, no multipliers; the LoRA
-    adapters' terms where the bundle takes them (lora_a, gate_lora_b,
-    up_lora_b; down_lora_a, down_lora_b: docs/LoRA.md); saved = A | G | U,
-    G | U, U or nothing as the bundle's memory policy has it (its width),
-    then Z and Zd; an output absent from `args` (not needed) is not
-    computed. The backward's terms, with Z = x A_cat^T and Zd = A Ad^T:
+def _block_of(path):
+    """(activation, m_g, m_d) of the bundle at `path`, from its key
+    (spec.BlockSpec.key: an activation part, gm<m_g>, dm<m_d>); SiLU and
+    1.0 for a path without them."""
+    parts = os.path.basename(path).split("-")
+    activation = next((p for p in parts if p in ("silu", "gelu_tanh", "relu")), "silu")
+    multiplier = lambda prefix: next((float(p[2:]) for p in parts  # noqa: E731
+                                      if p.startswith(prefix) and p[2:3].isdigit()), 1.0)
+    return activation, multiplier("gm"), multiplier("dm")
 
-      dZd = dy Bd                 dA = dy Wd + dZd Ad
-      dG = dA U silu'(G)          dU = dA silu(G)
+
+def _derivative(activation, g):
+    """act'(g), elementwise (no autograd: an op's implementation runs
+    below it)."""
+    import torch
+    if activation == "silu":
+        s = torch.sigmoid(g)
+        return s * (1 + g * (1 - s))
+    if activation == "relu":
+        return (g > 0).to(g.dtype)
+    # gelu_tanh: act(g) = g (1 + tanh(k)) / 2, k = c (g + 0.044715 g^3).
+    c = (2 / torch.pi) ** 0.5
+    t = torch.tanh(c * (g + 0.044715 * g ** 3))
+    return (1 + t) / 2 + g * (1 - t * t) * c * (1 + 3 * 0.044715 * g * g) / 2
+
+
+def emulate(path, kind, args):
+    """The entry point `kind` in float64: the bundle's activation and
+    multipliers (its key, _block_of); the LoRA adapters' terms where the
+    bundle takes them (lora_a, gate_lora_b, up_lora_b; down_lora_a,
+    down_lora_b: docs/LoRA.md); saved = A | G | U, G | U, U or nothing as
+    the bundle's memory policy has it (its width), then Z and Zd; an output
+    absent from `args` (not needed) is not computed. With
+    G = m_g (x Wg^T + Z Bg^T), U = x Wu^T + Z Bu^T, A = act(G) U and
+    y = m_d (A Wd^T + Zd Bd^T) (biases inside the brackets), Z = x A_cat^T
+    and Zd = A Ad^T, the backward's terms are, with dY = m_d dy:
+
+      dZd = dY Bd                 dA = dY Wd + dZd Ad
+      dG = m_g dA U act'(G)       dU = dA act(G)
       dZ = dG Bg + dU Bu          dx = dG Wg + dU Wu + dZ A_cat
       d_lora_a = dZ^T x           d_gate_lora_b = dG^T Z    d_up_lora_b = dU^T Z
-      d_down_lora_a = dZd^T A     d_down_lora_b = dy^T Zd
+      d_down_lora_a = dZd^T A     d_down_lora_b = dY^T Zd
 
     (test_lora.py holds them to float64 autograd)."""
     import torch
     F = torch.nn.functional
-    name = os.path.basename(path)
-    if "-gm" in name or "-dm" in name:
-        raise NotImplementedError(f"emulate has no multipliers ({name})")
+    activation, gate_multiplier, down_multiplier = _block_of(path)
+    act = {"silu": F.silu, "gelu_tanh": lambda g: F.gelu(g, approximate="tanh"),
+           "relu": F.relu}[activation]
 
     def get(n):
         return args[n].double() if n in args else None
@@ -53,7 +82,8 @@ def emulate(path, kind, args):
     u = F.linear(x, up, up_bias)
     if z is not None:
         g, u = g + z @ b_g.t(), u + z @ b_u.t()
-    a = F.silu(g) * u
+    g = gate_multiplier * g
+    a = act(g) * u
     zd = a @ a_d.t() if a_d is not None else None
     adapters = [t for t in (z, zd) if t is not None]
     h = gate.shape[0]
@@ -61,17 +91,16 @@ def emulate(path, kind, args):
         y = F.linear(a, down, down_bias)
         if zd is not None:
             y = y + zd @ b_d.t()
-        args["y"].copy_(y)
+        args["y"].copy_(down_multiplier * y)
         if kind == "forward" and "saved" in args:
             width = args["saved"].shape[1] - sum(t.shape[1] for t in adapters)
             kept = {3 * h: [a, g, u], 2 * h: [g, u], h: [u]}[width]
             args["saved"].copy_(torch.cat(kept + adapters, dim=1))
         return
-    saved, dy = args.get("saved"), args["dy"].double()
+    saved, dy = args.get("saved"), down_multiplier * args["dy"].double()
     dzd = dy @ b_d if b_d is not None else None
     da = dy @ down if dzd is None else dy @ down + dzd @ a_d
-    s = torch.sigmoid(g)
-    dg, du = da * u * s * (1 + g * (1 - s)), da * F.silu(g)
+    dg, du = gate_multiplier * da * u * _derivative(activation, g), da * act(g)
     dz = dg @ b_g + du @ b_u if z is not None else None
     results = {"dx": lambda: dg @ gate + du @ up + (dz @ a_cat if dz is not None else 0),
                "d_gate": lambda: dg.t() @ x, "d_up": lambda: du.t() @ x,
@@ -93,6 +122,46 @@ def emulate(path, kind, args):
         saved[:, end - 2 * h:end].copy_(torch.cat([dg, du], dim=1))
 
 
+def record_launches(test):
+    """fmlp's launches emulated (emulate) for `test`'s duration, each
+    recorded in test.calls as (kind, the names of its arguments)."""
+    from fmlp import ops
+    test.calls = []
+
+    def recording(path, kind, args):
+        test.calls.append((kind, set(args)))
+        emulate(path, kind, args)
+    ops.emulate = recording
+    test.addCleanup(setattr, ops, "emulate", None)
+
+
+def block_spec_on_sm90a(module, x, params=None, memory_policy=None, precision=None,
+                        lora_ranks=(0, 0)):
+    """FusedGatedMLP.block_spec where the GPU is stood in for: the spec the
+    module asks for on an H200 (chip sm_90a; the memory policy and
+    precision resolved as there), without block_spec's CUDA-only checks."""
+    from fmlp import ops, policy
+    params = module._params() if params is None else params
+    return module._spec(params, ops.DTYPES[x.dtype], "sm_90a",
+                        policy.resolve(memory_policy, module.memory_policy),
+                        module._precision(x.dtype, precision), lora_ranks)
+
+
+def gpu_stand_ins(block_spec=block_spec_on_sm90a):
+    """Patchers (not started) that stand in for an H200 where there is
+    none: FusedGatedMLP.block_spec is `block_spec`, and an x on the CPU
+    passes the fused path's input check when the kernels take its dtype
+    (float64 still runs Hugging Face's forward). The launches are the
+    caller's to emulate (ops.emulate)."""
+    from fmlp import modules, ops
+    check = modules._why_not_fused_input
+
+    def input_check(x):
+        return None if x.dtype in ops.DTYPES else check(x)
+    return [unittest.mock.patch.object(modules.FusedGatedMLP, "block_spec", block_spec),
+            unittest.mock.patch.object(modules, "_why_not_fused_input", input_check)]
+
+
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class GradientsOnlyWhereAsked(unittest.TestCase):
     @classmethod
@@ -107,13 +176,7 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
                        for bias in (False, True)}
 
     def setUp(self):
-        self.calls = []
-
-        def recording(path, kind, args):
-            self.calls.append((kind, set(args)))
-            emulate(path, kind, args)
-        self.ops.emulate = recording
-        self.addCleanup(setattr, self.ops, "emulate", None)
+        record_launches(self)
         g = self.torch.Generator().manual_seed(len(self.id()))
         randn = lambda *shape: self.torch.randn(*shape, generator=g).to(self.torch.bfloat16)  # noqa: E731
         self.x, self.dy = randn(T, D), randn(T, D)
@@ -283,7 +346,7 @@ class ModuleKeepsItsBundle(unittest.TestCase):
     def setUp(self):
         import types
         import torch
-        from fmlp import modules, ops, policy, spec
+        from fmlp import modules, ops, policy
         self.torch, self.modules, self.policy = torch, modules, policy
         ops.emulate = emulate
         self.addCleanup(setattr, ops, "emulate", None)
@@ -295,14 +358,12 @@ class ModuleKeepsItsBundle(unittest.TestCase):
         os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
         self.specs = []
 
-        def block_spec(module, x, params=None, memory_policy=None, precision=None):
+        def block_spec(module, x, params=None, *args):
             params = module._params() if params is None else params
             for p in params:
                 if p.dtype != x.dtype:
                     raise TypeError(f"x is {x.dtype}, a parameter is {p.dtype}")
-            made = module._spec(params, ops.DTYPES[x.dtype], "sm_90a",
-                                policy.resolve(memory_policy, module.memory_policy),
-                                module._precision(x.dtype, precision))
+            made = block_spec_on_sm90a(module, x, params, *args)
             self.specs.append(made)
             return made
         patcher = unittest.mock.patch.object(modules.FusedGatedMLP, "block_spec", block_spec)
@@ -503,11 +564,12 @@ class NoKernelsHereTest(unittest.TestCase):
             self.addCleanup(lambda memo=memo, kept=kept: (memo.clear(), memo.update(kept)))
         self.capability = (9, 0)
 
-        def block_spec(module, x, params=None, memory_policy=None, precision=None):
+        def block_spec(module, x, params=None, memory_policy=None, precision=None,
+                       lora_ranks=(0, 0)):
             params = module._params() if params is None else params
             return module._spec(params, ops.DTYPES[x.dtype], modules.chip_of(x.device),
                                 policy.resolve(memory_policy, module.memory_policy),
-                                module._precision(x.dtype, precision))
+                                module._precision(x.dtype, precision), lora_ranks)
         for target, name, value in (
                 (modules.FusedGatedMLP, "block_spec", block_spec),
                 (modules, "_why_not_fused_input", lambda x: None),
