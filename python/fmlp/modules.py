@@ -504,37 +504,11 @@ class FusedGatedMLP(nn.Module):
         everything the spec is made of is the same: x's dtype and device,
         H and the parameter count, the module's widths, activation and
         multipliers, the memory policy and fp32 precision the call
-        resolves to (the key, compared at every call); and every
-        parameter's dtype and device equal x's (checked at every call, as
-        block_spec does). `lora_ranks` (R, Rd): the bundle of the block
-        with LoRA adapters of those ranks (fused_lora's; part of the key).
-        Under torch.compile the spec is traced as before (dynamo guards on
-        what it reads)."""
-        if lora_ranks != (0, 0):
-            return self._lora_bundle(x, params, memory_policy, precision, lora_ranks)
-        if torch.compiler.is_compiling():
-            return str(_bundle_for(self.block_spec(x, params, memory_policy, precision)))
-        dtype, device = x.dtype, x.get_device()
-        chosen = policy.resolve(memory_policy, self.memory_policy)
-        fp32 = self._precision(dtype, precision)
-        key = (dtype, device, x.shape[-1], params[0].shape[0], len(params), self.hidden_size,
-               self.activation, self.gate_multiplier, self.down_multiplier, chosen, fp32)
-        cached = self.__dict__.get("_fmlp_bundle")
-        if cached is not None and cached[0] == key:
-            for p in params:
-                if p.dtype is not dtype or p.get_device() != device:
-                    break
-            else:
-                return cached[1]
-        bundle = str(_bundle_for(self.block_spec(x, params, chosen, fp32)))
-        self.__dict__["_fmlp_bundle"] = (key, bundle)
-        return bundle
-
-    def _lora_bundle(self, x: torch.Tensor, params: List[torch.Tensor],
-                     memory_policy: Optional[policy.MemoryPolicy], precision: Optional[str],
-                     lora_ranks: Tuple[int, int]) -> str:
-        """_bundle's for a block with adapters: the same key and checks,
-        the ranks in the key."""
+        resolves to, and `lora_ranks` (R, Rd: the block with LoRA adapters
+        of those ranks, fused_lora's; (0, 0) without) (the key, compared at
+        every call); and every parameter's dtype and device equal x's
+        (checked at every call, as block_spec does). Under torch.compile
+        the spec is traced as before (dynamo guards on what it reads)."""
         if torch.compiler.is_compiling():
             return str(_bundle_for(self.block_spec(x, params, memory_policy, precision,
                                                    lora_ranks)))

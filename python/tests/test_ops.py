@@ -403,6 +403,23 @@ class ModuleKeepsItsBundle(unittest.TestCase):
             with self.assertRaisesRegex(TypeError, "x is torch.float32"):
                 module(self.x.float())
 
+    def test_lora_ranks_are_in_the_key(self):
+        """A block with adapters of ranks (R, Rd) (fused_lora's lora_ranks)
+        is another spec, kept while the ranks are the same; back to none,
+        the plain one again (one bundle kept at a time)."""
+        module, params = self.module, self.module._params()
+        # The bundles' paths memo (modules._paths) as it was: this test's
+        # cache is removed after it, and no launch here reads a manifest.
+        kept = dict(self.modules._paths)
+        self.addCleanup(lambda: (self.modules._paths.clear(), self.modules._paths.update(kept)))
+        plain = module._bundle(self.x, params)
+        lora = module._bundle(self.x, params, None, None, (16, 16))
+        self.assertNotEqual(plain, lora)
+        self.assertEqual(module._bundle(self.x, params, None, None, (16, 16)), lora)
+        self.assertEqual(module._bundle(self.x, params), plain)
+        self.assertEqual([(s.lora_rank, s.down_lora_rank) for s in self.specs],
+                         [(0, 0), (16, 16), (0, 0)])
+
     def test_precision_is_for_fp32_blocks(self):
         """A 16-bit block's products are exact: a call's precision does not
         make another spec (precision.py)."""
