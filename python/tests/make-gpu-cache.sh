@@ -34,9 +34,19 @@ for p in (2, 4):
 # fp16 under torch.autocast (gpu_modules.py autocast; bf16's are above).
 for extra in ({}, {"bias": True}):
     specs.append(BlockSpec(1024, 2816, "f16", **extra))
-# The tiny Llama of gpu_peft_guard.py; the widths of gpu_modules.py tiny.
+# The tiny Llama of gpu_peft_guard.py, with its LoRA adapters (r = 16 on
+# gate, up and down: R = 32, Rd = 16; Falcon-H1's multipliers and Gemma's
+# GELU in f32 only), and the Llama of its fine-tuning run (what
+# gpu_peft_guard.py --make-cache DIR compiles); the widths of
+# gpu_modules.py tiny.
+lora = dict(lora_rank=32, down_lora_rank=16)
 for dtype in ("bf16", "f32"):
     specs.append(BlockSpec(256, 704, dtype))
+    specs.append(BlockSpec(256, 704, dtype, **lora))
+    specs.append(BlockSpec(1024, 2816, dtype, **lora))
+specs.append(BlockSpec(256, 704, "f32", "gelu_tanh", **lora))
+specs.append(BlockSpec(256, 704, "f32", gate_multiplier=0.5, down_multiplier=0.25, **lora))
+for dtype in ("bf16", "f32"):
     for d, h in ((32, 37), (12, 40)):
         for extra in ({}, {"bias": True}, {"activation": "gelu_tanh"}):
             specs.append(BlockSpec(d, h, dtype, **extra))
