@@ -387,28 +387,24 @@ struct Wgmma : EpilogueHost {
             load(kb.add(offset, c32(j * kMnBlockBytes)),
                  kb.add(row0, c32(64 * j)), k0);
         };
-        // Segment i of `op` (0: its first map) when k-step kc is in it.
-        std::function<void(const WgmmaOperand &, size_t, Value, Value,
-                           int64_t)>
-            segment = [&](const WgmmaOperand &op, size_t i, Value offset,
-                          Value row0, int64_t rows) {
-              unsigned map = i == 0 ? op.map : op.further[i - 1].map;
-              Value k0 = i == 0 ? kc
-                                : kb.add(kc, c32(-op.further[i - 1].kStart));
-              if (i == op.further.size())
-                return issue(map, offset, row0, k0, op.kMajor, rows,
-                             op.rowsPerBox);
-              Value below = kb.lessThan(kc, c32(op.further[i].kStart));
-              auto branch = scf::IfOp::create(b(), kb.loc, below, true);
-              OpBuilder::InsertionGuard guard(b());
-              b().setInsertionPoint(branch.thenBlock()->getTerminator());
-              issue(map, offset, row0, k0, op.kMajor, rows, op.rowsPerBox);
-              b().setInsertionPoint(branch.elseBlock()->getTerminator());
-              segment(op, i + 1, offset, row0, rows);
-            };
+        // One operand's tile from the map whose segment k-step kc is in: a
+        // chain of scf.if on kc below each further segment's start, each
+        // map read at kc less its start.
         auto operand = [&](const WgmmaOperand &op, Value offset, Value row0,
                            int64_t rows) {
-          segment(op, 0, offset, row0, rows);
+          OpBuilder::InsertionGuard guard(b());
+          unsigned map = op.map;
+          Value k0 = kc;
+          for (const WgmmaOperand::Segment &next : op.further) {
+            Value below = kb.lessThan(kc, c32(next.kStart));
+            auto branch = scf::IfOp::create(b(), kb.loc, below, true);
+            b().setInsertionPoint(branch.thenBlock()->getTerminator());
+            issue(map, offset, row0, k0, op.kMajor, rows, op.rowsPerBox);
+            b().setInsertionPoint(branch.elseBlock()->getTerminator());
+            map = next.map;
+            k0 = kb.add(kc, c32(-next.kStart));
+          }
+          issue(map, offset, row0, k0, op.kMajor, rows, op.rowsPerBox);
         };
         operand(spec.a, c32(0), m0, kWgmmaTileM);
         for (unsigned j = 0; j < spec.b.size(); ++j)

@@ -55,34 +55,21 @@ GemmOperand plain(GemmPart part) {
   return operand;
 }
 
+/// `operand` with `part` after it, from index `start` on; `role` names the
+/// whole.
+GemmOperand followedBy(GemmOperand operand, GemmPart part, int64_t start,
+                       StringRef role) {
+  operand.parts.push_back(part);
+  operand.starts.push_back(start);
+  operand.role = role;
+  return operand;
+}
+
 GemmOperand concatenated(GemmPart first, GemmPart second, int64_t start,
                          bool alongK, StringRef role) {
-  GemmOperand operand = plain(first);
-  operand.parts.push_back(second);
-  operand.starts.push_back(start);
+  GemmOperand operand = followedBy(plain(first), second, start, role);
   operand.alongK = alongK;
-  operand.role = role;
   return operand;
-}
-
-/// `operand` with an adapter's part after its k = `start` columns (or rows)
-/// of its own (docs/LoRA.md); `operand` unchanged when there is none.
-GemmOperand withAdapter(GemmOperand operand, GemmPart adapter, int64_t start,
-                        StringRef role) {
-  if (!adapter.memref)
-    return operand;
-  assert(operand.alongK && "an adapter term extends k");
-  operand.parts.push_back(adapter);
-  operand.starts.push_back(start);
-  operand.role = role;
-  return operand;
-}
-
-/// An adapter matrix [out, in] read as B(k, n): K-major when its rows
-/// (out) index n: Bg, Bu [H, R] and Bd [D, Rd] whose in is k = r; MN-major
-/// when they index k: Ad [Rd, H] and A_cat [R, D] read by K3 and K4.
-GemmPart adapterMatrix(Value memref, bool rowsAreN, StringRef role) {
-  return {memref, rowsAreN, role};
 }
 
 } // namespace
@@ -103,15 +90,19 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
   };
   // An adapter term (docs/LoRA.md): R more k, A's token-major [T, R]
   // operand `z` after its own columns and B_j's adapter matrix after its
-  // k rows; roles name the augmented operands in reasons.
+  // k rows; roles name the augmented operands in reasons. An adapter
+  // matrix [out, in] read as B(k = r, n) is K-major when its rows index n
+  // (Bg, Bu [H, R] and Bd [D, Rd]), MN-major when they index k (Ad [Rd, H]
+  // and A_cat [R, D], which K3 and K4 read).
   auto adapter = [&](Value z, StringRef zRole, StringRef aRole,
                      ArrayRef<std::pair<GemmPart, StringRef>> matrices) {
     if (!z)
       return;
     int64_t k = gemm.k.value;
-    gemm.a = withAdapter(gemm.a, {z, true, zRole}, k, aRole);
+    assert(gemm.a.alongK && "an adapter term extends k");
+    gemm.a = followedBy(gemm.a, {z, true, zRole}, k, aRole);
     for (auto [b, matrix] : llvm::zip_equal(gemm.b, matrices))
-      b = withAdapter(b, matrix.first, k, matrix.second);
+      b = followedBy(b, matrix.first, k, matrix.second);
     gemm.k = Extent::of(k + columnsOf(z));
   };
   llvm::TypeSwitch<Operation *>(op)
@@ -122,29 +113,29 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
         gemm.b.push_back(
             plain(weight(k1.getUp(), k1.getUpLayout(), false, "up")));
         adapter(k1.getLoraZ(), "Z", "[x Z]",
-                {{adapterMatrix(k1.getGateLoraB(), true, "Bg"), "[Wg Bg]"},
-                 {adapterMatrix(k1.getUpLoraB(), true, "Bu"), "[Wu Bu]"}});
+                {{{k1.getGateLoraB(), /*kMajor=*/true, "Bg"}, "[Wg Bg]"},
+                 {{k1.getUpLoraB(), /*kMajor=*/true, "Bu"}, "[Wu Bu]"}});
       })
       .Case([&](DownOp k2) {
         overTokens(k2.getA(), "A", columnsOf(k2.getInits()[0]));
         gemm.b.push_back(
             plain(weight(k2.getDown(), k2.getDownLayout(), false, "down")));
         adapter(k2.getLoraZ(), "Zd", "[A Zd]",
-                {{adapterMatrix(k2.getLoraB(), true, "Bd"), "[Wd Bd]"}});
+                {{{k2.getLoraB(), /*kMajor=*/true, "Bd"}, "[Wd Bd]"}});
       })
       .Case([&](GateOp gate) {
         overTokens(gate.getX(), "x", columnsOf(gate.getInits()[0]));
         gemm.b.push_back(plain(
             weight(gate.getGate(), gate.getGateLayout(), false, "gate")));
         adapter(gate.getLoraZ(), "Z", "[x Z]",
-                {{adapterMatrix(gate.getGateLoraB(), true, "Bg"), "[Wg Bg]"}});
+                {{{gate.getGateLoraB(), /*kMajor=*/true, "Bg"}, "[Wg Bg]"}});
       })
       .Case([&](DownGradOp k3) { // B(k = d, n = h) = Wd(in = h, out = d)
         overTokens(k3.getDy(), "dy", columnsOf(k3.getG()));
         gemm.b.push_back(
             plain(weight(k3.getDown(), k3.getDownLayout(), true, "down")));
         adapter(k3.getLoraDz(), "dZd", "[dy dZd]",
-                {{adapterMatrix(k3.getLoraA(), false, "Ad"), "[Wd Ad]"}});
+                {{{k3.getLoraA(), /*kMajor=*/false, "Ad"}, "[Wd Ad]"}});
       })
       .Case([&](InputGradOp k4) { // k < H: gate's half, k >= H: up's
         int64_t hidden = columnsOf(k4.getDg());
@@ -160,7 +151,7 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
             /*alongK=*/true, "[Wg Wu]"));
         gemm.tokenOperand = k4.getDg();
         adapter(k4.getLoraDz(), "dZ", "[dG dU dZ]",
-                {{adapterMatrix(k4.getLoraA(), false, "A_cat"),
+                {{{k4.getLoraA(), /*kMajor=*/false, "A_cat"},
                   "[Wg Wu A_cat]"}});
       })
       .Case([&](GateUpWeightGradOp k5) { // m < H: gate's half, m >= H: up's
@@ -286,10 +277,9 @@ public:
 
   /// Why the WGMMA strategy cannot read `operand` as it is formed, or "".
   /// Its parts K-major where WGMMA takes no MN-major ones (fp32 operands:
-  /// tf32), and all of one layout. Parts of A that are adjacent columns of
-  /// one buffer are read as one map (K4's and K5's [dG dU]); every other
-  /// part is a map of its own, which only a concatenation along k can be,
-  /// starting at a k-step ([Wg Wu], an adapter's columns).
+  /// tf32), and all of one layout. A map after the first (mapFirsts) only
+  /// a concatenation along k can have, starting at a k-step ([Wg Wu], an
+  /// adapter's columns).
   std::string unsupportedForm(const GemmOperand &operand, bool isA) const {
     const auto &parts = operand.parts;
     if (!mnMajorTaken)
@@ -298,19 +288,20 @@ public:
           return ("tf32 WGMMA reads K-major operands only, and " + part.role +
                   " is MN-major (its rows index k)")
               .str();
-    for (size_t i = 1; i < parts.size(); ++i) {
-      if (parts[i].kMajor != parts[0].kMajor)
-        return (parts[0].role + " and " + parts[i].role +
+    for (const GemmPart &part : parts)
+      if (part.kMajor != parts[0].kMajor)
+        return (parts[0].role + " and " + part.role +
                 " have different layouts")
             .str();
-      if (isA && adjacent(parts[i - 1].memref, parts[i].memref))
-        continue;
+    SmallVector<size_t, 3> firsts = mapFirsts(operand, isA);
+    for (size_t first : llvm::drop_begin(firsts)) {
       if (!operand.alongK)
-        return (parts[i - 1].role + " and " + parts[i].role +
+        return (parts[first - 1].role + " and " + parts[first].role +
                 " are not adjacent columns of one buffer")
             .str();
-      if (operand.starts[i] % tileK)
-        return (parts[i].role + " starts at k = " + Twine(operand.starts[i]) +
+      if (operand.starts[first] % tileK)
+        return (parts[first].role + " starts at k = " +
+                Twine(operand.starts[first]) +
                 ", not a multiple of the k-tile (" + Twine(tileK) + ")")
             .str();
     }
@@ -357,23 +348,36 @@ public:
   std::string whyNot;
 
 private:
-  /// One map per run of `operand`'s parts that is one view (adjacent
-  /// columns of A), the runs after the first from their k on.
+  /// The first part of each map of `operand`: parts of A that are
+  /// adjacent columns of one buffer are one map (K4's and K5's [dG dU]),
+  /// every other part a map of its own.
+  static SmallVector<size_t, 3> mapFirsts(const GemmOperand &operand,
+                                          bool isA) {
+    SmallVector<size_t, 3> firsts = {0};
+    for (size_t i = 1; i < operand.parts.size(); ++i)
+      if (!isA ||
+          !adjacent(operand.parts[i - 1].memref, operand.parts[i].memref))
+        firsts.push_back(i);
+    return firsts;
+  }
+
+  /// `operand`'s maps (mapFirsts), those after the first from their k on.
   WgmmaOperand operandMaps(const GemmOperand &operand, int64_t tileRows,
                            bool isA) {
     const auto &parts = operand.parts;
+    SmallVector<size_t, 3> firsts = mapFirsts(operand, isA);
+    firsts.push_back(parts.size());
     WgmmaOperand result;
     result.kMajor = parts[0].kMajor;
-    for (size_t first = 0, end; first < parts.size(); first = end) {
-      int64_t cols = columnsOf(parts[first].memref);
-      for (end = first + 1; isA && end < parts.size() &&
-                            adjacent(parts[end - 1].memref, parts[end].memref);
-           ++end)
-        cols += columnsOf(parts[end].memref);
-      bool run = end - first > 1;
+    for (auto [first, end] : llvm::zip(firsts, llvm::drop_begin(firsts))) {
+      // A map of several parts covers all their columns.
+      int64_t cols = 0;
+      for (const GemmPart &part : ArrayRef(parts).slice(first, end - first))
+        cols += columnsOf(part.memref);
+      bool several = end - first > 1;
       unsigned map = add(parts[first].memref, result.kMajor, tileRows,
-                         run ? operand.role : parts[first].role,
-                         run ? cols : 0);
+                         several ? operand.role : parts[first].role,
+                         several ? cols : 0);
       if (first == 0)
         result.map = map;
       else
