@@ -453,17 +453,8 @@ class FusedGatedMLP(nn.Module):
         dtype, as Hugging Face's forward would run (autocast_inputs)."""
         x, params = autocast_inputs(x, params)
         bundle = self._bundle(x, params, memory_policy, precision)
-        rows = x.reshape(-1, self.hidden_size)
-        if not rows.is_contiguous():
-            rows = rows.contiguous()
-        # The no-grad path keeps nothing for a backward: taken whenever
-        # autograd will not ask for one.
-        arguments = ops.parameters(params)
-        if torch.is_grad_enabled() and (x.requires_grad or any([p.requires_grad for p in params])):
-            y, _ = torch.ops.fmlp.forward(bundle, rows, *arguments)
-        else:
-            y = torch.ops.fmlp.forward_nograd(bundle, rows, *arguments)
-        return y.view(*x.shape[:-1], self.hidden_size)
+        return self._run(x, bundle, ops.parameters(params), (x, *params),
+                         torch.ops.fmlp.forward, torch.ops.fmlp.forward_nograd)
 
     def fused_lora(self, x: torch.Tensor, params: List[torch.Tensor],
                    found: List[guard.Projection],
@@ -486,14 +477,21 @@ class FusedGatedMLP(nn.Module):
         adapters = [a if a is None or a.dtype == dtype else a.to(dtype)
                     for a in self._adapters(found)]
         present = [a for a in adapters if a is not None]
+        return self._run(x, bundle, ops.parameters(params, adapters), (x, *params, *present),
+                         torch.ops.fmlp.forward_lora, torch.ops.fmlp.forward_nograd_lora)
+
+    def _run(self, x: torch.Tensor, bundle: str, arguments, differentiable, forward,
+             forward_nograd) -> torch.Tensor:
+        """y of the block: `forward` (which saves for a backward) when
+        autograd may ask for one of `differentiable`'s gradients, else
+        `forward_nograd`, which keeps nothing; x's rows as [T, D]."""
         rows = x.reshape(-1, self.hidden_size)
         if not rows.is_contiguous():
             rows = rows.contiguous()
-        arguments = ops.parameters(params, adapters)
-        if torch.is_grad_enabled() and any([t.requires_grad for t in [x, *params, *present]]):
-            y, _ = torch.ops.fmlp.forward_lora(bundle, rows, *arguments)
+        if torch.is_grad_enabled() and any([t.requires_grad for t in differentiable]):
+            y, _ = forward(bundle, rows, *arguments)
         else:
-            y = torch.ops.fmlp.forward_nograd_lora(bundle, rows, *arguments)
+            y = forward_nograd(bundle, rows, *arguments)
         return y.view(*x.shape[:-1], self.hidden_size)
 
     def _bundle(self, x: torch.Tensor, params: List[torch.Tensor],
