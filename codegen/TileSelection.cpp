@@ -119,16 +119,23 @@ constexpr int64_t kTokenRangeRowTiles[] = {1, 2, 4, 8, 16};
 constexpr double kTokenVariantGain = 0.9;
 
 /// The WGMMA tile width per accumulator. Two accumulators fill the widest
-/// WGMMA (256) at 128. One takes 256 unless the grid is static and a
-/// narrower tile makes the busiest multiprocessor's work, waves x width,
-/// at least 10 % smaller (D = 1024, H = 2816: K6's 8 x 11 tiles of 256 are
-/// 88 blocks on 132 multiprocessors, its 8 x 15 of 192 are 120: 25 % less).
+/// WGMMA (256) at 128. One takes 256 (64 where N fits in 64) unless the
+/// grid is static and a narrower tile makes the busiest multiprocessor's
+/// work, waves x width, at least 10 % smaller (D = 1024, H = 2816: K6's
+/// 8 x 11 tiles of 256 are 88 blocks on 132 multiprocessors, its 8 x 15 of
+/// 192 are 120: 25 % less).
 int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
   if (forcedWgmmaTileN > 0)
     return std::min<int64_t>(forcedWgmmaTileN,
                              kWgmmaMaxColumns / shape.accumulators);
   if (shape.accumulators != 1)
     return kWgmmaMaxColumns / shape.accumulators;
+  // An N within one output box (an adapter's projection or gradient, N =
+  // R, docs/LoRA.md) takes one: a wider tile multiplies zero-filled
+  // columns (at (4096, 11008), T = 8192, LoRA's step 0.943x PEFT's under
+  // torch.compile with 256-wide tiles, 0.909x with 64; H200, session 26).
+  if (shape.n > 0 && shape.n <= kWgmmaOutputBox)
+    return kWgmmaOutputBox;
   int64_t multiprocessors = target.multiprocessors;
   int64_t best = kWgmmaMaxColumns;
   if (!shape.rows || !shape.cols)

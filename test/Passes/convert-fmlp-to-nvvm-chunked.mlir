@@ -29,7 +29,6 @@
 // CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 32, 128, 128, 64, 64, 64>
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k4_down_grad {{.+}} threads in (%c384
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k5_down_weight_grad {{.+}} threads in (%c384
-// CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k6_input_grad_upto2048 {{.+}} threads in (%c384
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k6_input_grad {{.+}} threads in (%c384
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k7_gate_up_weight_grad {{.+}} threads in (%c384
 // CHECK-NEXT: {{^ *\}$}}

@@ -24,23 +24,17 @@
 // the weights in boxes of the tile's 128 columns, the outputs of 64.
 // CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 32, 128, 128, 64, 64, 64>
 // CHECK-SAME: fmlp.written = array<i64: 9, 10, 11>
-// K2 has two variants (token_variants): small_tokens for T <= 16, 64-wide
-// WGMMA tiles for 17 <= T <= 2048 (the time model's, for N = 64); the
-// chain of scf.if picks one launch.
+// K2 (N = 64: a tile of one 64-column box, 6 stages) has one variant
+// (token_variants): small_tokens for T <= 16; an scf.if picks the launch.
+// (convert-fmlp-to-nvvm-split-k.mlir has a chain of WGMMA variants.)
 // CHECK: %[[TA:.+]] = memref.dim %{{.+}}, %c0
 // CHECK: %[[FEWA:.+]] = arith.cmpi ule, %[[TA]], %c16
 // CHECK: scf.if %[[FEWA]] {
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_small_tokens
 // CHECK-SAME: fmlp.max_tokens = 16
 // CHECK: } else {
-// CHECK: %[[MID:.+]] = arith.cmpi ule, %[[TA]], %c2048
-// CHECK: scf.if %[[MID]] {
-// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_upto2048 blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, {{.*}}) dynamic_shared_memory_size %c148480_i32
-// CHECK-SAME: fmlp.max_tokens = 2048
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down blocks in (%{{.+}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, {{.*}}) dynamic_shared_memory_size %c148480_i32
 // CHECK-SAME: fmlp.min_tokens = 17
-// CHECK: } else {
-// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down blocks
-// CHECK-SAME: fmlp.min_tokens = 2049
 // CHECK-LABEL: func.func @mlp.backward(
 // K4 reads [dG dU] as one view of 2H = 256 columns, and [Wg; Wu] split
 // along K, MN-major (64-row boxes); dx is its output map. [dG dU]'s rows
@@ -80,7 +74,7 @@
 // CHECK: %[[D:.+]] = arith.addf %cst{{.*}}, %[[E]] : f32
 // CHECK-NEXT: nvvm.rcp.approx.ftz.f %[[D]] : f32
 // CHECK: llvm.func @mlp_forward_k1_down(
-// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 16>
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>
 // K3 reads Wd [D, H] with rows indexing its K (d): MN-major B. Its
 // epilogue reads G and U, each through a tensor map: the producer loads
 // them after the main loop's stages, into the ring's stages as the
@@ -202,7 +196,7 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 // epilogue stores fp32 directly: x, Wg, Wu only). The backward's kernels
 // read an MN-major operand and stay on mma.sync.
 // CHECK-LABEL: func.func @tf32.forward(
-// CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k0_gate_up_upto2048 {{.*}}threads in (%c384, {{.*}}dynamic_shared_memory_size %c197632_i32
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k0_gate_up_upto2048 {{.*}}threads in (%c384{{.*}}dynamic_shared_memory_size %c197632_i32
 // CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k0_gate_up blocks
 // CHECK-SAME: fmlp.tensor_map_box_cols = array<i64: 32, 32, 32>
 // CHECK-SAME: fmlp.tensor_map_box_rows = array<i64: 32, 128, 128>
@@ -218,7 +212,7 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 // CHECK-NOT: llvm.func
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // CHECK: llvm.func @tf32_forward_k1_down(
-// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 8>, D[<f32>, <zero>], A[<tf32>
 // CHECK: llvm.func @tf32_backward_k0_down_grad_mma_sync(
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>

@@ -31,16 +31,17 @@
 
 // bf16 in nn.Linear's layout on sm_90a: every kernel on WGMMA, 128 x 128
 // tiles for K1's two accumulators, 128 x 256 for the others, 4 stages of
-// 48 KiB (197632 B with the barriers, under 232448).
+// 48 KiB (197632 B with the barriers, under 232448), except those whose N
+// fits in one 64-column box (K2, K4, K5: N = D = 64): one box wide, 6
+// stages.
 // K1 and K2 (M = T, weights K-major) also get the variant for T <= 16:
 // the small_tokens kernel, 8 KiB of partial sums per accumulator. K3..K6
-// do not (K3 reads nn.Linear's Wd along its rows: MN-major). K2, K3 and
-// K4 (N = 64 or 128 here) get the time model's WGMMA variant for T <=
-// 2048 (codegen/TileSelection.h): 64-wide tiles, 6 stages, which K1 (two
-// accumulators of 64 columns: 128 already) does not gain from.
+// do not (K3 reads nn.Linear's Wd along its rows: MN-major). K3 (N = 128)
+// gets the time model's WGMMA variant for T <= 2048
+// (codegen/TileSelection.h): 64-wide tiles, 6 stages.
 // CHECK-LABEL: func.func @mlp.forward
 // CHECK: fmlp.gate_up {{.*}}fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "16-bit operands in TMA-addressable views on sm_90a">, fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, tile = [16, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 16384, max_registers = 128, reason = "T <= 16: the weights streamed through mma.sync on sm_90a, K split over 8 warps", max_tokens = 16>]}
-// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 64], stages = 4{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}shared_bytes = 8192, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, reason = "T <= 2048: tiles 64 wide (the time model's least on sm_90a)", max_tokens = 2048>]}
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}shared_bytes = 8192, {{.*}}max_tokens = 16>]}
 // An A/B knob: small_tokens kernels for T <= 32 (8 warps' partial sums of
 // 32 tokens: twice the shared memory); 16 and 32 only
 // (test/Tools/hidden-options.test).
@@ -52,7 +53,9 @@
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma
 // CHECK-NOT: token_variants
 // CHECK-SAME: {{$}}
-// CHECK: fmlp.input_grad {{.*}}strategy = wgmma{{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 2048>]}
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 64, 64], stages = 6
+// CHECK-NOT: token_variants
+// CHECK-SAME: {{$}}
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma
 // CHECK-NOT: token_variants
 // CHECK-SAME: {{$}}
@@ -229,7 +232,7 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // its steps) ...
 // CHECK-LABEL: func.func @tf32.forward
 // CHECK: fmlp.gate_up {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "tf32 products of fp32 operands, both K-major, in TMA-addressable views on sm_90a">, fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 6, {{.*}}max_tokens = 2048>], precision = #fmlp.precision<tf32>}
-// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 256, 32], {{.*}}precision = #fmlp.precision<tf32>
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 64, 32], {{.*}}precision = #fmlp.precision<tf32>
 // CHECK-LABEL: func.func @tf32.backward
 // CHECK: fmlp.down_grad {{.*}}strategy = mma_sync, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "tf32 WGMMA reads K-major operands only, and down is MN-major (its rows index k); mma.sync on sm_90a, tf32 products">
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and dy is MN-major

@@ -82,8 +82,7 @@
 // INFO-NEXT: kernel mlp_backward_k4_down_grad_upto2048, per chunk: chunk T in [1, 2048], runs in 3 of 3 chunks at T = 129
 // INFO-NEXT: kernel mlp_backward_k4_down_grad, per chunk: chunk T in [2049, inf], runs in 0 of 3 chunks at T = 129
 // INFO-NEXT: kernel mlp_backward_k5_down_weight_grad, per chunk: chunk T in [1, inf], runs in 3 of 3 chunks at T = 129
-// INFO-NEXT: kernel mlp_backward_k6_input_grad_upto2048, per chunk: chunk T in [1, 2048], runs in 3 of 3 chunks at T = 129
-// INFO-NEXT: kernel mlp_backward_k6_input_grad, per chunk: chunk T in [2049, inf], runs in 0 of 3 chunks at T = 129
+// INFO-NEXT: kernel mlp_backward_k6_input_grad, per chunk: chunk T in [1, inf], runs in 3 of 3 chunks at T = 129
 
 // WHOLE-NOT: per_chunk
 // WHOLE-NOT: token_stride
