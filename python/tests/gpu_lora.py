@@ -9,8 +9,10 @@ bf16 (get_peft_model(..., autocast_adapter_dtype=False): the adapters in
 the model's dtype), two adapters active (r = 16 on gate, up, down; r = 8
 rsLoRA on gate and down: R = 40 -> 48, Rd = 24 -> 32), T = 1, 37 and
 300, the base frozen (PEFT's); a no-grad forward; disable_adapter() (the
-plain op, the base's y). Control: a scale left out of A_cat fails the
-criterion.
+plain op, the base's y); a training step captured in a CUDA graph and
+replayed on new inputs, outputs poisoned first. Controls: a scale left
+out of A_cat fails the criterion; a replay's outputs fail the next
+inputs' reference.
 
   python3 python/tests/gpu_lora.py --make-cache DIR
       here (fmlp-compile on PATH): the bundles the run needs, into DIR
@@ -109,6 +111,7 @@ def peft_run(model, x, dy, dtype=None):
     """y, dx and the LoRA gradients of a copy of `model` (in `dtype`) run
     by PEFT: fmlp's module runs Hugging Face's forward (unfused)."""
     model = copy.deepcopy(model)
+    model.zero_grad(set_to_none=True)  # a copy keeps .grad: run() must not add to it
     if dtype is not None:
         model.to(dtype)
     unfused = lambda module, x, *args, **kwargs: module.unfused(x)  # noqa: E731
@@ -190,6 +193,61 @@ def check(dtype):
               peft_run(adapted, x.double(), None, torch.float64), UNIT[dtype])
 
 
+def graph_replay(dtype, tokens=300):
+    """A training step of the adapted MLP captured in one CUDA graph
+    (torch.cuda.graph, .grad unset at capture so that the graph writes the
+    gradients rather than adds to them) and replayed on two fresh draws of
+    x and dy copied into its inputs, every output NaN-poisoned before each
+    replay: y, dx and the LoRA gradients judged as eager calls are.
+    Control: the first replay's outputs judged against the second draw's
+    reference fail (the graph reads its inputs anew)."""
+    device = "cuda"
+    name = {torch.float32: "f32", torch.bfloat16: "bf16"}[dtype]
+    adapted = adapted_model(dtype, device)
+    x = torch.zeros(tokens, D, device=device, dtype=dtype, requires_grad=True)
+    dy = torch.zeros(tokens, D, device=device, dtype=dtype)
+    g = torch.Generator(device=device).manual_seed(3)
+    draw = lambda: torch.randn(tokens, D, generator=g, device=device).to(dtype)  # noqa: E731
+    with torch.no_grad():
+        x.copy_(draw())
+        dy.copy_(draw())
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up off the capture (bundles loaded, maps encoded)
+        for _ in range(2):
+            adapted(x).backward(dy)
+    torch.cuda.current_stream().wait_stream(side)
+    adapted.zero_grad(set_to_none=True)
+    x.grad = None
+    graph, calls = torch.cuda.CUDAGraph(), []
+    with warnings.catch_warnings(), counted(calls):
+        warnings.simplefilter("error", fmlp.UnfusedWarning)
+        with torch.cuda.graph(graph):
+            y = adapted(x)
+            y.backward(dy)
+    report(f"{name} graph: fmlp's LoRA op captured", calls == ["lora"], str(calls))
+    grads = {n: p.grad for n, p in adapted.named_parameters() if p.grad is not None}
+    outputs, references = [], []
+    for replay in range(2):
+        new_x, new_dy = draw(), draw()
+        with torch.no_grad():
+            x.copy_(new_x)
+            dy.copy_(new_dy)
+            for t in [y, x.grad, *grads.values()]:
+                t.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        out = {"y": y.detach().double(), "dx": x.grad.double()}
+        out.update({n: t.double() for n, t in grads.items()})
+        outputs.append(out)
+        references.append((peft_run(adapted, new_x, new_dy),
+                           peft_run(adapted, new_x.double(), new_dy.double(), torch.float64)))
+        judge(f"{name} graph replay {replay + 1}, T={tokens}: y, dx, LoRA gradients", out,
+              *references[-1], UNIT[dtype])
+    report(f"{name} graph: control: replay 1's outputs fail replay 2's reference",
+           not judge("", outputs[0], *references[1], UNIT[dtype], quiet=True))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--make-cache", metavar="DIR")
@@ -202,6 +260,7 @@ def main():
     for dtype in DTYPES:
         try:
             check(dtype)
+            graph_replay(dtype)
         except Exception as error:  # noqa: BLE001 - reported, then the next dtype
             report(f"{dtype}: ran", False, f"{type(error).__name__}: {error}"[:300])
     print(f"{results['passed']} passed, {len(results['failed'])} failed")
