@@ -39,6 +39,12 @@
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_103a -o %t/sm103a.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_120a -o %t/sm120a.bundle
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --report=false -o %t/tosa-f32.bundle
+// Blocks with LoRA adapters (Inputs/lora-variants.mlir: bf16 with both
+// adapter groups, f16 whose adapters start off a k-step, f32) on the
+// H200's chip, sm_80 and sm_120.
+// RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false -o %t/lora.bundle
+// RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_80 -o %t/lora-sm80.bundle
+// RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_120 -o %t/lora-sm120.bundle
 // fp32 on tf32 and tf32x3 (mma_sync's m16n8k8) at Llama-7B's widths, on the
 // H200's chip, sm_80 and sm_120 (the least shared memory).
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 -o %t/tf32-sm90a.bundle
@@ -72,8 +78,9 @@
 // split-K counter fills), and 57 for the variants at precision tf32. The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
-// with the small_tokens kernels for T <= 32.
-// CHECK-COUNT-1013: Compiling entry function
+// with the small_tokens kernels for T <= 32. Then the LoRA blocks: 100 on
+// sm_90a, 61 on each of sm_80 and sm_120.
+// CHECK-COUNT-1235: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
