@@ -25,6 +25,9 @@ alternated round by round. (Session 25 ran the first four rows' baseline
 as bench_lora_baseline.py.)
 
   FMLP_CACHE_DIR=... python3 bench/bench_lora.py [--shape 4096x11008] [--tokens 8192] [--impls a,b,...]
+
+--profile NAME instead prints where one implementation's step spends its GPU
+time: torch.profiler over 10 steps, each kernel's time per step.
 """
 import argparse
 import copy
@@ -49,8 +52,10 @@ def main():
     p.add_argument("--rank", type=int, default=16)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--impls", default=",".join(IMPLEMENTATIONS))
+    p.add_argument("--profile", metavar="NAME", choices=IMPLEMENTATIONS,
+                   help="the GPU time per kernel of NAME's step instead of the timing")
     args = p.parse_args()
-    impls = args.impls.split(",")
+    impls = [args.profile] if args.profile else args.impls.split(",")
     unknown = set(impls) - set(IMPLEMENTATIONS)
     if unknown:
         p.error(f"unknown implementations {sorted(unknown)}; known: {IMPLEMENTATIONS}")
@@ -108,6 +113,9 @@ def main():
         return forward if parameters is None else step
 
     calls = {name: step_of(*makers[name]()) for name in impls}
+    if args.profile:
+        profile(calls[args.profile], args.profile)
+        return
     timer = bench_sweep.Timer(device, 50.0, 50, False)
     for call in calls.values():
         for _ in range(3):
@@ -127,6 +135,26 @@ def main():
         frozen, trainable = medians["fmlp_frozen"] - forward, medians["fmlp_trainable"] - forward
         print(f"  fmlp backward: frozen {frozen:.3f} ms, trainable {trainable:.3f} ms, "
               f"frozen / trainable {frozen / trainable:.3f}")
+
+
+def profile(call, name, steps=10):
+    """Each CUDA kernel's time per step of `call` (torch.profiler, after
+    3 warm-up steps), the longest first, and their sum."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as profiler
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    with profiler(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            call()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.key_averages() if e.device_type.name == "CUDA"]
+    kernels.sort(key=lambda e: -e.device_time_total)
+    total = sum(e.device_time_total for e in kernels) / steps
+    print(f"{name}: GPU time per step {total / 1000:.3f} ms over {steps} steps")
+    for e in kernels:
+        print(f"  {e.device_time_total / steps:9.1f} us  {e.count // steps:3d} x  {e.key[:110]}")
 
 
 if __name__ == "__main__":
