@@ -23,6 +23,7 @@ import os
 import tempfile
 import time
 import types
+import warnings
 
 import torch
 
@@ -83,11 +84,23 @@ def main():
 
     body = stub_launches(ops, runtime)
 
-    def block_spec(self, x, params=None):  # the CUDA-only checks skipped
+    def block_spec(self, x, params=None, memory_policy=None, precision=None,
+                   lora_ranks=(0, 0)):  # the CUDA-only checks skipped
         params = self._params() if params is None else params
+        if hasattr(self, "_spec"):  # the spec an H200 would ask for (test_ops's stand-in)
+            from fmlp import policy
+            return self._spec(params, ops.DTYPES[x.dtype], "sm_90a",
+                              policy.resolve(memory_policy, self.memory_policy),
+                              self._precision(x.dtype, precision), lora_ranks)
         return specs.BlockSpec(self.hidden_size, params[0].shape[0], ops.DTYPES[x.dtype],
                                self.activation, bias=len(params) > 3)
     modules.FusedGatedMLP.block_spec = block_spec
+    # An x on the CPU runs Hugging Face's forward since d0630f3 (the
+    # input check): taken here, so that the module calls time the fused
+    # path (an UnfusedWarning, the fallback, is raised as an error).
+    if hasattr(modules, "_why_not_fused_input"):
+        modules._why_not_fused_input = lambda x: None
+    warnings.simplefilter("error", getattr(modules, "UnfusedWarning", UserWarning))
 
     config = LlamaConfig(hidden_size=args.d, intermediate_size=args.h, hidden_act="silu")
     torch.manual_seed(0)
