@@ -26,6 +26,10 @@ as bench_lora_baseline.py.)
 
   FMLP_CACHE_DIR=... python3 bench/bench_lora.py [--shape 4096x11008] [--tokens 8192] [--impls a,b,...]
 
+--no-grad times the forward under torch.no_grad instead of the step (decode
+and serving with unmerged adapters: fmlp's no-grad LoRA op against PEFT's
+modules), for the implementations that have adapters or weights.
+
 --profile NAME instead prints where one implementation's step spends its GPU
 time: torch.profiler over 10 steps, each kernel's time per step.
 """
@@ -52,6 +56,8 @@ def main():
     p.add_argument("--rank", type=int, default=16)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--impls", default=",".join(IMPLEMENTATIONS))
+    p.add_argument("--no-grad", action="store_true",
+                   help="time the forward under torch.no_grad instead of the step")
     p.add_argument("--profile", metavar="NAME", choices=IMPLEMENTATIONS,
                    help="the GPU time per kernel of NAME's step instead of the timing")
     args = p.parse_args()
@@ -87,7 +93,8 @@ def main():
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; bf16, (D, H) = "
           f"({d}, {h}), T = {args.tokens}, LoRA r = {args.rank} on gate, up, down "
           f"({sum(q.numel() for q in adapters)} trainable parameters); "
-          f"ms per step, medians of {args.rounds} rounds", flush=True)
+          f"ms per {'no-grad forward' if args.no_grad else 'step'}, medians of "
+          f"{args.rounds} rounds", flush=True)
     makers = {
         "peft_eager": lambda: (adapted, adapters),
         "peft_compile": lambda: (torch.compile(adapted, dynamic=False), adapters),
@@ -102,6 +109,10 @@ def main():
     }
 
     def step_of(module, parameters):
+        def inference():
+            with torch.no_grad():
+                module(x)
+
         def step():
             x.grad = None
             for q in parameters:
@@ -110,6 +121,8 @@ def main():
 
         def forward():  # parameters None: the training forward alone
             module(x)
+        if args.no_grad:
+            return inference
         return forward if parameters is None else step
 
     calls = {name: step_of(*makers[name]()) for name in impls}
@@ -130,7 +143,7 @@ def main():
     for name, ms in medians.items():
         ratio = f"   / peft_compile {ms / base:.3f}" if base else ""
         print(f"  {name:18s} {ms:8.3f} ms{ratio}", flush=True)
-    if {"fmlp_frozen", "fmlp_trainable", "fmlp_forward"} <= medians.keys():
+    if {"fmlp_frozen", "fmlp_trainable", "fmlp_forward"} <= medians.keys() and not args.no_grad:
         forward = medians["fmlp_forward"]
         frozen, trainable = medians["fmlp_frozen"] - forward, medians["fmlp_trainable"] - forward
         print(f"  fmlp backward: frozen {frozen:.3f} ms, trainable {trainable:.3f} ms, "
