@@ -8,9 +8,10 @@
 // tokens 0-7, 8-15, ...).
 //
 // Block: 8 warps on 16 output columns n0 .. n0 + 15 (grid: N / 16 blocks);
-// warp w takes the chunks [w C / 8, (w + 1) C / 8) of the C = K / 32
-// chunks of 32 k, reads them as 16-byte pieces straight into registers and
-// multiplies; the 8 partial sums are added in shared memory in warp order
+// warp w takes the chunks [w C / 8, (w + 1) C / 8) of the C = ceil(K /
+// 32) chunks of 32 k, reads them as 16-byte pieces straight into registers
+// and multiplies (where K is 16 more than a multiple of 32, the pieces of
+// the last chunk past K read k = 0 and count as zeros); the 8 partial sums are added in shared memory in warp order
 // (deterministic), and each thread runs the epilogue of one (token, n).
 //
 // Operands in registers without shuffles: the sum over k does not depend
@@ -22,7 +23,10 @@
 // m16n8k16 k positions {2 q, 2 q + 1} (i = 0) or {2 q + 8, 2 q + 9} (i = 1)
 // of the chunk's step s = 0, 1 (PTX ISA, "Matrix Fragments for
 // mma.m16n8k16"): both operands map k position p of step s of thread q to
-// the same k, so every product pairs the right elements.
+// the same k, so every product pairs the right elements. An operand of
+// parts concatenated along k (an adapter's [x | Z] and [Wg | Bg]) reads
+// each piece from the part its k lies in (MatrixView::further; parts start
+// at multiples of a piece).
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,7 +90,7 @@ public:
     }
 
     // This warp's chunks, U at a time, then one at a time.
-    int64_t chunks = spec.k / kSmallTokensChunk;
+    int64_t chunks = llvm::divideCeil(spec.k, kSmallTokensChunk);
     int64_t unroll =
         std::max<int64_t>(1, piecesInFlight / int64_t(spec.b.size()));
     Value begin = kb.udiv(kb.mul(warp, kb.i32(chunks)), kWarps);
@@ -129,15 +133,25 @@ private:
 
   Chunk load(Value chunk) {
     Value k = kb.add(kb.toI64(kb.mul(chunk, kb.i32(kSmallTokensChunk))), q8);
+    Value zero = LLVM::ZeroOp::create(b, loc, piece);
+    // K = 32 C - 16: the last chunk's pieces from k = K on read k = 0 and
+    // are zeros (every other piece is inside K).
+    Value inside;
+    if (spec.k % kSmallTokensChunk) {
+      inside = kb.lessThan(k, kb.i64(spec.k));
+      k = kb.select(inside, k, kb.i64(0));
+    }
+    auto inK = [&](Value loaded) {
+      return inside ? kb.select(inside, loaded, zero) : loaded;
+    };
     Chunk loaded;
     loaded.tokens.resize(tokenTiles);
     for (const MatrixView &w : spec.b)
-      loaded.weights.push_back(
-          {loadPiece(w, rows[0], k), loadPiece(w, rows[1], k)});
-    Value zero = LLVM::ZeroOp::create(b, loc, piece);
+      loaded.weights.push_back({inK(loadPiece(w, rows[0], k)),
+                                inK(loadPiece(w, rows[1], k))});
     for (int64_t i = 0; i < tokenTiles; ++i)
-      loaded.tokens[i] =
-          kb.select(hasToken[i], loadPiece(spec.a, tokenRows[i], k), zero);
+      loaded.tokens[i] = kb.select(
+          hasToken[i], inK(loadPiece(spec.a, tokenRows[i], k)), zero);
     return loaded;
   }
 
@@ -232,7 +246,8 @@ private:
 
 void mlir::fmlp::buildSmallTokensGemm(KernelBuilder &kb,
                                       const SmallTokensGemmSpec &spec) {
-  assert(spec.k % kSmallTokensChunk == 0 && spec.n % kSmallTokensTileN == 0 &&
+  assert(spec.k % (kSmallTokensChunk / 2) == 0 &&
+         spec.n % kSmallTokensTileN == 0 &&
          (spec.b.size() == 1 || spec.b.size() == 2) && spec.tokens > 0 &&
          spec.tokens % 16 == 0 &&
          "a GEMM the small-tokens strategy does not take");

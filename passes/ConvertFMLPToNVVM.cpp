@@ -285,18 +285,19 @@ std::string notSplittable(const KernelGemm &gemm, const KernelConfig &config) {
 /// The GEMM of a kernel op, as its configured strategy: the WGMMA one
 /// reads A and B_j through the plan's tensor maps (and moves the outputs it
 /// stages through theirs), the SIMT and mma_sync ones through OperandViews,
-/// the small_tokens one the stored K-major buffers in 16-byte pieces
+/// the small_tokens one too, its K-major parts in 16-byte pieces
 /// (notSmallTokensReady); all run `epilogue`.
 void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
                const KernelGemm &gemm, const KernelConfig &config,
                const TmaPlan *tma, GemmSpec::Epilogue epilogue) {
   if (config.strategy == KernelStrategy::small_tokens) {
+    OperandViews reads(kb, ops);
     SmallTokensGemmSpec small;
     small.n = gemm.n.value;
     small.k = gemm.k.value;
-    small.a = ops.view(kb, gemm.a.parts[0].memref); // element (t, k)
-    for (const GemmOperand &b : gemm.b)
-      small.b.push_back(ops.view(kb, b.parts[0].memref)); // element (n, k)
+    small.a = reads.operandView(gemm.a, /*isA=*/true); // element (t, k)
+    for (const GemmOperand &b : gemm.b) // element (n, k)
+      small.b.push_back(reads.operandView(b, /*isA=*/false).transposed());
     small.element = gemm.element;
     small.epilogue = std::move(epilogue);
     small.maxRegisters = config.maxRegisters;

@@ -207,16 +207,24 @@ std::string mlir::fmlp::notSmallTokensReady(const KernelGemm &gemm) {
     return "M is not T";
   if (gemm.element.getIntOrFloatBitWidth() != 16)
     return "the elements are not 16-bit";
-  if (gemm.k.value % 32 || gemm.n.value % 16)
-    return "K is not a multiple of 32 or N of 16";
+  if (gemm.k.value % 16 || gemm.n.value % 16)
+    return "K or N is not a multiple of 16";
+  int64_t piece = kPieceBytes * 8 / gemm.element.getIntOrFloatBitWidth();
   for (const GemmOperand &operand : llvm::concat<const GemmOperand>(
            ArrayRef<GemmOperand>(gemm.a), ArrayRef<GemmOperand>(gemm.b))) {
-    const GemmPart &part = operand.parts[0];
-    if (!operand.isPlain() || !part.kMajor)
-      return (operand.role + " is not one K-major buffer").str();
-    if (std::string why = notIn16BytePieces(part.memref, 0, part.role);
-        !why.empty())
-      return why;
+    if (!operand.isPlain() && !operand.alongK)
+      return (operand.role + " is concatenated along m or n").str();
+    for (auto [part, start] : llvm::zip_equal(operand.parts, operand.starts)) {
+      if (!part.kMajor)
+        return (part.role + " is not K-major").str();
+      if (start % piece)
+        return (part.role + " starts at k = " + Twine(start) +
+                ", not a multiple of a 16-byte piece")
+            .str();
+      if (std::string why = notIn16BytePieces(part.memref, 0, part.role);
+          !why.empty())
+        return why;
+    }
   }
   return "";
 }

@@ -78,8 +78,10 @@ struct KernelGemm {
 KernelGemm describeGemm(Operation *kernelOp);
 
 /// Why the small_tokens strategy (codegen/KernelBuilder.h) cannot compute
-/// `gemm`, or "": M must be T, A and each B_j one K-major buffer read in
-/// 16-byte pieces, the elements 16-bit, K a multiple of 32 and N of 16.
+/// `gemm`, or "": M must be T, A and each B_j K-major buffers read in
+/// 16-byte pieces (one, or parts concatenated along k, each starting at a
+/// multiple of a piece: an adapter's [x | Z] and [Wg | Bg]), the elements
+/// 16-bit, K a multiple of 16 and N of 16.
 std::string notSmallTokensReady(const KernelGemm &gemm);
 
 /// Why the mma_sync strategy (codegen/KernelBuilder.h) cannot stage

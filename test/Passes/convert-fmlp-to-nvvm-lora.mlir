@@ -35,12 +35,25 @@
 // CHECK: arith.cmpi slt, %[[KC]], %c384_i32
 // CHECK: arith.addi %[[KC]], %c-384_i32
 
-// K1 and K2 (the adapters' Z x_cat projections aside) take no small_tokens
-// variant: their A is two buffers, not the one K-major buffer it reads.
+// K1 and K2 take small_tokens variants for T <= 16 like the adapters'
+// projections: each 16-byte piece is read from the part its k lies in (K1's
+// [x | Z] and [Wg | Bg] from k = D = 128 on; K2's [A | Zd] and [Wd | Bd]
+// from k = H = 192, K = 208 = 6.5 chunks of 32: the last chunk's pieces
+// past K are zeros).
 // TILES-LABEL: func.func @mlp.forward_nograd(
-// TILES: fmlp.gate_up
-// TILES-NOT: small_tokens
-// TILES-SAME: {{$}}
+// TILES: fmlp.gate_up silu ins({{.*}}) lora({{.*}}token_variants = [#fmlp.kernel_config<strategy = small_tokens,
+// TILES: fmlp.down ins({{.*}}) lora({{.*}}token_variants = [#fmlp.kernel_config<strategy = small_tokens,
+// The small_tokens K2 selects Zd's base from k = 192 on and zeroes the
+// pieces of its last chunk from k = 208 on.
+// CHECK-LABEL: llvm.func @mlp_forward_nograd_k3_down_small_tokens(
+// CHECK: llvm.mlir.zero : vector<4xi32>
+// CHECK-NEXT: %c208_i64 = arith.constant 208 : i64
+// CHECK-NEXT: %[[INSIDE:.+]] = arith.cmpi slt, %[[K:[0-9]+]], %c208_i64 : i64
+// CHECK: %[[READ:.+]] = arith.select %[[INSIDE]], %[[K]], %c0_i64{{.*}} : i64
+// CHECK: %[[ZD:.+]] = llvm.getelementptr %arg3[%c-192_i64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// CHECK: %[[BELOW:.+]] = arith.cmpi slt, %[[READ]], %c192_i64{{.*}} : i64
+// CHECK: arith.select %[[BELOW]], %arg1, %[[ZD]] : !llvm.ptr<1>
+// CHECK: arith.select %[[INSIDE]], %{{.+}}, %{{.+}} : vector<4xi32>
 func.func @mlp(%x: tensor<?x128xbf16>, %wg: tensor<192x128xbf16>, %wu: tensor<192x128xbf16>,
                %wd: tensor<128x192xbf16>, %a: tensor<16x128xbf16>, %bg: tensor<192x16xbf16>,
                %bu: tensor<192x16xbf16>, %ad: tensor<16x192xbf16>, %bd: tensor<128x16xbf16>) -> tensor<?x128xbf16> {
