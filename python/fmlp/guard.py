@@ -58,10 +58,12 @@ Not covered: global module hooks (torch.nn.modules.module.
 register_module_forward_hook) see the fused module, not its projections.
 
 Every check is an attribute or type comparison, so that it is cheap at
-every forward (no cache to keep fresh; modules.why_not_fusable accepts
-the common case, plain Linears, by a fast path over nn.Module's own
-dicts that accepts nothing this guard refuses,
-python/tests/cpu_guard_fast_path.py) and torch.compile's dynamo traces it
+every forward (no cache to keep fresh; modules.py accepts the common
+cases, plain Linears and PEFT's plain LoRA Linears, by fast paths over
+nn.Module's own dicts that accept nothing this guard refuses and give
+its Projections, python/tests/cpu_guard_fast_path.py: 1.9 us for three
+plain Linears, about 20 us for three LoRA layers against this guard's
+80) and torch.compile's dynamo traces it
 into guards on what it reads, with no graph break on the fused path
 (checked with torch.compile(fullgraph=True), python/tests/gpu_modules.py
 and gpu_peft_guard.py). A projection replaced after compiling (PEFT

@@ -68,6 +68,9 @@ _PLAIN_TYPES_OR_NONE = _PLAIN_TYPES | {type(None)}
 # get_peft_model and add_adapter keep by default (autocast_adapter_dtype).
 ADAPTER_CASTS = frozenset({(torch.float32, torch.bfloat16), (torch.float32, torch.float16)})
 _lora_types: Dict[bool, guard.LoraTypes] = {}
+# PEFT's LoRA Linear -> whether the LoRA fast path may read it from
+# nn.Module's dicts (_lora_layout_known), found with its LoraTypes.
+_lora_layouts: Dict[type, bool] = {}
 
 
 def lora_types(cast: bool = True) -> Optional[guard.LoraTypes]:
@@ -82,6 +85,7 @@ def lora_types(cast: bool = True) -> Optional[guard.LoraTypes]:
         if isinstance(linear, type):
             found = _lora_types[cast] = guard.LoraTypes(
                 linear, nn.Identity, nn.Dropout, ADAPTER_CASTS if cast else frozenset())
+            _lora_layouts[linear] = _lora_layout_known(linear)
     return found
 
 
@@ -91,10 +95,18 @@ def projections(module: nn.Module, names: Sequence[str], autocast: bool = False
     getattr), with PEFT's LoRA layers where PEFT is imported: the
     Projections (each a plain Linear and the LoRA adapter terms it adds),
     or why the fused kernels cannot compute them. float32 adapters over a
-    16-bit base are taken unless `module`'s cast_adapters is False."""
+    16-bit base are taken unless `module`'s cast_adapters is False.
+
+    Runs at every forward of a module with LoRA layers, so that
+    _fast_projections answers first where it accepts (plain Linears and
+    PEFT's LoRA Linears, read from nn.Module's dicts); the full guard
+    decides the rest and says why."""
+    lora = lora_types(getattr(module, "cast_adapters", True))
+    found = _fast_projections(module, names, lora, autocast)
+    if found is not None:
+        return found
     return guard.projections([(n, getattr(module, n, None)) for n in names], nn.Linear,
-                             TENSOR_TYPES, SHARDED_TYPES,
-                             lora_types(getattr(module, "cast_adapters", True)), autocast)
+                             TENSOR_TYPES, SHARDED_TYPES, lora, autocast)
 
 
 def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
@@ -110,14 +122,16 @@ def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
     guard.why_not_plain_linear accepts (exact nn.Linear, the four hook
     dicts empty, no forward on the instance, weight a plain tensor, bias a
     plain tensor or None), reading the same objects as getattr: a name
-    in the instance's __dict__ would shadow the dict entry, so such a name
-    sends the decision to the full guard. (Not covered: a class attribute
-    named like a projection on the fused module's own class, which getattr
-    would return instead of the submodule; checking the class costs an
-    AttributeError per name.) Anything else (PEFT, quantized
-    Linear, hooks, DTensor weights, ...) goes to guard.why_not_fusable,
-    which decides and says why. Dynamo traces both into guards, as
-    before."""
+    in the instance's __dict__, `_parameters` or `_buffers` would shadow
+    the dict entry, so such a name sends the decision to the full guard.
+    (Not covered: a class attribute named like a projection on the fused
+    module's own class, which getattr would return instead of the
+    submodule; checking the class costs an AttributeError per name.)
+    Anything else goes to projections: PEFT's plain LoRA layers are
+    accepted by its fast path (_fast_projections, in the same manner),
+    the rest (other PEFT tuners, DoRA, quantized Linear, hooks, DTensor
+    weights, ...) by guard.projections, which decides and says why.
+    Dynamo traces them into guards, as before."""
     if _plain_linears(module, names) is not None:
         return None
     found = projections(module, names)
@@ -130,21 +144,171 @@ def _plain_linears(module: nn.Module, names: Sequence[str]) -> Optional[List[nn.
     else None (the full guard decides). For an accepted projection,
     `_parameters["weight"]` and `["bias"]` are what getattr returns."""
     projections, own = module._modules, module.__dict__
+    params, buffers = module._parameters, module._buffers
     linears = []
     for name in names:
         p = projections.get(name)
-        if (name in own or type(p) is not nn.Linear or p._forward_hooks or p._forward_pre_hooks
-                or p._backward_hooks or p._backward_pre_hooks):
+        if (name in own or name in params or name in buffers or type(p) is not nn.Linear
+                or p._forward_hooks or p._forward_pre_hooks or p._backward_hooks
+                or p._backward_pre_hooks):
             return None
-        attributes, params = p.__dict__, p._parameters
+        attributes, own_params = p.__dict__, p._parameters
         # A missing "bias" entry reads as False (a bool, not in the types):
         # nn.Linear registers it, as None when it has no bias.
         if ("forward" in attributes or "weight" in attributes or "bias" in attributes
-                or type(params.get("weight")) not in _PLAIN_TYPES
-                or type(params.get("bias", False)) not in _PLAIN_TYPES_OR_NONE):
+                or type(own_params.get("weight")) not in _PLAIN_TYPES
+                or type(own_params.get("bias", False)) not in _PLAIN_TYPES_OR_NONE):
             return None
         linears.append(p)
     return linears
+
+
+def _plain_linear(p) -> bool:
+    """Whether _plain_linears would accept the projection `p` (read from a
+    `_modules` dict that nothing shadows): exact nn.Linear, no hooks, no
+    forward, weight or bias on the instance, a plain weight, a plain bias
+    or None registered."""
+    if (type(p) is not nn.Linear or p._forward_hooks or p._forward_pre_hooks
+            or p._backward_hooks or p._backward_pre_hooks):
+        return False
+    attributes, params = p.__dict__, p._parameters
+    return not ("forward" in attributes or "weight" in attributes or "bias" in attributes
+                or type(params.get("weight")) not in _PLAIN_TYPES
+                or type(params.get("bias", False)) not in _PLAIN_TYPES_OR_NONE)
+
+
+# What the LoRA fast path reads of PEFT's LoRA Linear from nn.Module's
+# dicts: these submodules from `_modules` (getattr finds them there only
+# after a failed normal lookup, the instance's __dict__ and the class, and
+# after `_parameters` and `_buffers`) and these attributes from the
+# instance's __dict__ (getattr's answer unless the class has a data
+# descriptor of that name). _lora_layout_known checks the class once.
+_LORA_SUBMODULES = ("base_layer", "lora_A", "lora_B", "lora_dropout", "lora_magnitude_vector")
+_LORA_ATTRIBUTES = ("merged_adapters", "scaling", "use_dora", "lora_variant", "lora_bias")
+
+
+def _lora_layout_known(cls: type) -> bool:
+    """Whether getattr on an instance of `cls` returns, for the names the
+    LoRA fast path reads from dicts, what those dicts hold (above): no
+    class attribute named like a submodule, no data descriptor named like
+    an attribute, nn.Module's attribute lookup. Else the fast path leaves
+    the class to the full guard."""
+    def on_class(name):
+        return next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
+    return (cls.__getattr__ is nn.Module.__getattr__
+            and cls.__getattribute__ is object.__getattribute__
+            and all(on_class(name) is None for name in _LORA_SUBMODULES)
+            and not any(hasattr(type(on_class(name)), "__set__")
+                        or hasattr(type(on_class(name)), "__delete__")
+                        for name in _LORA_ATTRIBUTES))
+
+
+def _lora_projection(p, lora: guard.LoraTypes, autocast: bool) -> Optional[guard.Projection]:
+    """guard.lora_projection's Projection of `p`, PEFT's LoRA Linear (exact
+    type lora.layer, from a `_modules` dict that nothing shadows), where it
+    accepts the common case: no hooks, no forward on the instance, no
+    parameters or buffers of its own (they would shadow `_modules`), a
+    base_layer that _plain_linear accepts, nothing merged; disabled
+    adapters (the base alone) or active adapters each without a variant,
+    DoRA or lora_bias, lora_A and lora_B plain Linears without bias, the
+    dropout exactly nn.Identity or nn.Dropout (p = 0 or eval mode)
+    without hooks, a scale of type int or float, weights on the base
+    weight's device of a dtype the guard takes. Read from nn.Module's
+    dicts (one dict read where getattr goes through an AttributeError and
+    nn.Module.__getattr__), the properties disable_adapters and
+    active_adapters as the guard reads them. None: the full guard
+    decides (and says why it refuses)."""
+    if (p._forward_hooks or p._forward_pre_hooks or p._backward_hooks or p._backward_pre_hooks
+            or p._parameters or p._buffers or not _lora_layouts.get(lora.layer)):
+        return None
+    own, children = p.__dict__, p._modules
+    for name in _LORA_SUBMODULES:
+        if name in own:
+            return None
+    if "forward" in own:
+        return None
+    base = children.get("base_layer")
+    merged = own.get("merged_adapters")
+    if not _plain_linear(base) or type(merged) is not list or merged:
+        return None
+    if p.disable_adapters:
+        return guard.Projection(base)
+    active = p.active_adapters
+    if isinstance(active, str):
+        active = [active]
+    lora_A, lora_B = children.get("lora_A"), children.get("lora_B")
+    dropouts, magnitudes = children.get("lora_dropout"), children.get("lora_magnitude_vector")
+    variants, dora = own.get("lora_variant"), own.get("use_dora")
+    lora_bias, scalings = own.get("lora_bias"), own.get("scaling")
+    if (not isinstance(active, (list, tuple)) or type(lora_A) is not nn.ModuleDict
+            or type(lora_B) is not nn.ModuleDict or type(dropouts) is not nn.ModuleDict
+            or type(magnitudes) is not nn.ModuleDict or type(variants) is not dict
+            or type(dora) is not dict or type(lora_bias) is not dict
+            or type(scalings) is not dict):
+        return None
+    a_modules, b_modules, dropouts = lora_A._modules, lora_B._modules, dropouts._modules
+    weight = base._parameters["weight"]
+    adapters = []
+    for name in active:
+        if name not in a_modules:
+            continue  # PEFT skips an active adapter the layer lacks; so does the guard
+        if (name in variants or dora.get(name) or name in magnitudes._modules
+                or lora_bias.get(name) or name not in b_modules or name not in dropouts):
+            return None
+        a, b, dropout = a_modules[name], b_modules[name], dropouts[name]
+        if (not _plain_linear(a) or not _plain_linear(b) or a._parameters["bias"] is not None
+                or b._parameters["bias"] is not None):
+            return None
+        kind = type(dropout)
+        if kind is lora.dropout:
+            if dropout.p != 0 and dropout.training:
+                return None
+        elif kind is not lora.identity:
+            return None
+        if (dropout._forward_hooks or dropout._forward_pre_hooks or dropout._backward_hooks
+                or dropout._backward_pre_hooks or "forward" in dropout.__dict__):
+            return None
+        scaling = scalings.get(name)
+        if type(scaling) is not float and type(scaling) is not int:
+            return None
+        for w in (a._parameters["weight"], b._parameters["weight"]):
+            if ((not autocast and w.dtype != weight.dtype
+                 and (w.dtype, weight.dtype) not in lora.casts) or w.device != weight.device):
+                return None
+        adapters.append(guard.Adapter(name, a, b, scaling))
+    return guard.Projection(base, tuple(adapters))
+
+
+def _fast_projections(module: nn.Module, names: Sequence[str], lora: Optional[guard.LoraTypes],
+                      autocast: bool = False) -> Optional[List[guard.Projection]]:
+    """projections' fast path: the Projections of `module`'s projections
+    `names`, read from its `_modules`, when each is a plain Linear that
+    _plain_linear accepts or a PEFT LoRA Linear that _lora_projection
+    accepts (`lora`: PEFT's types, None before PEFT is imported); else
+    None, and the full guard decides. A name in the instance's __dict__,
+    `_parameters` or `_buffers` would shadow the `_modules` entry for
+    getattr: the full guard decides. Accepts only what the full guard
+    accepts, with the same Projections (python/tests/
+    cpu_guard_fast_path.py holds the two to the same answers)."""
+    children, own = module._modules, module.__dict__
+    params, buffers = module._parameters, module._buffers
+    found = []
+    for name in names:
+        if name in own or name in params or name in buffers:
+            return None
+        p = children.get(name)
+        if type(p) is nn.Linear:
+            if not _plain_linear(p):
+                return None
+            found.append(guard.Projection(p))
+            continue
+        if lora is None or type(p) is not lora.layer:
+            return None
+        projection = _lora_projection(p, lora, autocast)
+        if projection is None:
+            return None
+        found.append(projection)
+    return found
 
 
 def _why_not_fused_input(x: torch.Tensor) -> Optional[str]:
