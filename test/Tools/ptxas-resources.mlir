@@ -78,9 +78,10 @@
 // split-K counter fills), and 57 for the variants at precision tf32. The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
-// with the small_tokens kernels for T <= 32. Then the LoRA blocks: 100 on
-// sm_90a, 61 on each of sm_80 and sm_120.
-// CHECK-COUNT-1235: Compiling entry function
+// with the small_tokens kernels for T <= 32. Then the LoRA blocks: 112 on
+// sm_90a, 69 on each of sm_80 and sm_120 (small_tokens K1 and K2 among
+// them).
+// CHECK-COUNT-1263: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
