@@ -14,6 +14,8 @@ call runs). Timed per call, the least of 7 rounds:
     the block's dtype;
   - the module call: no-grad, and with grad (the adapters trainable, the
     base frozen, as PEFT leaves them): forward, forward + backward;
+  - no-grad with FusedGatedMLP.reuse_adapters (opt-in): the matrices kept
+    from the last call, and the module call with them;
   - PEFT's eager module beside it (Hugging Face's forward calling the
     LoRA layers, FusedGatedMLP.unfused), in the same process, on CPU
     tensors of a copy of the block at --peft-d, --peft-h (64, 128): the
@@ -139,6 +141,11 @@ def measure(fused, small, x, dy, calls):
         timed("fmlp no-grad: the guard", lambda: modules.projections(fused, NAMES))
         timed("fmlp no-grad: the matrices", lambda: matrices(fused, found, x.dtype))
         timed("fmlp no-grad: the module call", lambda: fused(x))
+        fused.reuse_adapters = True  # kept matrices (opt-in; a package without it ignores it)
+        timed("fmlp no-grad, reuse_adapters: the matrices",
+              lambda: matrices(fused, found, x.dtype))
+        timed("fmlp no-grad, reuse_adapters: module call", lambda: fused(x))
+        del fused.reuse_adapters
     timed("fmlp grad: the matrices", lambda: matrices(fused, found, x.dtype))
     timed("fmlp grad: module forward", lambda: fused(x))
     timed("fmlp grad: forward + backward", train, calls // 2)

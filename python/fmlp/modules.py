@@ -15,10 +15,11 @@ projection modules. At every forward the guard (guard.py) checks that
 calling them would compute nothing else (plain nn.Linear, no hooks, plain
 or DTensor weights) or only what fmlp adds itself (PEFT's LoRA Linear over
 a plain nn.Linear, with plain LoRA adapters: the block then runs with
-their terms, built per call by lora.py; docs/LoRA.md); when it does not
-hold (DoRA and other adapters, a quantized Linear, hooks, ...), the module
-runs Hugging Face's own forward, calling the projections, and warns once
-per module and reason.
+their terms, built per call by lora.py, or kept from the last call where
+autograd records nothing and reuse_adapters is set; docs/LoRA.md); when
+it does not hold (DoRA and other adapters, a quantized Linear, hooks,
+...), the module runs Hugging Face's own forward, calling the
+projections, and warns once per module and reason.
 """
 from __future__ import annotations
 
@@ -413,6 +414,14 @@ class FusedGatedMLP(nn.Module):
     # adapter terms' products in that dtype with fp32 sums, docs/LoRA.md);
     # False, PEFT's own forward, unfused, which multiplies them in float32.
     cast_adapters: bool = True
+    # True: fused_lora's (A_cat, Bg, Bu, Ad, Bd) kept from call to call
+    # where autograd records nothing, while the adapters' weights (by their
+    # version counters) and scales are unchanged (_adapter_key). Off by
+    # default: writes through `.data` (PEFT's hotswap_adapter) and PyTorch's
+    # fused optimizers (transformers' default AdamW) move no version
+    # counter, so that only the caller can promise the adapters are not
+    # written so between no-grad calls (fixed adapters being served).
+    reuse_adapters: bool = False
 
     def __init__(self, config, intermediate_size: Optional[int] = None):
         super().__init__()
@@ -606,6 +615,11 @@ class FusedGatedMLP(nn.Module):
         return self.down_proj(y) * self.down_multiplier
 
     def _warn_unfused(self, reason: str) -> None:
+        # A fallback may train the adapters (PEFT's forward, dropout in
+        # training mode), and a fused optimizer's writes move no version
+        # counter: the kept matrices go (_adapter_key).
+        if not torch.compiler.is_compiling():
+            self.__dict__.pop("_fmlp_adapters", None)
         _warn_once(id(self), f"fmlp: {type(self).__name__} runs unfused (its Hugging Face "
                    f"forward, calling the projections): {reason}")
 
@@ -634,15 +648,46 @@ class FusedGatedMLP(nn.Module):
         it (float32 over 16-bit weights), or that torch.autocast casts
         them all: then the matrices are cast to the block's dtype (the
         weights', autocast's under autocast_inputs), differentiably, so
-        that float32 adapters get float32 gradients."""
+        that float32 adapters get float32 gradients. Where autograd records
+        nothing, the matrices of the last call are reused while the
+        adapters are unchanged (_adapter_matrices)."""
         x, params = autocast_inputs(x, params)
         bundle = self._bundle(x, params, memory_policy, precision, self._lora_ranks(found))
-        dtype = params[0].dtype
-        adapters = [a if a is None or a.dtype == dtype else a.to(dtype)
-                    for a in self._adapters(found)]
+        adapters = self._adapter_matrices(found, params[0].dtype)
         present = [a for a in adapters if a is not None]
         return self._run(x, bundle, ops.parameters(params, adapters), (x, *params, *present),
                          torch.ops.fmlp.forward_lora, torch.ops.fmlp.forward_nograd_lora)
+
+    def _adapter_matrices(self, found: List[guard.Projection], dtype: torch.dtype
+                          ) -> List[Optional[torch.Tensor]]:
+        """(A_cat, Bg, Bu, Ad, Bd) of the adapters the guard `found` (None
+        for a group without), in `dtype`: _adapters(found), each cast where
+        it is of another dtype. Under torch.compile, where autograd records
+        (with grad enabled, an adapter weight that requires grad) or with
+        reuse_adapters False (the default), built anew (and, in eager
+        calls, any kept ones dropped); else the last call's, kept in the
+        module's __dict__, while _adapter_key's key is the same (see there
+        what it holds, and which writes it does not see)."""
+        if torch.compiler.is_compiling():
+            return self._cast_adapters(found, dtype)
+        keyed = _adapter_key(self, found, dtype) if self.reuse_adapters else None
+        if keyed is None:
+            self.__dict__.pop("_fmlp_adapters", None)
+            return self._cast_adapters(found, dtype)
+        key, kept = keyed
+        cached = self.__dict__.get("_fmlp_adapters")
+        if cached is not None and cached[0] == key:
+            return cached[2]
+        matrices = self._cast_adapters(found, dtype)
+        self.__dict__["_fmlp_adapters"] = (key, kept, matrices)
+        return matrices
+
+    def _cast_adapters(self, found: List[guard.Projection], dtype: torch.dtype
+                       ) -> List[Optional[torch.Tensor]]:
+        """_adapters(found), each cast to `dtype` where it is of another
+        (differentiably)."""
+        return [a if a is None or a.dtype == dtype else a.to(dtype)
+                for a in self._adapters(found)]
 
     def _run(self, x: torch.Tensor, bundle: str, arguments, differentiable, forward,
              forward_nograd) -> torch.Tensor:
@@ -690,6 +735,64 @@ class FusedGatedMLP(nn.Module):
         bundle = str(_bundle_for(self.block_spec(x, params, chosen, fp32, lora_ranks)))
         self.__dict__["_fmlp_bundle"] = (key, bundle)
         return bundle
+
+
+# The adapters' weights whose matrices may be kept: plain tensors (not
+# FakeTensor or FunctionalTensor, the tracing stand-ins the guard takes).
+_KEPT_TYPES = frozenset({torch.Tensor, nn.Parameter})
+
+
+def _adapter_key(module: nn.Module, found: List[guard.Projection], dtype: torch.dtype):
+    """(key, kept): what fused_lora's matrices of the adapters `found` in
+    `dtype` are a function of, compared at every call by _adapter_matrices,
+    and the objects the key names by id (kept with the matrices, so that
+    no id in it is reused while they are); None where the matrices must be
+    built anew: autograd records (grad enabled and a weight requires grad:
+    the matrices carry its graph back to the weights), or a weight is not a
+    plain tensor (then no version counter says it is unchanged).
+
+    The invariant: the matrices are _adapters(found) cast to `dtype`, a
+    function of the block's widths and dtype, the adapters on each
+    projection in order, their scales, and the values, dtype, shape and
+    strides of their lora_A and lora_B weights. The key holds all of these
+    but the values, which it stands for by what a write moves: each
+    weight's identity, `_version` (moved by an in-place write through the
+    tensor or a view of it, autograd's own check of saved tensors: p.add_,
+    p.copy_ and load_state_dict under no_grad, nn.init, the for-loop and
+    foreach optimizers), address, dtype, shape and strides (`p.data = t`
+    replaces them and keeps the version). Not every write moves a version:
+    writes through `.data` (p.data.add_, PEFT's hotswap_adapter's
+    old.data.copy_(new)) and PyTorch's fused optimizers (AdamW(fused=True),
+    transformers' default "adamw_torch_fused": a step leaves the version
+    as it was, torch 2.15 on the CPU) change the values under the same key.
+    Hence FusedGatedMLP.reuse_adapters is off by default, and the kept
+    matrices are dropped at every eager call where autograd records or the
+    module falls back, so that an evaluation between training steps
+    through this module builds them anew. Inference mode is in the key:
+    matrices made under it cannot be saved for a backward."""
+    grad = torch.is_grad_enabled()
+    key = [dtype, module.hidden_size, found[0].linear.out_features,
+           torch.is_inference_mode_enabled()]
+    kept = []
+    try:
+        for projection in found:
+            key.append(len(projection.adapters))
+            for adapter in projection.adapters:
+                key.append(adapter.scaling)
+                for w in (adapter.lora_A.weight, adapter.lora_B.weight):
+                    if type(w) not in _KEPT_TYPES or (grad and w.requires_grad):
+                        return None
+                    key += _weight_key(w)
+                    kept.append(w)
+    except RuntimeError:  # an inference tensor: it has no version counter
+        return None
+    return tuple(key), kept
+
+
+def _weight_key(w: torch.Tensor) -> tuple:
+    """An adapter weight's part of _adapter_key: its identity, version,
+    address, dtype, shape and strides."""
+    return id(w), w._version, w.data_ptr(), w.dtype, w.shape, w.stride()
 
 
 class UnfusedWarning(UserWarning):

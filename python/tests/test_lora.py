@@ -796,5 +796,275 @@ class PeftGuardDecisions(_PeftCase, unittest.TestCase):
         self.assertEqual([("lora_a" in args) for _, args in self.calls], [False, True, False])
 
 
+@unittest.skipUnless(HAVE_PEFT and HAVE_TRANSFORMERS, "needs torch, peft and transformers")
+class KeptAdapterMatrices(_PeftCase, unittest.TestCase):
+    """FusedGatedMLP.reuse_adapters (opt-in): fused_lora's matrices kept
+    from call to call where autograd records nothing, while
+    modules._adapter_key is the same. A kept call gives the LoRA op the
+    inputs a build gives, bit for bit; every write that moves a version
+    counter or replaces a weight, a new scale, other active adapters are
+    seen (control: a key without the version misses the in-place writes);
+    writes through .data and a fused optimizer's step are not (why the
+    switch is off by default), except after a call through the module
+    that records autograd; under grad (trainable adapters) nothing is
+    kept."""
+
+    ADAPTERS = ("lora_a", "gate_lora_b", "up_lora_b", "down_lora_a", "down_lora_b")
+    TARGETS = ["gate_proj", "up_proj", "down_proj"]
+
+    def setUp(self):
+        super().setUp()
+        from fmlp import lora, modules, ops
+        from test_ops import emulate
+        self.modules, self.lora = modules, lora
+        self.inputs = []
+
+        def recording(path, kind, args):  # the op's adapter inputs, copied
+            self.inputs.append({n: args[n].clone() for n in self.ADAPTERS if n in args})
+            emulate(path, kind, args)
+        ops.emulate = recording
+
+    def model(self, dtype=None, adapters=None, reuse=True):
+        """A patched, adapted tiny Llama MLP (LoRA r = 8, alpha 16 on gate,
+        up, down unless `adapters`), reuse_adapters as `reuse`; and x."""
+        model, config = self.llama()
+        if dtype is not None:
+            model.to(dtype)
+        self.fmlp.patch_model(model, config)
+        adapted = self.adapt(model, adapters or {"default": dict(
+            r=8, lora_alpha=16, target_modules=self.TARGETS)})
+        mlp = adapted.base_model.model.mlp
+        mlp.reuse_adapters = reuse
+        x = self.torch.randn(T, D, generator=self.torch.Generator().manual_seed(2)).to(
+            mlp.gate_proj.base_layer.weight.dtype)
+        return adapted, mlp, x
+
+    def op_inputs(self, adapted, x):
+        """The adapter matrices the LoRA op is given in a no-grad call."""
+        self.inputs.clear()
+        with self.torch.no_grad():
+            adapted(x)
+        self.assertEqual(len(self.inputs), 1)
+        return self.inputs[0]
+
+    def built(self, mlp, x):
+        """The matrices a build gives now, by name."""
+        found = self.modules.projections(mlp, mlp._linears())
+        with self.torch.no_grad():
+            matrices = mlp._cast_adapters(found, x.dtype)
+        return {n: m for n, m in zip(self.ADAPTERS, matrices) if m is not None}
+
+    def assertSame(self, got, expected, what):
+        self.assertEqual(set(got), set(expected), what)
+        for name in got:
+            self.assertEqual(got[name].dtype, expected[name].dtype, f"{what}: {name}")
+            self.assertTrue(self.torch.equal(got[name], expected[name]), f"{what}: {name}")
+
+    def assertDiffer(self, got, expected, what):
+        self.assertFalse(set(got) == set(expected) and all(
+            self.torch.equal(got[n], expected[n]) for n in got), f"{what}: unchanged")
+
+    def test_kept_matrices_are_a_builds_bit_for_bit(self):
+        # f32; a bf16 model's float32 adapters (the cast kept too); two
+        # adapters, one rsLoRA on gate and down only.
+        torch = self.torch
+        for label, dtype, adapters in (
+                ("f32", None, None), ("bf16, f32 adapters", torch.bfloat16, None),
+                ("two adapters", None, {
+                    "a": dict(r=4, lora_alpha=8, target_modules=self.TARGETS),
+                    "b": dict(r=8, lora_alpha=4, use_rslora=True,
+                              target_modules=["gate_proj", "down_proj"])})):
+            adapted, mlp, x = self.model(dtype, adapters)
+            first = self.op_inputs(adapted, x)
+            self.assertIn("_fmlp_adapters", mlp.__dict__, label)
+            built = self.built(mlp, x)
+            never = unittest.mock.patch.object(self.lora, "block_adapters", unittest.mock.Mock(
+                side_effect=AssertionError("built again")))
+            with never:
+                kept = self.op_inputs(adapted, x)
+                # Adapters disabled (the plain op), then enabled again: kept.
+                adapted.base_model.disable_adapter_layers()
+                with torch.no_grad():
+                    adapted(x)
+                adapted.base_model.enable_adapter_layers()
+                again = self.op_inputs(adapted, x)
+            for what, inputs in (("first", first), ("kept", kept), ("again", again)):
+                self.assertSame(inputs, built, f"{label}, {what}")
+
+    def test_off_by_default(self):
+        adapted, mlp, x = self.model()
+        del mlp.reuse_adapters
+        self.assertFalse(mlp.reuse_adapters)
+        self.op_inputs(adapted, x)
+        self.assertNotIn("_fmlp_adapters", mlp.__dict__)
+
+    # Writes to up_proj's lora_B (or others) and changes that a kept call
+    # must see: (label, change(adapted, mlp)).
+    def changes(self):
+        torch = self.torch
+
+        def lora_b(mlp):
+            return mlp.up_proj.lora_B["default"].weight
+
+        def step(optimizer, **keywords):
+            def change(adapted, mlp):
+                p = lora_b(mlp)
+                p.grad = torch.randn_like(p)
+                optimizer([p], lr=0.1, **keywords).step()
+                p.grad = None
+            return change
+
+        def no_grad(write):
+            def change(adapted, mlp):
+                with torch.no_grad():
+                    write(mlp)
+            return change
+
+        def state_dict(adapted, mlp):
+            layer = mlp.up_proj.lora_B["default"]
+            layer.load_state_dict({"weight": torch.randn_like(layer.weight)})
+
+        def other_adapter(adapted, mlp):
+            adapted.add_adapter("other", self.peft.LoraConfig(
+                r=8, lora_alpha=16, target_modules=self.TARGETS))
+            _randomize_adapters(adapted, 11)
+            adapted.base_model.set_adapter("other")
+
+        return [
+            ("an optimizer step (SGD)", step(torch.optim.SGD)),
+            ("an optimizer step (AdamW, foreach)", step(torch.optim.AdamW, foreach=True)),
+            ("p.add_ under no_grad", no_grad(lambda mlp: lora_b(mlp).add_(1.0))),
+            ("p.copy_ under no_grad", no_grad(lambda mlp: lora_b(mlp).copy_(
+                torch.randn_like(lora_b(mlp))))),
+            ("a write to a view of p", no_grad(lambda mlp: lora_b(mlp)[0].zero_())),
+            ("lora_A of down, p.mul_", no_grad(
+                lambda mlp: mlp.down_proj.lora_A["default"].weight.mul_(2.0))),
+            ("load_state_dict", state_dict),
+            ("nn.init.normal_", lambda adapted, mlp: torch.nn.init.normal_(lora_b(mlp))),
+            ("p.data = a new tensor", lambda adapted, mlp: setattr(
+                lora_b(mlp), "data", torch.randn_like(lora_b(mlp)))),
+            ("PEFT's set_scale", lambda adapted, mlp: mlp.gate_proj.set_scale("default", 0.5)),
+            ("a scale assigned", lambda adapted, mlp: mlp.down_proj.scaling.__setitem__(
+                "default", 3.0)),
+            ("other active adapters", other_adapter),
+        ]
+
+    def check_seen(self, change, dtype=None):
+        """A kept call after `change` gives the LoRA op a build's inputs,
+        not the kept ones."""
+        adapted, mlp, x = self.model(dtype)
+        before = self.op_inputs(adapted, x)
+        change(adapted, mlp)
+        after = self.op_inputs(adapted, x)
+        self.assertDiffer(after, before, "the change")
+        self.assertSame(after, self.built(mlp, x), "after the change")
+
+    def test_changes_are_seen(self):
+        for label, change in self.changes():
+            with self.subTest(label):
+                self.check_seen(change)
+        # A bf16 model's float32 adapters: the cast ones are kept.
+        self.check_seen(self.changes()[2][1], self.torch.bfloat16)
+
+    def test_control_a_key_without_the_version(self):
+        # The same checks with a key that leaves out _version: the in-place
+        # writes are missed, and check_seen fails on each.
+        from fmlp import modules
+        versionless = lambda w: (id(w), w.data_ptr(), w.dtype, w.shape, w.stride())  # noqa: E731
+        missed = []
+        with unittest.mock.patch.object(modules, "_weight_key", versionless):
+            for label, change in self.changes():
+                try:
+                    self.check_seen(change)
+                except AssertionError:
+                    missed.append(label)
+        self.assertEqual(missed, [label for label, _ in self.changes()[:7]] + ["nn.init.normal_"])
+
+    def test_writes_that_move_no_version(self):
+        # Writes through .data (PEFT's hotswap_adapter writes so) and a
+        # fused optimizer's step leave the key as it was: a kept call
+        # gives the stale matrices (why reuse_adapters is off by default);
+        # with it off, a build's.
+        torch = self.torch
+
+        def data_add(mlp):
+            mlp.up_proj.lora_B["default"].weight.data.add_(1.0)
+
+        def fused_adamw(mlp):
+            p = mlp.up_proj.lora_B["default"].weight
+            p.grad = torch.randn_like(p)
+            torch.optim.AdamW([p], lr=0.1, fused=True).step()
+            p.grad = None
+        for label, write in (("p.data.add_", data_add), ("AdamW(fused=True)", fused_adamw)):
+            with self.subTest(label):
+                adapted, mlp, x = self.model()
+                before = self.op_inputs(adapted, x)
+                write(mlp)
+                self.assertSame(self.op_inputs(adapted, x), before, f"{label}: kept (stale)")
+                mlp.reuse_adapters = False
+                after = self.op_inputs(adapted, x)
+                self.assertDiffer(after, before, label)
+                self.assertSame(after, self.built(mlp, x), label)
+
+    def test_a_training_step_between_evaluations(self):
+        # A training step through the module (autograd records: the kept
+        # matrices dropped) with a fused AdamW between two no-grad calls:
+        # the second builds anew; likewise a step through PEFT's forward
+        # (the fallback: dropout in training mode), evaluated in eval mode.
+        torch = self.torch
+        for dropout in (0.0, 0.1):
+            with self.subTest(dropout=dropout):
+                adapted, mlp, x = self.model(adapters={"default": dict(
+                    r=8, lora_alpha=16, lora_dropout=dropout, target_modules=self.TARGETS)})
+                adapted.eval()
+                before = self.op_inputs(adapted, x)
+                adapted.train()
+                trainable = [p for p in adapted.parameters() if p.requires_grad]
+                optimizer = torch.optim.AdamW(trainable, lr=0.1, fused=True)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # the fallback's warning
+                    adapted(x).square().sum().backward()
+                optimizer.step()
+                adapted.eval()
+                after = self.op_inputs(adapted, x)
+                self.assertDiffer(after, before, "the step")
+                self.assertSame(after, self.built(mlp, x), "after the step")
+
+    def test_nothing_kept_under_grad(self):
+        # Trainable adapters with grad enabled: built at every call (their
+        # graph reaches lora_A and lora_B), any kept ones dropped; frozen
+        # adapters with grad enabled: kept (autograd records nothing of
+        # them), also when x asks for its gradient.
+        adapted, mlp, x = self.model()
+        builds = unittest.mock.Mock(side_effect=self.lora.block_adapters)
+        with unittest.mock.patch.object(self.lora, "block_adapters", builds):
+            self.op_inputs(adapted, x)
+            self.assertIn("_fmlp_adapters", mlp.__dict__)
+            for _ in range(2):
+                adapted(x).sum().backward()
+            self.assertEqual(builds.call_count, 3)
+            self.assertNotIn("_fmlp_adapters", mlp.__dict__)
+            grads = [p.grad for n, p in adapted.named_parameters() if "lora_" in n]
+            self.assertTrue(grads and all(g is not None and g.abs().sum() > 0 for g in grads))
+            adapted.requires_grad_(False)
+            xx = x.clone().requires_grad_(True)
+            adapted(xx).sum().backward()
+            adapted(xx).sum().backward()
+            self.assertEqual(builds.call_count, 4)
+            self.assertIsNotNone(xx.grad)
+
+    def test_inference_mode_kept_apart(self):
+        # Matrices kept under torch.inference_mode are inference tensors: a
+        # later call whose backward would save them builds its own.
+        torch = self.torch
+        adapted, mlp, x = self.model()
+        adapted.requires_grad_(False)
+        with torch.inference_mode():
+            adapted(x)
+        xx = x.clone().requires_grad_(True)
+        adapted(xx).sum().backward()
+        self.assertIsNotNone(xx.grad)
+
+
 if __name__ == "__main__":
     unittest.main()
