@@ -11,6 +11,8 @@ requiring grad, every .grad set to None first) of
                     (FusedGatedMLP.wrap: the adapters' terms fused into
                     the block, docs/LoRA.md), eager;
   fmlp_lora_compile the same under torch.compile(fullgraph=True);
+  fmlp_lora_kept    fmlp_lora with reuse_adapters (the stacked matrices
+                    kept while no autograd records: only --no-grad differs);
   hf_frozen_compile HF's LlamaMLP, frozen, no adapters, torch.compile;
   fmlp_frozen       fmlp's fused module, frozen, no adapters;
   fmlp_trainable    fmlp's fused module over trainable weights (a copy):
@@ -46,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_sweep  # noqa: E402  (same directory: make_modules, Timer)
 
 IMPLEMENTATIONS = ("peft_eager", "peft_compile", "fmlp_lora", "fmlp_lora_compile",
-                   "hf_frozen_compile", "fmlp_frozen", "fmlp_trainable", "fmlp_forward")
+                   "fmlp_lora_kept", "hf_frozen_compile", "fmlp_frozen", "fmlp_trainable", "fmlp_forward")
 
 
 def main():
@@ -95,12 +97,18 @@ def main():
           f"({sum(q.numel() for q in adapters)} trainable parameters); "
           f"ms per {'no-grad forward' if args.no_grad else 'step'}, medians of "
           f"{args.rounds} rounds", flush=True)
+    def kept_lora():
+        module = fmlp.FusedGatedMLP.wrap(adapted, config)
+        module.reuse_adapters = True
+        return module
+
     makers = {
         "peft_eager": lambda: (adapted, adapters),
         "peft_compile": lambda: (torch.compile(adapted, dynamic=False), adapters),
         "fmlp_lora": lambda: (fused_lora, adapters),
         "fmlp_lora_compile": lambda: (torch.compile(fused_lora, dynamic=False,
                                                     fullgraph=True), adapters),
+        "fmlp_lora_kept": lambda: (kept_lora(), adapters),
         "hf_frozen_compile": lambda: (torch.compile(original, dynamic=False), []),
         "fmlp_frozen": lambda: (modules["fmlp"], []),
         "fmlp_trainable": lambda: (fmlp.FusedGatedMLP.wrap(trainable_copy, config),
