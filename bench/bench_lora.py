@@ -159,24 +159,17 @@ def main():
 
 
 def profile(call, name, steps=10):
-    """Each CUDA kernel's time per step of `call` (torch.profiler, after
-    3 warm-up steps), the longest first, and their sum."""
-    from torch.profiler import ProfilerActivity
-    from torch.profiler import profile as profiler
+    """Each CUDA kernel's time per step of `call` (kernel_times.py's
+    torch.profiler records, after 3 warm-up steps), the longest first,
+    and their sum."""
+    from kernel_times import kernel_times  # same directory
     for _ in range(3):
         call()
-    torch.cuda.synchronize()
-    with profiler(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(steps):
-            call()
-        torch.cuda.synchronize()
-    kernels = [e for e in prof.key_averages() if e.device_type.name == "CUDA"]
-    kernels.sort(key=lambda e: -e.device_time_total)
-    total = sum(e.device_time_total for e in kernels) / steps
-    print(f"{name}: GPU time per step {total / 1000:.3f} ms over {steps} steps")
-    for e in kernels:
-        print(f"  {e.device_time_total / steps:9.1f} us  {e.count // steps:3d} x  {e.key[:110]}")
-
+    times = kernel_times(call, steps)
+    print(f"{name}: GPU time per step {sum(us for _, us in times) / 1000:.3f} ms "
+          f"over {steps} steps")
+    for kernel, us in sorted(times, key=lambda entry: -entry[1]):
+        print(f"  {us:9.1f} us  {kernel[:110]}")
 
 if __name__ == "__main__":
     main()
