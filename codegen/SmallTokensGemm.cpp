@@ -11,8 +11,9 @@
 // warp w takes the chunks [w C / 8, (w + 1) C / 8) of the C = ceil(K /
 // 32) chunks of 32 k, reads them as 16-byte pieces straight into registers
 // and multiplies (where K is 16 more than a multiple of 32, the pieces of
-// the last chunk past K read k = 0 and count as zeros); the 8 partial sums are added in shared memory in warp order
-// (deterministic), and each thread runs the epilogue of one (token, n).
+// the last chunk past K read k = 0 and count as zeros); the 8 partial sums
+// are added in shared memory in warp order (deterministic), and each
+// thread runs the epilogue of one (token, n).
 //
 // Operands in registers without shuffles: the sum over k does not depend
 // on the order of k, so A and B only need to agree on which k each of
