@@ -420,7 +420,8 @@ class FusedGatedMLP(nn.Module):
     # default: writes through `.data` (PEFT's hotswap_adapter) and PyTorch's
     # fused optimizers (transformers' default AdamW) move no version
     # counter, so that only the caller can promise the adapters are not
-    # written so between no-grad calls (fixed adapters being served).
+    # written so between no-grad calls (fixed adapters being served, not
+    # trained through compiled code between them, on one CUDA stream).
     reuse_adapters: bool = False
 
     def __init__(self, config, intermediate_size: Optional[int] = None):
@@ -581,6 +582,8 @@ class FusedGatedMLP(nn.Module):
         try:
             linears = _plain_linears(self, self._linears())
             if linears is not None:
+                if not torch.compiler.is_compiling() and "_fmlp_adapters" in self.__dict__:
+                    del self.__dict__["_fmlp_adapters"]  # the adapters are gone (unload)
                 return self.fused(x, self._params(linears), memory_policy, precision)
             found = projections(self, self._linears(), _autocast_dtype(x) is not None)
             if isinstance(found, str):
@@ -768,8 +771,16 @@ def _adapter_key(module: nn.Module, found: List[guard.Projection], dtype: torch.
     Hence FusedGatedMLP.reuse_adapters is off by default, and the kept
     matrices are dropped at every eager call where autograd records or the
     module falls back, so that an evaluation between training steps
-    through this module builds them anew. Inference mode is in the key:
-    matrices made under it cannot be saved for a backward."""
+    through this module builds them anew; compiled calls neither use nor
+    drop them, so training through compiled code between eager no-grad
+    calls is outside what reuse_adapters promises (serving fixed
+    adapters). Inference mode is in the key: matrices made under it
+    cannot be saved for a backward. While a CUDA graph is captured
+    nothing is kept (the graph must hold the matrices' building, or its
+    replays would read the matrices of its capture); kept matrices are
+    for the stream that made them."""
+    if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
+        return None  # a graph replays its own building of them
     grad = torch.is_grad_enabled()
     key = [dtype, module.hidden_size, found[0].linear.out_features,
            torch.is_inference_mode_enabled()]
@@ -783,7 +794,10 @@ def _adapter_key(module: nn.Module, found: List[guard.Projection], dtype: torch.
                     if type(w) not in _KEPT_TYPES or (grad and w.requires_grad):
                         return None
                     key += _weight_key(w)
-                    kept.append(w)
+                    # The Parameter (its id stays unique) and its memory (its
+                    # address is not reused: p.data = t1; p.data = t2 could
+                    # put t2 where the weights were).
+                    kept += [w, w.detach()]
     except RuntimeError:  # an inference tensor: it has no version counter
         return None
     return tuple(key), kept

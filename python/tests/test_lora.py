@@ -1061,9 +1061,38 @@ class KeptAdapterMatrices(_PeftCase, unittest.TestCase):
         adapted.requires_grad_(False)
         with torch.inference_mode():
             adapted(x)
+        self.assertIn("_fmlp_adapters", mlp.__dict__)  # kept under inference mode
         xx = x.clone().requires_grad_(True)
         adapted(xx).sum().backward()
         self.assertIsNotNone(xx.grad)
+
+    def test_replaced_weights_never_alias_the_kept_address(self):
+        # p.data = t keeps p's id and version: the key tells the new
+        # weights by their address, so the kept entry holds the old
+        # memory, which no later p.data = t can then reuse (without it,
+        # the CPU allocator gave the original address back within a few
+        # replacements and the kept call returned the old weights'
+        # matrices; session 27's second reading).
+        torch = self.torch
+        adapted, mlp, x = self.model()
+        p = mlp.up_proj.lora_B["default"].weight
+        for step in range(20):
+            self.op_inputs(adapted, x)
+            address = p.data_ptr()
+            p.data = torch.empty_like(p).normal_()
+            held = [t.data_ptr() for t in mlp.__dict__["_fmlp_adapters"][1]]
+            self.assertIn(address, held, f"the kept entry holds the old memory ({step})")
+            self.assertSame(self.op_inputs(adapted, x), self.built(mlp, x),
+                            f"after replacement {step}")
+
+    def test_unload_drops_the_kept_matrices(self):
+        adapted, mlp, x = self.model()
+        self.op_inputs(adapted, x)
+        self.assertIn("_fmlp_adapters", mlp.__dict__)
+        base = adapted.unload()
+        with self.torch.no_grad():
+            base(x)
+        self.assertNotIn("_fmlp_adapters", mlp.__dict__)
 
 
 if __name__ == "__main__":
