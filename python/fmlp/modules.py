@@ -149,16 +149,7 @@ def _plain_linears(module: nn.Module, names: Sequence[str]) -> Optional[List[nn.
     linears = []
     for name in names:
         p = projections.get(name)
-        if (name in own or name in params or name in buffers or type(p) is not nn.Linear
-                or p._forward_hooks or p._forward_pre_hooks or p._backward_hooks
-                or p._backward_pre_hooks):
-            return None
-        attributes, own_params = p.__dict__, p._parameters
-        # A missing "bias" entry reads as False (a bool, not in the types):
-        # nn.Linear registers it, as None when it has no bias.
-        if ("forward" in attributes or "weight" in attributes or "bias" in attributes
-                or type(own_params.get("weight")) not in _PLAIN_TYPES
-                or type(own_params.get("bias", False)) not in _PLAIN_TYPES_OR_NONE):
+        if name in own or name in params or name in buffers or not _plain_linear(p):
             return None
         linears.append(p)
     return linears
@@ -173,6 +164,8 @@ def _plain_linear(p) -> bool:
             or p._backward_hooks or p._backward_pre_hooks):
         return False
     attributes, params = p.__dict__, p._parameters
+    # A missing "bias" entry reads as False (a bool, not in the types):
+    # nn.Linear registers it, as None when it has no bias.
     return not ("forward" in attributes or "weight" in attributes or "bias" in attributes
                 or type(params.get("weight")) not in _PLAIN_TYPES
                 or type(params.get("bias", False)) not in _PLAIN_TYPES_OR_NONE)
