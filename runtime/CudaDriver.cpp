@@ -50,6 +50,12 @@ LoadedDriver load() {
       resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, e) &&
       resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e) &&
       resolve(library, "cuMemsetD8Async", d.cuMemsetD8Async, e) &&
+      resolve(library, "cuStreamCreate", d.cuStreamCreate, e) &&
+      resolve(library, "cuStreamDestroy_v2", d.cuStreamDestroy, e) &&
+      resolve(library, "cuEventCreate", d.cuEventCreate, e) &&
+      resolve(library, "cuEventDestroy_v2", d.cuEventDestroy, e) &&
+      resolve(library, "cuEventRecord", d.cuEventRecord, e) &&
+      resolve(library, "cuStreamWaitEvent", d.cuStreamWaitEvent, e) &&
       resolve(library, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled, e);
   // Optional: without it, programmatic launches are plain ones.
   d.cuLaunchKernelEx = reinterpret_cast<decltype(d.cuLaunchKernelEx)>(

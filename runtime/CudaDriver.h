@@ -24,6 +24,7 @@ using CUcontext = struct CUctx_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
 using CUdeviceptr = unsigned long long;
 
 constexpr CUresult kCudaSuccess = 0;
@@ -38,6 +39,7 @@ constexpr int kTensorMapSwizzle128B = 3, kTensorMapL2Promotion256B = 3;
 /// CUlaunchAttribute (cuda.h): an id and a 64-byte value; the one fmlp sets,
 /// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, is an int at the
 /// value's start.
+constexpr unsigned kStreamNonBlocking = 1, kEventDisableTiming = 2;
 constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
 struct LaunchAttribute {
   int id;
@@ -79,6 +81,14 @@ struct CudaDriver {
   CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
                                void **);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+  // A side stream for the launches of lane 1, and the events that order
+  // the lanes (Lanes.h).
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
   // CUtensorMap *, CUtensorMapDataType, rank, address, dims, strides (bytes,
   // rank - 1), box, element strides, interleave, swizzle, L2 promotion,
   // out-of-bounds fill.

@@ -330,6 +330,9 @@ Launch parseLaunch(const json &object, const Entry &entry,
   // Optional: absent, the launch waits for the previous kernel as usual.
   if (object.contains("programmatic_launch"))
     launch.programmatic = flag(object, "programmatic_launch", where);
+  // Optional: absent, the launch runs on the caller's stream.
+  if (object.contains("lane"))
+    launch.lane = static_cast<int>(integer(object, "lane", where, 0, 1));
   // Each factor is at most 1024: no overflow.
   int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
   if (threads > kMaxThreads)
@@ -367,6 +370,20 @@ Launch parseLaunch(const json &object, const Entry &entry,
   }
   parseWrites(object, entry, where, launch);
   return launch;
+}
+
+/// A workspace argument that no launch lists among its writes is scratch
+/// (split-K's partials and counters, which the manifest's writes leave
+/// out): every launch that refers to it may write it.
+void markScratch(Entry &entry) {
+  for (size_t a = 0; a < entry.arguments.size(); ++a)
+    entry.arguments[a].scratch =
+        entry.arguments[a].role == FMLP_ROLE_WORKSPACE &&
+        std::none_of(entry.launches.begin(), entry.launches.end(),
+                     [&](const Launch &launch) {
+                       return std::count(launch.writes.begin(),
+                                         launch.writes.end(), int(a)) != 0;
+                     });
 }
 
 /// The per-chunk launches of an entry with chunk_tokens form one
@@ -509,6 +526,7 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
         throw Malformed{at + ".launches is empty: the entry point would "
                              "write none of its outputs"};
       checkChunkLoop(entry, at);
+      markScratch(entry);
       manifest.entries.push_back(std::move(entry));
     }
     if (manifest.entries.empty())

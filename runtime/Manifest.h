@@ -33,6 +33,9 @@ struct Argument {
   std::vector<int64_t> shape; // rank 1 or 2; shape[0] == -1 for T rows
   int32_t alignment = 1;
   bool consumed = false;
+  /// A workspace no launch lists among its writes (split-K's partials and
+  /// counters): written by every launch that refers to it.
+  bool scratch = false;
 
   /// Elements per token row (token arguments) or in all (the others);
   /// times the dtype's bytes, it fits int64 (parseManifest checks).
@@ -102,6 +105,10 @@ struct Launch {
   // (griddepcontrol.wait before any memory access): it may be launched
   // while they end (programmatic stream serialization).
   bool programmatic = false;
+  // The stream it runs on: 0 the caller's, 1 a side stream (Lanes.h; the
+  // runtime orders whatever conflicts, so this changes only what may run
+  // at the same time).
+  int lane = 0;
 
   std::array<uint64_t, 3> grid(int64_t tokens) const;
   bool serves(int64_t tokens) const {

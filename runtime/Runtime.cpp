@@ -5,6 +5,7 @@
 
 #include "Checked.h"
 #include "CudaDriver.h"
+#include "Lanes.h"
 #include "Manifest.h"
 
 #include <algorithm>
@@ -75,6 +76,19 @@ struct fmlp_bundle {
   std::mutex loadMutex; // fmlp_bundle_load from several threads
   std::map<const void *, Saved> saved;
   bool checkSaved = true; // fmlp_bundle_check_saved
+  // Lanes (Lanes.h): 2, or 1 (every launch on the caller's stream:
+  // fmlp_bundle_serial_launches, FMLP_SERIAL_LAUNCHES at fmlp_bundle_open).
+  int lanes = 2;
+  // Per caller's stream: the side stream of lane 1 and each lane's event,
+  // made by the first call on that stream that uses lane 1; destroyed with
+  // the bundle. Each caller's stream has its own, so that a side stream
+  // that joined one stream's CUDA graph capture serves no other stream.
+  struct SideLane {
+    CUstream stream = nullptr;
+    std::array<CUevent, 2> events{};
+  };
+  std::map<CUstream, SideLane> sideLanes;
+  LanePlan lanePlan; // fmlp_launch's, under savedMutex
 };
 
 extern "C" {
@@ -146,6 +160,9 @@ fmlp_status fmlp_bundle_open(const char *directory, fmlp_bundle **bundle) {
       !readFile(opened->directory + "/" + m.cubinFile, opened->cubin))
     return fail(FMLP_ERROR_BUNDLE,
                 "cannot read " + opened->directory + "/" + m.cubinFile);
+  const char *serial = std::getenv("FMLP_SERIAL_LAUNCHES");
+  if (serial && *serial && std::strcmp(serial, "0") != 0)
+    opened->lanes = 1;
   *bundle = opened.release();
   return FMLP_OK;
 }
@@ -153,8 +170,17 @@ fmlp_status fmlp_bundle_open(const char *directory, fmlp_bundle **bundle) {
 void fmlp_bundle_close(fmlp_bundle *bundle) {
   if (!bundle)
     return;
-  if (bundle->module && bundle->driver)
-    bundle->driver->cuModuleUnload(bundle->module);
+  if (bundle->module && bundle->driver) {
+    const CudaDriver &driver = *bundle->driver;
+    for (auto &[caller, side] : bundle->sideLanes) {
+      for (CUevent event : side.events)
+        if (event)
+          driver.cuEventDestroy(event);
+      if (side.stream)
+        driver.cuStreamDestroy(side.stream);
+    }
+    driver.cuModuleUnload(bundle->module);
+  }
   delete bundle;
 }
 
@@ -179,6 +205,13 @@ void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled) {
   std::lock_guard<std::mutex> lock(bundle->savedMutex);
   bundle->checkSaved = enabled != 0;
   bundle->saved.clear();
+}
+
+void fmlp_bundle_serial_launches(fmlp_bundle *bundle, int enabled) {
+  if (!bundle)
+    return;
+  std::lock_guard<std::mutex> lock(bundle->savedMutex);
+  bundle->lanes = enabled ? 1 : 2;
 }
 
 fmlp_status fmlp_bundle_load(fmlp_bundle *bundle) {
@@ -683,6 +716,73 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
   return FMLP_OK;
 }
 
+/// The streams of one fmlp_launch call (Lanes.h): lane 0 the caller's,
+/// lane 1 the caller's side stream with the lanes' events.
+class Lanes {
+public:
+  Lanes(const CudaDriver &driver, const Entry &entry, CUstream caller)
+      : driver(driver), entry(entry), streams{caller, caller} {}
+
+  void *stream(int lane) const { return streams[lane]; }
+
+  /// Lane 1 of the caller's stream, made on first use; lane 0 records its
+  /// event first when lane 1 waits for the caller's earlier work.
+  fmlp_status fork(fmlp_bundle &bundle, bool recordFirst) {
+    auto [at, made] = bundle.sideLanes.try_emplace(streams[0]);
+    fmlp_bundle::SideLane &side = at->second;
+    if (!side.stream) {
+      CUresult result = driver.cuStreamCreate(&side.stream, kStreamNonBlocking);
+      for (CUevent &event : side.events)
+        if (result == kCudaSuccess)
+          result = driver.cuEventCreate(&event, kEventDisableTiming);
+      if (result != kCudaSuccess) {
+        for (CUevent event : side.events)
+          if (event)
+            driver.cuEventDestroy(event);
+        if (side.stream)
+          driver.cuStreamDestroy(side.stream);
+        bundle.sideLanes.erase(at);
+        return fail(FMLP_ERROR_CUDA,
+                    driver.describe("cuStreamCreate/cuEventCreate", result) +
+                        " making the side stream of " + entry.symbol);
+      }
+    }
+    streams[1] = side.stream;
+    events = side.events;
+    return recordFirst ? record(0) : FMLP_OK;
+  }
+  fmlp_status record(int lane) {
+    return check(driver.cuEventRecord(events[lane], streams[lane]),
+                 "cuEventRecord");
+  }
+  fmlp_status wait(int lane) {
+    return check(driver.cuStreamWaitEvent(streams[lane], events[1 - lane], 0),
+                 "cuStreamWaitEvent");
+  }
+  /// Lane 0 waits for lane 1's event (recorded again first, after a
+  /// failure: the plan's last record may not have been reached).
+  fmlp_status join(bool recordFirst) {
+    if (recordFirst)
+      if (fmlp_status status = record(1))
+        return status;
+    return wait(0);
+  }
+
+private:
+  fmlp_status check(CUresult result, const char *call) {
+    if (result == kCudaSuccess)
+      return FMLP_OK;
+    return fail(FMLP_ERROR_CUDA, driver.describe(call, result) +
+                                     " ordering the launches of " +
+                                     entry.symbol + " on two streams");
+  }
+
+  const CudaDriver &driver;
+  const Entry &entry;
+  std::array<CUstream, 2> streams;
+  std::array<CUevent, 2> events{};
+};
+
 /// A launch over no token: each output without token rows (the weight and
 /// bias gradients, sums over the tokens) is zero; nothing else is written
 /// (and the driver is not needed when there is no such output).
@@ -750,8 +850,10 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   }
   // The launch plan (forEachLaunch: the launches whose range holds T, the
   // per-chunk ones once per chunk), less those that write only outputs not
-  // wanted (decideLaunch); every launch is decided and its grid checked
-  // before the first: none or all run.
+  // wanted (decideLaunch), each on its lane (Lanes.h); every launch is
+  // decided and its grid checked before the first: none or all run.
+  LanePlan &plan = bundle->lanePlan;
+  plan.begin(entry, bundle->lanes);
   if (fmlp_status status = forEachLaunch(
           entry, tokens,
           [&](const Launch &launch, int64_t launchTokens,
@@ -759,23 +861,46 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
             bool runs = false;
             if (fmlp_status status = decideLaunch(entry, launch, tensors, runs))
               return status;
-            return runs ? checkGrid(entry, launch, launchTokens, first)
-                        : FMLP_OK;
+            if (!runs)
+              return FMLP_OK;
+            plan.add(launch);
+            return checkGrid(entry, launch, launchTokens, first);
           }))
     return status;
+  plan.finish();
   if (fmlp_status status = checkLoaded(bundle, entry))
     return status;
-  if (fmlp_status status = forEachLaunch(
-          entry, tokens,
-          [&](const Launch &launch, int64_t launchTokens,
-              int64_t first) -> fmlp_status {
-            bool runs = false;
-            decideLaunch(entry, launch, tensors, runs); // as above: accepted
-            return runs ? launchKernel(bundle, entry, launch, tensors,
-                                       launchTokens, first, stream)
-                        : FMLP_OK;
-          }))
-    return status;
+  Lanes lanes(*bundle->driver, entry, static_cast<CUstream>(stream));
+  if (plan.usesSideLane())
+    if (fmlp_status status = lanes.fork(*bundle, plan.recordsAtStart()))
+      return status;
+  size_t step = 0;
+  fmlp_status launched = forEachLaunch(
+      entry, tokens,
+      [&](const Launch &launch, int64_t launchTokens,
+          int64_t first) -> fmlp_status {
+        bool runs = false;
+        decideLaunch(entry, launch, tensors, runs); // as above: accepted
+        if (!runs)
+          return FMLP_OK;
+        const LaneStep &s = plan.steps()[step++];
+        if (s.waits)
+          if (fmlp_status status = lanes.wait(s.lane))
+            return status;
+        if (fmlp_status status =
+                launchKernel(bundle, entry, launch, tensors, launchTokens,
+                             first, lanes.stream(s.lane)))
+          return status;
+        return s.records ? lanes.record(s.lane) : FMLP_OK;
+      });
+  // After a failure too: lane 1 joins the caller's stream (a capture with
+  // a stream left forked cannot end).
+  if (plan.usesSideLane() && (plan.joinsAtEnd() || launched != FMLP_OK))
+    if (fmlp_status status = lanes.join(launched != FMLP_OK))
+      if (launched == FMLP_OK)
+        launched = status;
+  if (launched != FMLP_OK)
+    return launched;
   for (int i = 0; i < count && bundle->checkSaved; ++i) {
     const Argument &a = entry.arguments[i];
     if (a.role == FMLP_ROLE_SAVED)

@@ -133,6 +133,16 @@ FMLP_API const char *fmlp_bundle_compiler(const fmlp_bundle *bundle);
  * counters), and torch.compile may hand a backward a copy of them. Either
  * call forgets the activations seen so far. */
 FMLP_API void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled);
+/* Whether fmlp_launch keeps every kernel on the caller's stream (off by
+ * default, or on where FMLP_SERIAL_LAUNCHES was set to other than 0 when
+ * the bundle was opened). Off, the launches the manifest puts on lane 1
+ * (a backward's dX GEMM, beside the weight gradients') go to a side stream
+ * of the caller's stream, made by the first such call and ordered by
+ * events against every launch they conflict with (runtime/Lanes.h); the
+ * call returns with the caller's stream waiting for the side stream, so
+ * the caller sees one stream, and a CUDA graph captures the fork and the
+ * join. For A/B measurements and for callers that want one stream. */
+FMLP_API void fmlp_bundle_serial_launches(fmlp_bundle *bundle, int enabled);
 
 FMLP_API int fmlp_entry_count(const fmlp_bundle *bundle);
 /* By kind ("forward", "backward", "forward_nograd") when one entry point

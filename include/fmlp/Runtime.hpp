@@ -58,6 +58,10 @@ public:
   void load() { check(fmlp_bundle_load(handle_)); }
   /// See fmlp_bundle_check_saved.
   void checkSaved(bool enabled) { fmlp_bundle_check_saved(handle_, enabled); }
+  /// See fmlp_bundle_serial_launches.
+  void serialLaunches(bool enabled) {
+    fmlp_bundle_serial_launches(handle_, enabled);
+  }
 
   int entry(const std::string &name) const {
     int index = -1;

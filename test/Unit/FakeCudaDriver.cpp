@@ -26,12 +26,24 @@ struct State {
   std::vector<std::string> functionNames;
   std::vector<fake_cuda_memset> memsets;
   std::vector<fake_cuda_attribute> attributes;
-  int modulesLoaded = 0;
+  std::vector<fake_cuda_op> ops;
+  std::string failing; // fake_cuda_fail
+  int failAfter = 0;
+  int modulesLoaded = 0, streamsMade = 0, liveStreams = 0, eventsMade = 0;
 };
 
 State &state() {
   static State s;
   return s;
+}
+
+/// Whether the test asked this call to fail (fake_cuda_fail).
+bool failsNow(const char *name) {
+  State &s = state();
+  if (s.failing != name || s.failAfter-- > 0)
+    return false;
+  s.failing.clear();
+  return true;
 }
 
 } // namespace
@@ -71,6 +83,15 @@ int fake_cuda_memset_count() {
 }
 const fake_cuda_memset *fake_cuda_memset_at(int i) {
   return &state().memsets.at(static_cast<size_t>(i));
+}
+int fake_cuda_op_count() { return static_cast<int>(state().ops.size()); }
+const fake_cuda_op *fake_cuda_op_at(int i) {
+  return &state().ops.at(static_cast<size_t>(i));
+}
+int fake_cuda_live_streams() { return state().liveStreams; }
+void fake_cuda_fail(const char *name, int after) {
+  state().failing = name;
+  state().failAfter = after;
 }
 
 // The driver's entry points (ABI of cuda.h: handles are pointers).
@@ -128,6 +149,8 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                    unsigned bx, unsigned by, unsigned bz, unsigned shared,
                    void *stream, void **params, void **) {
   State &s = state();
+  if (failsNow("cuLaunchKernel"))
+    return 1;
   fake_cuda_launch launch{};
   std::string name = s.functionNames.at(reinterpret_cast<size_t>(function) - 1);
   std::strncpy(launch.kernel, name.c_str(), sizeof(launch.kernel) - 1);
@@ -147,6 +170,8 @@ int cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     launch.paramOffsets[i] = at;
     at += s.paramSizes[i];
   }
+  s.ops.push_back({FAKE_CUDA_LAUNCH, stream, nullptr,
+                   static_cast<int>(s.launches.size())});
   s.launches.push_back(launch);
   return 0;
 }
@@ -168,6 +193,8 @@ int cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
                               config->grid[2], config->block[0],
                               config->block[1], config->block[2],
                               config->shared, config->stream, params, extra);
+  if (result != 0)
+    return result;
   for (unsigned i = 0; i < config->attributeCount; ++i) {
     int value;
     std::memcpy(&value, config->attributes[i].value, sizeof value);
@@ -181,6 +208,32 @@ int cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
 int cuMemsetD8Async(unsigned long long address, unsigned char value,
                     size_t bytes, void *stream) {
   state().memsets.push_back({address, value, bytes, stream});
+  return 0;
+}
+// Streams and events are distinct addresses no real handle has.
+int cuStreamCreate(void **stream, unsigned) {
+  State &s = state();
+  if (failsNow("cuStreamCreate"))
+    return 1;
+  *stream = reinterpret_cast<void *>(0x5E0000 + 0x10 * ++s.streamsMade);
+  ++s.liveStreams;
+  return 0;
+}
+int cuStreamDestroy_v2(void *) {
+  --state().liveStreams;
+  return 0;
+}
+int cuEventCreate(void **event, unsigned) {
+  *event = reinterpret_cast<void *>(0xE70000 + 0x10 * ++state().eventsMade);
+  return 0;
+}
+int cuEventDestroy_v2(void *) { return 0; }
+int cuEventRecord(void *event, void *stream) {
+  state().ops.push_back({FAKE_CUDA_RECORD, stream, event, -1});
+  return 0;
+}
+int cuStreamWaitEvent(void *stream, void *event, unsigned) {
+  state().ops.push_back({FAKE_CUDA_WAIT, stream, event, -1});
   return 0;
 }
 int cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *address,

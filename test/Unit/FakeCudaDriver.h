@@ -42,6 +42,18 @@ struct fake_cuda_memset {
   void *stream;
 };
 
+/// The order of launches and of the calls that order streams.
+enum fake_cuda_op_kind {
+  FAKE_CUDA_LAUNCH,  // launch: its index in fake_cuda_launch_at
+  FAKE_CUDA_RECORD,  // cuEventRecord(event, stream)
+  FAKE_CUDA_WAIT     // cuStreamWaitEvent(stream, event)
+};
+struct fake_cuda_op {
+  int kind;
+  void *stream, *event;
+  int launch;
+};
+
 /// Forgets everything; the device reports compute capability major.minor;
 /// launches copy parameters of the given sizes. A tensor map's first 8
 /// bytes are 0xF3A9000000000000 | (its index + 1).
@@ -55,6 +67,14 @@ int fake_cuda_attribute_count();
 const fake_cuda_attribute *fake_cuda_attribute_at(int i);
 int fake_cuda_memset_count();
 const fake_cuda_memset *fake_cuda_memset_at(int i);
+int fake_cuda_op_count();
+const fake_cuda_op *fake_cuda_op_at(int i);
+/// Streams made by cuStreamCreate and not destroyed since the reset.
+int fake_cuda_live_streams();
+/// The call of the driver entry point `name` (cuStreamCreate or
+/// cuLaunchKernel) after `after` more that succeed fails with
+/// CUDA_ERROR_INVALID_VALUE.
+void fake_cuda_fail(const char *name, int after);
 /* This thread has no current context (as a new thread has none). */
 void fake_cuda_unbind_context();
 int cuCtxGetCurrent(void **context);

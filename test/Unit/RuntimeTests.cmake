@@ -17,7 +17,8 @@ gtest_discover_tests(FMLPRuntimeTests TEST_PREFIX "runtime/"
 
 # The runtime's launch path on a stand-in for libcuda.so.1 (no GPU needed).
 add_library(fmlp_fake_cuda SHARED ${FMLP_UNIT_DIR}/FakeCudaDriver.cpp)
-add_executable(FMLPRuntimeLaunchTests ${FMLP_UNIT_DIR}/RuntimeLaunchTest.cpp)
+add_executable(FMLPRuntimeLaunchTests ${FMLP_UNIT_DIR}/RuntimeLaunchTest.cpp
+  ${FMLP_UNIT_DIR}/RuntimeLanesTest.cpp)
 set_target_properties(FMLPRuntimeLaunchTests PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 target_compile_definitions(FMLPRuntimeLaunchTests PRIVATE
