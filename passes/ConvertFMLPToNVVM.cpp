@@ -662,6 +662,12 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
       b.setInsertionPoint(branch.thenBlock()->getTerminator());
     }
     auto serve = [&](gpu::LaunchFuncOp launch) {
+      // dX's GEMM (and its counters' fill) on the side lane: nothing of the
+      // weight gradients' depends on it, nor it on them, so it fills the
+      // multiprocessors their tiles leave idle (the runtime orders what
+      // conflicts: runtime/Lanes.h).
+      if (isa<InputGradOp>(op))
+        launch->setAttr("fmlp.lane", b.getI64IntegerAttr(1));
       if (minTokens > 0)
         launch->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(minTokens));
       if (!last)

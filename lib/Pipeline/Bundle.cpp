@@ -398,6 +398,9 @@ FailureOr<llvm::json::Object> describeEntry(func::FuncOp func,
     // runtime may launch it programmatically.
     if (launch->hasAttr("fmlp.programmatic_launch"))
       described["programmatic_launch"] = true;
+    // The stream it goes to: the caller's (absent) or the side lane's.
+    if (auto lane = launch->getAttrOfType<IntegerAttr>("fmlp.lane"))
+      described["lane"] = lane.getInt();
     if (failed(describeTokenRange(launch, func, described, error)))
       return WalkResult::interrupt();
     launches.push_back(std::move(described));
