@@ -50,7 +50,9 @@ from transformers.models.llama.modeling_llama import LlamaMLP
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sweep_report  # noqa: E402  (same directory: the table, in one place)
 
-IMPLEMENTATIONS = ("fmlp", "fmlp_compile", "hf_eager", "hf_compile")
+# fmlp_serial: fmlp's module with every kernel on the caller's stream
+# (fmlp.ops.serial_launches), beside fmlp's dX GEMM on a side stream.
+IMPLEMENTATIONS = ("fmlp", "fmlp_serial", "fmlp_compile", "hf_eager", "hf_compile")
 MODES = ("nograd", "train")
 LAUNCHES = ("eager", "graph")
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
@@ -207,8 +209,19 @@ def module_calls(modules, original, x, dy):
                 p.grad = None
             module(x).backward(dy)
         return call
-    return {(mode, impl): make(m) for mode, make in (("nograd", nograd), ("train", train))
-            for impl, m in modules.items()}
+    calls = {(mode, impl): make(m) for mode, make in (("nograd", nograd), ("train", train))
+             for impl, m in modules.items()}
+    if "fmlp_serial" in modules:  # both set their launch mode before each call
+        from fmlp import ops
+
+        def launching(serial, call):
+            def run():
+                ops.serial_launches(serial)
+                call()
+            return run
+        calls = {(mode, impl): launching(impl == "fmlp_serial", call) if impl.startswith("fmlp")
+                 else call for (mode, impl), call in calls.items()}
+    return calls
 
 
 def build(d, h, t, device, dtype, implementations):

@@ -67,6 +67,22 @@ _lock = threading.Lock()
 emulate: Optional[Callable[[str, str, Dict[str, torch.Tensor]], None]] = None
 
 
+_serial = False
+
+
+def serial_launches(enabled: bool) -> None:
+    """Every kernel of the bundles loaded, and of those loaded later, on the
+    caller's stream (True), or a backward's dX GEMM on a side stream beside
+    the weight gradients' (False, the default; runtime.Bundle.
+    serial_launches). Results are the same bits either way; for A/B
+    measurements (bench/bench_sweep.py's fmlp_serial) and tests."""
+    global _serial
+    with _lock:
+        _serial = bool(enabled)
+        for bundle in _bundles.values():
+            bundle.serial_launches(_serial)
+
+
 def _manifest(path: str) -> runtime.Bundle:
     """The bundle opened (manifest only: shapes for fake tensors)."""
     if path not in _manifests:
@@ -81,6 +97,7 @@ def _loaded(path: str, device: int) -> runtime.Bundle:
             bundle = runtime.Bundle(path)
             bundle.load()
             bundle.check_saved(False)
+            bundle.serial_launches(_serial)
         _bundles[key] = bundle
     return _bundles[key]
 

@@ -120,6 +120,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.fmlp_chip_for_capability.argtypes = [i, i]
     lib.fmlp_chip_for_capability.restype = cp
     lib.fmlp_bundle_check_saved.argtypes = [vp, i]
+    lib.fmlp_bundle_serial_launches.argtypes = [vp, i]
     lib.fmlp_entry_find.argtypes = [vp, cp, ctypes.POINTER(i)]
     lib.fmlp_argument_count.argtypes = [vp, i]
     lib.fmlp_argument_info_get.argtypes = [vp, i, i, ctypes.POINTER(ArgumentInfo)]
@@ -282,6 +283,12 @@ class Bundle:
         """Whether launches refuse saved activations no forward wrote or a
         backward consumed (fmlp_bundle_check_saved; on by default)."""
         self.lib.fmlp_bundle_check_saved(self.handle, int(enabled))
+
+    def serial_launches(self, enabled: bool) -> None:
+        """Every kernel on the caller's stream (True), or a backward's dX
+        GEMM on a side stream beside the weight gradients' (False, the
+        default): fmlp_bundle_serial_launches."""
+        self.lib.fmlp_bundle_serial_launches(self.handle, int(enabled))
 
     def entry(self, kind: str) -> Entry:
         if kind not in self.entries:

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""A backward's dX GEMM on a side stream (runtime/Lanes.h) gives the bits of
+every kernel on the caller's stream, on the GPU.
+
+fmlp's kernels are deterministic (split-K sums its slices in a fixed
+order), so any launch that ran before what it reads was written, or
+overwrote what another still read, shows as different bits. For each
+block and T: y, dx and every weight gradient of a training step through
+the module (gradients set to None, outputs poisoned by the allocator's
+reuse of NaN-filled memory), with serial launches and with the side
+stream, eager and replayed from a CUDA graph captured with the side
+stream on new inputs, must be equal bit for bit. Each run is repeated 3
+times (a race shows on some runs, not all). The control: the serial run
+on x changed in one element by one unit in the last place must differ
+(the comparison sees one bit).
+
+  FMLP_CACHE_DIR=DIR FMLP_RUNTIME_LIB=... python3 python/tests/gpu_lanes.py
+
+Prints one line per check and `N passed, N failed`; exits 1 if any fails.
+"""
+import os
+import sys
+
+os.environ.setdefault("FMLP_STRICT", "1")
+
+import torch  # noqa: E402
+from transformers import LlamaConfig  # noqa: E402
+from transformers.models.llama.modeling_llama import LlamaMLP  # noqa: E402
+
+import fmlp  # noqa: E402
+from fmlp import ops  # noqa: E402
+
+CASES = [((1024, 2816), torch.bfloat16, [1, 3, 37, 256, 1000, 1024, 2049, 8192]),
+         ((4096, 11008), torch.bfloat16, [1, 37, 512, 1024, 4096]),
+         ((1024, 2816), torch.float32, [37, 1024])]
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name} {detail}", flush=True)
+
+
+def poison_pool(nbytes):
+    """Fills freed allocator memory with NaN, so that an output a kernel
+    fails to write holds NaN, not a stale right answer."""
+    torch.full((nbytes // 4,), float("nan"), device="cuda")
+
+
+def step(module, x, dy, params):
+    x = x.detach().clone().requires_grad_(True)
+    for p in params:
+        p.grad = None
+    y = module(x)
+    y.backward(dy)
+    return [y.detach().clone(), x.grad.clone()] + [p.grad.clone() for p in params]
+
+
+def same(a, b):
+    return all(torch.equal(u.view(torch.uint8) if u.dtype != torch.bool else u,
+                           v.view(torch.uint8) if v.dtype != torch.bool else v)
+               for u, v in zip(a, b))
+
+
+def graphed(module, x, dy, params):
+    """The step captured in one CUDA graph (side stream on) with static x, dy;
+    returns replay(x, dy) -> outputs."""
+    static_x = x.detach().clone().requires_grad_(True)
+    static_dy = dy.clone()
+
+    def body():
+        static_x.grad = None
+        for p in params:
+            p.grad = None
+        y = module(static_x)
+        y.backward(static_dy)
+        return y
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            body()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_y = body()
+        grads = [static_x.grad] + [p.grad for p in params]
+
+    def replay(x_new, dy_new):
+        static_x.data.copy_(x_new)
+        static_dy.copy_(dy_new)
+        graph.replay()
+        return [static_y.detach().clone()] + [g.clone() for g in grads]
+    return replay
+
+
+def main():
+    for (d, h), dtype, tokens in CASES:
+        torch.manual_seed(d + h)
+        config = LlamaConfig(hidden_size=d, intermediate_size=h, hidden_act="silu")
+        with torch.device("cuda"):
+            original = LlamaMLP(config).to(dtype)
+        with torch.no_grad():
+            for p in original.parameters():
+                p.normal_(0.0, d ** -0.5)
+        module = fmlp.FusedGatedMLP.wrap(original, config)
+        params = list(module.parameters())
+        name = f"({d}, {h}) {str(dtype).split('.')[-1]}"
+        for t in tokens:
+            x = torch.randn(t, d, device="cuda", dtype=dtype)
+            dy = torch.randn(t, d, device="cuda", dtype=dtype)
+            ops.serial_launches(True)
+            poison_pool(64 << 20)
+            serial = step(module, x, dy, params)
+            ops.serial_launches(False)
+            runs = []
+            for _ in range(3):
+                poison_pool(64 << 20)
+                runs.append(step(module, x, dy, params))
+            check(f"{name} T={t} side stream == serial, eager (3 runs)",
+                  all(same(serial, r) for r in runs))
+            nudged = x.clone()
+            nudged.view(-1)[t * d // 2] = torch.nextafter(
+                nudged.view(-1)[t * d // 2], torch.tensor(float("inf"), dtype=dtype, device="cuda"))
+            ops.serial_launches(True)
+            control = step(module, nudged, dy, params)
+            ops.serial_launches(False)
+            check(f"{name} T={t} control: x one ulp apart differs", not same(serial, control))
+        for t in tokens[-2:]:
+            x = torch.randn(t, d, device="cuda", dtype=dtype)
+            dy = torch.randn(t, d, device="cuda", dtype=dtype)
+            replay = graphed(module, torch.randn_like(x), torch.randn_like(dy), params)
+            ops.serial_launches(True)
+            serial = step(module, x, dy, params)
+            ops.serial_launches(False)
+            replays = [replay(x, dy) for _ in range(3)]
+            check(f"{name} T={t} graph replay (side stream) == serial eager",
+                  all(same(serial, r) for r in replays))
+    failed = results.count(False)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
