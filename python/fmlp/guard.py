@@ -115,6 +115,9 @@ class Projection(NamedTuple):
     adapters: Tuple[Adapter, ...] = ()
 
 
+# getattr's default where None is an answer.
+_MISSING = object()
+
 def _type_name(value) -> str:
     cls = type(value)
     return f"{cls.__module__}.{cls.__qualname__}"
@@ -174,8 +177,12 @@ def why_not_plain_linear(module, linear_type: type, tensor_types: Tuple[type, ..
     if weight is None:
         return "has no weight"
     reason = _why_not_plain_tensor("weight", weight, tensor_types, sharded_types)
-    bias = getattr(module, "bias", None)
-    if reason is None and bias is not None:
+    # nn.Linear registers a bias, None when it has none; deleted (del
+    # linear.bias), its own forward fails reading it, and so would fmlp.
+    bias = getattr(module, "bias", _MISSING)
+    if reason is None and bias is _MISSING:
+        reason = "has no bias attribute (deleted): nn.Linear's forward reads it"
+    elif reason is None and bias is not None:
         reason = _why_not_plain_tensor("bias", bias, tensor_types, sharded_types)
     return reason
 

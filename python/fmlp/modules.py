@@ -187,11 +187,13 @@ def _lora_layout_known(cls: type) -> bool:
     class attribute named like a submodule, no data descriptor named like
     an attribute, nn.Module's attribute lookup. Else the fast path leaves
     the class to the full guard."""
+    absent = object()  # a class attribute may be None, and still found first
+
     def on_class(name):
-        return next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
+        return next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), absent)
     return (cls.__getattr__ is nn.Module.__getattr__
             and cls.__getattribute__ is object.__getattribute__
-            and all(on_class(name) is None for name in _LORA_SUBMODULES)
+            and all(on_class(name) is absent for name in _LORA_SUBMODULES)
             and not any(hasattr(type(on_class(name)), "__set__")
                         or hasattr(type(on_class(name)), "__delete__")
                         for name in _LORA_ATTRIBUTES))

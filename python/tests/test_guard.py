@@ -177,6 +177,12 @@ class GuardTest(unittest.TestCase):
         empty.weight = None
         self.refused(block(up_proj=empty), "up_proj has no weight")
 
+    def test_deleted_bias_is_refused(self):
+        # del linear.bias: nn.Linear's own forward fails reading it.
+        deleted = Linear()
+        del deleted.bias
+        self.refused(block(down_proj=deleted), "down_proj has no bias attribute (deleted)")
+
     def test_tensor_subclass_weight_is_refused(self):
         quantized = Linear()
         quantized.weight = QuantizedTensor()

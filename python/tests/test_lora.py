@@ -639,6 +639,19 @@ class PeftGuardDecisions(_PeftCase, unittest.TestCase):
     """What the guard decides on real PEFT layers, with its warning, and
     that the decision gives PEFT's result."""
 
+    def test_class_attributes_named_like_the_fast_paths_reads(self):
+        """The LoRA fast path reads lora_A etc. from nn.Module's dicts, which
+        getattr reaches only after the class: a class attribute of that name,
+        None included, leaves the class to the full guard, as does a data
+        descriptor named like an attribute it reads."""
+        from fmlp import modules
+        linear = self.peft.tuners.lora.layer.Linear
+        self.assertTrue(modules._lora_layout_known(linear))
+        for shadows in ({"lora_A": None}, {"base_layer": self.torch.nn.Identity()},
+                        {"scaling": property(lambda layer: {})}):
+            shadowed = type("Shadowed", (linear,), shadows)
+            self.assertFalse(modules._lora_layout_known(shadowed), shadows)
+
     def unfused_warnings(self, call):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
