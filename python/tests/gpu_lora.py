@@ -7,12 +7,13 @@ y, x's gradient and every lora_A's and lora_B's gradient must be within
 the largest element (lora_criterion.py). Cases: f32 and
 bf16 (get_peft_model(..., autocast_adapter_dtype=False): the adapters in
 the model's dtype), two adapters active (r = 16 on gate, up, down; r = 8
-rsLoRA on gate and down: R = 40 -> 48, Rd = 24 -> 32), T = 1, 37 and
-300, the base frozen (PEFT's); a no-grad forward; disable_adapter() (the
+rsLoRA on gate and down: R = 40 -> 48, Rd = 24 -> 32), T = 1, 37, 300 and
+65536, the base frozen (PEFT's); a no-grad forward; reuse_adapters (kept
+matrices, and a change through autograd seen); disable_adapter() (the
 plain op, the base's y); a training step captured in a CUDA graph and
 replayed on new inputs, outputs poisoned first. Controls: a scale left
-out of A_cat fails the criterion; a replay's outputs fail the next
-inputs' reference.
+out of A_cat fails the criterion; a .data change is not seen by kept
+matrices; a replay's outputs fail the next inputs' reference.
 
   python3 python/tests/gpu_lora.py --make-cache DIR
       here (fmlp-compile on PATH): the bundles the run needs, into DIR
@@ -161,7 +162,7 @@ def check(dtype):
     report(f"{name}: the guard takes PEFT's layers", not isinstance(found, str), str(found)[:80])
     report(f"{name}: ranks (R, Rd)", mlp._lora_ranks(found) == (48, 32), str(mlp._lora_ranks(found)))
     g = torch.Generator(device=device).manual_seed(2)
-    for tokens in (1, 37, 300):
+    for tokens in (1, 37, 300, 65536):
         x = torch.randn(tokens, D, generator=g, device=device).to(dtype)
         dy = torch.randn(tokens, D, generator=g, device=device).to(dtype)
         calls = []
@@ -184,6 +185,7 @@ def check(dtype):
     fused = run(adapted, x, None)
     judge(f"{name} no-grad T=1: y", fused, peft_run(adapted, x, None),
           peft_run(adapted, x.double(), None, torch.float64), UNIT[dtype])
+    kept_adapters(adapted, name, dtype, g)
     with adapted.disable_adapter():
         calls = []
         with counted(calls):
@@ -191,6 +193,42 @@ def check(dtype):
         report(f"{name} disabled: the plain op", calls == [], str(calls))
         judge(f"{name} disabled: y", fused, peft_run(adapted, x, None),
               peft_run(adapted, x.double(), None, torch.float64), UNIT[dtype])
+
+
+def kept_adapters(adapted, name, dtype, g):
+    """FusedGatedMLP.reuse_adapters on, no-grad forwards at T = 16: the
+    first call builds the stacked adapter matrices and keeps them, the
+    second uses the kept ones; both judged against PEFT. An adapter weight
+    changed in place through autograd's view of it (its version moves)
+    must be seen by the next call. Control: a change through .data (the
+    version stays: outside what reuse_adapters promises, docs/LoRA.md)
+    leaves the kept matrices stale, and that call must fail the changed
+    model's reference."""
+    mlp = adapted.base_model.model.mlp
+    mlp.reuse_adapters = True
+    weight = mlp.down_proj.lora_B["first"].weight
+    original = weight.detach().clone()
+    try:
+        x = torch.randn(16, D, generator=g, device="cuda").to(dtype)
+        for call in ("first", "kept"):
+            judge(f"{name} reuse_adapters, {call} call, T=16: y", run(adapted, x, None),
+                  peft_run(adapted, x, None), peft_run(adapted, x.double(), None, torch.float64),
+                  UNIT[dtype])
+        with torch.no_grad():
+            weight.mul_(-2.0)
+        judge(f"{name} reuse_adapters, after an in-place change: y", run(adapted, x, None),
+              peft_run(adapted, x, None), peft_run(adapted, x.double(), None, torch.float64),
+              UNIT[dtype])
+        weight.data.mul_(-0.5)
+        stale = run(adapted, x, None)
+        report(f"{name} reuse_adapters: control: a .data change is not seen",
+               not judge("", stale, peft_run(adapted, x, None),
+                         peft_run(adapted, x.double(), None, torch.float64), UNIT[dtype],
+                         quiet=True))
+    finally:
+        mlp.reuse_adapters = False
+        with torch.no_grad():
+            weight.copy_(original)
 
 
 def graph_replay(dtype, tokens=300):
