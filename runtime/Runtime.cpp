@@ -17,6 +17,8 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
+#include <utility>
 #include <vector>
 
 using namespace fmlp::runtime;
@@ -79,15 +81,16 @@ struct fmlp_bundle {
   // Lanes (Lanes.h): 2, or 1 (every launch on the caller's stream:
   // fmlp_bundle_serial_launches, FMLP_SERIAL_LAUNCHES at fmlp_bundle_open).
   int lanes = 2;
-  // Per caller's stream: the side stream of lane 1 and each lane's event,
-  // made by the first call on that stream that uses lane 1; destroyed with
-  // the bundle. Each caller's stream has its own, so that a side stream
-  // that joined one stream's CUDA graph capture serves no other stream.
+  // Per caller's stream (sideLaneKey): the side stream of lane 1 and each
+  // lane's event, made by the first call on that stream that uses lane 1;
+  // destroyed with the bundle. Each caller's stream has its own, so that a
+  // side stream that joined one stream's CUDA graph capture serves no
+  // other stream.
   struct SideLane {
     CUstream stream = nullptr;
     std::array<CUevent, 2> events{};
   };
-  std::map<CUstream, SideLane> sideLanes;
+  std::map<std::pair<CUstream, std::thread::id>, SideLane> sideLanes;
   LanePlan lanePlan; // fmlp_launch's, under savedMutex
 };
 
@@ -716,6 +719,42 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
   return FMLP_OK;
 }
 
+/// The key of `caller`'s side lane: the handle, and the thread for the
+/// per-thread default stream (CU_STREAM_PER_THREAD, 0x2: one handle, a
+/// stream per thread).
+std::pair<CUstream, std::thread::id> sideLaneKey(CUstream caller) {
+  const CUstream perThread = reinterpret_cast<CUstream>(uintptr_t(0x2));
+  return {caller,
+          caller == perThread ? std::this_thread::get_id() : std::thread::id()};
+}
+
+/// Whether two of `entry`'s tensors overlap in memory where one of them is
+/// written (not an input): then one stream keeps the order of the calls'
+/// launches, since conflicts are derived per argument (Lanes.h).
+bool writtenTensorsOverlap(const Entry &entry, const fmlp_tensor *tensors,
+                           int64_t tokens) {
+  auto range = [&](size_t i) {
+    auto begin = reinterpret_cast<uintptr_t>(tensors[i].data);
+    // validateTensors: dense, its bytes fit int64.
+    return std::make_pair(begin,
+                          begin + uintptr_t(*entry.arguments[i].bytes(tokens)));
+  };
+  for (size_t i = 0; i < entry.arguments.size(); ++i) {
+    if (!tensors[i].data)
+      continue;
+    for (size_t j = i + 1; j < entry.arguments.size(); ++j) {
+      if (!tensors[j].data || (entry.arguments[i].role == FMLP_ROLE_INPUT &&
+                               entry.arguments[j].role == FMLP_ROLE_INPUT))
+        continue;
+      auto [a0, a1] = range(i);
+      auto [b0, b1] = range(j);
+      if (a0 < b1 && b0 < a1)
+        return true;
+    }
+  }
+  return false;
+}
+
 /// The streams of one fmlp_launch call (Lanes.h): lane 0 the caller's,
 /// lane 1 the caller's side stream with the lanes' events.
 class Lanes {
@@ -728,7 +767,7 @@ public:
   /// Lane 1 of the caller's stream, made on first use; lane 0 records its
   /// event first when lane 1 waits for the caller's earlier work.
   fmlp_status fork(fmlp_bundle &bundle, bool recordFirst) {
-    auto [at, made] = bundle.sideLanes.try_emplace(streams[0]);
+    auto [at, made] = bundle.sideLanes.try_emplace(sideLaneKey(streams[0]));
     fmlp_bundle::SideLane &side = at->second;
     if (!side.stream) {
       CUresult result = driver.cuStreamCreate(&side.stream, kStreamNonBlocking);
@@ -756,13 +795,21 @@ public:
                  "cuEventRecord");
   }
   fmlp_status wait(int lane) {
-    return check(driver.cuStreamWaitEvent(streams[lane], events[1 - lane], 0),
-                 "cuStreamWaitEvent");
+    fmlp_status status = check(
+        driver.cuStreamWaitEvent(streams[lane], events[1 - lane], 0),
+        "cuStreamWaitEvent");
+    // Lane 1's first operation of a call is a wait (Lanes.h).
+    sideStarted = sideStarted || (lane == 1 && status == FMLP_OK);
+    return status;
   }
-  /// Lane 0 waits for lane 1's event (recorded again first, after a
-  /// failure: the plan's last record may not have been reached).
-  fmlp_status join(bool recordFirst) {
-    if (recordFirst)
+  /// Lane 0 waits for lane 1's event: after the plan's last record, or,
+  /// after a failure, recorded again first (the plan's may not have been
+  /// reached), and only when lane 1 has work of this call (an idle side
+  /// stream is not part of a capture the caller's stream is in).
+  fmlp_status join(bool failed) {
+    if (failed && !sideStarted)
+      return FMLP_OK;
+    if (failed)
       if (fmlp_status status = record(1))
         return status;
     return wait(0);
@@ -781,6 +828,7 @@ private:
   const Entry &entry;
   std::array<CUstream, 2> streams;
   std::array<CUevent, 2> events{};
+  bool sideStarted = false;
 };
 
 /// A launch over no token: each output without token rows (the weight and
@@ -853,7 +901,10 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   // wanted (decideLaunch), each on its lane (Lanes.h); every launch is
   // decided and its grid checked before the first: none or all run.
   LanePlan &plan = bundle->lanePlan;
-  plan.begin(entry, bundle->lanes);
+  plan.begin(entry, bundle->lanes == 1 ||
+                            writtenTensorsOverlap(entry, tensors, tokens)
+                        ? 1
+                        : 2);
   if (fmlp_status status = forEachLaunch(
           entry, tokens,
           [&](const Launch &launch, int64_t launchTokens,
@@ -896,7 +947,7 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   // After a failure too: lane 1 joins the caller's stream (a capture with
   // a stream left forked cannot end).
   if (plan.usesSideLane() && (plan.joinsAtEnd() || launched != FMLP_OK))
-    if (fmlp_status status = lanes.join(launched != FMLP_OK))
+    if (fmlp_status status = lanes.join(/*failed=*/launched != FMLP_OK))
       if (launched == FMLP_OK)
         launched = status;
   if (launched != FMLP_OK)

@@ -141,7 +141,12 @@ FMLP_API void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled);
  * events against every launch they conflict with (runtime/Lanes.h); the
  * call returns with the caller's stream waiting for the side stream, so
  * the caller sees one stream, and a CUDA graph captures the fork and the
- * join. For A/B measurements and for callers that want one stream. */
+ * join. A call whose written tensors overlap another tensor (dX over dY,
+ * say) runs on the caller's stream alone: the order is derived per
+ * argument. A side stream and its two events stay with the bundle until
+ * fmlp_bundle_close, one per caller's stream (per thread for the per-thread
+ * default stream). On for A/B measurements and for callers that want one
+ * stream. */
 FMLP_API void fmlp_bundle_serial_launches(fmlp_bundle *bundle, int enabled);
 
 FMLP_API int fmlp_entry_count(const fmlp_bundle *bundle);

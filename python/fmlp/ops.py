@@ -67,14 +67,17 @@ _lock = threading.Lock()
 emulate: Optional[Callable[[str, str, Dict[str, torch.Tensor]], None]] = None
 
 
-_serial = False
+# serial_launches' setting; None: each bundle's own (FMLP_SERIAL_LAUNCHES
+# when it was opened, else off).
+_serial: Optional[bool] = None
 
 
 def serial_launches(enabled: bool) -> None:
     """Every kernel of the bundles loaded, and of those loaded later, on the
     caller's stream (True), or a backward's dX GEMM on a side stream beside
-    the weight gradients' (False, the default; runtime.Bundle.
-    serial_launches). Results are the same bits either way; for A/B
+    the weight gradients' (False; runtime.Bundle.serial_launches). Until
+    called, each bundle keeps its own setting (FMLP_SERIAL_LAUNCHES=1 when
+    it is opened: serial). Results are the same bits either way; for A/B
     measurements (bench/bench_sweep.py's fmlp_serial) and tests."""
     global _serial
     with _lock:
@@ -97,7 +100,8 @@ def _loaded(path: str, device: int) -> runtime.Bundle:
             bundle = runtime.Bundle(path)
             bundle.load()
             bundle.check_saved(False)
-            bundle.serial_launches(_serial)
+            if _serial is not None:
+                bundle.serial_launches(_serial)
         _bundles[key] = bundle
     return _bundles[key]
 

@@ -26,6 +26,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -187,6 +188,7 @@ class RuntimeLanes : public ::testing::Test {
 protected:
   void SetUp() override {
     setenv("FMLP_LIBCUDA", FMLP_FAKE_CUDA, /*overwrite=*/0);
+    unsetenv("FMLP_SERIAL_LAUNCHES"); // the two lanes, whatever the caller's
     const size_t sizes[] = {8, 8, 8, 8};
     fake_cuda_reset(9, 0, sizes, 4);
   }
@@ -254,10 +256,91 @@ TEST_F(RuntimeLanes, ChunksReuseTheWorkspaceInOrder) {
   EXPECT_EQ(unordered(opLog(), caller), "");
   for (int i = 0; i < 9; ++i)
     EXPECT_EQ(fake_cuda_launch_at(i)->stream == caller, i % 3 != 1) << i;
-  std::vector<fake_cuda_op> ops = opLog(), cut;
-  std::copy_if(ops.begin(), ops.end(), std::back_inserter(cut),
-               [](const fake_cuda_op &op) { return op.kind != FAKE_CUDA_WAIT; });
-  EXPECT_NE(unordered(cut, caller), "");
+  std::vector<fake_cuda_op> ops = opLog();
+  for (size_t w = 0; w < ops.size(); ++w) {
+    if (ops[w].kind != FAKE_CUDA_WAIT)
+      continue;
+    std::vector<fake_cuda_op> cut = ops;
+    cut.erase(cut.begin() + w);
+    EXPECT_NE(unordered(cut, caller), "") << "wait " << w << " is not needed";
+  }
+}
+
+// Launches that write only outputs not wanted are skipped (decideLaunch),
+// out of the plan too: without dX no launch is on lane 1, nothing forks;
+// without d_up, k5 is skipped and the rest still ordered.
+TEST_F(RuntimeLanes, SkippedLaunchesLeaveThePlan) {
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  bundle.checkSaved(false);
+  std::vector<fmlp_tensor> t = tensors(70);
+  t[4].data = nullptr; // dx
+  bundle.launch(bundle.entry("backward"), t, caller);
+  EXPECT_EQ(kernelNames(), (std::vector<std::string>{"k3", "k6", "k5"}));
+  EXPECT_EQ(fake_cuda_op_count(), 3); // no record, no wait
+  EXPECT_EQ(fake_cuda_live_streams(), 0);
+
+  const size_t sizes[] = {8, 8, 8, 8};
+  fake_cuda_reset(9, 0, sizes, 4); // forgets the kernels: a new bundle
+  fmlp::Bundle again(dir.path());
+  again.load();
+  again.checkSaved(false);
+  t = tensors(70);
+  t[5].data = nullptr; // d_up
+  again.launch(again.entry("backward"), t, caller);
+  EXPECT_EQ(kernelNames(), (std::vector<std::string>{"k3", "k6", "z4", "k4"}));
+  EXPECT_EQ(unordered(opLog(), caller), "");
+  EXPECT_NE(fake_cuda_launch_at(3)->stream, caller);
+}
+
+// Conflicts are derived per argument: a written tensor that overlaps
+// another (dx over dy) keeps every launch on the caller's stream, in the
+// calls' order; overlapping inputs do not.
+TEST_F(RuntimeLanes, OverlappingWrittenTensorsStayOnOneStream) {
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  bundle.checkSaved(false);
+  std::vector<fmlp_tensor> t = tensors(70);
+  t[4].data = t[1].data; // dx written over dy
+  bundle.launch(bundle.entry("backward"), t, caller);
+  ASSERT_EQ(fake_cuda_launch_count(), 5);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(fake_cuda_launch_at(i)->stream, caller) << i;
+  EXPECT_EQ(fake_cuda_op_count(), 5);
+
+  const size_t sizes[] = {8, 8, 8, 8};
+  fake_cuda_reset(9, 0, sizes, 4); // forgets the kernels: a new bundle
+  fmlp::Bundle again(dir.path());
+  again.load();
+  again.checkSaved(false);
+  t = tensors(70);
+  t[1].data = t[0].data; // dy and x, both inputs, the same memory
+  again.launch(again.entry("backward"), t, caller);
+  EXPECT_NE(fake_cuda_launch_at(3)->stream, caller);
+}
+
+// The per-thread default stream (CU_STREAM_PER_THREAD) is one handle for a
+// stream per thread: each thread gets its own side stream.
+TEST_F(RuntimeLanes, EachThreadsDefaultStreamHasItsOwnSideStream) {
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  bundle.checkSaved(false);
+  int backward = bundle.entry("backward");
+  auto call = [&](void *stream) {
+    std::vector<fmlp_tensor> t = tensors(70);
+    EXPECT_EQ(fmlp_launch(bundle.get(), backward, t.data(), int(t.size()),
+                          stream),
+              FMLP_OK);
+  };
+  void *perThread = address(0x2);
+  std::thread first(call, perThread), second(call, perThread);
+  first.join();
+  second.join();
+  EXPECT_EQ(fake_cuda_live_streams(), 2);
+  std::thread third(call, caller), fourth(call, caller);
+  third.join();
+  fourth.join();
+  EXPECT_EQ(fake_cuda_live_streams(), 3);
 }
 
 TEST_F(RuntimeLanes, OneSideStreamPerCallersStreamMadeOnce) {
@@ -337,6 +420,27 @@ TEST_F(RuntimeLanes, ASideStreamThatCannotBeMadeLaunchesNothing) {
   // The next call makes it.
   bundle.launch(bundle.entry("backward"), tensors(70), caller);
   EXPECT_EQ(fake_cuda_launch_count(), 5);
+}
+
+// A failure before lane 1 has work of the call leaves the side stream
+// alone: under a capture it is not part of the caller's, and a wait on it
+// would break the capture.
+TEST_F(RuntimeLanes, AFailureBeforeTheSideStreamStartsLeavesItAlone) {
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  bundle.checkSaved(false);
+  std::vector<fmlp_tensor> t = tensors(70);
+  int backward = bundle.entry("backward");
+  bundle.launch(backward, t, caller); // the side stream made
+  int before = fake_cuda_op_count();
+  fake_cuda_fail("cuLaunchKernel", 0); // k3
+  EXPECT_EQ(fmlp_launch(bundle.get(), backward, t.data(), int(t.size()),
+                        caller),
+            FMLP_ERROR_CUDA);
+  std::vector<fake_cuda_op> ops = opLog();
+  ASSERT_GT(int(ops.size()), before);
+  for (size_t i = before; i < ops.size(); ++i)
+    EXPECT_EQ(ops[i].stream, caller) << i << " " << ops[i].kind;
 }
 
 TEST_F(RuntimeLanes, AFailedLaunchStillJoinsTheSideStream) {
