@@ -10,11 +10,11 @@ result is kept). CUDA events around graph replays, medians.
 
   python3 bench/read_patterns.py
 """
-import statistics
-
 import torch
 import triton
 import triton.language as tl
+
+from read_roofline import timed  # same directory
 
 
 @triton.jit
@@ -27,24 +27,6 @@ def read_rows(w_ptr, out_ptr, N, K, KS, R: tl.constexpr, W: tl.constexpr):
         acc += tl.load(w_ptr + rows[:, None] * K + cols[None, :],
                        mask=(cols[None, :] < K), other=0.0).to(tl.float32)
     tl.store(out_ptr + tl.program_id(1) * N + rows, tl.sum(acc, 1))
-
-
-def timed(fn, samples=30, replays=20):
-    fn()
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        fn()
-    ts = []
-    for _ in range(samples):
-        s, e = torch.cuda.Event(True), torch.cuda.Event(True)
-        s.record()
-        for _ in range(replays):
-            g.replay()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e) * 1e3 / replays)
-    return statistics.median(ts)
 
 
 def main():

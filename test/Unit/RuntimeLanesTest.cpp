@@ -203,6 +203,18 @@ protected:
             fmlp::denseTensor(address(0x70000), FMLP_BF16, {8, 8}),
             fmlp::denseTensor(address(0x80000), FMLP_BF16, {1024})};
   }
+  /// The control: without any one of the waits of `ops`, something is
+  /// unordered (each is needed, and the check can fail).
+  void expectEveryWaitNeeded(const std::vector<fake_cuda_op> &ops) {
+    for (size_t w = 0; w < ops.size(); ++w) {
+      if (ops[w].kind != FAKE_CUDA_WAIT)
+        continue;
+      std::vector<fake_cuda_op> cut = ops;
+      cut.erase(cut.begin() + w);
+      EXPECT_NE(unordered(cut, caller), "") << "wait " << w << " is not needed";
+    }
+  }
+
   fmlp::test::BundleDir dir{kManifest};
   void *caller = address(0x5700);
 };
@@ -229,14 +241,7 @@ TEST_F(RuntimeLanes, ConflictsAreOrderedAndTheRestRunsSideBySide) {
     EXPECT_FALSE(hb.before[3].count(i)) << kernelNames()[i];
     EXPECT_FALSE(hb.before[i].count(3)) << kernelNames()[i];
   }
-  // The control: without any one of the waits, something is unordered.
-  for (size_t w = 0; w < ops.size(); ++w) {
-    if (ops[w].kind != FAKE_CUDA_WAIT)
-      continue;
-    std::vector<fake_cuda_op> cut = ops;
-    cut.erase(cut.begin() + w);
-    EXPECT_NE(unordered(cut, caller), "") << "wait " << w << " is not needed";
-  }
+  expectEveryWaitNeeded(ops);
 }
 
 // Chunk c + 1's c3 writes the workspace chunk c's c4 (on the side stream)
@@ -256,14 +261,7 @@ TEST_F(RuntimeLanes, ChunksReuseTheWorkspaceInOrder) {
   EXPECT_EQ(unordered(opLog(), caller), "");
   for (int i = 0; i < 9; ++i)
     EXPECT_EQ(fake_cuda_launch_at(i)->stream == caller, i % 3 != 1) << i;
-  std::vector<fake_cuda_op> ops = opLog();
-  for (size_t w = 0; w < ops.size(); ++w) {
-    if (ops[w].kind != FAKE_CUDA_WAIT)
-      continue;
-    std::vector<fake_cuda_op> cut = ops;
-    cut.erase(cut.begin() + w);
-    EXPECT_NE(unordered(cut, caller), "") << "wait " << w << " is not needed";
-  }
+  expectEveryWaitNeeded(opLog());
 }
 
 // Launches that write only outputs not wanted are skipped (decideLaunch),
