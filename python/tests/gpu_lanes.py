@@ -14,7 +14,7 @@ times (a race shows on some runs, not all). The control: the serial run
 on x changed in one element by one unit in the last place must differ
 (the comparison sees one bit).
 
-  FMLP_CACHE_DIR=DIR FMLP_RUNTIME_LIB=... python3 python/tests/gpu_lanes.py
+  FMLP_CACHE_DIR=DIR FMLP_RUNTIME_LIB=... python3 python/tests/gpu_lanes.py [--bf16-only]
 
 Prints one line per check and `N passed, N failed`; exits 1 if any fails.
 """
@@ -96,7 +96,10 @@ def graphed(module, x, dy, params):
 
 
 def main():
-    for (d, h), dtype, tokens in CASES:
+    cases = CASES
+    if "--bf16-only" in sys.argv[1:]:  # the bundles of one cache directory
+        cases = [case for case in CASES if case[1] == torch.bfloat16]
+    for (d, h), dtype, tokens in cases:
         torch.manual_seed(d + h)
         config = LlamaConfig(hidden_size=d, intermediate_size=h, hidden_act="silu")
         with torch.device("cuda"):
