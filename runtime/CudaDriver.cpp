@@ -50,7 +50,9 @@ LoadedDriver load() {
       resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, e) &&
       resolve(library, "cuLaunchKernel", d.cuLaunchKernel, e) &&
       resolve(library, "cuMemsetD8Async", d.cuMemsetD8Async, e) &&
-      resolve(library, "cuStreamCreate", d.cuStreamCreate, e) &&
+      resolve(library, "cuStreamCreateWithPriority",
+              d.cuStreamCreateWithPriority, e) &&
+      resolve(library, "cuStreamGetPriority", d.cuStreamGetPriority, e) &&
       resolve(library, "cuStreamDestroy_v2", d.cuStreamDestroy, e) &&
       resolve(library, "cuEventCreate", d.cuEventCreate, e) &&
       resolve(library, "cuEventDestroy_v2", d.cuEventDestroy, e) &&

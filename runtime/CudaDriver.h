@@ -83,7 +83,8 @@ struct CudaDriver {
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   // A side stream for the launches of lane 1, and the events that order
   // the lanes (Lanes.h).
-  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamCreateWithPriority)(CUstream *, unsigned, int);
+  CUresult (*cuStreamGetPriority)(CUstream, int *);
   CUresult (*cuStreamDestroy)(CUstream);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventDestroy)(CUevent);

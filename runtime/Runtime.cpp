@@ -770,7 +770,12 @@ public:
     auto [at, made] = bundle.sideLanes.try_emplace(sideLaneKey(streams[0]));
     fmlp_bundle::SideLane &side = at->second;
     if (!side.stream) {
-      CUresult result = driver.cuStreamCreate(&side.stream, kStreamNonBlocking);
+      // Of the caller's priority: dX's GEMM is the caller's work.
+      int priority = 0;
+      CUresult result = driver.cuStreamGetPriority(streams[0], &priority);
+      if (result == kCudaSuccess)
+        result = driver.cuStreamCreateWithPriority(
+            &side.stream, kStreamNonBlocking, priority);
       for (CUevent &event : side.events)
         if (result == kCudaSuccess)
           result = driver.cuEventCreate(&event, kEventDisableTiming);
@@ -782,7 +787,8 @@ public:
           driver.cuStreamDestroy(side.stream);
         bundle.sideLanes.erase(at);
         return fail(FMLP_ERROR_CUDA,
-                    driver.describe("cuStreamCreate/cuEventCreate", result) +
+                    driver.describe("cuStreamCreateWithPriority/cuEventCreate",
+                                    result) +
                         " making the side stream of " + entry.symbol);
       }
     }

@@ -13,6 +13,7 @@
 #include "FakeCudaDriver.h"
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct State {
   std::vector<fake_cuda_memset> memsets;
   std::vector<fake_cuda_attribute> attributes;
   std::vector<fake_cuda_op> ops;
+  std::map<void *, int> priorities;
   std::string failing; // fake_cuda_fail
   int failAfter = 0;
   int modulesLoaded = 0, streamsMade = 0, liveStreams = 0, eventsMade = 0;
@@ -210,14 +212,25 @@ int cuMemsetD8Async(unsigned long long address, unsigned char value,
   state().memsets.push_back({address, value, bytes, stream});
   return 0;
 }
-// Streams and events are distinct addresses no real handle has.
-int cuStreamCreate(void **stream, unsigned) {
+// Streams and events are distinct addresses no real handle has; a
+// stream's priority is what the test set for it (fake_cuda_set_priority),
+// else 0.
+int cuStreamCreateWithPriority(void **stream, unsigned, int priority) {
   State &s = state();
   if (failsNow("cuStreamCreate"))
     return 1;
   *stream = reinterpret_cast<void *>(0x5E0000 + 0x10 * ++s.streamsMade);
+  s.priorities[*stream] = priority;
   ++s.liveStreams;
   return 0;
+}
+int cuStreamGetPriority(void *stream, int *priority) {
+  auto found = state().priorities.find(stream);
+  *priority = found == state().priorities.end() ? 0 : found->second;
+  return 0;
+}
+void fake_cuda_set_priority(void *stream, int priority) {
+  state().priorities[stream] = priority;
 }
 int cuStreamDestroy_v2(void *) {
   --state().liveStreams;

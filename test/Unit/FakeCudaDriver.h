@@ -69,15 +69,20 @@ int fake_cuda_memset_count();
 const fake_cuda_memset *fake_cuda_memset_at(int i);
 int fake_cuda_op_count();
 const fake_cuda_op *fake_cuda_op_at(int i);
-/// Streams made by cuStreamCreate and not destroyed since the reset.
+/// Streams made by cuStreamCreateWithPriority and not destroyed since the
+/// reset.
 int fake_cuda_live_streams();
-/// The call of the driver entry point `name` (cuStreamCreate or
-/// cuLaunchKernel) after `after` more that succeed fails with
+/// cuStreamGetPriority's answer for `stream` (0 unless set; a stream the
+/// runtime made has the priority it was made with).
+void fake_cuda_set_priority(void *stream, int priority);
+/// The call of the driver entry point `name` (cuStreamCreate, standing for
+/// cuStreamCreateWithPriority, or cuLaunchKernel) after `after` more that succeed fails with
 /// CUDA_ERROR_INVALID_VALUE.
 void fake_cuda_fail(const char *name, int after);
 /* This thread has no current context (as a new thread has none). */
 void fake_cuda_unbind_context();
 int cuCtxGetCurrent(void **context);
+int cuStreamGetPriority(void *stream, int *priority);
 }
 
 #endif // FMLP_TEST_UNIT_FAKECUDADRIVER_H

@@ -357,6 +357,20 @@ TEST_F(RuntimeLanes, OneSideStreamPerCallersStreamMadeOnce) {
   EXPECT_NE(fake_cuda_launch_at(3)->stream, fake_cuda_launch_at(13)->stream);
 }
 
+// The side stream runs the caller's work: at the caller's stream's
+// priority.
+TEST_F(RuntimeLanes, TheSideStreamHasTheCallersPriority) {
+  fmlp::Bundle bundle(dir.path());
+  bundle.load();
+  bundle.checkSaved(false);
+  fake_cuda_set_priority(caller, -3);
+  bundle.launch(bundle.entry("backward"), tensors(70), caller);
+  int priority = 0;
+  ASSERT_EQ(cuStreamGetPriority(fake_cuda_launch_at(3)->stream, &priority), 0);
+  EXPECT_NE(fake_cuda_launch_at(3)->stream, caller);
+  EXPECT_EQ(priority, -3);
+}
+
 TEST_F(RuntimeLanes, ClosingTheBundleDestroysItsSideStreams) {
   {
     fmlp::Bundle bundle(dir.path());
@@ -408,7 +422,7 @@ TEST_F(RuntimeLanes, ASideStreamThatCannotBeMadeLaunchesNothing) {
                         int(t.size()), caller),
             FMLP_ERROR_CUDA);
   EXPECT_NE(std::string(fmlp_last_error())
-                .find("cuStreamCreate/cuEventCreate failed: "
+                .find("cuStreamCreateWithPriority/cuEventCreate failed: "
                       "CUDA_ERROR_INVALID_VALUE (1) making the side stream "
                       "of m.backward"),
             std::string::npos)
