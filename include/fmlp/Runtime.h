@@ -11,14 +11,16 @@
 |*   int forward; fmlp_entry_find(bundle, "forward", &forward);              *|
 |*   fmlp_launch(bundle, forward, tensors, count, stream);                    *|
 |*                                                                            *|
-|* Launches allocate nothing and never synchronize, so they can be captured   *|
-|* in a CUDA graph; every buffer, the saved activations and the workspace     *|
-|* included, is the caller's. Before launching, fmlp_launch checks every      *|
-|* tensor against the entry point (count, null pointers, dtype, shape,        *|
-|* dense row-major strides, alignment) and that the saved activations a       *|
-|* backward consumes were written by a forward and not consumed since (a      *|
-|* backward writes dG, dU over G, U; fmlp_bundle_check_saved turns this      *|
-|* off for callers that track it themselves). fmlp_bundle_open refuses a      *|
+|* Launches allocate no device memory and never synchronize, so they can be  *|
+|* captured in a CUDA graph; every buffer, the saved activations and the      *|
+|* workspace included, is the caller's (a backward's first call on a stream  *|
+|* makes a side stream and two events: fmlp_bundle_serial_launches). Before   *|
+|* launching, fmlp_launch checks every tensor against the entry point (count, *|
+|* null pointers, dtype, shape, dense row-major strides, alignment) and that  *|
+|* the saved activations a backward consumes were written by a forward and    *|
+|* not consumed since (a backward writes dG, dU over G, U;                    *|
+|* fmlp_bundle_check_saved turns this off for callers that track it           *|
+|* themselves). fmlp_bundle_open refuses a                                    *|
 |* manifest with any number outside its field's range or a view outside its   *|
 |* argument (docs/Bundle.md), and every size computed from T is checked for   *|
 |* overflow, so an accepted launch touches only the caller's buffers. Every   *|
