@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a read of the weights costs on this GPU, beside fmlp's no-grad
 forward at (4096, 11008), T = 1 and 16 in the same run: the achievable read
-bandwidth (torch's reduction and a Triton read kernel in three shapes) for
+bandwidth (torch's reduction and a Triton read kernel in four shapes) for
 K1's 180 MB (Wg, Wu) and K2's 90 MB (Wd), both kernels back to back (the
 read floor of a two-kernel forward), and a 1 GiB copy (what bench_sweep.py
 calls the weight floor's bandwidth). CUDA events around graph replays,
@@ -15,6 +15,7 @@ import torch
 import triton
 import triton.language as tl
 
+
 @triton.jit
 def read_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr, ITERS: tl.constexpr):
     pid = tl.program_id(0)
@@ -24,6 +25,7 @@ def read_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr, ITERS: tl.constexpr):
         offs = base + i * BLOCK + tl.arange(0, BLOCK)
         acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
     tl.store(out_ptr + pid, tl.sum(acc))
+
 
 def timed(fn, samples=50, replays=20):
     """us per call: fn captured in a CUDA graph, `replays` replays back to
@@ -44,13 +46,18 @@ def timed(fn, samples=50, replays=20):
         ts.append(s.elapsed_time(e) * 1e3 / replays)
     return statistics.median(ts)
 
+
 def main():
     k1 = torch.randn(2 * 11008, 4096, device="cuda", dtype=torch.bfloat16)
     k2 = torch.randn(4096, 11008, device="cuda", dtype=torch.bfloat16)
     out = torch.empty(1 << 20, device="cuda")
+
     def tri(x, block=4096, iters=8):
-        n = x.numel(); grid = triton.cdiv(n, block * iters)
+        """A read of all of x by programs of block x iters elements."""
+        n = x.numel()
+        grid = triton.cdiv(n, block * iters)
         return lambda: read_sum[(grid,)](x, out, n, BLOCK=block, ITERS=iters)
+
     for name, x in (("K1's 180 MB", k1), ("K2's 90 MB", k2)):
         nbytes = x.numel() * 2
         for label, fn in (("torch sum", lambda x=x: x.sum(dtype=torch.float32)),
@@ -62,7 +69,8 @@ def main():
     both = lambda: (tri(k1, 2048, 16)(), tri(k2, 2048, 16)())
     us = timed(both)
     print(f"both (2048x16), two kernels back to back: {us:.1f} us, {(k1.numel() + k2.numel()) * 2 / us / 1e6:.2f} TB/s")
-    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda"); dst = torch.empty_like(src)
+    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
     us = timed(lambda: dst.copy_(src))
     print(f"copy 1 GiB: {us:.1f} us, {2 * src.numel() / us / 1e6:.2f} TB/s read+written")
     import fmlp

@@ -742,11 +742,11 @@ bool writtenTensorsOverlap(const Entry &entry, const fmlp_tensor *tensors,
   for (size_t i = 0; i < entry.arguments.size(); ++i) {
     if (!tensors[i].data)
       continue;
+    auto [a0, a1] = range(i);
     for (size_t j = i + 1; j < entry.arguments.size(); ++j) {
       if (!tensors[j].data || (entry.arguments[i].role == FMLP_ROLE_INPUT &&
                                entry.arguments[j].role == FMLP_ROLE_INPUT))
         continue;
-      auto [a0, a1] = range(i);
       auto [b0, b1] = range(j);
       if (a0 < b1 && b0 < a1)
         return true;
@@ -906,11 +906,15 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   // per-chunk ones once per chunk), less those that write only outputs not
   // wanted (decideLaunch), each on its lane (Lanes.h); every launch is
   // decided and its grid checked before the first: none or all run.
+  // Two lanes only where the entry has a launch on lane 1 (a forward has
+  // none: its calls skip the overlap check).
+  bool sideLane =
+      bundle->lanes == 2 &&
+      std::any_of(entry.launches.begin(), entry.launches.end(),
+                  [](const Launch &launch) { return launch.lane == 1; }) &&
+      !writtenTensorsOverlap(entry, tensors, tokens);
   LanePlan &plan = bundle->lanePlan;
-  plan.begin(entry, bundle->lanes == 1 ||
-                            writtenTensorsOverlap(entry, tensors, tokens)
-                        ? 1
-                        : 2);
+  plan.begin(entry, sideLane ? 2 : 1);
   if (fmlp_status status = forEachLaunch(
           entry, tokens,
           [&](const Launch &launch, int64_t launchTokens,

@@ -203,6 +203,15 @@ protected:
             fmlp::denseTensor(address(0x70000), FMLP_BF16, {8, 8}),
             fmlp::denseTensor(address(0x80000), FMLP_BF16, {1024})};
   }
+  /// The bundle at `path`, loaded, its saved-activations check off (the
+  /// backward runs without a forward here).
+  static fmlp::Bundle loaded(const std::string &path) {
+    fmlp::Bundle bundle(path);
+    bundle.load();
+    bundle.checkSaved(false);
+    return bundle;
+  }
+
   /// The control: without any one of the waits of `ops`, something is
   /// unordered (each is needed, and the check can fail).
   void expectEveryWaitNeeded(const std::vector<fake_cuda_op> &ops) {
@@ -220,9 +229,7 @@ protected:
 };
 
 TEST_F(RuntimeLanes, ConflictsAreOrderedAndTheRestRunsSideBySide) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   bundle.launch(bundle.entry("backward"), tensors(100), caller);
 
   ASSERT_EQ(kernelNames(),
@@ -268,9 +275,7 @@ TEST_F(RuntimeLanes, ChunksReuseTheWorkspaceInOrder) {
 // out of the plan too: without dX no launch is on lane 1, nothing forks;
 // without d_up, k5 is skipped and the rest still ordered.
 TEST_F(RuntimeLanes, SkippedLaunchesLeaveThePlan) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   std::vector<fmlp_tensor> t = tensors(70);
   t[4].data = nullptr; // dx
   bundle.launch(bundle.entry("backward"), t, caller);
@@ -280,9 +285,7 @@ TEST_F(RuntimeLanes, SkippedLaunchesLeaveThePlan) {
 
   const size_t sizes[] = {8, 8, 8, 8};
   fake_cuda_reset(9, 0, sizes, 4); // forgets the kernels: a new bundle
-  fmlp::Bundle again(dir.path());
-  again.load();
-  again.checkSaved(false);
+  fmlp::Bundle again = loaded(dir.path());
   t = tensors(70);
   t[5].data = nullptr; // d_up
   again.launch(again.entry("backward"), t, caller);
@@ -295,9 +298,7 @@ TEST_F(RuntimeLanes, SkippedLaunchesLeaveThePlan) {
 // another (dx over dy) keeps every launch on the caller's stream, in the
 // calls' order; overlapping inputs do not.
 TEST_F(RuntimeLanes, OverlappingWrittenTensorsStayOnOneStream) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   std::vector<fmlp_tensor> t = tensors(70);
   t[4].data = t[1].data; // dx written over dy
   bundle.launch(bundle.entry("backward"), t, caller);
@@ -308,9 +309,7 @@ TEST_F(RuntimeLanes, OverlappingWrittenTensorsStayOnOneStream) {
 
   const size_t sizes[] = {8, 8, 8, 8};
   fake_cuda_reset(9, 0, sizes, 4); // forgets the kernels: a new bundle
-  fmlp::Bundle again(dir.path());
-  again.load();
-  again.checkSaved(false);
+  fmlp::Bundle again = loaded(dir.path());
   t = tensors(70);
   t[1].data = t[0].data; // dy and x, both inputs, the same memory
   again.launch(again.entry("backward"), t, caller);
@@ -320,9 +319,7 @@ TEST_F(RuntimeLanes, OverlappingWrittenTensorsStayOnOneStream) {
 // The per-thread default stream (CU_STREAM_PER_THREAD) is one handle for a
 // stream per thread: each thread gets its own side stream.
 TEST_F(RuntimeLanes, EachThreadsDefaultStreamHasItsOwnSideStream) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   int backward = bundle.entry("backward");
   auto call = [&](void *stream) {
     std::vector<fmlp_tensor> t = tensors(70);
@@ -342,9 +339,7 @@ TEST_F(RuntimeLanes, EachThreadsDefaultStreamHasItsOwnSideStream) {
 }
 
 TEST_F(RuntimeLanes, OneSideStreamPerCallersStreamMadeOnce) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   int backward = bundle.entry("backward");
   void *other = address(0x5800);
   bundle.launch(backward, tensors(70), caller);
@@ -360,9 +355,7 @@ TEST_F(RuntimeLanes, OneSideStreamPerCallersStreamMadeOnce) {
 // The side stream runs the caller's work: at the caller's stream's
 // priority.
 TEST_F(RuntimeLanes, TheSideStreamHasTheCallersPriority) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   fake_cuda_set_priority(caller, -3);
   bundle.launch(bundle.entry("backward"), tensors(70), caller);
   int priority = 0;
@@ -373,9 +366,7 @@ TEST_F(RuntimeLanes, TheSideStreamHasTheCallersPriority) {
 
 TEST_F(RuntimeLanes, ClosingTheBundleDestroysItsSideStreams) {
   {
-    fmlp::Bundle bundle(dir.path());
-    bundle.load();
-    bundle.checkSaved(false);
+    fmlp::Bundle bundle = loaded(dir.path());
     bundle.launch(bundle.entry("backward"), tensors(70), caller);
     EXPECT_EQ(fake_cuda_live_streams(), 1);
   }
@@ -413,9 +404,7 @@ TEST_F(RuntimeLanes, ALaneIsZeroOrOne) {
 }
 
 TEST_F(RuntimeLanes, ASideStreamThatCannotBeMadeLaunchesNothing) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   fake_cuda_fail("cuStreamCreate", 0);
   std::vector<fmlp_tensor> t = tensors(70);
   EXPECT_EQ(fmlp_launch(bundle.get(), bundle.entry("backward"), t.data(),
@@ -438,9 +427,7 @@ TEST_F(RuntimeLanes, ASideStreamThatCannotBeMadeLaunchesNothing) {
 // alone: under a capture it is not part of the caller's, and a wait on it
 // would break the capture.
 TEST_F(RuntimeLanes, AFailureBeforeTheSideStreamStartsLeavesItAlone) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   std::vector<fmlp_tensor> t = tensors(70);
   int backward = bundle.entry("backward");
   bundle.launch(backward, t, caller); // the side stream made
@@ -456,9 +443,7 @@ TEST_F(RuntimeLanes, AFailureBeforeTheSideStreamStartsLeavesItAlone) {
 }
 
 TEST_F(RuntimeLanes, AFailedLaunchStillJoinsTheSideStream) {
-  fmlp::Bundle bundle(dir.path());
-  bundle.load();
-  bundle.checkSaved(false);
+  fmlp::Bundle bundle = loaded(dir.path());
   // k3, k6, z4 launch; k4, on the side stream, fails.
   fake_cuda_fail("cuLaunchKernel", 3);
   std::vector<fmlp_tensor> t = tensors(70);
