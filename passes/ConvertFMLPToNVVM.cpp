@@ -53,23 +53,27 @@ namespace mlir::fmlp {
 using namespace mlir;
 using namespace mlir::fmlp;
 
-// Programmatic dependent launch, for A/B runs on a GPU (bench/
-// compare_bundles.py). Off by default: on the H200 (bench/NOTES.md item
-// 52) it took 0.94-0.98x the time at (1024, 2816) but up to 1.10x (the
-// training step, T <= 16) and 1.16x (the no-grad forward, T = 64) at
-// (4096, 11008).
+// Programmatic dependent launch (griddepcontrol, sm_90 onwards): a kernel
+// that waits for the kernels before it itself may be launched while they
+// end, its blocks resident as theirs retire. Measured on the H200 (bench/
+// NOTES.md items 52, 58, 67), module against module, same run: every
+// launch of the no-grad forward programmatic took 0.91-1.00x the time of
+// main's (where only the small_tokens kernels were) graph-replayed, T = 1
+// to 65536, both shapes, and 0.84-1.00x eagerly outside the noise of
+// T >= 4096; every launch of the training step too, 0.97-1.00x the time at
+// (1024, 2816) but 0.99-1.04x at (4096, 11008) (1.04x at T = 256; 1.05-
+// 1.10x at T <= 16 before the dX lane). So the rule: the no-grad forward's launches are
+// programmatic, the training entries' are not; --fmlp-programmatic-launch
+// makes them all so (A/B runs).
 static llvm::cl::opt<bool> programmaticLaunch(
     "fmlp-programmatic-launch", llvm::cl::Hidden, llvm::cl::init(false),
-    llvm::cl::desc("sm_90 onwards: launch each kernel while the previous "
-                   "one ends (griddepcontrol), not after it"));
-
-// The rule that is on: in the no-grad forward, the small_tokens kernels
-// (K1 and K2 at T <= 16, or 32) are launched programmatically, so that K2's
-// blocks are resident when K1's last wave ends. Off for A/B runs.
-static llvm::cl::opt<bool> programmaticSmallTokens(
-    "fmlp-programmatic-small-tokens", llvm::cl::Hidden, llvm::cl::init(true),
-    llvm::cl::desc("sm_90 onwards: launch the no-grad forward's small_tokens "
-                   "kernels programmatically (griddepcontrol)"));
+    llvm::cl::desc("sm_90 onwards: launch each kernel of every entry point "
+                   "while the previous one ends (griddepcontrol), not after "
+                   "it"));
+static llvm::cl::opt<bool> programmaticNoGrad(
+    "fmlp-programmatic-nograd", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("sm_90 onwards: launch the no-grad forward's kernels "
+                   "programmatically (griddepcontrol); off for A/B runs"));
 
 namespace {
 
@@ -627,9 +631,6 @@ struct KernelVariant {
   int64_t maxTokens = 0;
   /// Its 16-byte loads ask 16-byte aligned arguments (as tensor maps do).
   bool vectorAccess = false;
-  /// It begins with griddepcontrol (launch_dependents, wait), so its
-  /// launches in the no-grad forward may be programmatic.
-  bool waitsForPreviousKernels = false;
   /// Split-K: the entry's workspace, its last parameter, and the kernel
   /// that zeroes its counters, launched just before it.
   Value splitKWorkspace;
@@ -700,10 +701,6 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
     serve(launch);
     if (variant.vectorAccess)
       launch->setAttr("fmlp.vector_access", b.getUnitAttr());
-    if (variant.waitsForPreviousKernels &&
-        getEntryKind(op->getParentOfType<func::FuncOp>()) ==
-            EntryKind::forward_nograd)
-      launch->setAttr("fmlp.programmatic_launch", b.getUnitAttr());
     if (!last) {
       minTokens = variant.maxTokens + 1;
       b.setInsertionPoint(branch.elseBlock()->getTerminator());
@@ -1011,25 +1008,35 @@ struct ConvertFMLPToNVVMPass
       }
       replaceWithLaunches(op, variants, operands, gemm.tokenOperand);
     }
-    if (info.programmaticLaunch() && programmaticLaunch)
-      launchProgrammatically(module, gpuModule);
+    if (info.programmaticLaunch() && (programmaticLaunch || programmaticNoGrad))
+      launchProgrammatically(module);
   }
 
-  /// Programmatic dependent launch: every kernel lets the next one on the
-  /// stream launch and waits for the ones before it first thing, ahead of
-  /// any memory access, and every launch says so (fmlp.programmatic_launch,
-  /// the manifest's programmatic_launch). The next kernel's blocks then
-  /// start as this one's retire, instead of after its last one.
-  void launchProgrammatically(ModuleOp module, gpu::GPUModuleOp gpuModule) {
-    for (auto kernel : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
-      if (!kernel->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
-        continue;
-      OpBuilder at = OpBuilder::atBlockBegin(&kernel.getBody().front());
-      KernelBuilder::emitWaitForPreviousKernels(at, kernel.getLoc());
-    }
+  /// Programmatic dependent launch for the entries the rule above names
+  /// (every entry with --fmlp-programmatic-launch, else the no-grad
+  /// forward): each kernel they launch lets the next one on the stream
+  /// launch and waits for the ones before it first thing, ahead of any
+  /// memory access, and each of their launches says so
+  /// (fmlp.programmatic_launch, the manifest's programmatic_launch). The
+  /// next kernel's blocks then start as this one's retire, instead of
+  /// after its last one. (A kernel launched the usual way passes its wait
+  /// at once: one shared with another entry stays correct there.)
+  void launchProgrammatically(ModuleOp module) {
+    SymbolTableCollection symbols;
+    DenseSet<Operation *> waiting;
     module.walk([&](gpu::LaunchFuncOp launch) {
+      auto entry = launch->getParentOfType<func::FuncOp>();
+      if (!programmaticLaunch &&
+          getEntryKind(entry) != EntryKind::forward_nograd)
+        return;
       launch->setAttr("fmlp.programmatic_launch",
                       UnitAttr::get(module.getContext()));
+      auto kernel = symbols.lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+          launch, launch.getKernel());
+      if (!waiting.insert(kernel).second)
+        return;
+      OpBuilder at = OpBuilder::atBlockBegin(&kernel.getBody().front());
+      KernelBuilder::emitWaitForPreviousKernels(at, kernel.getLoc());
     });
   }
 
@@ -1091,10 +1098,6 @@ struct ConvertFMLPToNVVMPass
         return op->emitOpError("has a small_tokens config it cannot take: ")
                << (whyNot.empty() ? "the chip has no mma.sync" : whyNot);
       variant.vectorAccess = true;
-      // (--fmlp-programmatic-launch makes every kernel wait already.)
-      variant.waitsForPreviousKernels = info.programmaticLaunch() &&
-                                        programmaticSmallTokens &&
-                                        !programmaticLaunch;
       kernelName += "_small_tokens";
       if (config.maxTokens != kSmallTokens)
         kernelName += "_upto" + std::to_string(config.maxTokens);
@@ -1175,10 +1178,6 @@ struct ConvertFMLPToNVVMPass
               GateUpWeightGradOp, DownWeightGradOp>(
             [&](auto kernel) { lowering.build(kernel); });
     variant.func = kb.func;
-    if (variant.waitsForPreviousKernels) {
-      OpBuilder at = OpBuilder::atBlockBegin(&kb.func.getBody().front());
-      KernelBuilder::emitWaitForPreviousKernels(at, op->getLoc());
-    }
     return variant;
   }
 };
