@@ -78,9 +78,10 @@ struct fmlp_bundle {
   std::mutex loadMutex; // fmlp_bundle_load from several threads
   std::map<const void *, Saved> saved;
   bool checkSaved = true; // fmlp_bundle_check_saved
-  // Lanes (Lanes.h): 2, or 1 (every launch on the caller's stream:
-  // fmlp_bundle_serial_launches, FMLP_SERIAL_LAUNCHES at fmlp_bundle_open).
-  int lanes = 2;
+  // Every launch on the caller's stream, each after the one before ends:
+  // no side stream (Lanes.h), no programmatic launch
+  // (fmlp_bundle_serial_launches, FMLP_SERIAL_LAUNCHES at fmlp_bundle_open).
+  bool serial = false;
   // Per caller's stream (sideLaneKey): the side stream of lane 1 and each
   // lane's event, made by the first call on that stream that uses lane 1;
   // destroyed with the bundle. Each caller's stream has its own, so that a
@@ -165,7 +166,7 @@ fmlp_status fmlp_bundle_open(const char *directory, fmlp_bundle **bundle) {
                 "cannot read " + opened->directory + "/" + m.cubinFile);
   const char *serial = std::getenv("FMLP_SERIAL_LAUNCHES");
   if (serial && *serial && std::strcmp(serial, "0") != 0)
-    opened->lanes = 1;
+    opened->serial = true;
   *bundle = opened.release();
   return FMLP_OK;
 }
@@ -214,7 +215,7 @@ void fmlp_bundle_serial_launches(fmlp_bundle *bundle, int enabled) {
   if (!bundle)
     return;
   std::lock_guard<std::mutex> lock(bundle->savedMutex);
-  bundle->lanes = enabled ? 1 : 2;
+  bundle->serial = enabled != 0;
 }
 
 fmlp_status fmlp_bundle_load(fmlp_bundle *bundle) {
@@ -691,7 +692,7 @@ fmlp_status launchKernel(const fmlp_bundle *bundle, const Entry &entry,
   // A kernel that waits for the previous ones itself may be launched while
   // they end (a CUDA graph captures the programmatic edge).
   LaunchAttribute programmatic{};
-  bool ex = launch.programmatic && driver.cuLaunchKernelEx;
+  bool ex = launch.programmatic && !bundle->serial && driver.cuLaunchKernelEx;
   if (ex) {
     programmatic.id = kLaunchAttributeProgrammaticStreamSerialization;
     const int allowed = 1;
@@ -909,7 +910,7 @@ extern "C" fmlp_status fmlp_launch(fmlp_bundle *bundle, int entryIndex,
   // Two lanes only where the entry has a launch on lane 1 (a forward has
   // none: its calls skip the overlap check).
   bool sideLane =
-      bundle->lanes == 2 &&
+      !bundle->serial &&
       std::any_of(entry.launches.begin(), entry.launches.end(),
                   [](const Launch &launch) { return launch.lane == 1; }) &&
       !writtenTensorsOverlap(entry, tensors, tokens);

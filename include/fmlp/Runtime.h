@@ -135,20 +135,26 @@ FMLP_API const char *fmlp_bundle_compiler(const fmlp_bundle *bundle);
  * counters), and torch.compile may hand a backward a copy of them. Either
  * call forgets the activations seen so far. */
 FMLP_API void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled);
-/* Whether fmlp_launch keeps every kernel on the caller's stream (off by
- * default, or on where FMLP_SERIAL_LAUNCHES was set to other than 0 when
- * the bundle was opened). Off, the launches the manifest puts on lane 1
- * (a backward's dX GEMM, beside the weight gradients') go to a side stream
- * of the caller's stream, made by the first such call and ordered by
- * events against every launch they conflict with (runtime/Lanes.h); the
- * call returns with the caller's stream waiting for the side stream, so
- * the caller sees one stream, and a CUDA graph captures the fork and the
- * join. A call whose written tensors overlap another tensor (dX over dY,
- * say) runs on the caller's stream alone: the order is derived per
- * argument. A side stream and its two events stay with the bundle until
- * fmlp_bundle_close, one per caller's stream (per thread for the per-thread
- * default stream). On for A/B measurements and for callers that want one
- * stream. */
+/* Whether fmlp_launch runs every kernel on the caller's stream, each
+ * after the one before has ended (off by default, or on where
+ * FMLP_SERIAL_LAUNCHES was set to other than 0 when the bundle was
+ * opened). Off, two kinds of overlap are allowed, both derived from the
+ * manifest. The launches it puts on lane 1 (a backward's dX GEMM, beside
+ * the weight gradients') go to a side stream of the caller's stream, made
+ * by the first such call and ordered by events against every launch they
+ * conflict with (runtime/Lanes.h); the call returns with the caller's
+ * stream waiting for the side stream, so the caller sees one stream, and a
+ * CUDA graph captures the fork and the join. A call whose written tensors
+ * overlap another tensor (dX over dY, say) runs on the caller's stream
+ * alone: the order is derived per argument. A side stream and its two
+ * events stay with the bundle until fmlp_bundle_close, one per caller's
+ * stream (per thread for the per-thread default stream). And the launches
+ * it marks programmatic_launch (kernels that wait for the ones before them
+ * themselves: the no-grad forward's, sm_90 onwards) go through
+ * cuLaunchKernelEx with programmatic stream serialization, so that their
+ * blocks start as the previous kernel's retire. Results are the same bits
+ * either way. On for A/B measurements, for callers that want one stream,
+ * and to rule overlap out when looking for a race. */
 FMLP_API void fmlp_bundle_serial_launches(fmlp_bundle *bundle, int enabled);
 
 FMLP_API int fmlp_entry_count(const fmlp_bundle *bundle);

@@ -74,8 +74,10 @@ _serial: Optional[bool] = None
 
 def serial_launches(enabled: bool) -> None:
     """Every kernel of the bundles loaded, and of those loaded later, on the
-    caller's stream (True), or a backward's dX GEMM on a side stream beside
-    the weight gradients' (False; runtime.Bundle.serial_launches). Until
+    caller's stream, each after the one before has ended (True), or with
+    the overlap the manifests allow (False: a backward's dX GEMM on a side
+    stream beside the weight gradients', the no-grad forward's kernels
+    launched programmatically; runtime.Bundle.serial_launches). Until
     called, each bundle keeps its own setting (FMLP_SERIAL_LAUNCHES=1 when
     it is opened: serial). Results are the same bits either way; for A/B
     measurements (bench/bench_sweep.py's fmlp_serial) and tests."""

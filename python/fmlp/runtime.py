@@ -285,9 +285,10 @@ class Bundle:
         self.lib.fmlp_bundle_check_saved(self.handle, int(enabled))
 
     def serial_launches(self, enabled: bool) -> None:
-        """Every kernel on the caller's stream (True), or a backward's dX
-        GEMM on a side stream beside the weight gradients' (False, the
-        default): fmlp_bundle_serial_launches."""
+        """Every kernel on the caller's stream, each after the one before
+        has ended (True), or with the overlap the manifest allows (False,
+        the default: a backward's dX GEMM on a side stream, programmatic
+        launches): fmlp_bundle_serial_launches."""
         self.lib.fmlp_bundle_serial_launches(self.handle, int(enabled))
 
     def entry(self, kind: str) -> Entry:

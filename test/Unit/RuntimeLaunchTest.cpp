@@ -372,6 +372,25 @@ TEST_F(RuntimeVariants, ProgrammaticLaunchesAsTheManifestSays) {
   }
 }
 
+// Serial launches leave no overlap: the launch the manifest marks
+// programmatic goes through cuLaunchKernel like every other, and again
+// through cuLaunchKernelEx once serial launches are off.
+TEST_F(RuntimeVariants, SerialLaunchesAreNeverProgrammatic) {
+  fmlp::Bundle bundle(variants.path());
+  bundle.load();
+  int entry = bundle.entry("forward_nograd");
+  std::vector<fmlp_tensor> t = tensors(40);
+  for (int serial : {1, 0}) {
+    fmlp_bundle_serial_launches(bundle.get(), serial);
+    int before = fake_cuda_launch_count();
+    ASSERT_EQ(fmlp_launch(bundle.get(), entry, t.data(), 2, nullptr), FMLP_OK)
+        << fmlp_last_error();
+    ASSERT_EQ(fake_cuda_launch_count(), before + 2);
+    EXPECT_EQ(fake_cuda_launch_at(before)->programmatic, serial ? 0 : 1)
+        << "serial " << serial;
+  }
+}
+
 TEST_F(RuntimeVariants, OneKernelAloneOnlyAtATItServes) {
   fmlp::Bundle bundle(variants.path());
   bundle.load();
