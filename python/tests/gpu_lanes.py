@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""A backward's dX GEMM on a side stream (runtime/Lanes.h) gives the bits of
-every kernel on the caller's stream, on the GPU.
+"""A backward's dX GEMM on a side stream (runtime/Lanes.h), and the no-grad
+forward's programmatic launches (griddepcontrol: each kernel's blocks start
+as the previous kernel's retire), give the bits of every kernel on the
+caller's stream after the one before has ended, on the GPU.
 
 fmlp's kernels are deterministic (split-K sums its slices in a fixed
 order), so any launch that ran before what it reads was written, or
@@ -9,10 +11,13 @@ block and T: y, dx and every weight gradient of a training step through
 the module (gradients set to None, outputs poisoned by the allocator's
 reuse of NaN-filled memory), with serial launches and with the side
 stream, eager and replayed from a CUDA graph captured with the side
-stream on new inputs, must be equal bit for bit. Each run is repeated 3
-times (a race shows on some runs, not all). The control: the serial run
-on x changed in one element by one unit in the last place must differ
-(the comparison sees one bit).
+stream on new inputs, must be equal bit for bit; so must y of the no-grad
+forward, programmatic against serial, eager and graph-replayed, at T
+around each of its kernel variants' ranges. Each run is repeated 3 times
+(a race shows on some runs, not all). The control: the serial run on x
+changed by one unit in the last place (one element for the training step,
+one token's row for the no-grad forward's y) must differ (the comparison
+sees one bit).
 
   FMLP_CACHE_DIR=DIR FMLP_RUNTIME_LIB=... python3 python/tests/gpu_lanes.py [--bf16-only]
 
@@ -33,6 +38,10 @@ from fmlp import ops  # noqa: E402
 CASES = [((1024, 2816), torch.bfloat16, [1, 3, 37, 256, 1000, 1024, 2049, 8192]),
          ((4096, 11008), torch.bfloat16, [1, 37, 512, 1024, 4096]),
          ((1024, 2816), torch.float32, [37, 1024])]
+# The no-grad forward's T: each side of the variants' ranges (small_tokens
+# to 16 or 32, WGMMA token variants with and without split-K to 128, 256,
+# 512, 2048; llama-7b's manifest) and a few past them.
+NOGRAD_TOKENS = [1, 16, 17, 32, 33, 128, 129, 256, 257, 512, 513, 2048, 2049, 4100]
 results = []
 
 
@@ -94,6 +103,50 @@ def graphed(module, x, dy, params):
     return replay
 
 
+def nograd(module, name, d, dtype):
+    """The no-grad forward's programmatic launches against serial ones."""
+    def forward(x):
+        with torch.no_grad():
+            return [module(x).clone()]
+    for t in NOGRAD_TOKENS:
+        x = torch.randn(t, d, device="cuda", dtype=dtype)
+        ops.serial_launches(True)
+        poison_pool(64 << 20)
+        serial = forward(x)
+        ops.serial_launches(False)
+        runs = []
+        for _ in range(3):
+            poison_pool(64 << 20)
+            runs.append(forward(x))
+        check(f"{name} T={t} no-grad programmatic == serial, eager (3 runs)",
+              all(same(serial, r) for r in runs))
+        # One token's row one ulp up (one element is not enough in f32: y,
+        # rounded, may not move; a weight gradient would).
+        nudged = x.clone()
+        nudged[t // 2] = torch.nextafter(nudged[t // 2], torch.full_like(nudged[t // 2], float("inf")))
+        ops.serial_launches(True)
+        control = forward(nudged)
+        ops.serial_launches(False)
+        check(f"{name} T={t} no-grad control: x's row {t // 2} one ulp apart differs",
+              not same(serial, control))
+        static_x = torch.randn_like(x)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            forward(static_x)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_y = forward(static_x)
+        replays = []
+        for _ in range(3):
+            static_x.copy_(x)
+            graph.replay()
+            replays.append([y.clone() for y in static_y])
+        check(f"{name} T={t} no-grad graph replay (programmatic) == serial eager",
+              all(same(serial, r) for r in replays))
+
+
 def main():
     cases = CASES
     if "--bf16-only" in sys.argv[1:]:  # the bundles of one cache directory
@@ -139,6 +192,7 @@ def main():
             replays = [replay(x, dy) for _ in range(3)]
             check(f"{name} T={t} graph replay (side stream) == serial eager",
                   all(same(serial, r) for r in replays))
+        nograd(module, name, d, dtype)
     failed = results.count(False)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
