@@ -52,7 +52,9 @@ import sweep_report  # noqa: E402  (same directory: the table, in one place)
 
 # fmlp_serial: fmlp's module with every kernel on the caller's stream
 # (fmlp.ops.serial_launches), beside fmlp's dX GEMM on a side stream.
-IMPLEMENTATIONS = ("fmlp", "fmlp_serial", "fmlp_compile", "hf_eager", "hf_compile")
+# fmlp_b: fmlp's module on the bundles in FMLP_B_CACHE_DIR (another
+# compiler's, or other flags': an A/B through the same module path, same run).
+IMPLEMENTATIONS = ("fmlp", "fmlp_serial", "fmlp_b", "fmlp_compile", "hf_eager", "hf_compile")
 MODES = ("nograd", "train")
 LAUNCHES = ("eager", "graph")
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
@@ -221,7 +223,35 @@ def module_calls(modules, original, x, dy):
             return run
         calls = {(mode, impl): launching(impl == "fmlp_serial", call) if impl.startswith("fmlp")
                  else call for (mode, impl), call in calls.items()}
+    if "fmlp_b" in modules:
+        calls.update({(mode, "fmlp_b"): on_bundles_b(calls[(mode, "fmlp_b")]) for mode in MODES})
     return calls
+
+
+_paths_b = {}  # fmlp.modules' spec -> bundle cache, for FMLP_B_CACHE_DIR
+
+
+def on_bundles_b(call):
+    """`call` with fmlp's modules finding their bundles in FMLP_B_CACHE_DIR
+    (the package resolves a module's bundle at each call: modules._paths)."""
+    import os
+    from fmlp import modules as fmlp_modules
+    directory = os.environ.get("FMLP_B_CACHE_DIR")
+    if not directory:
+        raise SystemExit("--impls fmlp_b needs FMLP_B_CACHE_DIR (the B bundles' cache directory)")
+
+    def run():
+        saved_paths, saved_dir = fmlp_modules._paths, os.environ.get("FMLP_CACHE_DIR")
+        fmlp_modules._paths, os.environ["FMLP_CACHE_DIR"] = _paths_b, directory
+        try:
+            call()
+        finally:
+            fmlp_modules._paths = saved_paths
+            if saved_dir is None:
+                os.environ.pop("FMLP_CACHE_DIR")
+            else:
+                os.environ["FMLP_CACHE_DIR"] = saved_dir
+    return run
 
 
 def build(d, h, t, device, dtype, implementations):

@@ -17,11 +17,12 @@ import math
 from pathlib import Path
 
 # Display names of the implementations (bench_sweep.IMPLEMENTATIONS).
-NAMES = {"fmlp": "fmlp", "fmlp_serial": "fmlp one stream", "fmlp_compile": "fmlp + compile",
+NAMES = {"fmlp": "fmlp", "fmlp_serial": "fmlp one stream", "fmlp_b": "fmlp (B bundles)",
+         "fmlp_compile": "fmlp + compile",
          "hf_eager": "HF eager", "hf_compile": "HF compile"}
 MODES = {"nograd": "no-grad forward", "train": "training step (fwd+bwd, grads set to None)"}
 # The ratios the table shows: fmlp's time over each baseline's, same launch.
-BASELINES = ("fmlp_serial", "hf_eager", "hf_compile")
+BASELINES = ("fmlp_serial", "fmlp_b", "hf_eager", "hf_compile")
 
 
 def floor_us(floors):
@@ -124,7 +125,8 @@ def plot(data, path):
     modes = [m for m in meta["modes"] if any(m in c["us"] for c in data["cells"])]
     fig, axes = plt.subplots(len(modes), len(shapes), figsize=(6.4 * len(shapes), 4.8 * len(modes)),
                              squeeze=False)
-    colors = {"fmlp": "tab:red", "fmlp_serial": "tab:purple", "fmlp_compile": "tab:orange",
+    colors = {"fmlp": "tab:red", "fmlp_serial": "tab:purple", "fmlp_b": "tab:brown",
+              "fmlp_compile": "tab:orange",
               "hf_eager": "tab:blue",
               "hf_compile": "tab:green"}
     for row, mode in enumerate(modes):
