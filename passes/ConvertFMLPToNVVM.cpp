@@ -56,15 +56,15 @@ using namespace mlir::fmlp;
 // Programmatic dependent launch (griddepcontrol, sm_90 onwards): a kernel
 // that waits for the kernels before it itself may be launched while they
 // end, its blocks resident as theirs retire. Measured on the H200 (bench/
-// NOTES.md items 52, 58, 67), module against module, same run: every
-// launch of the no-grad forward programmatic took 0.91-1.00x the time of
-// main's (where only the small_tokens kernels were) graph-replayed, T = 1
-// to 65536, both shapes, and 0.84-1.00x eagerly outside the noise of
-// T >= 4096; every launch of the training step too, 0.97-1.00x the time at
-// (1024, 2816) but 0.99-1.04x at (4096, 11008) (1.04x at T = 256; 1.05-
-// 1.10x at T <= 16 before the dX lane). So the rule: the no-grad forward's launches are
-// programmatic, the training entries' are not; --fmlp-programmatic-launch
-// makes them all so (A/B runs).
+// NOTES.md items 52, 58, 67), module against module, graph-replayed, same
+// run: every launch of the no-grad forward programmatic took 0.91-1.00x
+// the time of the small_tokens kernels' alone so, T = 1 .. 8192 at both
+// shapes and 65536 at (4096, 11008); every launch of the training step
+// too, 0.97-1.00x the time at (1024, 2816) but 0.99-1.04x at (4096,
+// 11008) (1.04x at T = 256; 1.05-1.10x at T <= 16 before the dX lane).
+// So the rule: the no-grad forward's launches are programmatic, the
+// training entries' are not; --fmlp-programmatic-launch makes them all so
+// (A/B runs).
 static llvm::cl::opt<bool> programmaticLaunch(
     "fmlp-programmatic-launch", llvm::cl::Hidden, llvm::cl::init(false),
     llvm::cl::desc("sm_90 onwards: launch each kernel of every entry point "
@@ -1033,6 +1033,7 @@ struct ConvertFMLPToNVVMPass
                       UnitAttr::get(module.getContext()));
       auto kernel = symbols.lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
           launch, launch.getKernel());
+      assert(kernel && "every launch's kernel is in the kernel module");
       if (!waiting.insert(kernel).second)
         return;
       OpBuilder at = OpBuilder::atBlockBegin(&kernel.getBody().front());

@@ -150,11 +150,17 @@ FMLP_API void fmlp_bundle_check_saved(fmlp_bundle *bundle, int enabled);
  * events stay with the bundle until fmlp_bundle_close, one per caller's
  * stream (per thread for the per-thread default stream). And the launches
  * it marks programmatic_launch (kernels that wait for the ones before them
- * themselves: the no-grad forward's, sm_90 onwards) go through
+ * themselves: the no-grad forward's, sm_90 onwards, or every entry's where
+ * the compiler ran with --fmlp-programmatic-launch) go through
  * cuLaunchKernelEx with programmatic stream serialization, so that their
  * blocks start as the previous kernel's retire. Results are the same bits
  * either way. On for A/B measurements, for callers that want one stream,
- * and to rule overlap out when looking for a race. */
+ * and to rule overlap out when looking for a race. (Such kernels also let
+ * the next kernel launch early, griddepcontrol.launch_dependents first
+ * thing: a caller's kernel launched programmatically after fmlp_launch may
+ * run the part before its own griddepcontrol.wait beside fmlp's last
+ * kernel, which, as the CUDA programming guide asks of any such kernel,
+ * must not touch fmlp's tensors.) */
 FMLP_API void fmlp_bundle_serial_launches(fmlp_bundle *bundle, int enabled);
 
 FMLP_API int fmlp_entry_count(const fmlp_bundle *bundle);
