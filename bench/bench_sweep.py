@@ -232,8 +232,14 @@ _paths_b = {}  # fmlp.modules' spec -> bundle cache, for FMLP_B_CACHE_DIR
 
 
 def on_bundles_b(call):
-    """`call` with fmlp's modules finding their bundles in FMLP_B_CACHE_DIR
-    (the package resolves a module's bundle at each call: modules._paths)."""
+    """`call` with fmlp's modules finding their bundles in FMLP_B_CACHE_DIR:
+    fmlp_b's module is an instance of its own, whose first call (inside
+    this wrapper) resolves its bundle there (modules._paths, then the
+    instance's own cache). A bundle B's directory lacks is refused, not
+    compiled by the fmlp-compile on PATH (A's compiler): PATH is empty
+    during the call. The swap costs B a few microseconds of host time a
+    call: compare eager calls at the T where the host does not bound them,
+    or graph replays."""
     import os
     from fmlp import modules as fmlp_modules
     directory = os.environ.get("FMLP_B_CACHE_DIR")
@@ -241,16 +247,18 @@ def on_bundles_b(call):
         raise SystemExit("--impls fmlp_b needs FMLP_B_CACHE_DIR (the B bundles' cache directory)")
 
     def run():
-        saved_paths, saved_dir = fmlp_modules._paths, os.environ.get("FMLP_CACHE_DIR")
-        fmlp_modules._paths, os.environ["FMLP_CACHE_DIR"] = _paths_b, directory
+        saved = fmlp_modules._paths, os.environ.get("FMLP_CACHE_DIR"), os.environ.get("PATH")
+        fmlp_modules._paths = _paths_b
+        os.environ["FMLP_CACHE_DIR"], os.environ["PATH"] = directory, ""
         try:
             call()
         finally:
-            fmlp_modules._paths = saved_paths
-            if saved_dir is None:
-                os.environ.pop("FMLP_CACHE_DIR")
-            else:
-                os.environ["FMLP_CACHE_DIR"] = saved_dir
+            fmlp_modules._paths = saved[0]
+            for name, value in (("FMLP_CACHE_DIR", saved[1]), ("PATH", saved[2])):
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
     return run
 
 

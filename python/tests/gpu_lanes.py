@@ -38,9 +38,10 @@ from fmlp import ops  # noqa: E402
 CASES = [((1024, 2816), torch.bfloat16, [1, 3, 37, 256, 1000, 1024, 2049, 8192]),
          ((4096, 11008), torch.bfloat16, [1, 37, 512, 1024, 4096]),
          ((1024, 2816), torch.float32, [37, 1024])]
-# The no-grad forward's T: each side of the variants' ranges (small_tokens
-# to 16 or 32, WGMMA token variants with and without split-K to 128, 256,
-# 512, 2048; llama-7b's manifest) and a few past them.
+# The no-grad forward's T: each side of (4096, 11008)'s variant ranges
+# (small_tokens to 16, WGMMA token variants with and without split-K to
+# 128, 256, 512) and of others' (32, 2048) and a few past them; (1024,
+# 2816)'s ranges end partly elsewhere (its K2 token variant at 1024).
 NOGRAD_TOKENS = [1, 16, 17, 32, 33, 128, 129, 256, 257, 512, 513, 2048, 2049, 4100]
 results = []
 
