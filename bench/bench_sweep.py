@@ -241,24 +241,16 @@ def on_bundles_b(call):
     call: compare eager calls at the T where the host does not bound them,
     or graph replays."""
     import os
+    from unittest import mock
     from fmlp import modules as fmlp_modules
     directory = os.environ.get("FMLP_B_CACHE_DIR")
     if not directory:
         raise SystemExit("--impls fmlp_b needs FMLP_B_CACHE_DIR (the B bundles' cache directory)")
 
     def run():
-        saved = fmlp_modules._paths, os.environ.get("FMLP_CACHE_DIR"), os.environ.get("PATH")
-        fmlp_modules._paths = _paths_b
-        os.environ["FMLP_CACHE_DIR"], os.environ["PATH"] = directory, ""
-        try:
+        with mock.patch.object(fmlp_modules, "_paths", _paths_b), \
+                mock.patch.dict(os.environ, {"FMLP_CACHE_DIR": directory, "PATH": ""}):
             call()
-        finally:
-            fmlp_modules._paths = saved[0]
-            for name, value in (("FMLP_CACHE_DIR", saved[1]), ("PATH", saved[2])):
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
     return run
 
 
