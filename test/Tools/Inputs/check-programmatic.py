@@ -22,10 +22,10 @@ def main():
     manifest = json.load(open(f"{bundle}/manifest.json"))
     ptx = open(f"{bundle}/kernels.ptx").read()
     bodies = dict(re.findall(r"\.entry (\w+)\((.*?)\n}", ptx, re.S))
-    programmatic = {launch["kernel"] for entry in manifest["entry_points"]
-                    for launch in entry["launches"] if launch.get("programmatic_launch")}
-    kinds = sorted({entry["kind"] for entry in manifest["entry_points"]
-                    for launch in entry["launches"] if launch.get("programmatic_launch")})
+    marked = [(entry["kind"], launch["kernel"]) for entry in manifest["entry_points"]
+              for launch in entry["launches"] if launch.get("programmatic_launch")]
+    kinds = sorted({kind for kind, _ in marked})
+    programmatic = {kernel for _, kernel in marked}
     for name, body in bodies.items():
         lines = body.splitlines()
         waits = [i for i, line in enumerate(lines) if "griddepcontrol.wait" in line]
