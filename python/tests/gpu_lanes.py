@@ -71,6 +71,33 @@ def same(a, b):
     return all(torch.equal(u.view(torch.uint8), v.view(torch.uint8)) for u, v in zip(a, b))
 
 
+def launched(fn, serial):
+    """fn() over freshly poisoned memory, with serial launches (every kernel
+    on the caller's stream after the one before) or with the overlap the
+    manifests allow (the default, restored after)."""
+    ops.serial_launches(serial)
+    poison_pool(64 << 20)
+    try:
+        return fn()
+    finally:
+        ops.serial_launches(False)
+
+
+def captured(body):
+    """body() run twice on a side stream (warm-up), then captured in one CUDA
+    graph: (the graph, the list the captured call returned)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            body()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        outputs = body()
+    return graph, outputs
+
+
 def graphed(module, x, dy, params):
     """The step captured in one CUDA graph (side stream on) with static x, dy;
     returns replay(x, dy) -> outputs."""
@@ -83,24 +110,15 @@ def graphed(module, x, dy, params):
             p.grad = None
         y = module(static_x)
         y.backward(static_dy)
-        return y
+        return [y.detach(), static_x.grad] + [p.grad for p in params]
 
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(2):
-            body()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_y = body()
-        grads = [static_x.grad] + [p.grad for p in params]
+    graph, outputs = captured(body)
 
     def replay(x_new, dy_new):
         static_x.data.copy_(x_new)
         static_dy.copy_(dy_new)
         graph.replay()
-        return [static_y.detach().clone()] + [g.clone() for g in grads]
+        return [t.clone() for t in outputs]
     return replay
 
 
@@ -111,34 +129,19 @@ def nograd(module, name, d, dtype):
             return [module(x).clone()]
     for t in NOGRAD_TOKENS:
         x = torch.randn(t, d, device="cuda", dtype=dtype)
-        ops.serial_launches(True)
-        poison_pool(64 << 20)
-        serial = forward(x)
-        ops.serial_launches(False)
-        runs = []
-        for _ in range(3):
-            poison_pool(64 << 20)
-            runs.append(forward(x))
+        serial = launched(lambda: forward(x), True)
+        runs = [launched(lambda: forward(x), False) for _ in range(3)]
         check(f"{name} T={t} no-grad programmatic == serial, eager (3 runs)",
               all(same(serial, r) for r in runs))
         # One token's row one ulp up (one element is not enough in f32: y,
         # rounded, may not move; a weight gradient would).
         nudged = x.clone()
         nudged[t // 2] = torch.nextafter(nudged[t // 2], torch.full_like(nudged[t // 2], float("inf")))
-        ops.serial_launches(True)
-        control = forward(nudged)
-        ops.serial_launches(False)
+        control = launched(lambda: forward(nudged), True)
         check(f"{name} T={t} no-grad control: x's row {t // 2} one ulp apart differs",
               not same(serial, control))
         static_x = torch.randn_like(x)
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            forward(static_x)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            static_y = forward(static_x)
+        graph, static_y = captured(lambda: forward(static_x))
         replays = []
         for _ in range(3):
             static_x.copy_(x)
@@ -166,30 +169,20 @@ def main():
         for t in tokens:
             x = torch.randn(t, d, device="cuda", dtype=dtype)
             dy = torch.randn(t, d, device="cuda", dtype=dtype)
-            ops.serial_launches(True)
-            poison_pool(64 << 20)
-            serial = step(module, x, dy, params)
-            ops.serial_launches(False)
-            runs = []
-            for _ in range(3):
-                poison_pool(64 << 20)
-                runs.append(step(module, x, dy, params))
+            serial = launched(lambda: step(module, x, dy, params), True)
+            runs = [launched(lambda: step(module, x, dy, params), False) for _ in range(3)]
             check(f"{name} T={t} side stream == serial, eager (3 runs)",
                   all(same(serial, r) for r in runs))
             nudged = x.clone()
             nudged.view(-1)[t * d // 2] = torch.nextafter(
                 nudged.view(-1)[t * d // 2], torch.tensor(float("inf"), dtype=dtype, device="cuda"))
-            ops.serial_launches(True)
-            control = step(module, nudged, dy, params)
-            ops.serial_launches(False)
+            control = launched(lambda: step(module, nudged, dy, params), True)
             check(f"{name} T={t} control: x one ulp apart differs", not same(serial, control))
         for t in tokens[-2:]:
             x = torch.randn(t, d, device="cuda", dtype=dtype)
             dy = torch.randn(t, d, device="cuda", dtype=dtype)
             replay = graphed(module, torch.randn_like(x), torch.randn_like(dy), params)
-            ops.serial_launches(True)
-            serial = step(module, x, dy, params)
-            ops.serial_launches(False)
+            serial = launched(lambda: step(module, x, dy, params), True)
             replays = [replay(x, dy) for _ in range(3)]
             check(f"{name} T={t} graph replay (side stream) == serial eager",
                   all(same(serial, r) for r in replays))
