@@ -58,6 +58,33 @@ static llvm::cl::opt<int, false, CheckedIntParser<PiecesInFlight>>
                        "warp loads before multiplying (divided among the "
                        "weights), 1 to 8"));
 
+// The weights' loads: each 16-byte piece is read once by one thread of
+// the grid and never again, and a row's next pieces are the next chunk's,
+// so the load asks L2 to fetch the whole 128-byte line from memory
+// (.L2::128B). Measured on the H200 at (4096, 11008), T = 1, 4, 16, raw
+// launches against plain loads in the same run (bench/NOTES.md item 69):
+// the no-grad forward 0.94-0.96x the time with .L2::128B, 0.97-0.98x with
+// .L2::256B, 1.00x with .L2::64B; skipping L1 as well (.L1::no_allocate)
+// gave the no-grad forward 0.94x but the training step 1.01x (alone:
+// 0.97-1.00x and 1.02x), so it stays off.
+namespace {
+struct PrefetchBytes {
+  static bool accepts(int n) {
+    return n == 0 || n == 64 || n == 128 || n == 256;
+  }
+  static constexpr const char *expected = "0, 64, 128 or 256";
+};
+} // namespace
+static llvm::cl::opt<int, false, CheckedIntParser<PrefetchBytes>>
+    weightPrefetchBytes(
+        "fmlp-small-tokens-l2-prefetch", llvm::cl::Hidden, llvm::cl::init(128),
+        llvm::cl::desc("small_tokens kernels: the L2 prefetch size of the "
+                       "weights' loads (ld's .L2::<n>B), 0 for none"));
+static llvm::cl::opt<bool> weightNoAllocate(
+    "fmlp-small-tokens-l1-no-allocate", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("small_tokens kernels: the weights' loads do not "
+                   "allocate in L1 (ld's .L1::no_allocate)"));
+
 namespace {
 
 constexpr int64_t kWarps = kSmallTokensThreads / 32;
@@ -132,6 +159,36 @@ private:
                                 /*alignment=*/16);
   }
 
+  /// A weight piece, with the cache qualifiers above (LLVM's load has no
+  /// way to say them: inline PTX). `.nc` as LLVM gives the plain load: no
+  /// kernel writes its weights. The asm has side effects so that it stays
+  /// after griddepcontrol.wait (a previous kernel, an optimizer's step, may
+  /// have written the weights).
+  Value loadWeightPiece(const MatrixView &view, Value row, Value k) {
+    if (weightPrefetchBytes == 0 && !weightNoAllocate)
+      return loadPiece(view, row, k);
+    std::string qualifiers;
+    if (weightNoAllocate)
+      qualifiers += ".L1::no_allocate";
+    if (weightPrefetchBytes)
+      qualifiers += ".L2::" + std::to_string(weightPrefetchBytes) + "B";
+    auto words = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                  SmallVector<Type>(4, i32));
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, words, ValueRange{kb.address(view, row, k)},
+        "ld.global.nc" + qualifiers + ".v4.b32 {$0, $1, $2, $3}, [$4];",
+        "=r,=r,=r,=r,l", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    Value vector = LLVM::PoisonOp::create(b, loc, piece);
+    for (int64_t w = 0; w < 4; ++w)
+      vector = LLVM::InsertElementOp::create(
+          b, loc, vector,
+          LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), w),
+          kb.i32(w));
+    return vector;
+  }
+
   Chunk load(Value chunk) {
     Value k = kb.add(kb.toI64(kb.mul(chunk, kb.i32(kSmallTokensChunk))), q8);
     Value zero = LLVM::ZeroOp::create(b, loc, piece);
@@ -148,8 +205,8 @@ private:
     Chunk loaded;
     loaded.tokens.resize(tokenTiles);
     for (const MatrixView &w : spec.b)
-      loaded.weights.push_back({inK(loadPiece(w, rows[0], k)),
-                                inK(loadPiece(w, rows[1], k))});
+      loaded.weights.push_back({inK(loadWeightPiece(w, rows[0], k)),
+                                inK(loadWeightPiece(w, rows[1], k))});
     for (int64_t i = 0; i < tokenTiles; ++i)
       loaded.tokens[i] = kb.select(
           hasToken[i], inK(loadPiece(spec.a, tokenRows[i], k)), zero);
