@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The preamble of a device call (bench/results/*/scripts), sourced from the
+# repository root on the GPU machine:
+#
+#   source bench/device-session.sh CACHE_DIR [B_CACHE_DIR]
+#
+# builds the runtime and the block-test driver into build-gpu (test/GPU's
+# CMake project, nlohmann-json's headers carried in .device/include; the
+# log in $R/build.log), and exports what the Python tests and benches
+# read: the package and benches on PYTHONPATH, FMLP_STRICT=1 (a missing
+# bundle is an error, not a compile: the machine has no fmlp-compile),
+# the runtime library, FMLP_CACHE_DIR (and FMLP_B_CACHE_DIR for
+# bench_sweep's fmlp_b). Sets R (the output directory: $OUT, or /tmp) and
+# s (the start, for elapsed seconds); returns 1 if the build fails.
+R=${OUT:-/tmp}; s=$(date +%s)
+cmake -S test/GPU -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DFMLP_JSON_INCLUDE_DIR="$PWD/.device/include" > "$R/build.log" 2>&1 &&
+  cmake --build build-gpu >> "$R/build.log" 2>&1 || { tail "$R/build.log"; return 1; }
+export PYTHONPATH=$PWD/python:$PWD/bench:$PWD/python/tests PYTHONUNBUFFERED=1 FMLP_STRICT=1 \
+  FMLP_RUNTIME_LIB=$PWD/build-gpu/lib/libfmlp_runtime.so FMLP_CACHE_DIR=$PWD/${1:?usage: source bench/device-session.sh CACHE_DIR [B_CACHE_DIR]}
+if [[ -n ${2:-} ]]; then export FMLP_B_CACHE_DIR=$PWD/$2; fi
