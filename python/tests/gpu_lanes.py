@@ -12,8 +12,11 @@ the module (gradients set to None, outputs poisoned by the allocator's
 reuse of NaN-filled memory), with serial launches and with the side
 stream, eager and replayed from a CUDA graph captured with the side
 stream on new inputs, must be equal bit for bit; so must y of the no-grad
-forward, programmatic against serial, eager and graph-replayed, at T
-around each of its kernel variants' ranges. Each run is repeated 3 times
+forward, programmatic against serial, eager and graph-replayed, at T on
+each side of every range of T its kernels serve (read from the bundle's
+manifest), and eager with its input written by a copy (host to device,
+device to device) just before the call: a memcpy, not a kernel, before
+the first programmatic launch. Each run is repeated 3 times
 (a race shows on some runs, not all). The control: the serial run on x
 changed by one unit in the last place (one element for the training step,
 one token's row for the no-grad forward's y) must differ (the comparison
@@ -38,11 +41,6 @@ from fmlp import ops  # noqa: E402
 CASES = [((1024, 2816), torch.bfloat16, [1, 3, 37, 256, 1000, 1024, 2049, 8192]),
          ((4096, 11008), torch.bfloat16, [1, 37, 512, 1024, 4096]),
          ((1024, 2816), torch.float32, [37, 1024])]
-# The no-grad forward's T: each side of (4096, 11008)'s variant ranges
-# (small_tokens to 16, WGMMA token variants with and without split-K to
-# 128, 256, 512) and of others' (32, 2048) and a few past them; (1024,
-# 2816)'s ranges end partly elsewhere (its K2 token variant at 1024).
-NOGRAD_TOKENS = [1, 16, 17, 32, 33, 128, 129, 256, 257, 512, 513, 2048, 2049, 4100]
 results = []
 
 
@@ -122,17 +120,48 @@ def graphed(module, x, dy, params):
     return replay
 
 
+def nograd_tokens(module, d, dtype):
+    """T on each side of every range of T a kernel of the module's no-grad
+    forward serves (its bundle's manifest: small_tokens, the WGMMA token
+    variants, split-K), T = 1, one T past them all and one of many tiles
+    (4100: 33 rows of 128, the last of 4)."""
+    params = list(module.parameters())
+    path = module._bundle(torch.empty(1, d, device="cuda", dtype=dtype), params)
+    entry = ops._manifest(path).entry("forward_nograd")
+    tokens = {1}
+    for k in range(len(entry.kernels())):
+        low, high = entry.kernel_tokens(k)
+        tokens.update(t for t in (low - 1, low) if t >= 1)
+        if high is not None:
+            tokens.update((high, high + 1))
+    return sorted(tokens | {2 * max(tokens) + 4, 4100})
+
+
 def nograd(module, name, d, dtype):
     """The no-grad forward's programmatic launches against serial ones."""
     def forward(x):
         with torch.no_grad():
             return [module(x).clone()]
-    for t in NOGRAD_TOKENS:
+
+    def copied(source):
+        """forward of x written by a copy just before it (a cudaMemcpyAsync:
+        host to device from pinned memory, or device to device)."""
+        staged = torch.empty(source.shape, device="cuda", dtype=source.dtype)
+        staged.copy_(source, non_blocking=True)
+        return forward(staged)
+    tokens = nograd_tokens(module, d, dtype)
+    print(f"{name}: no-grad T from the manifest's ranges: {tokens}", flush=True)
+    for t in tokens:
         x = torch.randn(t, d, device="cuda", dtype=dtype)
         serial = launched(lambda: forward(x), True)
         runs = [launched(lambda: forward(x), False) for _ in range(3)]
         check(f"{name} T={t} no-grad programmatic == serial, eager (3 runs)",
               all(same(serial, r) for r in runs))
+        host = x.cpu().pin_memory()
+        for source, kind in ((host, "host to device"), (x, "device to device")):
+            runs = [launched(lambda: copied(source), False) for _ in range(3)]
+            check(f"{name} T={t} no-grad after a {kind} copy of x == serial (3 runs)",
+                  all(same(serial, r) for r in runs))
         # One token's row one ulp up (one element is not enough in f32: y,
         # rounded, may not move; a weight gradient would).
         nudged = x.clone()
