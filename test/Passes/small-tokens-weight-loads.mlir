@@ -9,9 +9,9 @@
 // by one thread once, and the next chunk reads the rest of its line, so
 // its load asks L2 for the whole 128-byte line (inline PTX: LLVM's load
 // cannot say it), after the no-grad forward's griddepcontrol.wait; the
-// tokens, which every block reads, stay plain loads. A chunk of K1 loads gate's and up's rows n0 + g
-// and n0 + g + 8 (4 pieces), then its two token tiles (2); K2 the down
-// weight's two rows, then its tokens.
+// tokens, which every block reads, stay plain loads. A chunk of K1 loads
+// gate's and up's rows n0 + g and n0 + g + 8 (4 pieces), then its two
+// token tiles (2); K2 the down weight's two rows, then its tokens.
 // CHECK-LABEL: llvm.func @mlp_forward_nograd_k0_gate_up_small_tokens(
 // CHECK: griddepcontrol.wait
 // CHECK-COUNT-4: llvm.inline_asm has_side_effects "ld.global.nc.L2::128B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.+}} : (!llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
