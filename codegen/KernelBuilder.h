@@ -424,9 +424,9 @@ constexpr int64_t kSmallTokens = 16, kSmallTokensTileN = 16,
 /// A(t, k) B_j(k, n) with A stored [T, K] and each B_j stored [N, K] (both
 /// K-major, rows and base 16-byte aligned), 16-bit, K a multiple of 32 and
 /// N of 16. Computed as its transpose on mma.sync m16n8k16 (the weights
-/// are A, the tokens N in tiles of 8), one block of 8 warps per 16 columns
-/// of N with K split over the warps; then epilogue(t, n, C(t, n)) for
-/// every t < T.
+/// are A, the tokens N in tiles of 8), one block of 8 warps per `tileN`
+/// (16 or 32) columns of N with K split over the warps; then epilogue(t, n,
+/// C(t, n)) for every t < T.
 struct SmallTokensGemmSpec {
   int64_t n = 0, k = 0;
   MatrixView a;                // element (t, k)
@@ -435,14 +435,38 @@ struct SmallTokensGemmSpec {
   GemmSpec::Epilogue epilogue;
   int32_t maxRegisters = 0;    // per thread: the kernel config's cap
   int64_t tokens = kSmallTokens; // a multiple of 16
+  /// Columns of N a block takes: 16, or 32 (each token piece then serves
+  /// twice the weight rows: half the tokens' reads).
+  int64_t tileN = kSmallTokensTileN;
 };
-/// Two blocks of 256 threads per multiprocessor.
+/// Threads a block: 8 warps per 16 columns (SmallTokensGemm.cpp).
+constexpr int64_t smallTokensThreads(int64_t tileN = kSmallTokensTileN) {
+  return kSmallTokensThreads * (tileN / kSmallTokensTileN);
+}
+/// Two blocks of 256 threads (or one of 512) per multiprocessor.
 constexpr int32_t kSmallTokensMaxRegisters = 128;
-/// Shared memory: every warp's partial sums (8 warps x tokens x 16 fp32 per
+/// The warps' partial sums are added in shared memory in rounds, each
+/// round the accumulators of as many weights as static shared memory (48
+/// KiB) takes: all of them, or one at a time.
+constexpr int64_t kSmallTokensPartialBytesLimit = 48 * 1024;
+constexpr int64_t smallTokensPartialBytes(unsigned accumulators,
+                                          int64_t tokens, int64_t tileN) {
+  return smallTokensThreads(tileN) / 32 * accumulators * tokens * tileN * 4;
+}
+constexpr unsigned smallTokensWeightsPerRound(unsigned accumulators,
+                                              int64_t tokens, int64_t tileN) {
+  return smallTokensPartialBytes(accumulators, tokens, tileN) <=
+                 kSmallTokensPartialBytesLimit
+             ? accumulators
+             : 1;
+}
+/// Shared memory: a round's partial sums (warps x tokens x tileN fp32 per
 /// accumulator).
 constexpr int64_t smallTokensSharedBytes(unsigned accumulators,
-                                         int64_t tokens = kSmallTokens) {
-  return 8 * accumulators * tokens * kSmallTokensTileN * 4;
+                                         int64_t tokens = kSmallTokens,
+                                         int64_t tileN = kSmallTokensTileN) {
+  return smallTokensPartialBytes(
+      smallTokensWeightsPerRound(accumulators, tokens, tileN), tokens, tileN);
 }
 void buildSmallTokensGemm(KernelBuilder &kb, const SmallTokensGemmSpec &spec);
 

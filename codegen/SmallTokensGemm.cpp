@@ -7,11 +7,14 @@
 // A operand (16 rows of n) and the tokens its N = 8 (token tiles of 8:
 // tokens 0-7, 8-15, ...).
 //
-// Block: 8 warps on 16 output columns n0 .. n0 + 15 (grid: N / 16 blocks);
-// warp w takes the chunks [w C / 8, (w + 1) C / 8) of the C = ceil(K /
-// 32) chunks of 32 k, reads them as 16-byte pieces straight into registers
+// Block: W = 8 R warps on 16 R output columns n0 .. n0 + 16 R - 1 (grid:
+// N / (16 R) blocks; R = spec.tileN / 16 row tiles, 1 or 2: with 2, K is
+// split twice as finely, so a multiprocessor runs as many warps on as
+// many weight bytes, and each token piece serves twice the weight rows:
+// the tokens are read half as often); warp w takes the chunks [w C / W,
+// (w + 1) C / W) of the C = ceil(K / 32) chunks of 32 k, reads them as 16-byte pieces straight into registers
 // and multiplies (where K is 16 more than a multiple of 32, the pieces of
-// the last chunk past K read k = 0 and count as zeros); the 8 partial sums
+// the last chunk past K read k = 0 and count as zeros); the W partial sums
 // are added in shared memory in warp order (deterministic), and each
 // thread runs the epilogue of one (token, n).
 //
@@ -19,7 +22,8 @@
 // on the order of k, so A and B only need to agree on which k each of
 // their fragment registers holds. In chunk u, thread (g = lane / 4,
 // q = lane mod 4) loads the 8 elements at k = 32 u + 8 q .. + 7 of W rows
-// n0 + g and n0 + g + 8 and of tokens g, g + 8, ..., one 16-byte piece each;
+// n0 + 16 r + g and n0 + 16 r + g + 8 (r < R) and of tokens g, g + 8, ...,
+// one 16-byte piece each;
 // its 32-bit word 2 s + i (i = 0, 1) is the fragment register of the
 // m16n8k16 k positions {2 q, 2 q + 1} (i = 0) or {2 q + 8, 2 q + 9} (i = 1)
 // of the chunk's step s = 0, 1 (PTX ISA, "Matrix Fragments for
@@ -87,11 +91,11 @@ static llvm::cl::opt<bool> weightNoAllocate(
 
 namespace {
 
-constexpr int64_t kWarps = kSmallTokensThreads / 32;
 
-/// One chunk's pieces: W_j rows n0 + g, n0 + g + 8, and x rows g + 8 i.
+/// One chunk's pieces: W_j rows n0 + 16 r + g, n0 + 16 r + g + 8, and x
+/// rows g + 8 i.
 struct Chunk {
-  SmallVector<std::array<Value, 2>> weights; // vector<4xi32> each
+  SmallVector<std::array<Value, 2>> weights; // [j R + r], vector<4xi32> each
   SmallVector<Value> tokens;                 // one per token tile
 };
 
@@ -100,15 +104,18 @@ public:
   SmallTokens(KernelBuilder &kb, const SmallTokensGemmSpec &spec)
       : kb(kb), spec(spec), b(kb.b), loc(kb.loc), i32(b.getI32Type()),
         piece(VectorType::get({4}, i32)), tokenTiles(spec.tokens / 8),
-        tokenRows(tokenTiles), hasToken(tokenTiles) {}
+        rowTiles(spec.tileN / kSmallTokensTileN),
+        warps(smallTokensThreads(spec.tileN) / 32), tokenRows(tokenTiles),
+        hasToken(tokenTiles) {}
 
   void build() {
     Value tid = kb.threadIdX();
     Value warp = kb.udiv(tid, 32), lane = kb.urem(tid, 32);
     Value g = kb.toI64(kb.udiv(lane, 4));
     q8 = kb.toI64(kb.mul(kb.urem(lane, 4), kb.i32(8)));
-    n0 = kb.toI64(kb.mul(kb.blockId(0), kb.i32(kSmallTokensTileN)));
-    rows = {kb.add(n0, g), kb.add(n0, kb.add(g, kb.i64(8)))};
+    n0 = kb.toI64(kb.mul(kb.blockId(0), kb.i32(spec.tileN)));
+    for (int64_t i = 0; i < 2 * rowTiles; ++i)
+      rows.push_back(kb.add(n0, kb.add(g, kb.i64(8 * i))));
     // Tokens past T read row T - 1 (in bounds) and use zeros instead.
     Value last = kb.add(kb.tokens(), kb.i64(-1));
     for (int64_t i = 0; i < tokenTiles; ++i) {
@@ -119,15 +126,15 @@ public:
 
     // This warp's chunks, U at a time, then one at a time.
     int64_t chunks = llvm::divideCeil(spec.k, kSmallTokensChunk);
-    int64_t unroll =
-        std::max<int64_t>(1, piecesInFlight / int64_t(spec.b.size()));
-    Value begin = kb.udiv(kb.mul(warp, kb.i32(chunks)), kWarps);
-    Value end = kb.udiv(kb.mul(kb.add(warp, kb.i32(1)), kb.i32(chunks)), kWarps);
+    int64_t unroll = std::max<int64_t>(
+        1, piecesInFlight / (int64_t(spec.b.size()) * rowTiles));
+    Value begin = kb.udiv(kb.mul(warp, kb.i32(chunks)), warps);
+    Value end = kb.udiv(kb.mul(kb.add(warp, kb.i32(1)), kb.i32(chunks)), warps);
     Value whole = kb.add(
         begin, kb.mul(kb.udiv(arith::SubIOp::create(b, loc, end, begin),
                               unroll),
                       kb.i32(unroll)));
-    SmallVector<Value> acc(spec.b.size() * tokenTiles,
+    SmallVector<Value> acc(spec.b.size() * rowTiles * tokenTiles,
                            LLVM::ZeroOp::create(b, loc, accumulatorType()));
     acc = loop(begin, whole, unroll, acc);
     acc = loop(whole, end, 1, acc);
@@ -205,8 +212,9 @@ private:
     Chunk loaded;
     loaded.tokens.resize(tokenTiles);
     for (const MatrixView &w : spec.b)
-      loaded.weights.push_back({inK(loadWeightPiece(w, rows[0], k)),
-                                inK(loadWeightPiece(w, rows[1], k))});
+      for (int64_t r = 0; r < rowTiles; ++r)
+        loaded.weights.push_back({inK(loadWeightPiece(w, rows[2 * r], k)),
+                                  inK(loadWeightPiece(w, rows[2 * r + 1], k))});
     for (int64_t i = 0; i < tokenTiles; ++i)
       loaded.tokens[i] = kb.select(
           hasToken[i], inK(loadPiece(spec.a, tokenRows[i], k)), zero);
@@ -220,70 +228,91 @@ private:
 
   void multiply(const Chunk &chunk, SmallVector<Value> &acc) {
     for (int64_t s = 0; s < 2; ++s)
-      for (auto [j, w] : llvm::enumerate(chunk.weights)) {
+      for (auto [jr, w] : llvm::enumerate(chunk.weights)) {
         Value a[] = {word(w[0], 2 * s), word(w[1], 2 * s),
                      word(w[0], 2 * s + 1), word(w[1], 2 * s + 1)};
         for (int64_t i = 0; i < tokenTiles; ++i) {
           Value x[] = {word(chunk.tokens[i], 2 * s),
                        word(chunk.tokens[i], 2 * s + 1)};
-          Value &sum = acc[j * tokenTiles + i];
+          Value &sum = acc[jr * tokenTiles + i];
           sum = mmaM16N8K16(kb, spec.element, a, x, sum);
         }
       }
   }
 
-  /// The warps' partial sums into shared memory, added in warp order; then
+  /// The warps' partial sums into shared memory, added in warp order, in
+  /// rounds of `perRound` weights (smallTokensWeightsPerRound); then
   /// thread t runs the epilogue of register r = (t / 32) mod 4 of lane
-  /// t mod 32's fragment in token tile t / 128 + 2 p, for each pass p <
-  /// tokenTiles / 2: row (n) g + 8 (r / 2), token 8 tile + 2 q + r mod 2
-  /// (m16n8 accumulator fragment).
+  /// t mod 32's fragment f = t / 128 + (warps / 4) p, for each pass p <
+  /// R tokenTiles / (warps / 4) (f = rowTile tokenTiles + tile): row (n)
+  /// 16 rowTile + g + 8 (r / 2), token 8 tile + 2 q + r mod 2 (m16n8
+  /// accumulator fragment).
   void reduceAndFinish(Value tid, Value warp, Value lane,
                        ArrayRef<Value> acc) {
-    int64_t values = static_cast<int64_t>(acc.size()) * 4 * 32;
-    Value partial = kb.sharedF32("partial", kWarps * values);
-    // Value v (accumulator a, register r, lane l) of warp w at
-    // w values + (a 4 + r) 32 + l: consecutive lanes, consecutive words.
-    Value warpBase = kb.mul(warp, kb.i32(values));
-    for (auto [a, sum] : llvm::enumerate(acc))
-      for (int64_t r = 0; r < 4; ++r) {
-        Value at = kb.add(warpBase,
-                          kb.add(kb.i32((int64_t(a) * 4 + r) * 32), lane));
-        LLVM::StoreOp::create(b, loc,
-                              LLVM::ExtractValueOp::create(b, loc, sum, r),
-                              kb.sharedAt(partial, at));
-      }
-    kb.barrier();
-    constexpr int64_t kTilesPerPass = kSmallTokensThreads / (4 * 32);
-    static_assert(kTilesPerPass == 2, "two token tiles of 4 x 32 per pass");
-    Value firstTile = kb.udiv(tid, 128), r = kb.urem(kb.udiv(tid, 32), 4);
+    int64_t weights = static_cast<int64_t>(spec.b.size());
+    int64_t perRound = smallTokensWeightsPerRound(weights, spec.tokens,
+                                                  spec.tileN);
+    int64_t fragments = rowTiles * tokenTiles; // accumulators a weight
+    int64_t values = perRound * fragments * 4 * 32; // a warp's, a round
+    Value partial = kb.sharedF32("partial", warps * values);
+    // Fragment f = rowTile tokenTiles + tile is accumulator j R tokenTiles
+    // + f of weight j; 128 threads a fragment, warps / 4 fragments a pass.
+    int64_t perPass = warps * 32 / 128;
+    assert(fragments % perPass == 0 && "whole passes of fragments");
+    int64_t passes = fragments / perPass;
+    Value slot = kb.udiv(tid, 128), r = kb.urem(kb.udiv(tid, 32), 4);
     Value l = kb.urem(tid, 32);
+    // sums[pass][j]: the block's sum of the thread's value of weight j.
+    SmallVector<SmallVector<Value>> sums(passes);
+    Value warpBase = kb.mul(warp, kb.i32(values));
+    for (int64_t first = 0; first < weights; first += perRound) {
+      if (first > 0)
+        kb.barrier(); // every thread has read the previous round
+      // Value v (accumulator a of the round, register r, lane l) of warp w
+      // at w values + (a 4 + r) 32 + l: consecutive lanes, consecutive
+      // words.
+      for (int64_t a = 0; a < perRound * fragments; ++a)
+        for (int64_t reg = 0; reg < 4; ++reg) {
+          Value at =
+              kb.add(warpBase, kb.add(kb.i32((a * 4 + reg) * 32), lane));
+          Value sum = acc[first * fragments + a];
+          LLVM::StoreOp::create(b, loc,
+                                LLVM::ExtractValueOp::create(b, loc, sum, reg),
+                                kb.sharedAt(partial, at));
+        }
+      kb.barrier();
+      for (int64_t pass = 0; pass < passes; ++pass) {
+        Value f = pass == 0 ? slot : kb.add(slot, kb.i32(perPass * pass));
+        // (a 4 + r) 32 + l for accumulator a = f of the round's first
+        // weight.
+        Value element =
+            kb.add(kb.mul(kb.add(kb.mul(f, kb.i32(4)), r), kb.i32(32)), l);
+        for (int64_t j = first; j < first + perRound; ++j) {
+          Value sum;
+          Value at =
+              kb.add(element, kb.i32((j - first) * fragments * 4 * 32));
+          for (int64_t w = 0; w < warps; ++w) {
+            Value v = LLVM::LoadOp::create(
+                b, loc, b.getF32Type(),
+                kb.sharedAt(partial, kb.add(at, kb.i32(w * values))));
+            sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
+          }
+          sums[pass].push_back(sum);
+        }
+      }
+    }
     Value row = kb.add(kb.udiv(l, 4), kb.mul(kb.udiv(r, 2), kb.i32(8)));
-    for (int64_t pass = 0; pass < tokenTiles / kTilesPerPass; ++pass) {
-      Value tile = pass == 0 ? firstTile
-                             : kb.add(firstTile, kb.i32(kTilesPerPass * pass));
+    for (int64_t pass = 0; pass < passes; ++pass) {
+      Value f = pass == 0 ? slot : kb.add(slot, kb.i32(perPass * pass));
+      Value tile = kb.urem(f, tokenTiles), rowTile = kb.udiv(f, tokenTiles);
       Value token =
           kb.add(kb.mul(tile, kb.i32(8)),
                  kb.add(kb.mul(kb.urem(l, 4), kb.i32(2)), kb.urem(r, 2)));
-      Value element = kb.add(kb.mul(kb.add(kb.mul(tile, kb.i32(4)), r),
-                                    kb.i32(32)),
-                             l); // (a 4 + r) 32 + l for accumulator a = tile
-      SmallVector<Value> sums;
-      for (size_t j = 0; j < spec.b.size(); ++j) {
-        Value sum;
-        // Accumulator a = j tokenTiles + tile.
-        Value at = kb.add(element, kb.i32(int64_t(j) * tokenTiles * 4 * 32));
-        for (int64_t w = 0; w < kWarps; ++w) {
-          Value v = LLVM::LoadOp::create(
-              b, loc, b.getF32Type(),
-              kb.sharedAt(partial, kb.add(at, kb.i32(w * values))));
-          sum = sum ? arith::AddFOp::create(b, loc, sum, v).getResult() : v;
-        }
-        sums.push_back(sum);
-      }
       Value m = kb.toI64(token);
-      Value n = kb.add(n0, kb.toI64(row));
+      Value n = kb.add(n0, kb.toI64(kb.add(
+                               row, kb.mul(rowTile, kb.i32(kSmallTokensTileN)))));
       kb.ifThen(kb.lessThan(m, kb.tokens()),
-                [&] { spec.epilogue(kb, m, n, sums); });
+                [&] { spec.epilogue(kb, m, n, sums[pass]); });
     }
   }
 
@@ -296,7 +325,9 @@ private:
   Value n0;                             // the block's first column (i64)
   Value q8;                             // 8 q: this thread's first k
   int64_t tokenTiles;                   // spec.tokens / 8
-  std::array<Value, 2> rows;            // n0 + g, n0 + g + 8
+  int64_t rowTiles;                     // spec.tileN / 16
+  int64_t warps;                        // 8 rowTiles
+  SmallVector<Value, 4> rows;           // n0 + g + 8 i, i < 2 rowTiles
   SmallVector<Value> tokenRows, hasToken; // per token tile
 };
 
@@ -305,14 +336,16 @@ private:
 void mlir::fmlp::buildSmallTokensGemm(KernelBuilder &kb,
                                       const SmallTokensGemmSpec &spec) {
   assert(spec.k % (kSmallTokensChunk / 2) == 0 &&
-         spec.n % kSmallTokensTileN == 0 &&
+         (spec.tileN == kSmallTokensTileN ||
+          spec.tileN == 2 * kSmallTokensTileN) &&
+         spec.n % spec.tileN == 0 &&
          (spec.b.size() == 1 || spec.b.size() == 2) && spec.tokens > 0 &&
          spec.tokens % 16 == 0 &&
          "a GEMM the small-tokens strategy does not take");
   SmallTokens(kb, spec).build();
   LaunchGeometry geometry;
-  geometry.block = {kSmallTokensThreads, 1, 1};
-  geometry.tile(0, Extent::of(spec.n), kSmallTokensTileN);
+  geometry.block = {smallTokensThreads(spec.tileN), 1, 1};
+  geometry.tile(0, Extent::of(spec.n), spec.tileN);
   geometry.maxRegisters = spec.maxRegisters;
   kb.finish(geometry);
 }

@@ -55,6 +55,28 @@ static llvm::cl::opt<int, false, CheckedIntParser<SmallTokensRange>>
                    llvm::cl::desc("small_tokens kernels: the largest T they "
                                   "serve (16 or 32)"));
 
+// For A/B runs on a GPU (bench/compare_bundles.py): the columns of N a
+// small_tokens block of 16 tokens takes, where N divides (with 32, 16 warps
+// a block), for kernels of one accumulator (K2) and of two (K1).
+namespace {
+struct SmallTokensColumns {
+  static bool accepts(int n) { return n == 16 || n == 32; }
+  static constexpr const char *expected = "16 or 32";
+};
+} // namespace
+static llvm::cl::opt<int, false, CheckedIntParser<SmallTokensColumns>>
+    smallTokensDownColumns(
+        "fmlp-small-tokens-down-columns", llvm::cl::Hidden,
+        llvm::cl::init(kSmallTokensTileN),
+        llvm::cl::desc("small_tokens kernels of one accumulator: the "
+                       "columns of N a block takes (16 or 32)"));
+static llvm::cl::opt<int, false, CheckedIntParser<SmallTokensColumns>>
+    smallTokensGateUpColumns(
+        "fmlp-small-tokens-gate-up-columns", llvm::cl::Hidden,
+        llvm::cl::init(kSmallTokensTileN),
+        llvm::cl::desc("small_tokens kernels of two accumulators: the "
+                       "columns of N a block takes (16 or 32)"));
+
 // For A/B runs on a GPU (bench/compare_bundles.py): a fixed WGMMA tile
 // width per accumulator instead of the rule below (0), e.g. narrower tiles
 // for more blocks at a few hundred tokens. Kernels of two accumulators
@@ -351,15 +373,21 @@ std::optional<KernelConfig> smallTokensConfig(const Target &target,
   KernelConfig config;
   config.strategy = KernelStrategy::small_tokens;
   config.tileM = tokens;
-  config.tileN = kSmallTokensTileN;
+  int64_t columns = shape.accumulators == 1 ? smallTokensDownColumns
+                                             : smallTokensGateUpColumns;
+  config.tileN = tokens == kSmallTokens && shape.n && shape.n % columns == 0
+                     ? columns
+                     : kSmallTokensTileN;
   config.tileK = kSmallTokensChunk;
   config.stages = 1;
   config.sharedBytes =
-      smallTokensSharedBytes(shape.accumulators, config.tileM);
+      smallTokensSharedBytes(shape.accumulators, config.tileM, config.tileN);
   config.maxRegisters = smallTokensMaxRegisters;
   config.reason = "T <= " + std::to_string(config.tileM) +
                   ": the weights streamed through mma.sync on " +
-                  std::string(target.chip) + ", K split over 8 warps";
+                  std::string(target.chip) + ", K split over " +
+                  std::to_string(smallTokensThreads(config.tileN) / 32) +
+                  " warps";
   config.maxTokens = config.tileM;
   return config;
 }

@@ -306,6 +306,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     small.epilogue = std::move(epilogue);
     small.maxRegisters = config.maxRegisters;
     small.tokens = config.tileM;
+    small.tileN = config.tileN;
     return buildSmallTokensGemm(kb, small);
   }
   if (config.strategy == KernelStrategy::mma_sync) {

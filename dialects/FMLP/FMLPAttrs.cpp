@@ -136,12 +136,13 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     break;
   case KernelStrategy::small_tokens:
     // 16 or 32 tokens (token tiles of m16n8k16's n = 8, two per epilogue
-    // pass) x 16 output columns, k in chunks of 32 (one 16-byte piece of
-    // four threads).
-    if ((tile[0] != 16 && tile[0] != 32) || tile[1] != 16 || tile[2] != 32 ||
-        stages != 1)
-      return emitError() << "a small_tokens kernel has tile 16 x 16 x 32 or "
-                            "32 x 16 x 32 and one stage";
+    // pass) x 16 output columns (32 for 16 tokens: 16 warps a block), k in
+    // chunks of 32 (one 16-byte piece of four threads).
+    if ((tile[0] != 16 && tile[0] != 32) ||
+        (tile[1] != 16 && !(tile[1] == 32 && tile[0] == 16)) ||
+        tile[2] != 32 || stages != 1)
+      return emitError() << "a small_tokens kernel has tile 16 x 16 x 32, "
+                            "16 x 32 x 32 or 32 x 16 x 32 and one stage";
     if (maxTokens != tile[0])
       return emitError() << "a small_tokens kernel serves T <= its tile M "
                             "(max_tokens = tile M)";

@@ -20,8 +20,14 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 2
 
 // -----
 
-// expected-error@+1 {{a small_tokens kernel has tile 16 x 16 x 32 or 32 x 16 x 32 and one stage}}
+// expected-error@+1 {{a small_tokens kernel has tile 16 x 16 x 32, 16 x 32 x 32 or 32 x 16 x 32 and one stage}}
 module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = [24, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "">} {}
+
+// -----
+
+// 32 columns only with 16 tokens (16 warps a block).
+// expected-error@+1 {{a small_tokens kernel has tile 16 x 16 x 32, 16 x 32 x 32 or 32 x 16 x 32 and one stage}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = [32, 32, 32], stages = 1, cluster = [1, 1], shared_bytes = 32768, max_registers = 128, reason = "", max_tokens = 32>} {}
 
 // -----
 
