@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ python3
+  cmake ninja-build g++ python3 python3-venv
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libgtest-dev nlohmann-json3-dev
 )

@@ -14,7 +14,9 @@ why; never a silent bypass.
       on the CPU taking the fused path); everything else is fmlp's code.
       Bundles are compiled on first use (fmlp-compile on PATH), the ones
       the GPU run asks for: with FMLP_CACHE_DIR set, the dry run makes the
-      GPU run's cache (--make-cache DIR does both). The emulated kernels
+      GPU run's cache (--make-cache DIR does both); --skip-missing exits
+      77 (ctest's "skipped") where torch, transformers or peft is not
+      installed, instead of failing. The emulated kernels
       round only their outputs: the margins it prints say nothing of the
       GPU's, but every check, the controls' included, runs.
 
@@ -104,6 +106,9 @@ try:
     from fmlp import guard, lora as fmlp_lora, modules as fmlp_modules, ops as fmlp_ops
     from lora_criterion import UNIT, worst_ratio
 except Exception as error:  # the run must end with a verdict line
+    if "--skip-missing" in sys.argv:  # ctest's dry run: 77 is "skipped"
+        print(f"skipped: {type(error).__name__}: {error}")
+        sys.exit(77)
     report("imports (torch, transformers, peft, fmlp)", False, f"{type(error).__name__}: {error}")
     finish()
 
@@ -752,6 +757,8 @@ def main():
     parser.add_argument("--make-cache", metavar="DIR",
                         help="the dry run (--fake-kernels --device cpu, 2 training steps) with "
                              "FMLP_CACHE_DIR=DIR: every bundle the GPU run asks for, compiled")
+    parser.add_argument("--skip-missing", action="store_true",
+                        help="exit 77 (skipped) where torch, transformers or peft is missing")
     parser.add_argument("--dtypes", default="bf16,fp32")
     parser.add_argument("--compile-backend", default="inductor")
     parser.add_argument("--train-steps", type=int, default=30)
