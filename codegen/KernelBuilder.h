@@ -438,6 +438,9 @@ struct SmallTokensGemmSpec {
   /// Columns of N a block takes: 16, or 32 (each token piece then serves
   /// twice the weight rows: half the tokens' reads).
   int64_t tileN = kSmallTokensTileN;
+  /// Whether the kernel is the no-grad forward's (the weights' load
+  /// policy may differ there: --fmlp-small-tokens-weights-l1).
+  bool noGradForward = false;
 };
 /// Threads a block: 8 warps per 16 columns (SmallTokensGemm.cpp).
 constexpr int64_t smallTokensThreads(int64_t tileN = kSmallTokensTileN) {

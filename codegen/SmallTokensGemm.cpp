@@ -70,7 +70,8 @@ static llvm::cl::opt<int, false, CheckedIntParser<PiecesInFlight>>
 // the no-grad forward 0.94-0.96x the time with .L2::128B, 0.97-0.98x with
 // .L2::256B, 1.00x with .L2::64B; skipping L1 as well (.L1::no_allocate)
 // gave the no-grad forward 0.94x but the training step 1.01x (alone:
-// 0.97-1.00x and 1.02x), so it stays off.
+// 0.97-1.00x and 1.02x), so it stays off; `skip-nograd` skips it in the
+// no-grad forward's kernels only (an A/B knob, not measured yet).
 namespace {
 struct PrefetchBytes {
   static bool accepts(int n) {
@@ -84,10 +85,19 @@ static llvm::cl::opt<int, false, CheckedIntParser<PrefetchBytes>>
         "fmlp-small-tokens-l2-prefetch", llvm::cl::Hidden, llvm::cl::init(128),
         llvm::cl::desc("small_tokens kernels: the L2 prefetch size of the "
                        "weights' loads (ld's .L2::<n>B), 0 for none"));
-static llvm::cl::opt<bool> weightNoAllocate(
-    "fmlp-small-tokens-l1-no-allocate", llvm::cl::Hidden, llvm::cl::init(false),
-    llvm::cl::desc("small_tokens kernels: the weights' loads do not "
-                   "allocate in L1 (ld's .L1::no_allocate)"));
+namespace {
+enum class WeightsL1 { allocate, skip, skipNoGrad };
+} // namespace
+static llvm::cl::opt<WeightsL1> weightsL1(
+    "fmlp-small-tokens-weights-l1", llvm::cl::Hidden,
+    llvm::cl::init(WeightsL1::allocate),
+    llvm::cl::desc("small_tokens kernels: whether the weights' loads "
+                   "allocate in L1"),
+    llvm::cl::values(
+        clEnumValN(WeightsL1::allocate, "allocate", "as plain loads do"),
+        clEnumValN(WeightsL1::skip, "skip", "ld's .L1::no_allocate"),
+        clEnumValN(WeightsL1::skipNoGrad, "skip-nograd",
+                   ".L1::no_allocate in the no-grad forward's kernels")));
 
 namespace {
 
@@ -172,10 +182,12 @@ private:
   /// after griddepcontrol.wait (a previous kernel, an optimizer's step, may
   /// have written the weights).
   Value loadWeightPiece(const MatrixView &view, Value row, Value k) {
-    if (weightPrefetchBytes == 0 && !weightNoAllocate)
+    bool skipL1 = weightsL1 == WeightsL1::skip ||
+                  (weightsL1 == WeightsL1::skipNoGrad && spec.noGradForward);
+    if (weightPrefetchBytes == 0 && !skipL1)
       return loadPiece(view, row, k);
     std::string qualifiers;
-    if (weightNoAllocate)
+    if (skipL1)
       qualifiers += ".L1::no_allocate";
     if (weightPrefetchBytes)
       qualifiers += ".L2::" + std::to_string(weightPrefetchBytes) + "B";

@@ -293,7 +293,8 @@ std::string notSplittable(const KernelGemm &gemm, const KernelConfig &config) {
 /// (notSmallTokensReady); all run `epilogue`.
 void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
                const KernelGemm &gemm, const KernelConfig &config,
-               const TmaPlan *tma, GemmSpec::Epilogue epilogue) {
+               const TmaPlan *tma, bool noGradForward,
+               GemmSpec::Epilogue epilogue) {
   if (config.strategy == KernelStrategy::small_tokens) {
     OperandViews reads(kb, ops);
     SmallTokensGemmSpec small;
@@ -307,6 +308,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     small.maxRegisters = config.maxRegisters;
     small.tokens = config.tileM;
     small.tileN = config.tileN;
+    small.noGradForward = noGradForward;
     return buildSmallTokensGemm(kb, small);
   }
   if (config.strategy == KernelStrategy::mma_sync) {
@@ -367,9 +369,10 @@ struct EpilogueLowering {
   const KernelGemm &gemm;
   const KernelConfig &config;
   const TmaPlan *tma;
+  bool noGradForward; // the kernel op is in the no-grad forward
 
   void gemmWith(GemmSpec::Epilogue epilogue) {
-    buildGemm(kb, ops, gemm, config, tma, std::move(epilogue));
+    buildGemm(kb, ops, gemm, config, tma, noGradForward, std::move(epilogue));
   }
 
   void build(GateUpOp op) {
@@ -1173,8 +1176,12 @@ struct ConvertFMLPToNVVMPass
                      op->getLoc());
     KernelOperands viewed = operands;
     viewed.alignedArguments = variant.vectorAccess || variant.tma.has_value();
+    bool noGradForward =
+        getEntryKind(op->getParentOfType<func::FuncOp>()) ==
+        EntryKind::forward_nograd;
     EpilogueLowering lowering{kb, viewed, gemm, config,
-                              variant.tma ? &*variant.tma : nullptr};
+                              variant.tma ? &*variant.tma : nullptr,
+                              noGradForward};
     llvm::TypeSwitch<Operation *>(op)
         .Case<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
               GateUpWeightGradOp, DownWeightGradOp>(

@@ -1,8 +1,11 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --convert-fmlp-to-nvvm \
-// RUN:   -fmlp-small-tokens-l2-prefetch=0 -fmlp-small-tokens-l1-no-allocate=false | FileCheck %s --check-prefix=PLAIN
+// RUN:   -fmlp-small-tokens-l2-prefetch=0 -fmlp-small-tokens-weights-l1=allocate | FileCheck %s --check-prefix=PLAIN
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --convert-fmlp-to-nvvm \
-// RUN:   -fmlp-small-tokens-l1-no-allocate | FileCheck %s --check-prefix=SKIP-L1
+// RUN:   -fmlp-small-tokens-weights-l1=skip | FileCheck %s --check-prefix=SKIP-L1
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --convert-fmlp-to-nvvm \
+// RUN:   -fmlp-small-tokens-weights-l1=skip-nograd | FileCheck %s --check-prefix=SKIP-NOGRAD
+// RUN: not fmlp-opt %s --convert-fmlp-to-nvvm -fmlp-small-tokens-weights-l1=never 2>&1 | FileCheck %s --check-prefix=BAD-L1
 // RUN: not fmlp-opt %s --convert-fmlp-to-nvvm -fmlp-small-tokens-l2-prefetch=96 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The small_tokens kernels stream the weights: each 16-byte piece is read
@@ -31,9 +34,25 @@
 // PLAIN-NOT: ld.global
 // PLAIN: nvvm.mma.sync
 
-// The hidden knob that also skips L1 (measured, not the default).
+// The hidden knob that also skips L1 (measured, not the default), in
+// every small_tokens kernel or only in the no-grad forward's (the training
+// forward's kernels are others: the same GEMM, other outputs).
+// SKIP-L1-LABEL: llvm.func @mlp_forward_k0_gate_up_small_tokens(
+// SKIP-L1: llvm.inline_asm has_side_effects "ld.global.nc.L1::no_allocate.L2::128B.v4.b32
 // SKIP-L1-LABEL: llvm.func @mlp_forward_nograd_k0_gate_up_small_tokens(
 // SKIP-L1: llvm.inline_asm has_side_effects "ld.global.nc.L1::no_allocate.L2::128B.v4.b32
+// SKIP-NOGRAD-LABEL: llvm.func @mlp_forward_k0_gate_up_small_tokens(
+// SKIP-NOGRAD-NOT: no_allocate
+// SKIP-NOGRAD: llvm.inline_asm has_side_effects "ld.global.nc.L2::128B.v4.b32
+// SKIP-NOGRAD-LABEL: llvm.func @mlp_forward_k1_down_small_tokens(
+// SKIP-NOGRAD-NOT: no_allocate
+// SKIP-NOGRAD: llvm.inline_asm has_side_effects "ld.global.nc.L2::128B.v4.b32
+// SKIP-NOGRAD-LABEL: llvm.func @mlp_forward_nograd_k0_gate_up_small_tokens(
+// SKIP-NOGRAD: llvm.inline_asm has_side_effects "ld.global.nc.L1::no_allocate.L2::128B.v4.b32
+// SKIP-NOGRAD-LABEL: llvm.func @mlp_forward_nograd_k1_down_small_tokens(
+// SKIP-NOGRAD: llvm.inline_asm has_side_effects "ld.global.nc.L1::no_allocate.L2::128B.v4.b32
+
+// BAD-L1: for the --fmlp-small-tokens-weights-l1 option: Cannot find option named 'never'!
 
 // BAD: for the --fmlp-small-tokens-l2-prefetch option: must be 0, 64, 128 or 256, not '96'
 func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,

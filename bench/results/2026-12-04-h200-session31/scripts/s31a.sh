@@ -2,12 +2,13 @@
 # Session 31, call 1: small_tokens blocks of 32 columns and 16 warps (K split
 # twice as finely; each token piece serves twice the weight rows, so the
 # tokens are read from L2 half as often) for K1 (d1), K1 and K2 (d2), the
-# weights' loads .L1::no_allocate (d3), both (d4), against this tree's
-# default (d0); raw launches, 9 alternating rounds, (4096, 11008). Then
+# weights' loads .L1::no_allocate (d3), both (d4), .L1::no_allocate in the
+# no-grad forward's kernels only (d5), against this tree's default (d0);
+# raw launches, 9 alternating rounds, (4096, 11008). Then
 # d2's block tests (K1 and K2 at 32 columns) at the T around small_tokens.
 cd "$(dirname "$0")/../../../.."
 source bench/device-session.sh .device/ab || exit 1
-for v in d1 d2 d3 d4; do
+for v in d1 d2 d3 d4 d5; do
   timeout 110 python3 bench/compare_bundles.py .device/ab/d0 .device/ab/$v build-gpu/lib/libfmlp_runtime.so \
     --tokens 1,4,16 --shapes 4096x11008 --entries-only --rounds 9 > "$R/ab-$v.txt" 2>&1
   echo "ab $v rc=$? $(( $(date +%s) - s )) s"; grep -E "B/A" "$R/ab-$v.txt" | awk '{print $NF}' | tr '\n' ' '; echo
