@@ -12,11 +12,13 @@
 // split twice as finely, so a multiprocessor runs as many warps on as
 // many weight bytes, and each token piece serves twice the weight rows:
 // the tokens are read half as often); warp w takes the chunks [w C / W,
-// (w + 1) C / W) of the C = ceil(K / 32) chunks of 32 k, reads them as 16-byte pieces straight into registers
-// and multiplies (where K is 16 more than a multiple of 32, the pieces of
-// the last chunk past K read k = 0 and count as zeros); the W partial sums
-// are added in shared memory in warp order (deterministic), and each
-// thread runs the epilogue of one (token, n).
+// (w + 1) C / W) of the C = ceil(K / 32) chunks of 32 k, reads them as
+// 16-byte pieces straight into registers and multiplies (where K is 16
+// more than a multiple of 32, the pieces of the last chunk past K read
+// k = 0 and count as zeros); the W partial sums are added in shared memory
+// in warp order (deterministic; one weight at a time where all of them
+// exceed 48 KiB: K1 at R = 2), and each thread runs the epilogue of one
+// (token, n).
 //
 // Operands in registers without shuffles: the sum over k does not depend
 // on the order of k, so A and B only need to agree on which k each of
