@@ -423,7 +423,7 @@ constexpr int64_t kSmallTokens = 16, kSmallTokensTileN = 16,
 /// T <= `tokens` (kSmallTokens, or 32 for A/B runs): C(t, n) = sum_k
 /// A(t, k) B_j(k, n) with A stored [T, K] and each B_j stored [N, K] (both
 /// K-major, rows and base 16-byte aligned), 16-bit, K a multiple of 32 and
-/// N of 16. Computed as its transpose on mma.sync m16n8k16 (the weights
+/// N of tileN. Computed as its transpose on mma.sync m16n8k16 (the weights
 /// are A, the tokens N in tiles of 8), one block per `tileN` (16, or 32
 /// at 16 tokens) columns of N, 8 warps per 16 columns, with K split over
 /// the warps; then epilogue(t, n, C(t, n)) for every t < T.

@@ -62,7 +62,7 @@ static llvm::cl::opt<int, false, CheckedIntParser<PiecesInFlight>>
         "fmlp-small-tokens-pieces", llvm::cl::Hidden, llvm::cl::init(4),
         llvm::cl::desc("small_tokens kernels: 16-byte weight-row pairs each "
                        "warp loads before multiplying (divided among the "
-                       "weights), 1 to 8"));
+                       "weights' row tiles), 1 to 8"));
 
 // The weights' loads: each 16-byte piece is read once by one thread of
 // the grid and never again, and a row's next pieces are the next chunk's,
@@ -102,7 +102,6 @@ static llvm::cl::opt<WeightsL1> weightsL1(
                    ".L1::no_allocate in the no-grad forward's kernels")));
 
 namespace {
-
 
 /// One chunk's pieces: W_j rows n0 + 16 r + g, n0 + 16 r + g + 8, and x
 /// rows g + 8 i.
@@ -268,16 +267,18 @@ private:
                                                   spec.tileN);
     int64_t fragments = rowTiles * tokenTiles; // accumulators a weight
     int64_t values = perRound * fragments * 4 * 32; // a warp's, a round
+    assert(warps * values * 4 <= kSmallTokensPartialBytesLimit &&
+           "a round's partial sums fit static shared memory");
     Value partial = kb.sharedF32("partial", warps * values);
     // Fragment f = rowTile tokenTiles + tile is accumulator j R tokenTiles
     // + f of weight j; 128 threads a fragment, warps / 4 fragments a pass.
     int64_t perPass = warps * 32 / 128;
     assert(fragments % perPass == 0 && "whole passes of fragments");
     int64_t passes = fragments / perPass;
-    Value slot = kb.udiv(tid, 128), r = kb.urem(kb.udiv(tid, 32), 4);
-    Value l = kb.urem(tid, 32);
-    // sums[pass][j]: the block's sum of the thread's value of weight j.
+    // sums[pass][j]: the block's sum of the thread's value of weight j;
+    // each pass's epilogue runs once its last round's sums are in.
     SmallVector<SmallVector<Value>> sums(passes);
+    Value slot, r, l, row; // the thread's place in a pass (after a barrier)
     Value warpBase = kb.mul(warp, kb.i32(values));
     for (int64_t first = 0; first < weights; first += perRound) {
       if (first > 0)
@@ -295,8 +296,19 @@ private:
                                 kb.sharedAt(partial, at));
         }
       kb.barrier();
+      if (first == 0) {
+        slot = kb.udiv(tid, 128);
+        r = kb.urem(kb.udiv(tid, 32), 4);
+        l = kb.urem(tid, 32);
+        row = kb.add(kb.udiv(l, 4), kb.mul(kb.udiv(r, 2), kb.i32(8)));
+      }
+      bool lastRound = first + perRound >= weights;
       for (int64_t pass = 0; pass < passes; ++pass) {
         Value f = pass == 0 ? slot : kb.add(slot, kb.i32(perPass * pass));
+        Value tile = kb.urem(f, tokenTiles), rowTile = kb.udiv(f, tokenTiles);
+        Value token =
+            kb.add(kb.mul(tile, kb.i32(8)),
+                   kb.add(kb.mul(kb.urem(l, 4), kb.i32(2)), kb.urem(r, 2)));
         // (a 4 + r) 32 + l for accumulator a = f of the round's first
         // weight.
         Value element =
@@ -313,20 +325,15 @@ private:
           }
           sums[pass].push_back(sum);
         }
+        if (!lastRound)
+          continue;
+        Value m = kb.toI64(token);
+        Value n = kb.add(
+            n0, kb.toI64(kb.add(
+                    row, kb.mul(rowTile, kb.i32(kSmallTokensTileN)))));
+        kb.ifThen(kb.lessThan(m, kb.tokens()),
+                  [&] { spec.epilogue(kb, m, n, sums[pass]); });
       }
-    }
-    Value row = kb.add(kb.udiv(l, 4), kb.mul(kb.udiv(r, 2), kb.i32(8)));
-    for (int64_t pass = 0; pass < passes; ++pass) {
-      Value f = pass == 0 ? slot : kb.add(slot, kb.i32(perPass * pass));
-      Value tile = kb.urem(f, tokenTiles), rowTile = kb.udiv(f, tokenTiles);
-      Value token =
-          kb.add(kb.mul(tile, kb.i32(8)),
-                 kb.add(kb.mul(kb.urem(l, 4), kb.i32(2)), kb.urem(r, 2)));
-      Value m = kb.toI64(token);
-      Value n = kb.add(n0, kb.toI64(kb.add(
-                               row, kb.mul(rowTile, kb.i32(kSmallTokensTileN)))));
-      kb.ifThen(kb.lessThan(m, kb.tokens()),
-                [&] { spec.epilogue(kb, m, n, sums[pass]); });
     }
   }
 

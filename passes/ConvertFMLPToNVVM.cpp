@@ -787,6 +787,18 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
          << target.chip << "'s " << limit;
     break;
   }
+  case KernelStrategy::small_tokens: {
+    int64_t threads = smallTokensThreads(config.tileN);
+    if (gemm.n.tokens || gemm.n.value % config.tileN != 0)
+      os << "a small_tokens block of " << config.tileN << " columns: N must "
+         << "be a static multiple of it";
+    else if (int64_t(config.maxRegisters) * threads >
+             target.registersPerMultiprocessor)
+      os << "a small_tokens block of " << threads << " threads at "
+         << config.maxRegisters << " registers each: past " << target.chip
+         << "'s " << target.registersPerMultiprocessor << " a multiprocessor";
+    break;
+  }
   case KernelStrategy::simt:
     if (config.tileM != kSimtTile || config.tileN != kSimtTile ||
         config.tileK != kSimtTileK)

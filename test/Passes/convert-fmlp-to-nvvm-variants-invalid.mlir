@@ -200,3 +200,28 @@ func.func @wgmma_tf32_mn_major(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %
     fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32>}
   return
 }
+
+// -----
+
+// A small_tokens block of 32 columns covers N in whole blocks only (N = 48
+// would have its second block read and write past N).
+func.func @small_tokens_columns_past_n(%a: memref<?x128xbf16>, %wd: memref<48x128xbf16>, %y: memref<?x48xbf16>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: a small_tokens block of 32 columns: N must be a static multiple of it}}
+  fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<48x128xbf16>) outs(%y : memref<?x48xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 4, cluster = [1, 1], shared_bytes = 98816, max_registers = 168, reason = "base">,
+    fmlp.token_variants = [
+      #fmlp.kernel_config<strategy = small_tokens, tile = [16, 32, 32], stages = 1, cluster = [1, 1], shared_bytes = 32768, max_registers = 128, reason = "few", max_tokens = 16>]}
+  return
+}
+
+// -----
+
+// 16 warps at 255 registers each: past the multiprocessor's register file.
+func.func @small_tokens_registers(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: a small_tokens block of 512 threads at 255 registers each: past sm_90a's 65536 a multiprocessor}}
+  fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 4, cluster = [1, 1], shared_bytes = 98816, max_registers = 168, reason = "base">,
+    fmlp.token_variants = [
+      #fmlp.kernel_config<strategy = small_tokens, tile = [16, 32, 32], stages = 1, cluster = [1, 1], shared_bytes = 32768, max_registers = 255, reason = "few", max_tokens = 16>]}
+  return
+}
