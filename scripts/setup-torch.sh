@@ -23,12 +23,14 @@ skip() {
   echo "setup-torch: $1; the torch tests will be skipped" >&2
   exit 0
 }
-ready() {
-  "$python" - <<'PY' 2>/dev/null
-import importlib.metadata as m
-import torch, transformers, peft, numpy, matplotlib  # noqa: F401
-wanted = {"torch": "2.15.0", "transformers": "5.25.0", "peft": "0.21.2"}
-raise SystemExit(any(m.version(p).split("+")[0] != v for p, v in wanted.items()))
+ready() {  # every requirement imports, at its pinned version where it has one
+  "$python" - "${requirements[@]}" <<'PY' 2>/dev/null
+import importlib, importlib.metadata, sys
+for requirement in sys.argv[1:]:
+    name, _, version = requirement.partition("==")
+    importlib.import_module(name)
+    if version and importlib.metadata.version(name).split("+")[0] != version:
+        raise SystemExit(1)
 PY
 }
 
