@@ -5,9 +5,9 @@
 #   scripts/ptx-snapshot.sh --compare A B    (exit 1 if anything differs)
 # OUT gets, per input, fmlp-compile's --emit=gpu-mlir (the examples on
 # sm_90a, sm_80 and sm_120a, save=agu/gu/x on sm_90a; six frontend-corpus
-# files with biases, [in, out] layouts and multipliers) and three bundles
-# (PTX and manifest). --compare ignores the NVPTX backend's compile time
-# in the gpu-mlir files.
+# files with biases, [in, out] layouts and multipliers) and five bundles
+# (PTX and manifest; the fp32 example also as tf32 and tf32x3). --compare
+# ignores the NVPTX backend's compile time in the gpu-mlir files.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [[ ${1:-} == --compare ]]; then
@@ -48,4 +48,9 @@ done
 "$compile" "$root/examples/llama-7b-mlp.linalg.f32.mlir" --chip=sm_90a -o "$out/llama-f32.bundle" --report=false
 "$compile" "$root/test/Frontends/onnx-input.llama.float16.static.bias.mlir" --chip=sm_90a \
   -o "$out/onnx-f16-bias.bundle" --report=false
+# fp32 contracted as tf32 (WGMMA) and tf32x3 (mma_sync).
+for precision in tf32 tf32x3; do
+  "$compile" "$root/examples/llama-7b-mlp.linalg.f32.mlir" --chip=sm_90a --precision=$precision \
+    -o "$out/llama-f32-$precision.bundle" --report=false
+done
 echo "snapshot in $out"
