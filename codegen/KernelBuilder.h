@@ -260,10 +260,12 @@ void buildSimtGemm(KernelBuilder &kb, const GemmSpec &spec);
 /// kWgmmaInstructionKBytes of each row (k16 of 16-bit data, k8 of tf32),
 /// so the descriptors' byte steps and a stage's bytes are the same for
 /// every element width. An operand is K-major (rows of its global view
-/// index M or N, K contiguous: one box of a row of k x the tile's rows) or,
-/// 16-bit only, MN-major (rows index K: boxes of 64 m/n x 64 k rows, one
-/// per 64 of the tile); WGMMA transposes 16-bit data only, so tf32
-/// operands are K-major (PTX ISA, wgmma.mma_async: imm-trans-a/b). One
+/// index M or N, K contiguous: one box of a row of k x the tile's rows) or
+/// MN-major (rows index K: boxes of a stage's row of m/n x as many k rows,
+/// 64 x 64 16-bit or 32 x 32 fp32 elements). WGMMA transposes 16-bit data
+/// only (PTX ISA, wgmma.mma_async: imm-trans-a/b); an MN-major fp32
+/// operand (wgmmaTransposesFp32) lands in a slot of its own and the
+/// producer warpgroup writes it K-major into the stage. One
 /// producer warpgroup (TMA on a ring of `stages` full/empty mbarriers) and
 /// two consumer warpgroups (m64 x tileN x k16 WGMMA each, or k8 on tf32,
 /// fp32 accumulators, setmaxnreg); the epilogue runs in registers on each
@@ -321,6 +323,12 @@ int64_t wgmmaTileK(Type element);
 /// Whether WGMMA reads MN-major operands of `element`: it transposes
 /// 16-bit ones only.
 bool wgmmaTakesMnMajor(Type element);
+/// Whether the producer warpgroup transposes MN-major fp32 operands into
+/// K-major stages (--fmlp-tf32-wgmma-mn-major; WgmmaGemm.cpp).
+bool wgmmaTransposesFp32();
+/// Whether the WGMMA strategy reads MN-major operands of `element`: those
+/// WGMMA takes, and fp32 ones where the producer transposes them.
+bool wgmmaReadsMnMajor(Type element);
 
 /// The workspace of a split-K WGMMA GEMM of at most `rows` x `cols` outputs
 /// (`accumulators` per element, tiles kWgmmaTileM x tileN): first one u32

@@ -256,6 +256,19 @@ KernelConfig simtConfig(const GemmShape &shape, std::string reason) {
 }
 } // namespace
 
+WgmmaGemmSpec mlir::fmlp::wgmmaFootprint(const GemmShape &shape,
+                                         int64_t tileN, int64_t stages) {
+  WgmmaGemmSpec spec;
+  spec.element = shape.element;
+  spec.a.kMajor = shape.aKMajor;
+  spec.b.resize(shape.accumulators);
+  for (auto [b, kMajor] : llvm::zip(spec.b, shape.bKMajor))
+    b.kMajor = kMajor;
+  spec.tileN = tileN;
+  spec.stages = stages;
+  return spec;
+}
+
 bool KernelConfig::sameKernel(const KernelConfig &other) const {
   return strategy == other.strategy && tileM == other.tileM &&
          tileN == other.tileN && tileK == other.tileK &&
@@ -295,10 +308,8 @@ namespace {
 std::optional<KernelConfig> wgmmaConfig(const Target &target,
                                         const GemmShape &shape,
                                         int64_t tileN) {
-  WgmmaGemmSpec spec;
-  spec.b.resize(shape.accumulators);
-  spec.tileN = tileN;
-  for (spec.stages = kMaxStages; spec.stages >= 2; --spec.stages)
+  WgmmaGemmSpec spec = wgmmaFootprint(shape, tileN, kMaxStages);
+  for (; spec.stages >= 2; --spec.stages)
     if (wgmmaSharedBytes(spec) <= target.sharedBytesPerBlock)
       break;
   if (spec.stages < 2)
@@ -311,10 +322,14 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
   config.stages = spec.stages;
   config.sharedBytes = wgmmaSharedBytes(spec);
   config.maxRegisters = kWgmmaMaxRegisters;
+  bool allKMajor = shape.aKMajor && llvm::all_of(shape.bKMajor,
+                                                 [](bool k) { return k; });
   config.reason =
-      std::string(isFloat32Precision(getElementPrecision(shape.element))
-                      ? "tf32 products of fp32 operands, both K-major,"
-                      : "16-bit operands") +
+      std::string(!isFloat32Precision(getElementPrecision(shape.element))
+                      ? "16-bit operands"
+                  : allKMajor ? "tf32 products of fp32 operands, both K-major,"
+                              : "tf32 products of fp32 operands, the "
+                                "MN-major ones transposed in shared memory,") +
       " in TMA-addressable views on " + std::string(target.chip);
   return config;
 }

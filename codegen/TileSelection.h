@@ -92,6 +92,7 @@
 #ifndef FMLP_CODEGEN_TILESELECTION_H
 #define FMLP_CODEGEN_TILESELECTION_H
 
+#include "codegen/KernelBuilder.h"
 #include "dialects/FMLP/FMLPAttrs.h"
 #include "fmlp/Target.h"
 
@@ -132,7 +133,8 @@ struct KernelConfig {
 struct GemmShape {
   Type element;
   unsigned accumulators = 1;
-  /// Both operands K-major with 16-byte aligned rows and views (TMA boxes).
+  /// Every operand TMA-addressable (16-byte aligned rows and views) in a
+  /// layout the WGMMA strategy reads (planTma).
   bool tmaReady = false;
   std::string notTmaReady; // why not, when !tmaReady
   /// M and N when both are static (0 when either is T).
@@ -158,12 +160,21 @@ struct GemmShape {
   /// The contractions' operand format (the block's precision attribute);
   /// without one, that of the element type (bf16, f16, ieee for f32).
   std::optional<Precision> precision;
+  /// Whether A and each B_j are K-major in memory (an MN-major fp32 one
+  /// takes the WGMMA kernel's landing slots: wgmmaSharedBytes).
+  bool aKMajor = true;
+  SmallVector<bool, 2> bKMajor; // one per accumulator; empty: all K-major
 };
 
 /// Which strategies the rule may take (fmlp-select-tiles' `strategy`):
 /// every one (auto), or mma_sync or simt in place of the faster ones, so
 /// that one chip (the H200) can run the kernels another gets.
 enum class StrategyChoice { automatic, mmaSync, simt };
+
+/// The WGMMA kernel of `shape` as far as its shared memory goes (element,
+/// layouts, tile width, stages): for wgmmaSharedBytes.
+WgmmaGemmSpec wgmmaFootprint(const GemmShape &shape, int64_t tileN,
+                             int64_t stages);
 
 KernelConfig selectGemmConfig(const Target &target, const GemmShape &shape,
                               StrategyChoice choice = StrategyChoice::automatic);

@@ -17,10 +17,28 @@
 //                    stage once all are done.
 //
 // Dynamic shared memory: [0, 1024) the mbarriers (full[s] at 8 s, empty[s]
-// at 8 (stages + s), the epilogue's of consumer c at 8 (2 stages + c)),
-// then `stages` stages of A (128 rows) and B_j (tileN rows), each row 128
-// bytes of k (64 16-bit elements, 32 fp32 ones: wgmmaTileK), 128-byte
-// swizzled, 1024-byte aligned.
+// at 8 (stages + s), the epilogue's of consumer c at 8 (2 stages + c),
+// landing[l] at 8 (2 stages + 2 + l)), then `stages` stages of A (128 rows)
+// and B_j (tileN rows), each row 128 bytes of k (64 16-bit elements, 32
+// fp32 ones: wgmmaTileK), 128-byte swizzled, 1024-byte aligned; then the
+// landing slots of transposed operands, if any (below).
+//
+// fp32 operands stored MN-major (the backward's K3..K6: Wd and [Wg Wu] with
+// their rows indexing k, and the activations of the weight gradients,
+// whose k is T) under --fmlp-tf32-wgmma-mn-major: tf32 WGMMA reads K-major
+// operands only, so their tiles land first. After the ring, two landing
+// slots each hold one k-step's MN-major tiles of those operands (A's
+// first), as TMA stores them: boxes of 32 k rows x 32 m/n (128 bytes a
+// row, 128-byte swizzled), landing[l] (an mbarrier after the epilogue's)
+// counting their bytes. The whole producer warpgroup then runs the loop:
+// thread 0 fills the next step's slot and loads the K-major operands into
+// the stage directly (arrive.expect_tx on full[s], as before); every thread
+// waits for the stage to be free and this step's slot to land, writes the
+// slot's tiles K-major into the stage (transposeTile: the layout TMA gives
+// a K-major box), fences its writes for the async proxy and meets the
+// others on a named barrier; thread 0 then arrives on full[s], which
+// completes on these two arrivals (one where no operand is K-major). The
+// consumers are unchanged: both operands are K-major in the stage.
 //
 // Ring invariant: k-step i uses stage s = i mod stages in round r = i div
 // stages; full[s] completes its phase r when the stage's bytes arrive, and
@@ -66,8 +84,19 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include "llvm/Support/CommandLine.h"
+
 using namespace mlir;
 using namespace mlir::fmlp;
+
+// fp32 operands stored MN-major (the backward's K3..K6) transposed in
+// shared memory by the producer warpgroup, so that tf32 WGMMA takes them
+// (the file comment); off: they take mma_sync. Off until a GPU run has
+// judged and timed it (bench/NOTES.md item 72).
+static llvm::cl::opt<bool> tf32WgmmaMnMajor(
+    "fmlp-tf32-wgmma-mn-major", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("sm_90a: fp32 operands stored MN-major take tf32 WGMMA, "
+                   "transposed in shared memory (else mma_sync)"));
 
 namespace {
 
@@ -99,7 +128,11 @@ constexpr bool fitsBlock(RegisterSplit split) {
              kWgmmaThreads * kWgmmaMaxRegisters &&
          split.producer % 8 == 0 && split.consumer % 8 == 0;
 }
-static_assert(fitsBlock(kLoadsOnly) && fitsBlock(kWithHandoff));
+/// The producer warpgroup transposes fp32 operands (the file comment): its
+/// 128 threads each hold four 16-byte pieces and their addresses.
+constexpr RegisterSplit kTransposing{80, 200};
+static_assert(fitsBlock(kLoadsOnly) && fitsBlock(kWithHandoff) &&
+              fitsBlock(kTransposing));
 
 int64_t stageBytes(const WgmmaGemmSpec &spec) {
   return (kWgmmaTileM + spec.b.size() * spec.tileN) * kRowBytes;
@@ -110,6 +143,29 @@ int64_t stageBytes(const WgmmaGemmSpec &spec) {
 /// bytes apart.
 constexpr int64_t kMnBlockBytes = 64 * kRowBytes;
 static_assert(kRowBytes == 64 * 2, "an MN-major row is 64 16-bit m/n");
+
+/// Whether `op` is MN-major in memory but K-major in the stage: fp32 data,
+/// which WGMMA does not transpose, transposed by the producer warpgroup.
+bool transposedInShared(const WgmmaGemmSpec &spec, const WgmmaOperand &op) {
+  return !op.kMajor && !wgmmaTakesMnMajor(spec.element);
+}
+
+/// Rows (m of A, n of B_j) of a k-step's tiles that the producer transposes.
+int64_t transposedRows(const WgmmaGemmSpec &spec) {
+  assert(spec.element && "the element decides what is transposed");
+  int64_t rows = transposedInShared(spec, spec.a) ? kWgmmaTileM : 0;
+  for (const WgmmaOperand &b : spec.b)
+    if (transposedInShared(spec, b))
+      rows += spec.tileN;
+  return rows;
+}
+
+/// A landing slot: the transposed operands' MN-major tiles of one k-step,
+/// A's first, each in boxes of 32 k rows x 32 m/n (4 KiB).
+int64_t landingSlotBytes(const WgmmaGemmSpec &spec) {
+  return transposedRows(spec) * kRowBytes;
+}
+constexpr int64_t kLandingSlots = 2;
 
 /// The accumulator fragment of m64nNk16 and m64nNk8 (fp32) in a
 /// warpgroup: register r of thread (warp w, lane l) holds row 16 w + l / 4
@@ -200,6 +256,11 @@ struct Wgmma : EpilogueHost {
         (int64_t(1) << 62) | (int64_t(1024 >> 4) << 32) | (leading << 16);
     return arith::OrIOp::create(b(), kb.loc, a, kb.i64(high));
   }
+  /// Whether `op`'s tile is K-major in a stage (as stored, or transposed
+  /// by the producer).
+  bool stagedKMajor(const WgmmaOperand &op) const {
+    return op.kMajor || transposedInShared(spec, op);
+  }
   /// Bytes from one instruction's k to the next in a tile: along a row
   /// (K-major), or that many k rows (MN-major, 16-bit: k16).
   static int64_t kStepBytes(bool kMajor) {
@@ -265,8 +326,10 @@ struct Wgmma : EpilogueHost {
   static bool handsOff(const std::optional<StagingPlan> &staging) {
     return staging && staging->handedOffBoxes;
   }
-  static RegisterSplit
-  registerSplit(const std::optional<StagingPlan> &staging) {
+  RegisterSplit
+  registerSplit(const std::optional<StagingPlan> &staging) const {
+    if (transposes())
+      return kTransposing;
     return handsOff(staging) ? kWithHandoff : kLoadsOnly;
   }
 
@@ -323,11 +386,87 @@ struct Wgmma : EpilogueHost {
     }
   }
 
+  /// The boxes of A loaded directly into a stage, and the bytes they and
+  /// the B_j so loaded bring: A (K-major, rows T) in boxes of rowsPerBox
+  /// rows, those holding rows below M (aBoxes; null: the whole tile), and
+  /// the stage's bytes without the others' and without the transposed
+  /// operands' (which arrive in a landing slot).
+  std::pair<Value, Value> directLoads(Value m0) {
+    Value aBoxes,
+        arrivingBytes = c32(stageBytes(spec) - landingSlotBytes(spec));
+    if (int64_t rowsPerBox = spec.a.rowsPerBox) {
+      Value rowsLeft = arith::SubIOp::create(
+          b(), kb.loc,
+          arith::TruncIOp::create(b(), kb.loc, i32, kb.extent(spec.m)), m0);
+      aBoxes = arith::MinUIOp::create(
+          b(), kb.loc, c32(kWgmmaTileM / rowsPerBox),
+          arith::CeilDivUIOp::create(b(), kb.loc, rowsLeft, c32(rowsPerBox)));
+      Value skipped = arith::SubIOp::create(
+          b(), kb.loc, c32(kWgmmaTileM / rowsPerBox), aBoxes);
+      arrivingBytes = arith::SubIOp::create(
+          b(), kb.loc, arrivingBytes,
+          kb.mul(skipped, c32(rowsPerBox * kRowBytes)));
+    }
+    return {aBoxes, arrivingBytes};
+  }
+
+  /// One operand's tile of `rows` m/n from `row0` and k from `k0`, read
+  /// through `map` into shared memory at byte `base` + `offset`, counted
+  /// on `barrier()`: a box of a row of k x rows (K-major; A in boxes of
+  /// rowsPerBox, the first aBoxes of them) or rows / tileK boxes of tileK
+  /// m/n x tileK k (MN-major: 64 x 64 16-bit, 32 x 32 fp32 elements).
+  void loadTile(unsigned map, Value base, Value offset, Value row0, Value k0,
+                bool kMajor, int64_t rows, int64_t rowsPerBox, Value aBoxes,
+                function_ref<Value()> barrier) {
+    auto load = [&](Value dstOffset, Value inner, Value outer) {
+      tmaLoad(map, kb.add(base, dstOffset), inner, outer, barrier());
+    };
+    if (kMajor && rowsPerBox) {
+      load(offset, k0, row0); // the tile's first row is below M
+      for (int64_t j = 1; j < rows / rowsPerBox; ++j)
+        kb.ifThen(kb.lessThan(c32(j), aBoxes), [&] {
+          load(kb.add(offset, c32(j * rowsPerBox * kRowBytes)), k0,
+               kb.add(row0, c32(j * rowsPerBox)));
+        });
+      return;
+    }
+    if (kMajor)
+      return load(offset, k0, row0);
+    for (int64_t j = 0; j < rows / tileK(); ++j)
+      load(kb.add(offset, c32(j * tileK() * kRowBytes)),
+           kb.add(row0, c32(tileK() * j)), k0);
+  }
+
+  /// One operand's tile (loadTile) of k-tile `kc` from the map whose
+  /// segment kc is in: a chain of scf.if on kc below each further
+  /// segment's start, each map read at kc less its start.
+  void loadOperand(const WgmmaOperand &op, Value base, Value offset,
+                   Value row0, int64_t rows, Value kc, Value aBoxes,
+                   function_ref<Value()> barrier) {
+    OpBuilder::InsertionGuard guard(b());
+    unsigned map = op.map;
+    Value k0 = kc;
+    for (const WgmmaOperand::Segment &next : op.further) {
+      Value below = kb.lessThan(kc, c32(next.kStart));
+      auto branch = scf::IfOp::create(b(), kb.loc, below, true);
+      b().setInsertionPoint(branch.thenBlock()->getTerminator());
+      loadTile(map, base, offset, row0, k0, op.kMajor, rows, op.rowsPerBox,
+               aBoxes, barrier);
+      b().setInsertionPoint(branch.elseBlock()->getTerminator());
+      map = next.map;
+      k0 = kb.add(kc, c32(-next.kStart));
+    }
+    loadTile(map, base, offset, row0, k0, op.kMajor, rows, op.rowsPerBox,
+             aBoxes, barrier);
+  }
+
   /// Loads k-steps [kFirst, kFirst + kSteps) (kSteps >= 1) into the ring,
   /// the first in round 0 of stage 0.
   void producer(Value kFirst, Value kSteps, Value m0, Value n0,
                 const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
+    if (transposes())
+      return transposingProducer(kFirst, kSteps, m0, n0);
     bool handoff = handsOff(staging);
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit(staging).producer,
                                    NVVM::SetMaxRegisterAction::decrease);
@@ -336,23 +475,7 @@ struct Wgmma : EpilogueHost {
       Value elected =
           NVVM::ElectSyncOp::create(b(), kb.loc, b().getI1Type(), Value());
       kb.ifThen(elected, [&] {
-        // A in boxes of rowsPerBox rows: those holding rows below M, and
-        // the stage's bytes without the others'.
-        Value aBoxes, arrivingBytes = c32(stageBytes(spec));
-        if (int64_t rowsPerBox = spec.a.rowsPerBox) {
-          Value rowsLeft = arith::SubIOp::create(
-              b(), kb.loc,
-              arith::TruncIOp::create(b(), kb.loc, i32, kb.extent(spec.m)), m0);
-          aBoxes = arith::MinUIOp::create(
-              b(), kb.loc, c32(kWgmmaTileM / rowsPerBox),
-              arith::CeilDivUIOp::create(b(), kb.loc, rowsLeft,
-                                         c32(rowsPerBox)));
-          Value skipped = arith::SubIOp::create(
-              b(), kb.loc, c32(kWgmmaTileM / rowsPerBox), aBoxes);
-          arrivingBytes = arith::SubIOp::create(
-              b(), kb.loc, arrivingBytes,
-              kb.mul(skipped, c32(rowsPerBox * kRowBytes)));
-        }
+        auto [aBoxes, arrivingBytes] = directLoads(m0);
         auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
         OpBuilder::InsertionGuard guard(b());
         b().setInsertionPointToStart(loop.getBody());
@@ -364,51 +487,12 @@ struct Wgmma : EpilogueHost {
             NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
         Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
         Value base = stageOffset(stage);
-        // One operand's tile of `rows` m/n from `row0`: a box of a row of k
-        // x rows (K-major; A in boxes of rowsPerBox, the first aBoxes of
-        // them) or rows / 64 boxes of 64 m/n x 64 k (MN-major).
-        auto issue = [&](unsigned map, Value offset, Value row0, Value k0,
-                         bool kMajor, int64_t rows, int64_t rowsPerBox = 0) {
-          auto load = [&](Value dstOffset, Value inner, Value outer) {
-            tmaLoad(map, kb.add(base, dstOffset), inner, outer, full(stage));
-          };
-          if (kMajor && rowsPerBox) {
-            load(offset, k0, row0); // the tile's first row is below M
-            for (int64_t j = 1; j < rows / rowsPerBox; ++j)
-              kb.ifThen(kb.lessThan(c32(j), aBoxes), [&] {
-                load(kb.add(offset, c32(j * rowsPerBox * kRowBytes)), k0,
-                     kb.add(row0, c32(j * rowsPerBox)));
-              });
-            return;
-          }
-          if (kMajor)
-            return load(offset, k0, row0);
-          for (int64_t j = 0; j < rows / 64; ++j)
-            load(kb.add(offset, c32(j * kMnBlockBytes)),
-                 kb.add(row0, c32(64 * j)), k0);
-        };
-        // One operand's tile from the map whose segment k-step kc is in: a
-        // chain of scf.if on kc below each further segment's start, each
-        // map read at kc less its start.
-        auto operand = [&](const WgmmaOperand &op, Value offset, Value row0,
-                           int64_t rows) {
-          OpBuilder::InsertionGuard guard(b());
-          unsigned map = op.map;
-          Value k0 = kc;
-          for (const WgmmaOperand::Segment &next : op.further) {
-            Value below = kb.lessThan(kc, c32(next.kStart));
-            auto branch = scf::IfOp::create(b(), kb.loc, below, true);
-            b().setInsertionPoint(branch.thenBlock()->getTerminator());
-            issue(map, offset, row0, k0, op.kMajor, rows, op.rowsPerBox);
-            b().setInsertionPoint(branch.elseBlock()->getTerminator());
-            map = next.map;
-            k0 = kb.add(kc, c32(-next.kStart));
-          }
-          issue(map, offset, row0, k0, op.kMajor, rows, op.rowsPerBox);
-        };
-        operand(spec.a, c32(0), m0, kWgmmaTileM);
+        auto barrier = [&] { return full(stage); };
+        loadOperand(spec.a, base, c32(0), m0, kWgmmaTileM, kc, aBoxes,
+                    barrier);
         for (unsigned j = 0; j < spec.b.size(); ++j)
-          operand(spec.b[j], bOffset(j), n0, spec.tileN);
+          loadOperand(spec.b[j], base, bOffset(j), n0, spec.tileN, kc, aBoxes,
+                      barrier);
       });
       if (staging && !staging->prefetched.empty())
         kb.ifThen(elected, [&] { prefetchStaged(*staging, kSteps, m0, n0); });
@@ -426,6 +510,165 @@ struct Wgmma : EpilogueHost {
       part.begin = staging->firstHandedOff(epilogueSpec);
       part.end = spec.tileN / 2;
       epilogue(views, staging, c32(c), part, kb.toI64(m0), kb.toI64(n0));
+    }
+  }
+
+  // The transposing producer (fp32 operands stored MN-major; the file
+  // comment). Landing slot l (k-step i uses l = i mod 2 in round i div 2)
+  // holds the transposed operands' tiles of one k-step as TMA stores them;
+  // landing[l] completes its phase for round r when they have arrived.
+
+  bool transposes() const { return landingSlotBytes(spec) > 0; }
+  Value landing(Value slot) {
+    return kb.add(c32(kBarrierBytes + spec.stages * stageBytes(spec)),
+                  kb.mul(slot, c32(landingSlotBytes(spec))));
+  }
+  Value landingBarrier(Value slot) {
+    return at(kb.add(kb.mul(slot, c32(8)), c32(8 * (2 * spec.stages + 2))));
+  }
+  /// Arrivals that complete full[s]'s phase: the leader's expect_tx for
+  /// the operands TMA loads into the stage directly (if any), and the
+  /// transposing producer's once its writes are done.
+  int64_t fullArrivals() const {
+    if (!transposes())
+      return 1;
+    return stageBytes(spec) > landingSlotBytes(spec) ? 2 : 1;
+  }
+
+  /// Every thread of warpgroup 0, for each k-step: thread 0 issues the
+  /// next step's landing loads and this step's direct ones, all wait for
+  /// this step's landing slot, write its tiles K-major into the stage,
+  /// fence them for WGMMA (the async proxy) and meet; thread 0 then
+  /// arrives on full[s].
+  void transposingProducer(Value kFirst, Value kSteps, Value m0, Value n0) {
+    NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit({}).producer,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    Value thread = kb.threadIdX(); // 0 .. 127 in warpgroup 0
+    Value leader = eq(thread, 0);
+    auto [aBoxes, arrivingBytes] = directLoads(m0);
+    auto kTile = [&](Value step) {
+      return kb.mul(kb.add(kFirst, step), c32(tileK()));
+    };
+    // The transposed operands' (row0, rows) in their landing order.
+    SmallVector<std::tuple<const WgmmaOperand *, Value, int64_t, int64_t>>
+        transposed; // operand, row0, rows, its tile's byte offset in a stage
+    if (transposedInShared(spec, spec.a))
+      transposed.push_back({&spec.a, m0, kWgmmaTileM, 0});
+    for (unsigned j = 0; j < spec.b.size(); ++j)
+      if (transposedInShared(spec, spec.b[j]))
+        transposed.push_back(
+            {&spec.b[j], n0, spec.tileN, (kWgmmaTileM + j * spec.tileN) *
+                                             kRowBytes});
+    auto fillLanding = [&](Value step) {
+      Value slot = urem(step, kLandingSlots);
+      auto barrier = [&] { return landingBarrier(slot); };
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b(), kb.loc, /*res=*/Type(), barrier(),
+          c32(landingSlotBytes(spec)), NVVM::MemScopeKind::CTA,
+          /*relaxed=*/false, /*predicate=*/Value());
+      int64_t offset = 0;
+      for (auto [op, row0, rows, stageAt] : transposed) {
+        loadOperand(*op, landing(slot), c32(offset), row0, rows,
+                    kTile(step), aBoxes, barrier);
+        offset += rows * kRowBytes;
+      }
+    };
+    kb.ifThen(leader, [&] { fillLanding(c32(0)); });
+    auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
+    OpBuilder::InsertionGuard guard(b());
+    b().setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    Value stage = urem(step, spec.stages);
+    Value next = kb.add(step, c32(1));
+    // The next step's slot held step - 1's tiles, which every thread has
+    // read (the barrier at the end of the previous step).
+    kb.ifThen(kb.both(leader, kb.lessThan(next, kSteps)),
+              [&] { fillLanding(next); });
+    waitFree(step);
+    Value base = stageOffset(stage);
+    if (fullArrivals() == 2)
+      kb.ifThen(leader, [&] {
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
+            NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+        auto barrier = [&] { return full(stage); };
+        if (!transposedInShared(spec, spec.a))
+          loadOperand(spec.a, base, c32(0), m0, kWgmmaTileM, kTile(step),
+                      aBoxes, barrier);
+        for (unsigned j = 0; j < spec.b.size(); ++j)
+          if (!transposedInShared(spec, spec.b[j]))
+            loadOperand(spec.b[j], base, bOffset(j), n0, spec.tileN,
+                        kTile(step), aBoxes, barrier);
+      });
+    Value slot = urem(step, kLandingSlots);
+    waitParity(landingBarrier(slot),
+               arith::AndIOp::create(b(), kb.loc, udiv(step, kLandingSlots),
+                                     c32(1)));
+    int64_t offset = 0;
+    for (auto [op, row0, rows, stageAt] : transposed) {
+      transposeTile(kb.add(landing(slot), c32(offset)),
+                    kb.add(base, c32(stageAt)), rows, thread);
+      offset += rows * kRowBytes;
+    }
+    // This thread's writes, for the WGMMAs that read them (async proxy);
+    // its reads of the slot, before the TMA that next fills it.
+    NVVM::FenceProxyOp::create(
+        b(), kb.loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b().getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    namedBarrier(c32(kProducerBarrier), 128);
+    kb.ifThen(leader, [&] {
+      NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), full(stage),
+                                     /*count=*/Value());
+    });
+  }
+
+  /// Writes a landing tile of `rows` m/n (at byte `from`: rows / 32 boxes
+  /// of 4 KiB, box b's row k holding m = 32 b + 4 c .. + 3 in its 16-byte
+  /// piece at position c ^ (k mod 8)) into a stage's tile at byte `to`,
+  /// K-major as TMA would have stored it (row m at 128 m, k = 4 q .. + 3
+  /// in its piece at position q ^ (m mod 8)). Thread t moves 4 x 4 blocks
+  /// (m chunk c, k chunk q) of boxes 2 i + t div 64: u = t mod 64, c = u
+  /// mod 8, q = (c + u div 8) mod 8. Its four loads of rows k = 4 q + j
+  /// and four stores of rows m = 32 b + 4 c + i are 16 bytes each; the 8
+  /// threads of a quarter warp (one u div 8 = s, c = 0 .. 7) then touch 8
+  /// distinct piece positions in each, so no bank is hit twice: loads at
+  /// c ^ (4 ((c + s) mod 2) + j), stores at ((c + s) mod 8) ^ (4 (c mod
+  /// 2) + i), each a bijection of c (bit 0 of c decides the flip of bit 2;
+  /// the sum mod 8 keeps distinct c distinct).
+  void transposeTile(Value from, Value to, int64_t rows, Value thread) {
+    auto quad = VectorType::get({4}, b().getF32Type());
+    auto xorI = [&](Value x, Value y) {
+      return arith::XOrIOp::create(b(), kb.loc, x, y).getResult();
+    };
+    Value u = urem(thread, 64);
+    Value c = urem(u, 8);
+    Value q = urem(kb.add(c, udiv(u, 8)), 8);
+    constexpr int64_t kBoxBytes = 32 * kRowBytes;
+    for (int64_t i = 0; i < rows / 64; ++i) {
+      Value box = kb.add(c32(2 * i), udiv(thread, 64));
+      Value fromBox = kb.add(from, kb.mul(box, c32(kBoxBytes)));
+      SmallVector<Value, 4> kRows; // k = 4 q + j: m = 32 box + 4 c .. + 3
+      for (int64_t j = 0; j < 4; ++j) {
+        Value k = kb.add(kb.mul(q, c32(4)), c32(j));
+        Value piece = kb.add(
+            kb.add(fromBox, kb.mul(k, c32(kRowBytes))),
+            kb.mul(xorI(c, urem(k, 8)), c32(16)));
+        kRows.push_back(LLVM::LoadOp::create(b(), kb.loc, quad, at(piece), 16));
+      }
+      for (int64_t r = 0; r < 4; ++r) {
+        Value m = kb.add(kb.add(kb.mul(box, c32(32)), kb.mul(c, c32(4))),
+                         c32(r));
+        Value piece = LLVM::UndefOp::create(b(), kb.loc, quad);
+        for (int64_t j = 0; j < 4; ++j)
+          piece = LLVM::InsertElementOp::create(
+              b(), kb.loc, piece,
+              LLVM::ExtractElementOp::create(b(), kb.loc, kRows[j], c32(r)),
+              c32(j));
+        Value at_ = kb.add(kb.add(to, kb.mul(m, c32(kRowBytes))),
+                           kb.mul(xorI(q, urem(m, 8)), c32(16)));
+        LLVM::StoreOp::create(b(), kb.loc, piece, at(at_), 16);
+      }
     }
   }
 
@@ -460,10 +703,10 @@ struct Wgmma : EpilogueHost {
                                          static_cast<int>(spec.tileN),
                                          static_cast<int>(instructionK()));
     for (int64_t kk = 0; kk < tileK() / instructionK(); ++kk) {
-      bool aK = spec.a.kMajor;
+      bool aK = stagedKMajor(spec.a);
       Value dA = descriptor(at(kb.add(aBase, c32(kStepBytes(aK) * kk))), aK);
       for (unsigned j = 0; j < spec.b.size(); ++j) {
-        bool bK = spec.b[j].kMajor;
+        bool bK = stagedKMajor(spec.b[j]);
         Value dB = descriptor(
             at(kb.add(kb.add(base, bOffset(j)), c32(kStepBytes(bK) * kk))), bK);
         sums[j] = NVVM::WgmmaMmaAsyncOp::create(
@@ -733,8 +976,15 @@ bool mlir::fmlp::wgmmaTakesMnMajor(Type element) {
   return element.getIntOrFloatBitWidth() == 16;
 }
 
+bool mlir::fmlp::wgmmaReadsMnMajor(Type element) {
+  return wgmmaTakesMnMajor(element) || wgmmaTransposesFp32();
+}
+
+bool mlir::fmlp::wgmmaTransposesFp32() { return tf32WgmmaMnMajor; }
+
 int64_t mlir::fmlp::wgmmaSharedBytes(const WgmmaGemmSpec &spec) {
-  return kBarrierBytes + spec.stages * stageBytes(spec);
+  return kBarrierBytes + spec.stages * stageBytes(spec) +
+         kLandingSlots * landingSlotBytes(spec);
 }
 
 void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
@@ -743,11 +993,16 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   Wgmma w(kb, spec);
   EpilogueViews views =
       EpilogueViews::discover(kb, spec.epilogue, spec.b.size());
-  assert((wgmmaTakesMnMajor(spec.element) ||
+  assert((wgmmaTakesMnMajor(spec.element) || wgmmaTransposesFp32() ||
           (spec.a.kMajor && llvm::all_of(spec.b, [](const WgmmaOperand &b) {
              return b.kMajor;
            }))) &&
-         "WGMMA transposes 16-bit operands only: tf32 ones are K-major");
+         "WGMMA transposes 16-bit operands only: MN-major tf32 ones need "
+         "--fmlp-tf32-wgmma-mn-major");
+  assert(!w.transposes() || 8 * (2 * spec.stages + 2 + kLandingSlots) <=
+                                kArrivalWord &&
+                                "the landing mbarriers overlap the arrival "
+                                "word");
   // The epilogue's slots lie in the ring, free once the main loop is done.
   // 16-bit views only: fp32 ones (tf32 kernels) take the epilogue's direct
   // stores. A thread's column pair is then 8 bytes and a warp's store 8
@@ -812,10 +1067,15 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
 
   kb.ifThen(w.eq(tid, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
-      NVVM::MBarrierInitOp::create(b, loc, w.full(w.c32(s)), w.c32(1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, w.full(w.c32(s)),
+                                   w.c32(w.fullArrivals()), Value());
       NVVM::MBarrierInitOp::create(b, loc, w.empty(w.c32(s)), w.c32(2),
                                    Value());
     }
+    if (w.transposes())
+      for (int64_t l = 0; l < kLandingSlots; ++l)
+        NVVM::MBarrierInitOp::create(b, loc, w.landingBarrier(w.c32(l)),
+                                     w.c32(1), Value());
     if (!spec.outputMaps.empty())
       for (int64_t c = 0; c < 2; ++c)
         NVVM::MBarrierInitOp::create(b, loc, w.epilogueBarrier(w.c32(c)),

@@ -767,8 +767,16 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
          << gemm.element;
       break;
     }
+    // An MN-major operand the strategy cannot read is refused by planTma
+    // (buildVariant); here it counts as K-major (no landing slot).
+    auto kMajor = [&](const GemmOperand &operand) {
+      return operand.parts[0].kMajor || !wgmmaReadsMnMajor(gemm.element);
+    };
     WgmmaGemmSpec spec;
-    spec.b.resize(accumulators);
+    spec.element = gemm.element;
+    spec.a.kMajor = kMajor(gemm.a);
+    for (const GemmOperand &b : gemm.b)
+      spec.b.emplace_back().kMajor = kMajor(b);
     spec.tileN = config.tileN;
     spec.stages = config.stages;
     if (int64_t bytes = wgmmaSharedBytes(spec); bytes > limit)

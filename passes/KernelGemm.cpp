@@ -281,11 +281,12 @@ class TmaPlanner {
 public:
   TmaPlanner(int64_t tileN, Type element)
       : tileN(tileN), tileK(wgmmaTileK(element)),
-        mnMajorTaken(wgmmaTakesMnMajor(element)) {}
+        mnMajorTaken(wgmmaReadsMnMajor(element)) {}
 
   /// Why the WGMMA strategy cannot read `operand` as it is formed, or "".
-  /// Its parts K-major where WGMMA takes no MN-major ones (fp32 operands:
-  /// tf32), and all of one layout. A map after the first (mapFirsts) only
+  /// Its parts K-major where it reads no MN-major ones (fp32 operands,
+  /// tf32, unless the producer transposes them: wgmmaReadsMnMajor), and
+  /// all of one layout. A map after the first (mapFirsts) only
   /// a concatenation along k can have, starting at a k-step ([Wg Wu], an
   /// adapter's columns).
   std::string unsupportedForm(const GemmOperand &operand, bool isA) const {
@@ -294,7 +295,8 @@ public:
       for (const GemmPart &part : parts)
         if (!part.kMajor)
           return ("tf32 WGMMA reads K-major operands only, and " + part.role +
-                  " is MN-major (its rows index k)")
+                  " is MN-major (its rows index k; "
+                  "--fmlp-tf32-wgmma-mn-major transposes it in shared memory)")
               .str();
     for (const GemmPart &part : parts)
       if (part.kMajor != parts[0].kMajor)
@@ -401,10 +403,11 @@ private:
     if (!cols)
       cols = cast<MemRefType>(view.getType()).getDimSize(1);
     fail(notIn16BytePieces(view, cols, role));
-    // K-major: boxes of the tile's rows x a stage's row of k; MN-major
-    // (16-bit): of 64 k rows x 64 m/n.
+    // K-major: boxes of the tile's rows x a stage's row of k; MN-major:
+    // of a stage's k rows x as many m/n (128 bytes of them: 64 x 64
+    // 16-bit, 32 x 32 fp32 elements).
     return kMajor ? record(view, cols, kMajor, tileRows, tileK)
-                  : record(view, cols, kMajor, 64, 64);
+                  : record(view, cols, kMajor, tileK, tileK);
   }
   unsigned record(Value view, int64_t cols, bool kMajor, int64_t boxRows,
                   int64_t boxCols) {

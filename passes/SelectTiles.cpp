@@ -133,8 +133,14 @@ GemmShape describe(Operation *op) {
   shape.element = gemm.element;
   shape.accumulators = gemm.b.size();
   shape.precision = gemm.precision;
-  (void)planTma(op, gemm, 256 / shape.accumulators, shape.notTmaReady);
-  shape.tmaReady = shape.notTmaReady.empty();
+  FailureOr<TmaPlan> plan =
+      planTma(op, gemm, 256 / shape.accumulators, shape.notTmaReady);
+  shape.tmaReady = succeeded(plan);
+  if (shape.tmaReady) {
+    shape.aKMajor = plan->a.kMajor;
+    for (const WgmmaOperand &b : plan->b)
+      shape.bKMajor.push_back(b.kMajor);
+  }
   shape.notSmallTokensReady = notSmallTokensReady(gemm);
   // K3 with [in, out] weights meets the kernel's requirements too, but no
   // GPU test has run it (every GPU-test bundle has nn.Linear's layout).

@@ -66,6 +66,22 @@
 // TF32-WGMMA: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32
 // RUN: grep -c "wgmma.mma_async.sync.aligned.m64n[0-9]*k8.f32.tf32.tf32" %t/tf32-variants.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-VARIANTS
 // TF32-VARIANTS: {{[1-9][0-9]*}}
+// The backward's MN-major fp32 operands transposed in shared memory by the
+// producer (--fmlp-tf32-wgmma-mn-major, off by default): all of Llama-7B's
+// tf32 kernels on WGMMA (none on mma_sync), and the variants' too where
+// TMA can read them (the fp32 block's [Wg Wu] split at k = 200 cannot).
+// RUN: mkdir -p %t/mn
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-wgmma-mn-major -o %t/mn/tf32-sm90a.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 --fmlp-tf32-wgmma-mn-major -o %t/mn/tf32-variants.bundle
+// RUN: cat %t/mn/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
+// RUN: grep -c "Compiling entry" %t/mn/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=MN-KERNELS
+// RUN: not grep "mma_sync'" %t/mn/tf32-sm90a.bundle/ptxas.log
+// RUN: grep -c "mma_sync'" %t/mn/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=MN-VARIANTS-MMA
+// RUN: grep -c "fence.proxy.async.shared::cta" %t/mn/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=MN-TRANSPOSING
+// MN-KERNELS: 27
+// MN-VARIANTS-MMA: 2
+// K3 and its 2 token variants, K4 and its 3 (2 split-K), K5, K6: 9.
+// MN-TRANSPOSING: 9
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX

@@ -173,10 +173,8 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
               EXPECT_EQ(c.tileK * element.getIntOrFloatBitWidth() / 8, 128);
               EXPECT_GE(c.stages, 2);
               // Maximal: one more stage would not fit (or the cap of 6).
-              WgmmaGemmSpec more;
-              more.b.resize(accumulators);
-              more.tileN = c.tileN;
-              more.stages = c.stages + 1;
+              WgmmaGemmSpec more =
+                  wgmmaFootprint(shape, c.tileN, c.stages + 1);
               EXPECT_TRUE(c.stages == 6 || wgmmaSharedBytes(more) > limit);
             } else if (c.strategy == KernelStrategy::mma_sync) {
               ++mmaSyncCount;
@@ -314,6 +312,48 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
 
 // The strategy asked for (fmlp-select-tiles' strategy=) replaces faster
 // ones where the operands allow it, and says so.
+// fp32 operands stored MN-major (the backward's; where planTma lets the
+// producer transpose them, --fmlp-tf32-wgmma-mn-major) take WGMMA with two
+// landing slots of their k-step's tiles beside the ring: as many stages as
+// then fit, and the reason says so. 16-bit ones take none.
+TEST(TileSelection, TransposedFp32OperandsTakeLandingSlots) {
+  MLIRContext context;
+  Builder b(&context);
+  const Target &h200 = target("sm_90a");
+  constexpr int64_t kStage = (128 + 256) * 128, kBarriers = 1024;
+  auto select = [&](Type element, bool aKMajor, bool bKMajor) {
+    GemmShape shape{element, 1, true, ""};
+    if (element.isF32())
+      shape.precision = Precision::tf32;
+    shape.aKMajor = aKMajor;
+    shape.bKMajor = {bKMajor};
+    KernelConfig c = selectGemmConfig(h200, shape);
+    EXPECT_EQ(c.strategy, KernelStrategy::wgmma) << c.reason;
+    EXPECT_EQ(c.tileN, 256);
+    EXPECT_EQ(c.sharedBytes,
+              wgmmaSharedBytes(wgmmaFootprint(shape, c.tileN, c.stages)));
+    EXPECT_GT(wgmmaSharedBytes(wgmmaFootprint(shape, c.tileN, c.stages + 1)),
+              h200.sharedBytesPerBlock);
+    return c;
+  };
+  // K3, K4: B (256 rows of 128 bytes) lands: two 32 KiB slots, 3 stages.
+  KernelConfig k3 = select(b.getF32Type(), true, false);
+  EXPECT_EQ(k3.stages, 3);
+  EXPECT_EQ(k3.sharedBytes, kBarriers + 3 * kStage + 2 * 256 * 128);
+  EXPECT_NE(k3.reason.find("MN-major ones transposed in shared memory"),
+            std::string::npos)
+      << k3.reason;
+  // K5, K6: A and B land: two 48 KiB slots, 2 stages.
+  KernelConfig k5 = select(b.getF32Type(), false, false);
+  EXPECT_EQ(k5.stages, 2);
+  EXPECT_EQ(k5.sharedBytes, kBarriers + 2 * kStage + 2 * kStage);
+  // K-major fp32 and MN-major 16-bit operands: no slots, 4 stages.
+  EXPECT_EQ(select(b.getF32Type(), true, true).sharedBytes,
+            kBarriers + 4 * kStage);
+  EXPECT_EQ(select(b.getBF16Type(), false, false).sharedBytes,
+            kBarriers + 4 * kStage);
+}
+
 TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
   MLIRContext context;
   Builder b(&context);
