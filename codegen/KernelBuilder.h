@@ -304,7 +304,7 @@ struct WgmmaGemmSpec {
   /// Shared memory one block may use on the target (the epilogue's
   /// hand-off area goes past the ring only where it fits).
   int64_t sharedBytesLimit = 0;
-  Type element; // bf16 or f16, or f32 (multiplied as tf32, K-major)
+  Type element; // bf16 or f16, or f32 (multiplied as tf32)
   GemmSpec::Epilogue epilogue;
   /// Split-K: K's tiles cut into `splitK` slices, one block each (grid z),
   /// reduced in `splitKWorkspace` (ptr<1>, laid out as SplitKWorkspace

@@ -605,9 +605,14 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     why = shape.notTmaReady;
 
   if (why.empty()) {
-    if (std::optional<KernelConfig> config =
-            wgmmaConfig(target, shape, wgmmaTileN(target, shape)))
-      return *config;
+    // The rule's width, or a narrower one where two stages of it (and the
+    // landing slots of transposed operands) do not fit.
+    int64_t widest = wgmmaTileN(target, shape);
+    for (int64_t tileN : {widest, int64_t(128), int64_t(64)})
+      if (tileN <= widest)
+        if (std::optional<KernelConfig> config =
+                wgmmaConfig(target, shape, tileN))
+          return *config;
     why = "no two WGMMA stages fit " + std::string(target.chip) +
           "'s shared memory";
   }

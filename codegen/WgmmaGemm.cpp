@@ -76,6 +76,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/CheckedOption.h"
 #include "codegen/KernelBuilder.h"
 #include "codegen/StagedEpilogue.h"
 #include "codegen/TileSelection.h"
@@ -99,11 +100,28 @@ static llvm::cl::opt<bool> tf32WgmmaMnMajor(
                    "transposed in shared memory (else mma_sync)"));
 
 namespace {
+struct LandingSlots {
+  static bool accepts(int n) { return n >= 2 && n <= 4; }
+  static constexpr const char *expected = "2 to 4";
+};
+} // namespace
+
+// For A/B runs: the landing slots of the transposed operands. With L slots
+// the producer loads a k-step's tiles L - 1 steps before it transposes
+// them: more slots hide more of TMA's latency, fewer leave room for ring
+// stages (tile selection counts them).
+static llvm::cl::opt<int, false, CheckedIntParser<LandingSlots>>
+    landingSlotCount(
+        "fmlp-tf32-landing-slots", llvm::cl::Hidden, llvm::cl::init(2),
+        llvm::cl::desc("fp32 operands transposed in shared memory: the "
+                       "landing slots, 2 to 4"));
+
+namespace {
 
 constexpr int64_t kBarrierBytes = 1024;
 /// Split-K: where the consumers' counter reader leaves what it read (the
-/// last word of the barrier area, past every mbarrier: 8 (2 stages + 2)
-/// bytes, stages <= 62).
+/// last word of the barrier area, past every mbarrier: 8 (2 stages + 2 +
+/// landing slots) bytes; buildWgmmaGemm asserts it).
 constexpr int64_t kArrivalWord = kBarrierBytes - 4;
 constexpr int64_t kRowBytes = kWgmmaRowBytes;
 /// Each consumer warpgroup holds one part of the staged epilogue.
@@ -130,7 +148,7 @@ constexpr bool fitsBlock(RegisterSplit split) {
 }
 /// The producer warpgroup transposes fp32 operands (the file comment): its
 /// 128 threads each hold four 16-byte pieces and their addresses.
-constexpr RegisterSplit kTransposing{80, 200};
+constexpr RegisterSplit kTransposing{80, 208};
 static_assert(fitsBlock(kLoadsOnly) && fitsBlock(kWithHandoff) &&
               fitsBlock(kTransposing));
 
@@ -165,7 +183,9 @@ int64_t transposedRows(const WgmmaGemmSpec &spec) {
 int64_t landingSlotBytes(const WgmmaGemmSpec &spec) {
   return transposedRows(spec) * kRowBytes;
 }
-constexpr int64_t kLandingSlots = 2;
+/// The landing slots of a kernel that transposes (--fmlp-tf32-landing-
+/// slots).
+int64_t landingSlots() { return landingSlotCount; }
 
 /// The accumulator fragment of m64nNk16 and m64nNk8 (fp32) in a
 /// warpgroup: register r of thread (warp w, lane l) holds row 16 w + l / 4
@@ -392,6 +412,8 @@ struct Wgmma : EpilogueHost {
   /// the stage's bytes without the others' and without the transposed
   /// operands' (which arrive in a landing slot).
   std::pair<Value, Value> directLoads(Value m0) {
+    assert((!spec.a.rowsPerBox || spec.a.kMajor) &&
+           "A in boxes of rows below T is loaded directly, K-major");
     Value aBoxes,
         arrivingBytes = c32(stageBytes(spec) - landingSlotBytes(spec));
     if (int64_t rowsPerBox = spec.a.rowsPerBox) {
@@ -560,7 +582,7 @@ struct Wgmma : EpilogueHost {
             {&spec.b[j], n0, spec.tileN, (kWgmmaTileM + j * spec.tileN) *
                                              kRowBytes});
     auto fillLanding = [&](Value step) {
-      Value slot = urem(step, kLandingSlots);
+      Value slot = urem(step, landingSlots());
       auto barrier = [&] { return landingBarrier(slot); };
       NVVM::MBarrierArriveExpectTxOp::create(
           b(), kb.loc, /*res=*/Type(), barrier(),
@@ -573,15 +595,20 @@ struct Wgmma : EpilogueHost {
         offset += rows * kRowBytes;
       }
     };
-    kb.ifThen(leader, [&] { fillLanding(c32(0)); });
+    // Steps 0 .. L - 2 before the loop; step i + L - 1 in step i.
+    int64_t ahead = landingSlots() - 1;
+    for (int64_t first = 0; first < ahead; ++first) // kSteps >= 1
+      kb.ifThen(first == 0 ? leader
+                           : kb.both(leader, kb.lessThan(c32(first), kSteps)),
+                [&] { fillLanding(c32(first)); });
     auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
     OpBuilder::InsertionGuard guard(b());
     b().setInsertionPointToStart(loop.getBody());
     Value step = loop.getInductionVar();
     Value stage = urem(step, spec.stages);
-    Value next = kb.add(step, c32(1));
-    // The next step's slot held step - 1's tiles, which every thread has
-    // read (the barrier at the end of the previous step).
+    Value next = kb.add(step, c32(ahead));
+    // That step's slot held step - 1's tiles, which every thread has read
+    // (the barrier at the end of the previous step).
     kb.ifThen(kb.both(leader, kb.lessThan(next, kSteps)),
               [&] { fillLanding(next); });
     waitFree(step);
@@ -600,9 +627,9 @@ struct Wgmma : EpilogueHost {
             loadOperand(spec.b[j], base, bOffset(j), n0, spec.tileN,
                         kTile(step), aBoxes, barrier);
       });
-    Value slot = urem(step, kLandingSlots);
+    Value slot = urem(step, landingSlots());
     waitParity(landingBarrier(slot),
-               arith::AndIOp::create(b(), kb.loc, udiv(step, kLandingSlots),
+               arith::AndIOp::create(b(), kb.loc, udiv(step, landingSlots()),
                                      c32(1)));
     int64_t offset = 0;
     for (auto [op, row0, rows, stageAt] : transposed) {
@@ -628,15 +655,17 @@ struct Wgmma : EpilogueHost {
   /// piece at position c ^ (k mod 8)) into a stage's tile at byte `to`,
   /// K-major as TMA would have stored it (row m at 128 m, k = 4 q .. + 3
   /// in its piece at position q ^ (m mod 8)). Thread t moves 4 x 4 blocks
-  /// (m chunk c, k chunk q) of boxes 2 i + t div 64: u = t mod 64, c = u
-  /// mod 8, q = (c + u div 8) mod 8. Its four loads of rows k = 4 q + j
-  /// and four stores of rows m = 32 b + 4 c + i are 16 bytes each; the 8
-  /// threads of a quarter warp (one u div 8 = s, c = 0 .. 7) then touch 8
-  /// distinct piece positions in each, so no bank is hit twice: loads at
+  /// (m chunk c, k chunk q) of boxes 2 p + t div 64 in round p: u = t mod
+  /// 64, c = u mod 8, q = (c + u div 8) mod 8. Its four loads of rows k =
+  /// 4 q + j and four stores of rows m = 32 b + 4 c + r are 16 bytes each;
+  /// the 8 threads of a quarter warp (one u div 8 = s, c = 0 .. 7) then
+  /// touch 8 distinct piece positions in each, so no bank is hit twice:
+  /// loads at
   /// c ^ (4 ((c + s) mod 2) + j), stores at ((c + s) mod 8) ^ (4 (c mod
-  /// 2) + i), each a bijection of c (bit 0 of c decides the flip of bit 2;
+  /// 2) + r), each a bijection of c (bit 0 of c decides the flip of bit 2;
   /// the sum mod 8 keeps distinct c distinct).
   void transposeTile(Value from, Value to, int64_t rows, Value thread) {
+    assert(rows % 64 == 0 && "a round of 128 threads moves two 32-row boxes");
     auto quad = VectorType::get({4}, b().getF32Type());
     auto xorI = [&](Value x, Value y) {
       return arith::XOrIOp::create(b(), kb.loc, x, y).getResult();
@@ -645,8 +674,8 @@ struct Wgmma : EpilogueHost {
     Value c = urem(u, 8);
     Value q = urem(kb.add(c, udiv(u, 8)), 8);
     constexpr int64_t kBoxBytes = 32 * kRowBytes;
-    for (int64_t i = 0; i < rows / 64; ++i) {
-      Value box = kb.add(c32(2 * i), udiv(thread, 64));
+    for (int64_t p = 0; p < rows / 64; ++p) {
+      Value box = kb.add(c32(2 * p), udiv(thread, 64));
       Value fromBox = kb.add(from, kb.mul(box, c32(kBoxBytes)));
       SmallVector<Value, 4> kRows; // k = 4 q + j: m = 32 box + 4 c .. + 3
       for (int64_t j = 0; j < 4; ++j) {
@@ -984,7 +1013,7 @@ bool mlir::fmlp::wgmmaTransposesFp32() { return tf32WgmmaMnMajor; }
 
 int64_t mlir::fmlp::wgmmaSharedBytes(const WgmmaGemmSpec &spec) {
   return kBarrierBytes + spec.stages * stageBytes(spec) +
-         kLandingSlots * landingSlotBytes(spec);
+         landingSlots() * landingSlotBytes(spec);
 }
 
 void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
@@ -999,7 +1028,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
            }))) &&
          "WGMMA transposes 16-bit operands only: MN-major tf32 ones need "
          "--fmlp-tf32-wgmma-mn-major");
-  assert(!w.transposes() || 8 * (2 * spec.stages + 2 + kLandingSlots) <=
+  assert(!w.transposes() || 8 * (2 * spec.stages + 2 + landingSlots()) <=
                                 kArrivalWord &&
                                 "the landing mbarriers overlap the arrival "
                                 "word");
@@ -1073,7 +1102,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
                                    Value());
     }
     if (w.transposes())
-      for (int64_t l = 0; l < kLandingSlots; ++l)
+      for (int64_t l = 0; l < landingSlots(); ++l)
         NVVM::MBarrierInitOp::create(b, loc, w.landingBarrier(w.c32(l)),
                                      w.c32(1), Value());
     if (!spec.outputMaps.empty())

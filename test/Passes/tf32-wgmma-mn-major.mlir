@@ -1,10 +1,17 @@
 // RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --fmlp-tf32-wgmma-mn-major --split-input-file | FileCheck %s
+// RUN: not fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --fmlp-tf32-wgmma-mn-major --fmlp-tf32-landing-slots=3 --split-input-file 2>/dev/null | FileCheck %s --check-prefix=SLOTS3
+// RUN: not fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --fmlp-tf32-wgmma-mn-major --fmlp-tf32-landing-slots=3 --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=SLOTS3-K6
+// K6's hand-written config (2 stages of 256 columns) does not fit beside a
+// third 48 KiB slot (tile selection would narrow its tiles).
+// SLOTS3-K6: error: 'fmlp.down_weight_grad' op has a kernel config it cannot be built with: wgmma stages = 2 take 246784 B of shared memory, past sm_90a's 232448
+// RUN: not fmlp-opt %s --fmlp-tf32-landing-slots=5 2>&1 | FileCheck %s --check-prefix=BAD-SLOTS
+// BAD-SLOTS: for the --fmlp-tf32-landing-slots option: must be 2 to 4, not '5'
 
 // fp32 operands stored MN-major (K3's Wd, its rows indexing k) on tf32
 // WGMMA (--fmlp-tf32-wgmma-mn-major, codegen/WgmmaGemm.cpp): TMA loads
 // Wd's k-step tile into a landing slot in boxes of 32 k rows x 32 columns;
 // the producer warpgroup's 128 threads (80 registers each after
-// setmaxnreg, the consumers 200) write it K-major into the stage, 16 bytes
+// setmaxnreg, the consumers 208) write it K-major into the stage, 16 bytes
 // at a time, fence their writes for the async proxy and meet on named
 // barrier 4, then one arrives on the stage's full barrier: two arrivals
 // complete it, this one and the expect_tx of dy's tile (K-major, loaded
@@ -38,8 +45,16 @@
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.barrier id = %c4_i32{{.*}} number_of_threads = %c128_i32
 // CHECK: nvvm.mbarrier.arrive %
-// CHECK: nvvm.setmaxregister  increase 200
+// CHECK: nvvm.setmaxregister  increase 208
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// With three landing slots, three landing barriers, and steps 0 and 1
+// filled before the loop (the second only if K has two k-steps).
+// SLOTS3-LABEL: llvm.func @k3_k0_down_grad(
+// SLOTS3-COUNT-6: nvvm.mbarrier.init %{{.+}}, %c2_i32
+// SLOTS3-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c1_i32
+// SLOTS3: nvvm.setmaxregister  decrease 80
+// SLOTS3-COUNT-2: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
+// SLOTS3: scf.for
 func.func @k3(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %g: memref<?x128xf32>, %u: memref<?x128xf32>) {
   fmlp.down_grad silu ins(%dy, %wd, %g, %u : memref<?x64xf32>, memref<64x128xf32>, memref<?x128xf32>, memref<?x128xf32>) outs(%g, %u : memref<?x128xf32>, memref<?x128xf32>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 32], stages = 3, cluster = [1, 1], shared_bytes = 132096, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32>}

@@ -16,6 +16,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/Support/CommandLine.h"
+
 #include <gtest/gtest.h>
 
 using namespace mlir;
@@ -352,6 +354,22 @@ TEST(TileSelection, TransposedFp32OperandsTakeLandingSlots) {
             kBarriers + 4 * kStage);
   EXPECT_EQ(select(b.getBF16Type(), false, false).sharedBytes,
             kBarriers + 4 * kStage);
+  // Three slots (--fmlp-tf32-landing-slots=3): K5's 256-wide tiles do not
+  // fit two stages beside three 48 KiB slots; 128-wide ones take 4 stages.
+  llvm::cl::Option *slots =
+      llvm::cl::getRegisteredOptions()["fmlp-tf32-landing-slots"];
+  ASSERT_NE(slots, nullptr);
+  ASSERT_FALSE(slots->addOccurrence(0, "fmlp-tf32-landing-slots", "3"));
+  GemmShape both{b.getF32Type(), 1, true, ""};
+  both.precision = Precision::tf32;
+  both.aKMajor = false;
+  both.bKMajor = {false};
+  KernelConfig narrowed = selectGemmConfig(h200, both);
+  EXPECT_EQ(narrowed.strategy, KernelStrategy::wgmma) << narrowed.reason;
+  EXPECT_EQ(narrowed.tileN, 128);
+  EXPECT_EQ(narrowed.stages, 4);
+  EXPECT_EQ(narrowed.sharedBytes, kBarriers + 4 * 256 * 128 + 3 * 256 * 128);
+  ASSERT_FALSE(slots->addOccurrence(0, "fmlp-tf32-landing-slots", "2"));
 }
 
 TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {

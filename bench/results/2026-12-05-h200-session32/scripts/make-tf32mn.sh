@@ -8,6 +8,8 @@
 #              major): test/GPU/make-bundles.sh's f32 set at tf32 (both
 #              shapes, the edge shapes, save=x and save=u in chunks of 1024,
 #              LoRA r16/rd16), K1..K6 all on WGMMA
+#   mn3/       the same with three landing slots (--fmlp-tf32-landing-slots=3)
+#              at both shapes
 #   mma/       the default (K3..K6 on mma_sync) at both shapes, for the A/B
 #   cache-mn/, cache-mma/   the Python package's cache (bench_precision.py:
 #              BlockSpec(D, H, "f32", precision="tf32") at both shapes)
@@ -29,6 +31,15 @@ for shape in 1024x2816 4096x11008; do
   grep -q '"precision": "tf32"' "$out/mn/mlp-f32-$d-$h.bundle/manifest.json"
   build/bin/fmlp-compile "$out/mn/source-$d-$h.mlir" --chip=sm_90a --precision=tf32 \
     --report=false -o "$out/mma/mlp-f32-$d-$h.bundle"
+done
+# Three landing slots (each k-step's tiles loaded two steps ahead; K5 and
+# K6 then take 128-wide tiles): the A/B of the producer's lookahead.
+mkdir -p "$out/mn3"
+for shape in 1024x2816 4096x11008; do
+  d=${shape%x*} h=${shape#*x}
+  build/bin/fmlp-compile "$out/mn/source-$d-$h.mlir" --chip=sm_90a --precision=tf32 \
+    --fmlp-tf32-wgmma-mn-major --fmlp-tf32-landing-slots=3 --report=false \
+    -o "$out/mn3/mlp-f32-$d-$h.bundle"
 done
 rm "$out"/mn/*.mlir
 # The Python package's bundles: its fmlp-compile, through a wrapper that
