@@ -323,12 +323,16 @@ TEST(TileSelection, TransposedFp32OperandsTakeLandingSlots) {
   Builder b(&context);
   const Target &h200 = target("sm_90a");
   constexpr int64_t kStage = (128 + 256) * 128, kBarriers = 1024;
-  auto select = [&](Type element, bool aKMajor, bool bKMajor) {
+  auto shapeOf = [&](Type element, bool aKMajor, bool bKMajor) {
     GemmShape shape{element, 1, true, ""};
     if (element.isF32())
       shape.precision = Precision::tf32;
     shape.aKMajor = aKMajor;
     shape.bKMajor = {bKMajor};
+    return shape;
+  };
+  auto select = [&](Type element, bool aKMajor, bool bKMajor) {
+    GemmShape shape = shapeOf(element, aKMajor, bKMajor);
     KernelConfig c = selectGemmConfig(h200, shape);
     EXPECT_EQ(c.strategy, KernelStrategy::wgmma) << c.reason;
     EXPECT_EQ(c.tileN, 256);
@@ -360,11 +364,8 @@ TEST(TileSelection, TransposedFp32OperandsTakeLandingSlots) {
       llvm::cl::getRegisteredOptions()["fmlp-tf32-landing-slots"];
   ASSERT_NE(slots, nullptr);
   ASSERT_FALSE(slots->addOccurrence(0, "fmlp-tf32-landing-slots", "3"));
-  GemmShape both{b.getF32Type(), 1, true, ""};
-  both.precision = Precision::tf32;
-  both.aKMajor = false;
-  both.bKMajor = {false};
-  KernelConfig narrowed = selectGemmConfig(h200, both);
+  KernelConfig narrowed =
+      selectGemmConfig(h200, shapeOf(b.getF32Type(), false, false));
   EXPECT_EQ(narrowed.strategy, KernelStrategy::wgmma) << narrowed.reason;
   EXPECT_EQ(narrowed.tileN, 128);
   EXPECT_EQ(narrowed.stages, 4);
