@@ -26,12 +26,14 @@
 // fp32 operands stored MN-major (the backward's K3..K6: Wd and [Wg Wu] with
 // their rows indexing k, and the activations of the weight gradients,
 // whose k is T) under --fmlp-tf32-wgmma-mn-major: tf32 WGMMA reads K-major
-// operands only, so their tiles land first. After the ring, two landing
-// slots each hold one k-step's MN-major tiles of those operands (A's
+// operands only, so their tiles land first. After the ring, landing slots
+// (2, or --fmlp-tf32-landing-slots) each hold one k-step's MN-major tiles
+// of those operands (A's
 // first), as TMA stores them: boxes of 32 k rows x 32 m/n (128 bytes a
 // row, 128-byte swizzled), landing[l] (an mbarrier after the epilogue's)
 // counting their bytes. The whole producer warpgroup then runs the loop:
-// thread 0 fills the next step's slot and loads the K-major operands into
+// thread 0 fills a later step's slot (L - 1 steps ahead of L slots) and
+// loads the K-major operands into
 // the stage directly (arrive.expect_tx on full[s], as before); every thread
 // waits for the stage to be free and this step's slot to land, writes the
 // slot's tiles K-major into the stage (transposeTile: the layout TMA gives
@@ -482,6 +484,19 @@ struct Wgmma : EpilogueHost {
              aBoxes, barrier);
   }
 
+  /// The operands of k-tile `kc` that TMA loads into stage `stage` as they
+  /// are (all but those transposed in shared memory), counted on full[s].
+  void loadStage(Value stage, Value kc, Value m0, Value n0, Value aBoxes) {
+    Value base = stageOffset(stage);
+    auto barrier = [&] { return full(stage); };
+    if (!transposedInShared(spec, spec.a))
+      loadOperand(spec.a, base, c32(0), m0, kWgmmaTileM, kc, aBoxes, barrier);
+    for (unsigned j = 0; j < spec.b.size(); ++j)
+      if (!transposedInShared(spec, spec.b[j]))
+        loadOperand(spec.b[j], base, bOffset(j), n0, spec.tileN, kc, aBoxes,
+                    barrier);
+  }
+
   /// Loads k-steps [kFirst, kFirst + kSteps) (kSteps >= 1) into the ring,
   /// the first in round 0 of stage 0.
   void producer(Value kFirst, Value kSteps, Value m0, Value n0,
@@ -508,13 +523,7 @@ struct Wgmma : EpilogueHost {
             b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
             NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
         Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
-        Value base = stageOffset(stage);
-        auto barrier = [&] { return full(stage); };
-        loadOperand(spec.a, base, c32(0), m0, kWgmmaTileM, kc, aBoxes,
-                    barrier);
-        for (unsigned j = 0; j < spec.b.size(); ++j)
-          loadOperand(spec.b[j], base, bOffset(j), n0, spec.tileN, kc, aBoxes,
-                      barrier);
+        loadStage(stage, kc, m0, n0, aBoxes);
       });
       if (staging && !staging->prefetched.empty())
         kb.ifThen(elected, [&] { prefetchStaged(*staging, kSteps, m0, n0); });
@@ -536,7 +545,7 @@ struct Wgmma : EpilogueHost {
   }
 
   // The transposing producer (fp32 operands stored MN-major; the file
-  // comment). Landing slot l (k-step i uses l = i mod 2 in round i div 2)
+  // comment). Landing slot l (k-step i uses l = i mod L in round i div L)
   // holds the transposed operands' tiles of one k-step as TMA stores them;
   // landing[l] completes its phase for round r when they have arrived.
 
@@ -571,16 +580,24 @@ struct Wgmma : EpilogueHost {
     auto kTile = [&](Value step) {
       return kb.mul(kb.add(kFirst, step), c32(tileK()));
     };
-    // The transposed operands' (row0, rows) in their landing order.
-    SmallVector<std::tuple<const WgmmaOperand *, Value, int64_t, int64_t>>
-        transposed; // operand, row0, rows, its tile's byte offset in a stage
-    if (transposedInShared(spec, spec.a))
-      transposed.push_back({&spec.a, m0, kWgmmaTileM, 0});
+    // The transposed operands' tiles, in their landing order.
+    struct Transposed {
+      const WgmmaOperand *op;
+      Value row0;
+      int64_t rows, landingAt, stageAt; // byte offsets in a slot, a stage
+    };
+    SmallVector<Transposed> transposed;
+    int64_t landed = 0;
+    auto add = [&](const WgmmaOperand &op, Value row0, int64_t rows,
+                   int64_t stageAt) {
+      if (!transposedInShared(spec, op))
+        return;
+      transposed.push_back({&op, row0, rows, landed, stageAt});
+      landed += rows * kRowBytes;
+    };
+    add(spec.a, m0, kWgmmaTileM, 0);
     for (unsigned j = 0; j < spec.b.size(); ++j)
-      if (transposedInShared(spec, spec.b[j]))
-        transposed.push_back(
-            {&spec.b[j], n0, spec.tileN, (kWgmmaTileM + j * spec.tileN) *
-                                             kRowBytes});
+      add(spec.b[j], n0, spec.tileN, (kWgmmaTileM + j * spec.tileN) * kRowBytes);
     auto fillLanding = [&](Value step) {
       Value slot = urem(step, landingSlots());
       auto barrier = [&] { return landingBarrier(slot); };
@@ -588,12 +605,9 @@ struct Wgmma : EpilogueHost {
           b(), kb.loc, /*res=*/Type(), barrier(),
           c32(landingSlotBytes(spec)), NVVM::MemScopeKind::CTA,
           /*relaxed=*/false, /*predicate=*/Value());
-      int64_t offset = 0;
-      for (auto [op, row0, rows, stageAt] : transposed) {
-        loadOperand(*op, landing(slot), c32(offset), row0, rows,
+      for (const Transposed &t : transposed)
+        loadOperand(*t.op, landing(slot), c32(t.landingAt), t.row0, t.rows,
                     kTile(step), aBoxes, barrier);
-        offset += rows * kRowBytes;
-      }
     };
     // Steps 0 .. L - 2 before the loop; step i + L - 1 in step i.
     int64_t ahead = landingSlots() - 1;
@@ -612,31 +626,21 @@ struct Wgmma : EpilogueHost {
     kb.ifThen(kb.both(leader, kb.lessThan(next, kSteps)),
               [&] { fillLanding(next); });
     waitFree(step);
-    Value base = stageOffset(stage);
     if (fullArrivals() == 2)
       kb.ifThen(leader, [&] {
         NVVM::MBarrierArriveExpectTxOp::create(
             b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
             NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
-        auto barrier = [&] { return full(stage); };
-        if (!transposedInShared(spec, spec.a))
-          loadOperand(spec.a, base, c32(0), m0, kWgmmaTileM, kTile(step),
-                      aBoxes, barrier);
-        for (unsigned j = 0; j < spec.b.size(); ++j)
-          if (!transposedInShared(spec, spec.b[j]))
-            loadOperand(spec.b[j], base, bOffset(j), n0, spec.tileN,
-                        kTile(step), aBoxes, barrier);
+        loadStage(stage, kTile(step), m0, n0, aBoxes);
       });
     Value slot = urem(step, landingSlots());
     waitParity(landingBarrier(slot),
                arith::AndIOp::create(b(), kb.loc, udiv(step, landingSlots()),
                                      c32(1)));
-    int64_t offset = 0;
-    for (auto [op, row0, rows, stageAt] : transposed) {
-      transposeTile(kb.add(landing(slot), c32(offset)),
-                    kb.add(base, c32(stageAt)), rows, thread);
-      offset += rows * kRowBytes;
-    }
+    Value base = stageOffset(stage);
+    for (const Transposed &t : transposed)
+      transposeTile(kb.add(landing(slot), c32(t.landingAt)),
+                    kb.add(base, c32(t.stageAt)), t.rows, thread);
     // This thread's writes, for the WGMMAs that read them (async proxy);
     // its reads of the slot, before the TMA that next fills it.
     NVVM::FenceProxyOp::create(
@@ -660,10 +664,9 @@ struct Wgmma : EpilogueHost {
   /// 4 q + j and four stores of rows m = 32 b + 4 c + r are 16 bytes each;
   /// the 8 threads of a quarter warp (one u div 8 = s, c = 0 .. 7) then
   /// touch 8 distinct piece positions in each, so no bank is hit twice:
-  /// loads at
-  /// c ^ (4 ((c + s) mod 2) + j), stores at ((c + s) mod 8) ^ (4 (c mod
-  /// 2) + r), each a bijection of c (bit 0 of c decides the flip of bit 2;
-  /// the sum mod 8 keeps distinct c distinct).
+  /// loads at c ^ (4 ((c + s) mod 2) + j), stores at ((c + s) mod 8) ^
+  /// (4 (c mod 2) + r), each a bijection of c (bit 0 of c decides the flip
+  /// of bit 2; the sum mod 8 keeps distinct c distinct).
   void transposeTile(Value from, Value to, int64_t rows, Value thread) {
     assert(rows % 64 == 0 && "a round of 128 threads moves two 32-row boxes");
     auto quad = VectorType::get({4}, b().getF32Type());
@@ -694,9 +697,9 @@ struct Wgmma : EpilogueHost {
               b(), kb.loc, piece,
               LLVM::ExtractElementOp::create(b(), kb.loc, kRows[j], c32(r)),
               c32(j));
-        Value at_ = kb.add(kb.add(to, kb.mul(m, c32(kRowBytes))),
-                           kb.mul(xorI(q, urem(m, 8)), c32(16)));
-        LLVM::StoreOp::create(b(), kb.loc, piece, at(at_), 16);
+        Value address = kb.add(kb.add(to, kb.mul(m, c32(kRowBytes))),
+                               kb.mul(xorI(q, urem(m, 8)), c32(16)));
+        LLVM::StoreOp::create(b(), kb.loc, piece, at(address), 16);
       }
     }
   }
