@@ -295,8 +295,8 @@ public:
       for (const GemmPart &part : parts)
         if (!part.kMajor)
           return ("tf32 WGMMA reads K-major operands only, and " + part.role +
-                  " is MN-major (its rows index k; "
-                  "--fmlp-tf32-wgmma-mn-major transposes it in shared memory)")
+                  " is MN-major (its rows index k), which "
+                  "--fmlp-tf32-wgmma-mn-major=false leaves untransposed")
               .str();
     for (const GemmPart &part : parts)
       if (part.kMajor != parts[0].kMajor)

@@ -183,21 +183,11 @@ func.func @wgmma_on_tf32x3(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: m
 
 // -----
 
-// ... its k-tile is a stage's 128-byte row, 32 fp32 elements ...
+// ... and its k-tile is a stage's 128-byte row, 32 fp32 elements.
 func.func @wgmma_tf32_k_tile(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
   // expected-error@+1 {{has a kernel config it cannot be built with: a wgmma k-tile of 64 elements: a stage's rows hold 32 of f32}}
   fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32>}
-  return
-}
-
-// -----
-
-// ... and it reads them K-major only: K3 reads Wd with its rows indexing k.
-func.func @wgmma_tf32_mn_major(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %g: memref<?x128xf32>, %u: memref<?x128xf32>) {
-  // expected-error@+1 {{is configured for WGMMA, but tf32 WGMMA reads K-major operands only, and down is MN-major (its rows index k; --fmlp-tf32-wgmma-mn-major transposes it in shared memory)}}
-  fmlp.down_grad silu ins(%dy, %wd, %g, %u : memref<?x64xf32>, memref<64x128xf32>, memref<?x128xf32>, memref<?x128xf32>) outs(%g, %u : memref<?x128xf32>, memref<?x128xf32>) {
-    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32>}
   return
 }
 

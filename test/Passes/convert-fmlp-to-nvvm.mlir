@@ -194,7 +194,8 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 // on tf32 from the fp32 bits TMA stores (k-steps of 32 fp32 elements: the
 // tensor maps' boxes are 32 columns, one 128-byte row); no output maps (the
 // epilogue stores fp32 directly: x, Wg, Wu only). The backward's kernels
-// read an MN-major operand and stay on mma.sync.
+// read MN-major operands, which land in slots past the ring and are
+// transposed there (K3 at 256 columns: 3 stages and 2 slots, 214,016 B).
 // CHECK-LABEL: func.func @tf32.forward(
 // CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k0_gate_up_upto2048 {{.*}}threads in (%c384{{.*}}dynamic_shared_memory_size %c197632_i32
 // CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k0_gate_up blocks
@@ -203,19 +204,20 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 // CHECK: gpu.launch_func @fmlp_kernels::@tf32_forward_k1_down blocks
 // CHECK-SAME: fmlp.tensor_map_box_cols = array<i64: 32, 32>
 // CHECK-LABEL: func.func @tf32.backward(
-// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k0_down_grad_mma_sync
-// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k1_down_weight_grad_mma_sync
-// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k2_input_grad_mma_sync
-// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k3_gate_up_weight_grad_mma_sync
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k0_down_grad_upto2048
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k0_down_grad blocks {{.*}}threads in (%c384{{.*}}dynamic_shared_memory_size %c214016_i32
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k1_down_weight_grad blocks
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k2_input_grad blocks
+// CHECK: gpu.launch_func @fmlp_kernels::@tf32_backward_k3_gate_up_weight_grad blocks
 // CHECK: llvm.func @tf32_forward_k0_gate_up(
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // CHECK-NOT: llvm.func
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // CHECK: llvm.func @tf32_forward_k1_down(
 // CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 8>, D[<f32>, <zero>], A[<tf32>
-// CHECK: llvm.func @tf32_backward_k0_down_grad_mma_sync(
-// CHECK-NOT: nvvm.wgmma.mma_async
-// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>
+// CHECK: llvm.func @tf32_backward_k0_down_grad(
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                 %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}

@@ -11,7 +11,7 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=simt --split-input-file | FileCheck %s --check-prefix=SIMT
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-small-tokens-max=32 | FileCheck %s --check-prefix=SMALL32
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32-wgmma=false | FileCheck %s --check-prefix=TF32MMA
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32-wgmma-mn-major | FileCheck %s --check-prefix=TF32MN
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32-wgmma-mn-major=false | FileCheck %s --check-prefix=TF32UNTRANSPOSED
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=wmma --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: fmlp-select-tiles: strategy must be auto, mma_sync or simt, got 'wmma'
 // FORCEDBAD: error: --fmlp-token-tiles: 'down:300:64:2' splits K of a kernel that may not (two accumulators, or a bias in its epilogue)
@@ -221,24 +221,26 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // -----
 
 // The block's precision reaches every GEMM kernel (fmlp-fuse) and the
-// selection: tf32 on f32 operands takes WGMMA on sm_90a where both operands
-// are K-major (K1 and K2 with nn.Linear's weights), k8 on tf32, k-tiles of
-// 32 (a stage's 128-byte rows: the same 4 stages of 48 KiB as 16-bit
-// ones, 197,632 B), with its token variants; the backward's kernels read
-// an MN-major operand, which tf32 WGMMA does not take, and stay on
-// mma.sync's m16n8k8, k-tiles of 128-byte rows (32 fp32) where three
-// stages fit, with room for the padded rows of MN-contiguous tiles (4 x
-// (384 x 32 x 4 + 3 x 32 x 32) = 208,896 B); tf32x3 takes 64-byte rows and
-// 128 columns (64 accumulators a thread: registers for the fp32 sums of
-// its steps) ...
+// selection: tf32 on f32 operands takes WGMMA on sm_90a, k8 on tf32,
+// k-tiles of 32 (a stage's 128-byte rows). K1 and K2 (both operands
+// K-major, nn.Linear's weights) take the same 4 stages of 48 KiB as 16-bit
+// ones (197,632 B), with their token variants. The backward's kernels read
+// MN-major operands, which tf32 WGMMA does not take: the producer lands
+// them in two slots beside the ring and transposes them: K3 lands B (32 KiB
+// a slot at 256 columns: 3 stages, 1024 + 3 x 48 KiB + 2 x 32 KiB =
+// 214,016 B; K4's N = 64 takes 64 columns: 6 stages of 24 KiB and 2 slots
+// of 8 KiB), K6 and K5 A and B (K6's static grid takes 128 columns: 5
+// stages of 32 KiB and 2 slots of 32 KiB). tf32x3 takes mma.sync, 64-byte
+// rows and 128 columns (64 accumulators a thread: registers for the fp32
+// sums of its steps) ...
 // CHECK-LABEL: func.func @tf32.forward
 // CHECK: fmlp.gate_up {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "tf32 products of fp32 operands, both K-major, in TMA-addressable views on sm_90a">, fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 6, {{.*}}max_tokens = 2048>], precision = #fmlp.precision<tf32>}
 // CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 64, 32], {{.*}}precision = #fmlp.precision<tf32>
 // CHECK-LABEL: func.func @tf32.backward
-// CHECK: fmlp.down_grad {{.*}}strategy = mma_sync, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "tf32 WGMMA reads K-major operands only, and down is MN-major (its rows index k; --fmlp-tf32-wgmma-mn-major transposes it in shared memory); mma.sync on sm_90a, tf32 products">
-// CHECK: fmlp.down_weight_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and dy is MN-major
-// CHECK: fmlp.input_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and gate is MN-major
-// CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and dG is MN-major
+// CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 256, 32], stages = 3, cluster = [1, 1], shared_bytes = 214016, max_registers = 168, reason = "tf32 products of fp32 operands, the MN-major ones transposed in shared memory, in TMA-addressable views on sm_90a">
+// CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 5, cluster = [1, 1], shared_bytes = 230400, {{.*}}reason = "tf32 products of fp32 operands, the MN-major ones transposed in shared memory,
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 6, cluster = [1, 1], shared_bytes = 164864
+// CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, {{.*}}reason = "tf32 products of fp32 operands, the MN-major ones transposed in shared memory,
 // CHECK-LABEL: func.func @tf32.forward_nograd
 // CHECK: fmlp.gate_up {{.*}}strategy = wgmma
 // With tf32 on WGMMA off (an A/B knob), every tf32 kernel is mma.sync's.
@@ -247,21 +249,20 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // TF32MMA: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 256, 32], {{.*}}precision = #fmlp.precision<tf32>}
 // TF32MMA-NOT: strategy = wgmma
 // TF32MMA-LABEL: func.func @tf32x3.forward
-// With the producer transposing MN-major fp32 operands (an A/B knob, off
-// until a GPU run judges it), the backward's kernels take WGMMA too, with
-// two landing slots of their transposed tiles beside the ring: K3 lands B
-// (32 KiB a slot at 256 columns: 3 stages, 1024 + 3 x 48 KiB + 2 x 32 KiB
-// = 214,016 B; K4's N = 64 takes 64 columns: 6 stages of 24 KiB and 2
-// slots of 8 KiB), K6 and K5 A and B (K6's static grid takes 128 columns:
-// 5 stages of 32 KiB and 2 slots of 32 KiB).
-// TF32MN-LABEL: func.func @tf32.backward
-// TF32MN: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 256, 32], stages = 3, cluster = [1, 1], shared_bytes = 214016, max_registers = 168, reason = "tf32 products of fp32 operands, the MN-major ones transposed in shared memory, in TMA-addressable views on sm_90a">
-// TF32MN: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 5, cluster = [1, 1], shared_bytes = 230400, {{.*}}reason = "tf32 products of fp32 operands, the MN-major ones transposed in shared memory,
-// TF32MN: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 6, cluster = [1, 1], shared_bytes = 164864
-// TF32MN: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, {{.*}}reason = "tf32 products of fp32 operands, the MN-major ones transposed in shared memory,
-// TF32MN-LABEL: func.func @tf32.forward_nograd
-// TF32MN-LABEL: func.func @tf32x3.forward
-// TF32MN: fmlp.gate_up {{.*}}strategy = mma_sync
+// With the transposition off (the other A/B knob), the backward's kernels
+// stay on mma.sync's m16n8k8, k-tiles of 128-byte rows (32 fp32) where
+// three stages fit, with room for the padded rows of MN-contiguous tiles
+// (4 x (384 x 32 x 4 + 3 x 32 x 32) = 208,896 B).
+// TF32UNTRANSPOSED-LABEL: func.func @tf32.forward
+// TF32UNTRANSPOSED: fmlp.gate_up {{.*}}strategy = wgmma
+// TF32UNTRANSPOSED-LABEL: func.func @tf32.backward
+// TF32UNTRANSPOSED: fmlp.down_grad {{.*}}strategy = mma_sync, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "tf32 WGMMA reads K-major operands only, and down is MN-major (its rows index k), which --fmlp-tf32-wgmma-mn-major=false leaves untransposed; mma.sync on sm_90a, tf32 products">
+// TF32UNTRANSPOSED: fmlp.down_weight_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and dy is MN-major
+// TF32UNTRANSPOSED: fmlp.input_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and gate is MN-major
+// TF32UNTRANSPOSED: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, {{.*}}reason = "tf32 WGMMA reads K-major operands only, and dG is MN-major
+// TF32UNTRANSPOSED-LABEL: func.func @tf32.forward_nograd
+// TF32UNTRANSPOSED: fmlp.gate_up {{.*}}strategy = wgmma
+// TF32UNTRANSPOSED-LABEL: func.func @tf32x3.forward
 // Other chips have no WGMMA: mma.sync as before.
 // SM120A-LABEL: func.func @tf32.forward
 // SM120A: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 16], stages = 3, cluster = [1, 1], shared_bytes = 78336, {{.*}}mma.sync on sm_120a, tf32 products">

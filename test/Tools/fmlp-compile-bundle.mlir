@@ -154,12 +154,14 @@
 // RUN: rm -rf %t.precision.bundle %t.tf32x3.bundle %t.highest.bundle
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=medium --report=false -o %t.precision.bundle
 // RUN: FileCheck %s --check-prefix=PRECISION < %t.precision.bundle/manifest.json
-// tf32 on sm_90a: K1 and K2 on WGMMA (tensor maps of f32 in boxes of 32
-// columns, a 128-byte row), the backward's kernels on mma_sync.
+// tf32 on sm_90a: every kernel on WGMMA (tensor maps of f32 in boxes of
+// 32 columns, a 128-byte row; the backward's MN-major operands in boxes of
+// 32 x 32, transposed in shared memory).
 // PRECISION: "kernel": "{{.*}}forward_k0_gate_up"
 // PRECISION: "box_cols": 32,
 // PRECISION: "precision": "tf32",
-// PRECISION: "kernel": "{{.*}}backward_k0_down_grad_mma_sync"
+// PRECISION: "kernel": "{{.*}}backward_k0_down_grad"
+// PRECISION-NOT: mma_sync
 // PRECISION-NOT: "precision": "ieee"
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=tf32x3 --report=false -o %t.tf32x3.bundle
 // RUN: FileCheck %s --check-prefix=TF32X3 < %t.tf32x3.bundle/manifest.json

@@ -55,33 +55,32 @@
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32x3 --chip=sm_120 -o %t/tf32x3-sm120.bundle
 // RUN: grep -c "mma_sync'" %t/tf32x3-sm120.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-MMA
 // TF32-MMA: 8
-// tf32 on the H200's chip: K1 and K2 (and their token variants, split-K
-// among them) on WGMMA, k8 on tf32, the backward's 4 on mma_sync; and the
+// tf32 on the H200's chip: every kernel on WGMMA, k8 on tf32 (K1 and K2
+// and their token variants, split-K among them; the backward's MN-major
+// fp32 operands transposed in shared memory by the producer), and the
 // variants' fp32 block (biases, widths not multiples of a tile: D = 96,
-// H = 200) at precision tf32, whose K1 and K2 take WGMMA too.
+// H = 200) at precision tf32, whose kernels take WGMMA too where TMA can
+// read their operands (the fp32 block's [Wg Wu] split at k = 200 cannot).
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 -o %t/tf32-variants.bundle
-// RUN: grep -c "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-MMA-SM90A
-// TF32-MMA-SM90A: 4
 // RUN: cat %t/tf32-sm90a.bundle/kernels.ptx %t/tf32-variants.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-WGMMA
 // TF32-WGMMA: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32
 // RUN: grep -c "wgmma.mma_async.sync.aligned.m64n[0-9]*k8.f32.tf32.tf32" %t/tf32-variants.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-VARIANTS
 // TF32-VARIANTS: {{[1-9][0-9]*}}
-// The backward's MN-major fp32 operands transposed in shared memory by the
-// producer (--fmlp-tf32-wgmma-mn-major, off by default): all of Llama-7B's
-// tf32 kernels on WGMMA (none on mma_sync), and the variants' too where
-// TMA can read them (the fp32 block's [Wg Wu] split at k = 200 cannot).
-// RUN: mkdir -p %t/mn
-// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-wgmma-mn-major -o %t/mn/tf32-sm90a.bundle
-// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 --fmlp-tf32-wgmma-mn-major -o %t/mn/tf32-variants.bundle
-// RUN: cat %t/mn/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
-// RUN: grep -c "Compiling entry" %t/mn/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=MN-KERNELS
-// RUN: not grep "mma_sync'" %t/mn/tf32-sm90a.bundle/ptxas.log
-// RUN: grep -c "mma_sync'" %t/mn/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=MN-VARIANTS-MMA
-// RUN: grep -c "fence.proxy.async.shared::cta" %t/mn/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=MN-TRANSPOSING
-// MN-KERNELS: 27
-// MN-VARIANTS-MMA: 2
+// RUN: grep -c "Compiling entry" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-KERNELS
+// RUN: not grep "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log
+// RUN: grep -c "mma_sync'" %t/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-VARIANTS-MMA
+// RUN: grep -c "fence.proxy.async.shared::cta" %t/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
+// TF32-KERNELS: 27
+// TF32-VARIANTS-MMA: 2
 // K3 and its 2 token variants, K4 and its 3 (2 split-K), K5, K6: 9.
-// MN-TRANSPOSING: 9
+// TF32-TRANSPOSING: 9
+// With the transposition off (--fmlp-tf32-wgmma-mn-major=false, an A/B
+// knob) the backward's 4 kernels take mma_sync.
+// RUN: mkdir -p %t/untransposed
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-wgmma-mn-major=false -o %t/untransposed/tf32-sm90a.bundle
+// RUN: FileCheck %s --check-prefix=NOSPILL < %t/untransposed/tf32-sm90a.bundle/ptxas.log
+// RUN: grep -c "mma_sync'" %t/untransposed/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=UNTRANSPOSED-MMA
+// UNTRANSPOSED-MMA: 4
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
@@ -89,15 +88,15 @@
 // 55 (save=agu) + 55 (gu) + 59 (u) + 62 (x) + 58 (split-K fixed to 8
 // and 4 slices) + 14 (infer) + 10 (tosa f32) kernels (the WGMMA token
 // variants of codegen/TileSelection.h among them), 44 for mma_sync on
-// sm_90a and for each of 10 more chips, 5 x 8 on tf32 and tf32x3 and 20
-// on tf32 for sm_90a (K1 and K2 on WGMMA with their token variants and
-// split-K counter fills), and 57 for the variants at precision tf32. The
+// sm_90a and for each of 10 more chips, 5 x 8 on tf32 and tf32x3 and 27
+// on tf32 for sm_90a (every kernel on WGMMA, with their token variants and
+// split-K counter fills), and 58 for the variants at precision tf32. The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32. Then the LoRA blocks: 112 on
 // sm_90a, 69 on each of sm_80 and sm_120 (small_tokens K1 and K2 among
 // them).
-// CHECK-COUNT-1263: Compiling entry function
+// CHECK-COUNT-1271: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
