@@ -30,7 +30,7 @@ for shape in 1024x2816 4096x11008; do
   d=${shape%x*} h=${shape#*x}
   grep -q '"precision": "tf32"' "$out/mn/mlp-f32-$d-$h.bundle/manifest.json"
   build/bin/fmlp-compile "$out/mn/source-$d-$h.mlir" --chip=sm_90a --precision=tf32 \
-    --report=false -o "$out/mma/mlp-f32-$d-$h.bundle"
+    --fmlp-tf32-wgmma-mn-major=false --report=false -o "$out/mma/mlp-f32-$d-$h.bundle"
 done
 # Three landing slots (each k-step's tiles loaded two steps ahead; K5 and
 # K6 then take 128-wide tiles): the A/B of the producer's lookahead.
@@ -42,20 +42,27 @@ for shape in 1024x2816 4096x11008; do
     -o "$out/mn3/mlp-f32-$d-$h.bundle"
 done
 rm "$out"/mn/*.mlir
-# The Python package's bundles: its fmlp-compile, through a wrapper that
-# adds the knob for cache-mn.
+# The Python package's bundles: its fmlp-compile, through wrappers that
+# set the knob (on for cache-mn, off for cache-mma; on by default since
+# session 33).
 wrap=$(mktemp -d)
-printf '#!/bin/sh\nexec %s "$@" --fmlp-tf32-wgmma-mn-major\n' "$PWD/build/bin/fmlp-compile" > "$wrap/fmlp-compile"
-chmod +x "$wrap/fmlp-compile"
+for v in true false; do
+  mkdir -p "$wrap/$v"
+  printf '#!/bin/sh\nexec %s "$@" --fmlp-tf32-wgmma-mn-major=%s\n' "$PWD/build/bin/fmlp-compile" $v > "$wrap/$v/fmlp-compile"
+  chmod +x "$wrap/$v/fmlp-compile"
+done
 fill() {  # CACHE_DIR PATH_PREFIX
   FMLP_CACHE_DIR=$1 PATH="$2:$PATH" PYTHONPATH="$PWD/python" python3 - <<'PY'
 from fmlp.spec import BlockSpec, find_or_compile
+# save="gu": the modules' default policy (session 33: without it
+# bench_precision.py found no bundle).
 for d, h in ((1024, 2816), (4096, 11008)):
-    print(find_or_compile(BlockSpec(d, h, "f32", precision="tf32")))
+    for save in ("agu", "gu"):
+        print(find_or_compile(BlockSpec(d, h, "f32", save=save, precision="tf32")))
 PY
 }
-fill "$out/cache-mn" "$wrap"
-fill "$out/cache-mma" "$PWD/build/bin"
+fill "$out/cache-mn" "$wrap/true"
+fill "$out/cache-mma" "$wrap/false"
 rm -r "$wrap"
 # The caches' kernels differ where they should: K3..K6 transposing in mn.
 for c in cache-mn cache-mma; do
