@@ -296,6 +296,11 @@ struct WgmmaGemmSpec {
   Extent m, n, k;
   WgmmaOperand a;
   SmallVector<WgmmaOperand> b; // one per accumulator (1 or 2)
+  /// A(m, k) and B_j(k, n) as views of global memory: the operands the
+  /// producer copies transposed by cp.async (wgmmaTransposesFp32, an
+  /// MN-major fp32 operand) are read through them, not a tensor map.
+  MatrixView aView;
+  SmallVector<MatrixView> bViews;
   /// Tensor maps (boxes of kWgmmaOutputBox square, 128-byte swizzled) of
   /// views the epilogue may stage: their blocks move by TMA.
   SmallVector<std::pair<MatrixView, unsigned>> outputMaps;

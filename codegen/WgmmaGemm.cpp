@@ -42,6 +42,18 @@
 // completes on these two arrivals (one where no operand is K-major). The
 // consumers are unchanged: both operands are K-major in the stage.
 //
+// Or (--fmlp-tf32-transpose=cp-async, an A/B against the landing slots,
+// whose moves through shared memory bound the transposing kernels: bench/
+// NOTES.md item 74) no slots: each of the producer's 128 threads copies its
+// elements of the k-step's MN-major tiles from global memory to their
+// K-major places in the stage by cp.async of 4 bytes (copyTransposed), then
+// cp.async.mbarrier.arrive.noinc on full[s], which completes on those 128
+// arrivals and thread 0's expect_tx for the K-major operands; the copies
+// hold no registers, so every stage of the ring may be in flight. The
+// stage is written through the generic proxy: each consumer fences it for
+// the async proxy (fence.proxy.async) after its wait on full[s], before
+// its WGMMAs read it.
+//
 // Ring invariant: k-step i uses stage s = i mod stages in round r = i div
 // stages; full[s] completes its phase r when the stage's bytes arrive, and
 // empty[s] its phase r once both consumers are done with it, so a waiter
@@ -101,6 +113,26 @@ static llvm::cl::opt<bool> tf32WgmmaMnMajor(
     "fmlp-tf32-wgmma-mn-major", llvm::cl::Hidden, llvm::cl::init(true),
     llvm::cl::desc("sm_90a: fp32 operands stored MN-major take tf32 WGMMA, "
                    "transposed in shared memory (else mma_sync)"));
+
+namespace {
+/// How the producer warpgroup brings an MN-major fp32 operand's tiles into
+/// a stage K-major (the file comment).
+enum class Fp32Transpose { landing, cpAsync };
+} // namespace
+
+// For A/B runs until one is measured the better: TMA into landing slots,
+// then 16-byte shared-memory moves (landing), or cp.async of each element
+// to its K-major place (cp-async).
+static llvm::cl::opt<Fp32Transpose> fp32Transpose(
+    "fmlp-tf32-transpose", llvm::cl::Hidden,
+    llvm::cl::init(Fp32Transpose::landing),
+    llvm::cl::desc("sm_90a: how MN-major fp32 operands are transposed into "
+                   "the stages"),
+    llvm::cl::values(
+        clEnumValN(Fp32Transpose::landing, "landing",
+                   "TMA into landing slots, then moved by the producer"),
+        clEnumValN(Fp32Transpose::cpAsync, "cp-async",
+                   "each element copied to its place by cp.async")));
 
 namespace {
 struct LandingSlots {
@@ -181,10 +213,17 @@ int64_t transposedRows(const WgmmaGemmSpec &spec) {
   return rows;
 }
 
-/// A landing slot: the transposed operands' MN-major tiles of one k-step,
-/// A's first, each in boxes of 32 k rows x 32 m/n (4 KiB).
-int64_t landingSlotBytes(const WgmmaGemmSpec &spec) {
+/// Bytes of a stage the producer writes by transposing (the rest TMA
+/// loads as it is).
+int64_t transposedBytes(const WgmmaGemmSpec &spec) {
   return transposedRows(spec) * kRowBytes;
+}
+bool copiesTransposed() { return fp32Transpose == Fp32Transpose::cpAsync; }
+/// A landing slot: the transposed operands' MN-major tiles of one k-step,
+/// A's first, each in boxes of 32 k rows x 32 m/n (4 KiB); none where
+/// cp.async copies them.
+int64_t landingSlotBytes(const WgmmaGemmSpec &spec) {
+  return copiesTransposed() ? 0 : transposedBytes(spec);
 }
 /// The landing slots of a kernel that transposes (--fmlp-tf32-landing-
 /// slots).
@@ -351,7 +390,7 @@ struct Wgmma : EpilogueHost {
   }
   RegisterSplit
   registerSplit(const std::optional<StagingPlan> &staging) const {
-    if (transposes())
+    if (transposes() && !copiesTransposed())
       return kTransposing;
     return handsOff(staging) ? kWithHandoff : kLoadsOnly;
   }
@@ -418,7 +457,7 @@ struct Wgmma : EpilogueHost {
     assert((!spec.a.rowsPerBox || spec.a.kMajor) &&
            "A in boxes of rows below T is loaded directly, K-major");
     Value aBoxes,
-        arrivingBytes = c32(stageBytes(spec) - landingSlotBytes(spec));
+        arrivingBytes = c32(stageBytes(spec) - transposedBytes(spec));
     if (int64_t rowsPerBox = spec.a.rowsPerBox) {
       Value rowsLeft = arith::SubIOp::create(
           b(), kb.loc,
@@ -504,7 +543,8 @@ struct Wgmma : EpilogueHost {
                 const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
     if (transposes())
-      return transposingProducer(kFirst, kSteps, m0, n0);
+      return copiesTransposed() ? copyingProducer(kFirst, kSteps, m0, n0)
+                                : transposingProducer(kFirst, kSteps, m0, n0);
     bool handoff = handsOff(staging);
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit(staging).producer,
                                    NVVM::SetMaxRegisterAction::decrease);
@@ -550,7 +590,7 @@ struct Wgmma : EpilogueHost {
   // holds the transposed operands' tiles of one k-step as TMA stores them;
   // landing[l] completes its phase for round r when they have arrived.
 
-  bool transposes() const { return landingSlotBytes(spec) > 0; }
+  bool transposes() const { return transposedBytes(spec) > 0; }
   Value landing(Value slot) {
     return kb.add(c32(kBarrierBytes + spec.stages * stageBytes(spec)),
                   kb.mul(slot, c32(landingSlotBytes(spec))));
@@ -560,11 +600,13 @@ struct Wgmma : EpilogueHost {
   }
   /// Arrivals that complete full[s]'s phase: the leader's expect_tx for
   /// the operands TMA loads into the stage directly (if any), and the
-  /// transposing producer's once its writes are done.
+  /// transposing producer's once its writes are done (one; each of its
+  /// 128 threads' where cp.async copies).
   int64_t fullArrivals() const {
     if (!transposes())
       return 1;
-    return stageBytes(spec) > landingSlotBytes(spec) ? 2 : 1;
+    int64_t direct = stageBytes(spec) > transposedBytes(spec) ? 1 : 0;
+    return direct + (copiesTransposed() ? 128 : 1);
   }
 
   /// Every thread of warpgroup 0, for each k-step: thread 0 issues the
@@ -644,15 +686,166 @@ struct Wgmma : EpilogueHost {
                     kb.add(base, c32(t.stageAt)), t.rows, thread);
     // This thread's writes, for the WGMMAs that read them (async proxy);
     // its reads of the slot, before the TMA that next fills it.
-    NVVM::FenceProxyOp::create(
-        b(), kb.loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b().getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    fenceProxyAsync();
     namedBarrier(c32(kProducerBarrier), 128);
     kb.ifThen(leader, [&] {
       NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), full(stage),
                                      /*count=*/Value());
     });
+  }
+
+  /// fence.proxy.async.shared::cta.
+  void fenceProxyAsync() {
+    NVVM::FenceProxyOp::create(
+        b(), kb.loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b().getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  }
+
+  // The copying producer (--fmlp-tf32-transpose=cp-async): no landing
+  // slots; each element of a transposed operand's tile goes from global
+  // memory straight to its K-major place in the stage, by a cp.async of 4
+  // bytes, which needs no registers to hold it: as many k-steps are in
+  // flight as the ring has stages.
+
+  /// Every thread of warpgroup 0, for each k-step: waits for the stage to
+  /// be free, copies its share of the transposed tiles into it
+  /// (copyTransposed) and has full[s] count their completion
+  /// (cp.async.mbarrier.arrive.noinc: one of the 128 arrivals the barrier
+  /// expects from them); thread 0 also loads the K-major operands by TMA
+  /// (arrive.expect_tx, the one arrival more). The consumers fence the
+  /// stage for the async proxy once it is full (mmaStep).
+  void copyingProducer(Value kFirst, Value kSteps, Value m0, Value n0) {
+    NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit({}).producer,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    Value thread = kb.threadIdX(); // 0 .. 127 in warpgroup 0
+    auto [aBoxes, arrivingBytes] = directLoads(m0);
+    auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
+    {
+      OpBuilder::InsertionGuard guard(b());
+      b().setInsertionPointToStart(loop.getBody());
+      Value step = loop.getInductionVar();
+      Value stage = urem(step, spec.stages);
+      Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
+      waitFree(step);
+      if (fullArrivals() > 128)
+        kb.ifThen(eq(thread, 0), [&] {
+          NVVM::MBarrierArriveExpectTxOp::create(
+              b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
+              NVVM::MemScopeKind::CTA, /*relaxed=*/false,
+              /*predicate=*/Value());
+          loadStage(stage, kc, m0, n0, aBoxes);
+        });
+      Value base = stageOffset(stage);
+      if (transposedInShared(spec, spec.a))
+        copyTransposed(spec.aView, m0, spec.m, kWgmmaTileM, kc, spec.k, base,
+                       thread);
+      for (unsigned j = 0; j < spec.b.size(); ++j)
+        if (transposedInShared(spec, spec.b[j]))
+          copyTransposed(spec.bViews[j].transposed(), n0, spec.n, spec.tileN,
+                         kc, spec.k, kb.add(base, bOffset(j)), thread);
+      NVVM::CpAsyncMBarrierArriveOp::create(b(), kb.loc, full(stage),
+                                            /*noinc=*/true);
+    }
+    // The last copies land before the block's shared memory may go.
+    NVVM::CpAsyncCommitGroupOp::create(b(), kb.loc);
+    NVVM::CpAsyncWaitGroupOp::create(b(), kb.loc, 0);
+  }
+
+  /// Copies the tile of `rows` r from `r0` and tileK k from `k0` of `view`
+  /// (element (r, k), r contiguous: an MN-major operand, A's r its m, B's
+  /// its n) into the stage's tile at byte `to`, K-major as TMA stores a
+  /// K-major box: element (r, k) at byte 128 r + 16 ((k div 4) ^ (r mod
+  /// 8)) + 4 (k mod 4). Elements past `rExtent` or `kExtent` are zero
+  /// (src-size 0: nothing read). Lane l of warp w copies element (8 i + l
+  /// mod 8, 4 (w + 4 j) + l div 8) of each 8 x 4 block (i, j) (j = 0, 1):
+  /// a warp reads 4 runs of 32 bytes (one sector each) and writes one word
+  /// to each bank, 16 (l mod 8 ^ (w + 4 j)) + 4 (l div 8) taking 32
+  /// distinct values. A tile lies in one part of a view concatenated
+  /// along k (the parts start at multiples of the k-tile: TmaPlanner);
+  /// parts along r are adjacent columns of one buffer (the same), read
+  /// from the first.
+  void copyTransposed(const MatrixView &view, Value r0, Extent rExtent,
+                      int64_t rows, Value k0, Extent kExtent, Value to,
+                      Value thread) {
+    assert(view.rowStride == 1 && "an MN-major fp32 view, r contiguous");
+    Value lane = urem(thread, 32), warp = udiv(thread, 32);
+    Value rIn = urem(lane, 8), kIn = udiv(lane, 8);
+    // The shared bytes of blocks (0, 0) and (0, 1); block (i, j) lies
+    // 1024 i further.
+    SmallVector<Value, 2> firstTo;
+    for (int64_t j = 0; j < 2; ++j) {
+      Value piece = arith::XOrIOp::create(b(), kb.loc,
+                                          kb.add(warp, c32(4 * j)), rIn);
+      firstTo.push_back(kb.add(
+          kb.add(to, kb.mul(rIn, c32(kRowBytes))),
+          kb.add(kb.mul(piece, c32(16)), kb.mul(kIn, c32(4)))));
+    }
+    Value r = kb.toI64(kb.add(r0, rIn));
+    Value k = kb.toI64(kb.add(k0, kb.add(kb.mul(warp, c32(4)), kIn)));
+    // This thread's elements left along r and k (from block (0, 0)).
+    Value rLeft = arith::SubIOp::create(b(), kb.loc, kb.extent(rExtent), r);
+    Value kLeft = arith::SubIOp::create(b(), kb.loc, kb.extent(kExtent), k);
+    Value whole = kb.both(
+        kb.lessThan(kb.toI64(kb.add(r0, c32(rows))),
+                    kb.add(kb.extent(rExtent), kb.i64(1))),
+        kb.lessThan(kb.toI64(kb.add(k0, c32(tileK()))),
+                    kb.add(kb.extent(kExtent), kb.i64(1))));
+    // One part's copies: its elements at base[r + (k - start) kStride].
+    auto copyPart = [&](Value base, int64_t kStride, int64_t start) {
+      Value first = LLVM::GEPOp::create(
+          b(), kb.loc, base.getType(), view.element, base,
+          ValueRange{kb.add(r, kb.mul(kb.add(k, kb.i64(-start)),
+                                      kb.i64(kStride)))});
+      auto issue = [&](bool edge) {
+        for (int64_t i = 0; i < rows / 8; ++i)
+          for (int64_t j = 0; j < 2; ++j) {
+            Value source = LLVM::GEPOp::create(
+                b(), kb.loc, base.getType(), view.element, first,
+                ValueRange{kb.i64(8 * i + 16 * j * kStride)});
+            Value target = at(kb.add(firstTo[j], c32(1024 * i)));
+            if (!edge) {
+              NVVM::CpAsyncOp::create(b(), kb.loc, target, source, 4,
+                                      NVVM::LoadCacheModifierKind::CA,
+                                      Value());
+              continue;
+            }
+            Value inside =
+                kb.both(kb.lessThan(kb.i64(8 * i), rLeft),
+                        kb.lessThan(kb.i64(16 * j), kLeft));
+            // Outside: nothing read, from the part's first element.
+            NVVM::CpAsyncOp::create(
+                b(), kb.loc, target, kb.select(inside, source, base), 4,
+                NVVM::LoadCacheModifierKind::CA,
+                kb.select(inside, c32(4), c32(0)));
+          }
+      };
+      auto branch = scf::IfOp::create(b(), kb.loc, whole, true);
+      OpBuilder::InsertionGuard guard(b());
+      b().setInsertionPoint(branch.thenBlock()->getTerminator());
+      issue(false);
+      b().setInsertionPoint(branch.elseBlock()->getTerminator());
+      issue(true);
+    };
+    if (!view.splitCols || view.further.empty())
+      return copyPart(view.base, view.colStride, 0);
+    // Parts along k: a chain of scf.if on k0 below each further part's
+    // start.
+    OpBuilder::InsertionGuard guard(b());
+    Value base = view.base;
+    int64_t kStride = view.colStride, start = 0;
+    for (const MatrixView::Part &next : view.further) {
+      assert(next.rowStride == 1 && "an MN-major fp32 part, r contiguous");
+      auto branch = scf::IfOp::create(
+          b(), kb.loc, kb.lessThan(k0, c32(next.start)), true);
+      b().setInsertionPoint(branch.thenBlock()->getTerminator());
+      copyPart(base, kStride, start);
+      b().setInsertionPoint(branch.elseBlock()->getTerminator());
+      base = next.base;
+      kStride = next.colStride;
+      start = next.start;
+    }
+    copyPart(base, kStride, start);
   }
 
   /// Writes a landing tile of `rows` m/n (at byte `from`: rows / 32 boxes
@@ -720,6 +913,11 @@ struct Wgmma : EpilogueHost {
     Value parity =
         arith::AndIOp::create(b(), kb.loc, udiv(step, spec.stages), c32(1));
     waitParity(full(stage), parity);
+    // Elements cp.async copied in are written by the generic proxy, which
+    // the WGMMAs (async proxy) see after this thread's proxy fence: the
+    // barrier's completion ordered the copies before it.
+    if (transposes() && copiesTransposed())
+      fenceProxyAsync();
     Value base = stageOffset(stage);
     // Each consumer's 64 rows of A: 64 rows on (K-major) or the next
     // 64-wide block (MN-major), 8 KiB on either way.

@@ -344,6 +344,10 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   wgmma.k = spec.k;
   wgmma.a = tma->a;
   wgmma.b = tma->b;
+  OperandViews reads(kb, ops);
+  wgmma.aView = reads.operandView(gemm.a, /*isA=*/true);
+  for (const GemmOperand &b : gemm.b)
+    wgmma.bViews.push_back(reads.operandView(b, /*isA=*/false));
   for (auto [memref, map] : tma->outputMaps)
     wgmma.outputMaps.push_back({ops.view(kb, memref), map});
   wgmma.tileN = config.tileN;

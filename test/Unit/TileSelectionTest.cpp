@@ -312,12 +312,11 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
             "dy is odd");
 }
 
-// The strategy asked for (fmlp-select-tiles' strategy=) replaces faster
-// ones where the operands allow it, and says so.
 // fp32 operands stored MN-major (the backward's; where planTma lets the
 // producer transpose them, --fmlp-tf32-wgmma-mn-major) take WGMMA with two
-// landing slots of their k-step's tiles beside the ring: as many stages as
-// then fit, and the reason says so. 16-bit ones take none.
+// landing slots of their k-step's tiles beside the ring (none where
+// cp.async copies them): as many stages as then fit, and the reason says
+// so. 16-bit ones take none.
 TEST(TileSelection, TransposedFp32OperandsTakeLandingSlots) {
   MLIRContext context;
   Builder b(&context);
@@ -371,8 +370,22 @@ TEST(TileSelection, TransposedFp32OperandsTakeLandingSlots) {
   EXPECT_EQ(narrowed.stages, 4);
   EXPECT_EQ(narrowed.sharedBytes, kBarriers + 4 * 256 * 128 + 3 * 256 * 128);
   ASSERT_FALSE(slots->addOccurrence(0, "fmlp-tf32-landing-slots", "2"));
+  // Copied by cp.async (--fmlp-tf32-transpose=cp-async): no slots, so the
+  // transposed operands leave the ring as many stages as K-major ones.
+  llvm::cl::Option *transpose =
+      llvm::cl::getRegisteredOptions()["fmlp-tf32-transpose"];
+  ASSERT_NE(transpose, nullptr);
+  ASSERT_FALSE(transpose->addOccurrence(0, "fmlp-tf32-transpose", "cp-async"));
+  EXPECT_EQ(select(b.getF32Type(), true, false).sharedBytes,
+            kBarriers + 4 * kStage);
+  EXPECT_EQ(select(b.getF32Type(), false, false).sharedBytes,
+            kBarriers + 4 * kStage);
+  ASSERT_FALSE(transpose->addOccurrence(0, "fmlp-tf32-transpose", "landing"));
+  EXPECT_EQ(select(b.getF32Type(), false, false).stages, 2);
 }
 
+// The strategy asked for (fmlp-select-tiles' strategy=) replaces faster
+// ones where the operands allow it, and says so.
 TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
   MLIRContext context;
   Builder b(&context);
