@@ -786,10 +786,12 @@ struct Wgmma : EpilogueHost {
     // This thread's elements left along r and k (from block (0, 0)).
     Value rLeft = arith::SubIOp::create(b(), kb.loc, kb.extent(rExtent), r);
     Value kLeft = arith::SubIOp::create(b(), kb.loc, kb.extent(kExtent), k);
+    // In 64 bits, so that LLVM sees a static extent below `rows` leave no
+    // whole tile.
     Value whole = kb.both(
-        kb.lessThan(kb.toI64(kb.add(r0, c32(rows))),
+        kb.lessThan(kb.add(kb.toI64(r0), kb.i64(rows)),
                     kb.add(kb.extent(rExtent), kb.i64(1))),
-        kb.lessThan(kb.toI64(kb.add(k0, c32(tileK()))),
+        kb.lessThan(kb.add(kb.toI64(k0), kb.i64(tileK())),
                     kb.add(kb.extent(kExtent), kb.i64(1))));
     // One part's copies: its elements at base[r + (k - start) kStride].
     auto copyPart = [&](Value base, int64_t kStride, int64_t start) {
@@ -1165,6 +1167,10 @@ struct Wgmma : EpilogueHost {
     Value after = arith::CmpIOp::create(b(), kb.loc, arith::CmpIPredicate::ugt,
                                         step, c32(0));
     kb.ifThen(kb.both(leader, after), [&] {
+      // The WGMMAs' reads (async proxy) before the producer's copies into
+      // the stage (generic proxy), which this arrival releases.
+      if (transposes() && copiesTransposed())
+        fenceProxyAsync();
       NVVM::MBarrierArriveOp::create(
           b(), kb.loc, /*res=*/Type(),
           empty(urem(kb.add(step, c32(-1)), spec.stages)), /*count=*/Value());
