@@ -417,10 +417,7 @@ struct Wgmma : EpilogueHost {
                       Value n0) {
     ArrayRef<std::pair<unsigned, unsigned>> read = plan.prefetched;
     for (int64_t c = 0; c < 2; ++c)
-      NVVM::MBarrierArriveExpectTxOp::create(
-          b(), kb.loc, /*res=*/Type(), epilogueBarrier(c32(c)),
-          c32(read.size() * plan.slotBytes), NVVM::MemScopeKind::CTA,
-          /*relaxed=*/false, /*predicate=*/Value());
+      expectBytes(epilogueBarrier(c32(c)), c32(read.size() * plan.slotBytes));
     // (map, byte offset, column, consumer) of each box, by stage.
     struct Box {
       unsigned map;
@@ -524,9 +521,19 @@ struct Wgmma : EpilogueHost {
              aBoxes, barrier);
   }
 
+  /// One arrival on `barrier` that also expects `bytes` more from TMA.
+  void expectBytes(Value barrier, Value bytes) {
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b(), kb.loc, /*res=*/Type(), barrier, bytes, NVVM::MemScopeKind::CTA,
+        /*relaxed=*/false, /*predicate=*/Value());
+  }
+
   /// The operands of k-tile `kc` that TMA loads into stage `stage` as they
-  /// are (all but those transposed in shared memory), counted on full[s].
-  void loadStage(Value stage, Value kc, Value m0, Value n0, Value aBoxes) {
+  /// are (all but those transposed in shared memory), counted on full[s]
+  /// after an arrival that expects their `bytes` (directLoads).
+  void loadStage(Value stage, Value kc, Value m0, Value n0, Value aBoxes,
+                 Value bytes) {
+    expectBytes(full(stage), bytes);
     Value base = stageOffset(stage);
     auto barrier = [&] { return full(stage); };
     if (!transposedInShared(spec, spec.a))
@@ -560,11 +567,8 @@ struct Wgmma : EpilogueHost {
         Value step = loop.getInductionVar();
         Value stage = urem(step, spec.stages);
         waitFree(step);
-        NVVM::MBarrierArriveExpectTxOp::create(
-            b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
-            NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
         Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
-        loadStage(stage, kc, m0, n0, aBoxes);
+        loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
       });
       if (staging && !staging->prefetched.empty())
         kb.ifThen(elected, [&] { prefetchStaged(*staging, kSteps, m0, n0); });
@@ -644,10 +648,7 @@ struct Wgmma : EpilogueHost {
     auto fillLanding = [&](Value step) {
       Value slot = urem(step, landingSlots());
       auto barrier = [&] { return landingBarrier(slot); };
-      NVVM::MBarrierArriveExpectTxOp::create(
-          b(), kb.loc, /*res=*/Type(), barrier(),
-          c32(landingSlotBytes(spec)), NVVM::MemScopeKind::CTA,
-          /*relaxed=*/false, /*predicate=*/Value());
+      expectBytes(barrier(), c32(landingSlotBytes(spec)));
       for (const Transposed &t : transposed)
         loadOperand(*t.op, landing(slot), c32(t.landingAt), t.row0, t.rows,
                     kTile(step), aBoxes, barrier);
@@ -671,10 +672,7 @@ struct Wgmma : EpilogueHost {
     waitFree(step);
     if (fullArrivals() == 2)
       kb.ifThen(leader, [&] {
-        NVVM::MBarrierArriveExpectTxOp::create(
-            b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
-            NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
-        loadStage(stage, kTile(step), m0, n0, aBoxes);
+        loadStage(stage, kTile(step), m0, n0, aBoxes, arrivingBytes);
       });
     Value slot = urem(step, landingSlots());
     waitParity(landingBarrier(slot),
@@ -730,11 +728,7 @@ struct Wgmma : EpilogueHost {
       waitFree(step);
       if (fullArrivals() > 128)
         kb.ifThen(eq(thread, 0), [&] {
-          NVVM::MBarrierArriveExpectTxOp::create(
-              b(), kb.loc, /*res=*/Type(), full(stage), arrivingBytes,
-              NVVM::MemScopeKind::CTA, /*relaxed=*/false,
-              /*predicate=*/Value());
-          loadStage(stage, kc, m0, n0, aBoxes);
+          loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
         });
       Value base = stageOffset(stage);
       if (transposedInShared(spec, spec.a))
