@@ -310,6 +310,11 @@ struct WgmmaGemmSpec {
   /// hand-off area goes past the ring only where it fits).
   int64_t sharedBytesLimit = 0;
   Type element; // bf16 or f16, or f32 (multiplied as tf32)
+  /// fp32 operands contracted as tf32x3 (each split into a tf32 high and
+  /// low part in its stage, three products per k8 summed from zero and
+  /// added to the accumulators in fp32: WgmmaGemm.cpp); tiles of 128
+  /// columns over all B_j.
+  bool tf32x3 = false;
   GemmSpec::Epilogue epilogue;
   /// Split-K: K's tiles cut into `splitK` slices, one block each (grid z),
   /// reduced in `splitKWorkspace` (ptr<1>, laid out as SplitKWorkspace
@@ -352,6 +357,9 @@ constexpr int64_t kWgmmaOutputBox = 64;
 /// The most accumulator columns a WGMMA tile holds over all its B_j (the
 /// consumers' registers): tileN x accumulators <= 256.
 constexpr int64_t kWgmmaMaxColumns = 256;
+/// tf32x3's (WgmmaGemmSpec::tf32x3): its accumulators and step sums, 2 x
+/// 64 registers a consumer thread.
+constexpr int64_t kWgmmaTf32x3Columns = 128;
 /// setmaxnreg needs a cap at entry: 65536 / 384 threads, rounded down to 8.
 constexpr int32_t kWgmmaMaxRegisters = 168;
 /// Bytes of dynamic shared memory the kernel needs.

@@ -96,6 +96,16 @@ static llvm::cl::opt<bool> tf32Wgmma(
     llvm::cl::desc("sm_90a: fp32 operands contracted as tf32 take WGMMA "
                    "where both are K-major (else mma_sync)"));
 
+// For A/B runs on a GPU: fp32 operands contracted as tf32x3 (and
+// highest's products on tensor cores) take WGMMA on sm_90a, their stages
+// split into high and low parts by the producer (WgmmaGemm.cpp; the rule),
+// or mma_sync as before (false). Judged and timed on the H100 in
+// bench/NOTES.md item 76: the training step 0.71-0.73x mma_sync's time.
+static llvm::cl::opt<bool> tf32x3Wgmma(
+    "fmlp-tf32x3-wgmma", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("sm_90a: fp32 operands contracted as tf32x3 or highest "
+                   "take WGMMA (else mma_sync)"));
+
 // For A/B runs on a GPU: the mma_sync kernels' ring depth (at most what
 // fits the chip's shared memory) and k-tile (rows of 64 or 128 bytes)
 // instead of the rule's (0).
@@ -140,6 +150,13 @@ constexpr int64_t kTokenRangeRowTiles[] = {1, 2, 4, 8, 16};
 /// kernel_config's time over its range (as the static grids' widths).
 constexpr double kTokenVariantGain = 0.9;
 
+/// The format of `shape`'s products on tensor cores (getProductFormat).
+std::optional<Precision> tensorCoreProducts(const GemmShape &shape) {
+  if (!shape.precision)
+    return std::nullopt;
+  return getProductFormat(*shape.precision, /*tensorCores=*/true);
+}
+
 /// The WGMMA tile width per accumulator. Two accumulators fill the widest
 /// WGMMA (256) at 128. One takes 256 (64 where N fits in 64) unless the
 /// grid is static and a narrower tile makes the busiest multiprocessor's
@@ -147,6 +164,12 @@ constexpr double kTokenVariantGain = 0.9;
 /// 8 x 11 tiles of 256 are 88 blocks on 132 multiprocessors, its 8 x 15 of
 /// 192 are 120: 25 % less).
 int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
+  // tf32x3: 128 columns in all, or one output box for an N within it.
+  if (tensorCoreProducts(shape) == Precision::tf32x3)
+    return shape.accumulators == 1 && shape.n > 0 &&
+                   shape.n <= kWgmmaOutputBox
+               ? kWgmmaOutputBox
+               : kWgmmaTf32x3Columns / shape.accumulators;
   if (forcedWgmmaTileN > 0)
     return std::min<int64_t>(forcedWgmmaTileN,
                              kWgmmaMaxColumns / shape.accumulators);
@@ -197,13 +220,6 @@ std::string notHighestOnTensorCores(const GemmShape &shape) {
          std::to_string(kHighestTf32x3MinTerms) + " terms on)";
 }
 
-/// The format of `shape`'s products on tensor cores (getProductFormat).
-std::optional<Precision> tensorCoreProducts(const GemmShape &shape) {
-  if (!shape.precision)
-    return std::nullopt;
-  return getProductFormat(*shape.precision, /*tensorCores=*/true);
-}
-
 /// Whether fp32 operands are contracted on tf32 (tf32, tf32x3, and highest
 /// where it takes tf32x3).
 bool tf32Contraction(const GemmShape &shape) {
@@ -232,11 +248,17 @@ std::string notMmaSyncOperands(const GemmShape &shape) {
 std::string notWgmmaOperands(const GemmShape &shape) {
   if (!isFloat32Precision(getElementPrecision(shape.element)))
     return notSixteenBitOperands(shape);
-  if (!tf32Contraction(shape) || *tensorCoreProducts(shape) != Precision::tf32)
+  if (!tf32Contraction(shape))
     return ("fp32 operands contracted as " +
             stringifyPrecision(shape.precision.value_or(Precision::ieee)) +
-            " (WGMMA takes 16-bit ones, and fp32 ones as tf32)")
+            " (WGMMA takes 16-bit ones, and fp32 ones as tf32 or tf32x3)")
         .str();
+  if (*tensorCoreProducts(shape) == Precision::tf32x3) {
+    if (!tf32x3Wgmma)
+      return "fp32 operands: tf32x3 on WGMMA is off "
+             "(--fmlp-tf32x3-wgmma=false)";
+    return "";
+  }
   if (!tf32Wgmma)
     return "fp32 operands: tf32 on WGMMA is off (--fmlp-tf32-wgmma=false)";
   return "";
@@ -266,6 +288,7 @@ WgmmaGemmSpec mlir::fmlp::wgmmaFootprint(const GemmShape &shape,
     b.kMajor = kMajor;
   spec.tileN = tileN;
   spec.stages = stages;
+  spec.tf32x3 = tensorCoreProducts(shape) == Precision::tf32x3;
   return spec;
 }
 
@@ -324,13 +347,20 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
   config.maxRegisters = kWgmmaMaxRegisters;
   bool allKMajor = shape.aKMajor && llvm::all_of(shape.bKMajor,
                                                  [](bool k) { return k; });
+  std::string products =
+      spec.tf32x3 ? "tf32x3 products of fp32 operands (split into tf32 parts "
+                    "in shared memory)"
+                  : "tf32 products of fp32 operands";
   config.reason =
-      std::string(!isFloat32Precision(getElementPrecision(shape.element))
-                      ? "16-bit operands"
-                  : allKMajor ? "tf32 products of fp32 operands, both K-major,"
-                              : "tf32 products of fp32 operands, the "
-                                "MN-major ones transposed in shared memory,") +
+      (!isFloat32Precision(getElementPrecision(shape.element))
+           ? std::string("16-bit operands")
+       : allKMajor ? products + ", both K-major,"
+                   : products + ", the MN-major ones transposed in shared "
+                                "memory,") +
       " in TMA-addressable views on " + std::string(target.chip);
+  if (shape.precision == Precision::highest)
+    config.reason += " (highest: within fp32's bound from " +
+                     std::to_string(kHighestTf32x3MinTerms) + " terms)";
   return config;
 }
 
@@ -501,7 +531,8 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
   // highest on tensor cores with K = T (the weight gradients): launches of
   // fewer than kHighestTf32x3MinTerms tokens contract too few terms for
   // tf32x3 to be within fp32's bound.
-  if (base.strategy == KernelStrategy::mma_sync &&
+  if ((base.strategy == KernelStrategy::mma_sync ||
+       base.strategy == KernelStrategy::wgmma) &&
       shape.precision == Precision::highest && shape.k == 0) {
     KernelConfig fewTerms = simtConfig(
         shape, "T < " + std::to_string(kHighestTf32x3MinTerms) +
@@ -515,7 +546,10 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
   // the same one are one variant, and the ranges past the last that
   // differs from the kernel_config are the kernel_config's.
   SmallVector<KernelConfig> ranges;
+  // Not for tf32x3 (its tiles are 128 columns at most; few tokens of
+  // fp32 training are left to the kernel_config).
   bool wgmmaVariants = base.strategy == KernelStrategy::wgmma &&
+                       tensorCoreProducts(shape) != Precision::tf32x3 &&
                        shape.tokenVariantsReady && shape.n > 0 && shape.k > 0;
   int64_t fewest = 0;
   for (int64_t most : kTokenRangeRowTiles) {

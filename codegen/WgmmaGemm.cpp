@@ -184,11 +184,22 @@ constexpr bool fitsBlock(RegisterSplit split) {
 /// The producer warpgroup transposes fp32 operands (the file comment): its
 /// 128 threads each hold four 16-byte pieces and their addresses.
 constexpr RegisterSplit kTransposing{80, 208};
+/// tf32x3: the producer copies and splits (its addresses and a piece's
+/// words, parts); a consumer holds 128 columns of accumulators and step
+/// sums.
+constexpr RegisterSplit kSplitting{56, 216};
 static_assert(fitsBlock(kLoadsOnly) && fitsBlock(kWithHandoff) &&
-              fitsBlock(kTransposing));
+              fitsBlock(kTransposing) && fitsBlock(kSplitting));
 
-int64_t stageBytes(const WgmmaGemmSpec &spec) {
+/// One part of a stage: A's 128 rows and each B_j's tileN, a row of k
+/// each.
+int64_t stagePartBytes(const WgmmaGemmSpec &spec) {
   return (kWgmmaTileM + spec.b.size() * spec.tileN) * kRowBytes;
+}
+/// A stage: one part, or (tf32x3) the high parts, then the low parts at
+/// stagePartBytes further.
+int64_t stageBytes(const WgmmaGemmSpec &spec) {
+  return (spec.tf32x3 ? 2 : 1) * stagePartBytes(spec);
 }
 
 /// MN-major tiles (16-bit only: wgmmaTakesMnMajor): a row is one k of 64
@@ -218,12 +229,18 @@ int64_t transposedRows(const WgmmaGemmSpec &spec) {
 int64_t transposedBytes(const WgmmaGemmSpec &spec) {
   return transposedRows(spec) * kRowBytes;
 }
-bool copiesTransposed() { return fp32Transpose == Fp32Transpose::cpAsync; }
+/// Whether cp.async copies the transposed operands into the stages: under
+/// --fmlp-tf32-transpose=cp-async, and always for tf32x3 (its producer
+/// splits the stages, which the landing slots' transposition would have
+/// to wait for: one pass over shared memory less).
+bool copiesTransposed(const WgmmaGemmSpec &spec) {
+  return spec.tf32x3 || fp32Transpose == Fp32Transpose::cpAsync;
+}
 /// A landing slot: the transposed operands' MN-major tiles of one k-step,
 /// A's first, each in boxes of 32 k rows x 32 m/n (4 KiB); none where
 /// cp.async copies them.
 int64_t landingSlotBytes(const WgmmaGemmSpec &spec) {
-  return copiesTransposed() ? 0 : transposedBytes(spec);
+  return copiesTransposed(spec) ? 0 : transposedBytes(spec);
 }
 /// The landing slots of a kernel that transposes (--fmlp-tf32-landing-
 /// slots).
@@ -390,7 +407,9 @@ struct Wgmma : EpilogueHost {
   }
   RegisterSplit
   registerSplit(const std::optional<StagingPlan> &staging) const {
-    if (transposes() && !copiesTransposed())
+    if (spec.tf32x3)
+      return kSplitting;
+    if (transposes() && !copiesTransposed(spec))
       return kTransposing;
     return handsOff(staging) ? kWithHandoff : kLoadsOnly;
   }
@@ -454,7 +473,7 @@ struct Wgmma : EpilogueHost {
     assert((!spec.a.rowsPerBox || spec.a.kMajor) &&
            "A in boxes of rows below T is loaded directly, K-major");
     Value aBoxes,
-        arrivingBytes = c32(stageBytes(spec) - transposedBytes(spec));
+        arrivingBytes = c32(stagePartBytes(spec) - transposedBytes(spec));
     if (int64_t rowsPerBox = spec.a.rowsPerBox) {
       Value rowsLeft = arith::SubIOp::create(
           b(), kb.loc,
@@ -549,8 +568,10 @@ struct Wgmma : EpilogueHost {
   void producer(Value kFirst, Value kSteps, Value m0, Value n0,
                 const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
+    if (spec.tf32x3)
+      return splittingProducer(kFirst, kSteps, m0, n0);
     if (transposes())
-      return copiesTransposed() ? copyingProducer(kFirst, kSteps, m0, n0)
+      return copiesTransposed(spec) ? copyingProducer(kFirst, kSteps, m0, n0)
                                 : transposingProducer(kFirst, kSteps, m0, n0);
     bool handoff = handsOff(staging);
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit(staging).producer,
@@ -609,8 +630,8 @@ struct Wgmma : EpilogueHost {
   int64_t fullArrivals() const {
     if (!transposes())
       return 1;
-    int64_t direct = stageBytes(spec) > transposedBytes(spec) ? 1 : 0;
-    return direct + (copiesTransposed() ? 128 : 1);
+    int64_t direct = stagePartBytes(spec) > transposedBytes(spec) ? 1 : 0;
+    return direct + (copiesTransposed(spec) ? 128 : 1);
   }
 
   /// Every thread of warpgroup 0, for each k-step: thread 0 issues the
@@ -730,20 +751,140 @@ struct Wgmma : EpilogueHost {
         kb.ifThen(eq(thread, 0), [&] {
           loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
         });
-      Value base = stageOffset(stage);
-      if (transposedInShared(spec, spec.a))
-        copyTransposed(spec.aView, m0, spec.m, kWgmmaTileM, kc, spec.k, base,
-                       thread);
-      for (unsigned j = 0; j < spec.b.size(); ++j)
-        if (transposedInShared(spec, spec.b[j]))
-          copyTransposed(spec.bViews[j].transposed(), n0, spec.n, spec.tileN,
-                         kc, spec.k, kb.add(base, bOffset(j)), thread);
+      copyTransposedOperands(stage, kc, m0, n0, thread);
       NVVM::CpAsyncMBarrierArriveOp::create(b(), kb.loc, full(stage),
                                             /*noinc=*/true);
     }
     // The last copies land before the block's shared memory may go.
     NVVM::CpAsyncCommitGroupOp::create(b(), kb.loc);
     NVVM::CpAsyncWaitGroupOp::create(b(), kb.loc, 0);
+  }
+
+  // The splitting producer (tf32x3): each stage holds a high and a low
+  // part; the operands arrive in the high part as in tf32 (TMA, the copies
+  // of transposed ones), and the producer's threads then split each
+  // element x there: hi = rna(x) written back in place, lo = rna(x - hi)
+  // at the same place in the low part (both exact tf32 values, so the
+  // tensor core's truncation of its operands changes neither), fence their
+  // writes for the async proxy and arrive on ready[s] (128 arrivals), which
+  // the consumers wait on.
+
+  /// Whether the producer writes the stages through the generic proxy
+  /// (the copies, the split): the consumers' WGMMAs (async proxy) then
+  /// fence their reads before releasing a stage.
+  bool writesStagesGeneric() const {
+    return spec.tf32x3 || (transposes() && copiesTransposed(spec));
+  }
+  /// tf32x3: the split stage's mbarrier, after the epilogue's.
+  Value ready(Value stage) {
+    return at(kb.add(kb.mul(stage, c32(8)), c32(8 * (2 * spec.stages + 2))));
+  }
+  /// How many k-steps the loads run ahead of the split. The producer loads
+  /// step i once step i - stages is released, which the consumers do
+  /// once they start step i - stages + 1, split in the producer's
+  /// iteration i - stages + 1 + lag: before iteration i (no deadlock)
+  /// while lag <= stages - 2.
+  int64_t splitLag() const { return spec.stages - 2; }
+
+  /// Every thread of warpgroup 0, in iteration i: loads k-step i (if any)
+  /// as the copying producer does, then splits k-step i - splitLag() (if
+  /// any).
+  void splittingProducer(Value kFirst, Value kSteps, Value m0, Value n0) {
+    NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit({}).producer,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    Value thread = kb.threadIdX(); // 0 .. 127 in warpgroup 0
+    auto [aBoxes, arrivingBytes] = directLoads(m0);
+    int64_t lag = splitLag();
+    auto loop = scf::ForOp::create(b(), kb.loc, c32(0),
+                                   kb.add(kSteps, c32(lag)), c32(1));
+    {
+      OpBuilder::InsertionGuard guard(b());
+      b().setInsertionPointToStart(loop.getBody());
+      Value step = loop.getInductionVar();
+      kb.ifThen(kb.lessThan(step, kSteps), [&] {
+        Value stage = urem(step, spec.stages);
+        Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
+        waitFree(step);
+        if (fullArrivals() != 128)
+          kb.ifThen(eq(thread, 0), [&] {
+            loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
+          });
+        if (transposes()) {
+          copyTransposedOperands(stage, kc, m0, n0, thread);
+          NVVM::CpAsyncMBarrierArriveOp::create(b(), kb.loc, full(stage),
+                                                /*noinc=*/true);
+        }
+      });
+      if (lag == 0) {
+        splitStage(step, thread);
+      } else {
+        Value splitStep = kb.add(step, c32(-lag));
+        kb.ifThen(arith::CmpIOp::create(b(), kb.loc, arith::CmpIPredicate::sge,
+                                        splitStep, c32(0)),
+                  [&] { splitStage(splitStep, thread); });
+      }
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b(), kb.loc);
+    NVVM::CpAsyncWaitGroupOp::create(b(), kb.loc, 0);
+  }
+
+  /// Once k-step `step`'s operands are in the high part of its stage
+  /// (full[s]): splits each of its words x (16 bytes a thread at a time,
+  /// consecutive threads consecutive pieces: no bank hit twice) into hi =
+  /// rna(x) in place and lo = rna(x - hi) in the low part (x - hi is exact
+  /// in fp32), fences the writes for the WGMMAs and arrives on ready[s].
+  void splitStage(Value step, Value thread) {
+    Value stage = urem(step, spec.stages);
+    waitParity(full(stage), arith::AndIOp::create(
+                                b(), kb.loc, udiv(step, spec.stages), c32(1)));
+    Value first = kb.add(stageOffset(stage), kb.mul(thread, c32(16)));
+    auto quad = VectorType::get({4}, b().getF32Type());
+    auto words = VectorType::get({4}, i32);
+    Type f32 = b().getF32Type();
+    auto round = [&](Value x) {
+      return NVVM::ConvertFloatToTF32Op::create(
+                 b(), kb.loc, i32, x, NVVM::FPRoundingMode::RNA,
+                 NVVM::SaturationMode::NONE, /*relu=*/false)
+          .getResult();
+    };
+    constexpr int64_t kPieceBytes = 16;
+    int64_t rounds = stagePartBytes(spec) / (128 * kPieceBytes);
+    for (int64_t r = 0; r < rounds; ++r) {
+      Value offset = kb.add(first, c32(r * 128 * kPieceBytes));
+      Value x = LLVM::LoadOp::create(b(), kb.loc, quad, at(offset), 16);
+      Value hi = LLVM::UndefOp::create(b(), kb.loc, words);
+      Value lo = hi;
+      for (int64_t e = 0; e < 4; ++e) {
+        Value word = LLVM::ExtractElementOp::create(b(), kb.loc, x, c32(e));
+        Value high = round(word);
+        Value rest = arith::SubFOp::create(
+            b(), kb.loc, word, LLVM::BitcastOp::create(b(), kb.loc, f32, high));
+        hi = LLVM::InsertElementOp::create(b(), kb.loc, hi, high, c32(e));
+        lo = LLVM::InsertElementOp::create(b(), kb.loc, lo, round(rest),
+                                           c32(e));
+      }
+      LLVM::StoreOp::create(b(), kb.loc, hi, at(offset), 16);
+      LLVM::StoreOp::create(
+          b(), kb.loc, lo,
+          at(kb.add(offset, c32(stagePartBytes(spec)))), 16);
+    }
+    fenceProxyAsync();
+    NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), ready(stage),
+                                   /*count=*/Value());
+  }
+
+  /// Copies the transposed operands' tiles of k-tile `kc` into stage
+  /// `stage` (copyTransposed).
+  void copyTransposedOperands(Value stage, Value kc, Value m0, Value n0,
+                              Value thread) {
+    Value base = stageOffset(stage);
+    if (transposedInShared(spec, spec.a))
+      copyTransposed(spec.aView, m0, spec.m, kWgmmaTileM, kc, spec.k, base,
+                     thread);
+    for (unsigned j = 0; j < spec.b.size(); ++j)
+      if (transposedInShared(spec, spec.b[j]))
+        copyTransposed(spec.bViews[j].transposed(), n0, spec.n, spec.tileN, kc,
+                       spec.k, kb.add(base, bOffset(j)), thread);
   }
 
   /// Copies the tile of `rows` r from `r0` and tileK k from `k0` of `view`
@@ -912,7 +1053,7 @@ struct Wgmma : EpilogueHost {
     // Elements cp.async copied in are written by the generic proxy, which
     // the WGMMAs (async proxy) see after this thread's proxy fence: the
     // barrier's completion ordered the copies before it.
-    if (transposes() && copiesTransposed())
+    if (transposes() && copiesTransposed(spec))
       fenceProxyAsync();
     Value base = stageOffset(stage);
     // Each consumer's 64 rows of A: 64 rows on (K-major) or the next
@@ -954,6 +1095,85 @@ struct Wgmma : EpilogueHost {
     return sums;
   }
 
+  // tf32x3's k-step (the splitting producer's stages): for each k8 of
+  // the k-tile, lo hi' + hi lo' + hi hi' (the small products first) into
+  // step sums from zero, one WGMMA group, then, once it is done, the step
+  // sums added to the accumulators in fp32, rounded to nearest (a tensor
+  // core truncates its sums: lib/Numerics' tf32x3 bound, the same as
+  // mma_sync's k8 steps). The wait is for the whole group (wait_group 0):
+  // ptxas serializes every WGMMA of a kernel where other instructions read
+  // a WGMMA's accumulators while any group is pending (C7514), so the
+  // tensor core is kept busy by the other consumer while this one adds.
+  // The loop carries the accumulators (zero before k-step 0), then the
+  // step sums (J values each).
+
+  SmallVector<Value> mmaStepTf32x3(Value step, Value consumer,
+                                   ValueRange state) {
+    int64_t parts = spec.b.size();
+    SmallVector<Value> acc(state.take_front(parts));
+    SmallVector<Value> sums(state.slice(parts, parts));
+    Value stage = urem(step, spec.stages);
+    waitParity(ready(stage), arith::AndIOp::create(
+                                 b(), kb.loc, udiv(step, spec.stages), c32(1)));
+    Value hi = stageOffset(stage);
+    Value lo = kb.add(hi, c32(stagePartBytes(spec)));
+    Value aOffset = kb.mul(consumer, c32(kConsumerRows * kRowBytes));
+    auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
+                                         static_cast<int>(spec.tileN),
+                                         static_cast<int>(instructionK()));
+    auto operand = [&](Value part, Value offset, int64_t kk) {
+      return descriptor(
+          at(kb.add(kb.add(part, offset), c32(kWgmmaInstructionKBytes * kk))),
+          /*kMajor=*/true);
+    };
+    for (int64_t kk = 0; kk < tileK() / instructionK(); ++kk) {
+      // The step sums were last read by the adds below (registers: a fence
+      // before the WGMMAs write them again).
+      NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
+      for (int64_t j = 0; j < parts; ++j) {
+        Value bOff = bOffset(j);
+        std::pair<Value, Value> products[] = {
+            {operand(lo, aOffset, kk), operand(hi, bOff, kk)},
+            {operand(hi, aOffset, kk), operand(lo, bOff, kk)},
+            {operand(hi, aOffset, kk), operand(hi, bOff, kk)}};
+        for (auto [i, product] : llvm::enumerate(products))
+          sums[j] = NVVM::WgmmaMmaAsyncOp::create(
+              b(), kb.loc, sums[j].getType(), sums[j], product.first,
+              product.second, shape, NVVM::WGMMATypes::tf32,
+              NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::f32,
+              i == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+              NVVM::MMALayout::row, NVVM::MMALayout::col,
+              NVVM::MMAIntOverflowAttr());
+      }
+      NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
+      NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
+      // Every group before this one is done, the previous k-step's too.
+      if (kk == 0)
+        releaseBefore(step);
+      for (int64_t j = 0; j < parts; ++j)
+        acc[j] = addSums(acc[j], sums[j]);
+    }
+    SmallVector<Value> next(acc);
+    next.append(sums);
+    return next;
+  }
+
+  /// The accumulators `a` + `b`, element by element (fp32, rounded to
+  /// nearest).
+  Value addSums(Value a, Value b) {
+    Value sum = LLVM::UndefOp::create(this->b(), kb.loc, a.getType());
+    for (int64_t r = 0; r < spec.tileN / 2; ++r)
+      sum = LLVM::InsertValueOp::create(
+          this->b(), kb.loc, sum,
+          arith::AddFOp::create(
+              this->b(), kb.loc,
+              LLVM::ExtractValueOp::create(this->b(), kb.loc, a, r),
+              LLVM::ExtractValueOp::create(this->b(), kb.loc, b, r)),
+          r);
+    return sum;
+  }
+
   /// The main loop, k-step 0 peeled: its WGMMAs start the sums from
   /// nothing (undefined registers, no zeroing moves: ptxas serializes the
   /// WGMMAs of a loop whose accumulators other instructions define).
@@ -964,11 +1184,25 @@ struct Wgmma : EpilogueHost {
                                    NVVM::SetMaxRegisterAction::increase);
     Value consumer = kb.add(udiv(kb.threadIdX(), 128), c32(-1)); // 0 or 1
     Value undefined = LLVM::UndefOp::create(b(), kb.loc, accumulatorType());
-    SmallVector<Value> acc =
-        mmaStep(c32(0), consumer, SmallVector<Value>(spec.b.size(), undefined),
-                /*first=*/true);
-    auto loop = scf::ForOp::create(b(), kb.loc, c32(1), kSteps, c32(1), acc);
-    {
+    scf::ForOp loop;
+    if (spec.tf32x3) {
+      // Not peeled: each k8 starts its sums from zero anyway, and the
+      // accumulators start from zero (no WGMMA writes them).
+      SmallVector<Value> state(
+          spec.b.size(), LLVM::ZeroOp::create(b(), kb.loc, accumulatorType()));
+      state.append(spec.b.size(), undefined);
+      loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1), state);
+      OpBuilder::InsertionGuard guard(b());
+      b().setInsertionPointToStart(loop.getBody());
+      scf::YieldOp::create(b(), kb.loc,
+                           mmaStepTf32x3(loop.getInductionVar(), consumer,
+                                         loop.getRegionIterArgs()));
+    } else {
+      SmallVector<Value> acc =
+          mmaStep(c32(0), consumer,
+                  SmallVector<Value>(spec.b.size(), undefined),
+                  /*first=*/true);
+      loop = scf::ForOp::create(b(), kb.loc, c32(1), kSteps, c32(1), acc);
       OpBuilder::InsertionGuard guard(b());
       b().setInsertionPointToStart(loop.getBody());
       scf::YieldOp::create(b(), kb.loc,
@@ -977,6 +1211,7 @@ struct Wgmma : EpilogueHost {
     }
     NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
     releaseBefore(kSteps);
+    SmallVector<Value> results(loop.getResults().take_front(spec.b.size()));
 
     auto finish = [&](ValueRange sums) {
       EpiloguePart part;
@@ -989,13 +1224,13 @@ struct Wgmma : EpilogueHost {
       epilogue(views, staging, consumer, part, m0Index, n0Index);
     };
     if (spec.splitK == 1)
-      return finish(loop.getResults());
-    storePartial(tile, consumer, loop.getResults());
+      return finish(results);
+    storePartial(tile, consumer, results);
     Value last = arriveLast(tile);
     auto branch = scf::IfOp::create(b(), kb.loc, last, false);
     OpBuilder::InsertionGuard guard(b());
     b().setInsertionPoint(branch.thenBlock()->getTerminator());
-    finish(sumSlices(tile, consumer, loop.getResults()));
+    finish(sumSlices(tile, consumer, results));
   }
 
   // Split-K (the file comment). A block's partial tile: consumer c's
@@ -1163,7 +1398,7 @@ struct Wgmma : EpilogueHost {
     kb.ifThen(kb.both(leader, after), [&] {
       // The WGMMAs' reads (async proxy) before the producer's copies into
       // the stage (generic proxy), which this arrival releases.
-      if (transposes() && copiesTransposed())
+      if (writesStagesGeneric())
         fenceProxyAsync();
       NVVM::MBarrierArriveOp::create(
           b(), kb.loc, /*res=*/Type(),
@@ -1234,6 +1469,11 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
                                 kArrivalWord &&
                                 "the landing mbarriers overlap the arrival "
                                 "word");
+  assert((!spec.tf32x3 ||
+          (spec.element.isF32() && 8 * (3 * spec.stages + 2) <= kArrivalWord &&
+           spec.tileN * int64_t(spec.b.size()) <= kWgmmaTf32x3Columns)) &&
+         "tf32x3: fp32 operands, tiles of at most 128 columns, and the "
+         "ready mbarriers below the arrival word");
   // The epilogue's slots lie in the ring, free once the main loop is done.
   // 16-bit views only: fp32 ones (tf32 kernels) take the epilogue's direct
   // stores. A thread's column pair is then 8 bytes and a warp's store 8
@@ -1267,34 +1507,47 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
     }
   }
   Value tid = kb.threadIdX();
-  auto [mTile, nTile] = w.tileOfBlock();
-  Value m0 = kb.mul(mTile, w.c32(kWgmmaTileM));
-  Value n0 = kb.mul(nTile, w.c32(spec.tileN));
-  // ceil(K / tileK) k-steps; the tensor maps zero-fill past K.
-  Value kExtent = arith::TruncIOp::create(b, loc, w.i32, kb.extent(spec.k));
-  // At least one (k-step 0 is peeled; T >= 1 reaches a kernel anyway).
-  Value kSteps = arith::MaxUIOp::create(
-      b, loc, arith::CeilDivUIOp::create(b, loc, kExtent, w.c32(w.tileK())),
-      w.c32(1));
-  // Split-K: this slice's k-steps [kFirst, first(s + 1)) (the file
-  // comment; the lowering checks S <= the k-steps, K static).
-  Value kFirst = w.c32(0), tile;
-  if (spec.splitK > 1) {
-    assert(!spec.k.tokens && !spec.n.tokens && spec.splitKWorkspace &&
-           "split-K needs static K and N and a workspace");
-    assert(8 * (2 * spec.stages + 2) <= kArrivalWord &&
-           "the mbarriers overlap the arrival word");
-    Value slice = w.slice();
-    auto first = [&](Value s) {
-      return arith::DivUIOp::create(b, loc, kb.mul(s, kSteps),
-                                    w.c32(spec.splitK));
-    };
-    kFirst = first(slice);
-    kSteps = arith::SubIOp::create(b, loc, first(kb.add(slice, w.c32(1))),
-                                   kFirst);
-    Value nTiles = NVVM::GridDimYOp::create(b, loc, w.i32);
-    tile = kb.add(kb.mul(mTile, nTiles), nTile);
-  }
+  // This block's tile and k-steps.
+  struct Work {
+    Value m0, n0, kFirst, kSteps, tile;
+  };
+  auto work = [&] {
+    Work at;
+    auto [mTile, nTile] = w.tileOfBlock();
+    at.m0 = kb.mul(mTile, w.c32(kWgmmaTileM));
+    at.n0 = kb.mul(nTile, w.c32(spec.tileN));
+    // ceil(K / tileK) k-steps; the tensor maps zero-fill past K.
+    Value kExtent = arith::TruncIOp::create(b, loc, w.i32, kb.extent(spec.k));
+    // At least one (k-step 0 is peeled; T >= 1 reaches a kernel anyway).
+    at.kSteps = arith::MaxUIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, kExtent, w.c32(w.tileK())),
+        w.c32(1));
+    // Split-K: this slice's k-steps [kFirst, first(s + 1)) (the file
+    // comment; the lowering checks S <= the k-steps, K static).
+    at.kFirst = w.c32(0);
+    if (spec.splitK > 1) {
+      assert(!spec.k.tokens && !spec.n.tokens && spec.splitKWorkspace &&
+             "split-K needs static K and N and a workspace");
+      assert(8 * (2 * spec.stages + 2) <= kArrivalWord &&
+             "the mbarriers overlap the arrival word");
+      Value slice = w.slice();
+      auto first = [&](Value s) {
+        return arith::DivUIOp::create(b, loc, kb.mul(s, at.kSteps),
+                                      w.c32(spec.splitK));
+      };
+      at.kFirst = first(slice);
+      at.kSteps = arith::SubIOp::create(
+          b, loc, first(kb.add(slice, w.c32(1))), at.kFirst);
+      Value nTiles = NVVM::GridDimYOp::create(b, loc, w.i32);
+      at.tile = kb.add(kb.mul(mTile, nTiles), nTile);
+    }
+    return at;
+  };
+  // tf32x3 computes it in each role: shared, ptxas spilled the tile's n
+  // across the roles' setmaxnreg (8 B in the copying kernels K4 and K6).
+  std::optional<Work> shared;
+  if (!spec.tf32x3)
+    shared = work();
 
   kb.ifThen(w.eq(tid, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
@@ -1303,7 +1556,11 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
       NVVM::MBarrierInitOp::create(b, loc, w.empty(w.c32(s)), w.c32(2),
                                    Value());
     }
-    if (w.transposes())
+    if (spec.tf32x3)
+      for (int64_t s = 0; s < spec.stages; ++s)
+        NVVM::MBarrierInitOp::create(b, loc, w.ready(w.c32(s)), w.c32(128),
+                                     Value());
+    else if (w.transposes())
       for (int64_t l = 0; l < landingSlots(); ++l)
         NVVM::MBarrierInitOp::create(b, loc, w.landingBarrier(w.c32(l)),
                                      w.c32(1), Value());
@@ -1319,9 +1576,12 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
-    w.producer(kFirst, kSteps, m0, n0, views, staging);
+    Work at = shared ? *shared : work();
+    w.producer(at.kFirst, at.kSteps, at.m0, at.n0, views, staging);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    w.consumer(kSteps, kb.toI64(m0), kb.toI64(n0), tile, views, staging);
+    at = shared ? *shared : work();
+    w.consumer(at.kSteps, kb.toI64(at.m0), kb.toI64(at.n0), at.tile, views,
+               staging);
   }
 
   LaunchGeometry geometry;

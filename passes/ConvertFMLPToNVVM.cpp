@@ -267,6 +267,14 @@ SplitKWorkspace splitKLayout(const KernelGemm &gemm,
                          gemm.b.size(), config.splitK);
 }
 
+/// Whether `gemm`'s fp32 operands are contracted as tf32x3 on tensor cores
+/// (precision tf32x3, and highest's products there).
+bool takesTf32x3(const KernelGemm &gemm) {
+  return gemm.element.isF32() && gemm.precision &&
+         getProductFormat(*gemm.precision, /*tensorCores=*/true) ==
+             Precision::tf32x3;
+}
+
 /// Why `config`'s split_k cannot split `gemm`'s K, or "".
 std::string notSplittable(const KernelGemm &gemm, const KernelConfig &config) {
   if (config.splitK == 1)
@@ -324,9 +332,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     mma.tileK = config.tileK;
     mma.stages = config.stages;
     mma.element = gemm.element;
-    mma.tf32x3 = gemm.precision &&
-                 getProductFormat(*gemm.precision, /*tensorCores=*/true) ==
-                     Precision::tf32x3;
+    mma.tf32x3 = takesTf32x3(gemm);
     mma.epilogue = std::move(epilogue);
     return buildMmaSyncGemm(kb, mma);
   }
@@ -354,6 +360,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   wgmma.sharedBytesLimit = getTarget(kb.func).getInfo().sharedBytesPerBlock;
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
+  wgmma.tf32x3 = takesTf32x3(gemm);
   wgmma.epilogue = spec.epilogue;
   if (config.splitK > 1) {
     // The split-K workspace: the kernel's last buffer (buildVariant).
@@ -765,6 +772,14 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
          << " columns in all";
       break;
     }
+    if (takesTf32x3(gemm) &&
+        config.tileN * accumulators > kWgmmaTf32x3Columns) {
+      os << "a wgmma tile of " << accumulators << " accumulators x "
+         << config.tileN << " columns for tf32x3: at most "
+         << kWgmmaTf32x3Columns << " columns in all (its step sums take "
+         << "registers)";
+      break;
+    }
     if (config.tileK != wgmmaTileK(gemm.element)) {
       os << "a wgmma k-tile of " << config.tileK << " elements: a stage's "
          << "rows hold " << wgmmaTileK(gemm.element) << " of "
@@ -783,6 +798,7 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
       spec.b.emplace_back().kMajor = kMajor(b);
     spec.tileN = config.tileN;
     spec.stages = config.stages;
+    spec.tf32x3 = takesTf32x3(gemm);
     if (int64_t bytes = wgmmaSharedBytes(spec); bytes > limit)
       os << "wgmma stages = " << config.stages << " take " << bytes
          << " B of shared memory, past " << target.chip << "'s " << limit;
@@ -1072,6 +1088,25 @@ struct ConvertFMLPToNVVMPass
   /// The kernel of `op` as `config` says (serving T from `minTokens`),
   /// named `name` plus the variant's range; fails with a diagnostic at `op`
   /// when the config does not suit the chip or the operands.
+  /// highest's tf32x3 is within fp32's bound only from
+  /// kHighestTf32x3MinTerms terms on: K itself, or the fewest T a config of
+  /// `strategy` serves (from `minTokens`) where K is T.
+  static LogicalResult checkHighestTerms(Operation *op, const KernelGemm &gemm,
+                                         int64_t minTokens,
+                                         StringRef strategy) {
+    int64_t fewestTerms = gemm.k.tokens ? minTokens : gemm.k.value;
+    if (gemm.precision != Precision::highest ||
+        fewestTerms >= kHighestTf32x3MinTerms)
+      return success();
+    return op->emitOpError("has an ")
+           << strategy << " config for precision highest on contractions of "
+           << (gemm.k.tokens ? "T terms from T = " : "") << fewestTerms
+           << (gemm.k.tokens ? "" : " terms")
+           << "; tf32x3 is within IEEE fp32's bound from "
+           << kHighestTf32x3MinTerms << " terms on (fewer take a SIMT "
+           << (gemm.k.tokens ? "variant" : "kernel") << ")";
+  }
+
   FailureOr<KernelVariant> buildVariant(Operation *op, const KernelGemm &gemm,
                                         const KernelConfig &config,
                                         int64_t minTokens,
@@ -1089,16 +1124,18 @@ struct ConvertFMLPToNVVMPass
         return op->emitOpError("is configured for WGMMA, which ")
                << StringRef(info.chip) << " does not have";
       // fp32 operands: one product of their tf32 values, which the tensor
-      // core reads from the bits TMA stored (tf32x3 and highest split
-      // them in registers: mma_sync).
+      // core reads from the bits TMA stored, or tf32x3's three of the
+      // parts its producer splits them into (highest's too).
       if (gemm.element.isF32() &&
           !(gemm.precision &&
-            getProductFormat(*gemm.precision, true) == Precision::tf32))
+            isTf32Precision(getProductFormat(*gemm.precision, true))))
         return op->emitOpError("has a wgmma config on fp32 operands ")
                << "contracted as "
                << (gemm.precision ? stringifyPrecision(*gemm.precision)
                                   : StringRef("ieee"))
-               << "; wgmma takes fp32 operands as tf32 only";
+               << "; wgmma takes fp32 operands as tf32, tf32x3 or highest";
+      if (failed(checkHighestTerms(op, gemm, minTokens, "wgmma")))
+        return failure();
       std::string whyNot;
       FailureOr<TmaPlan> planned = planTma(op, gemm, config.tileN, whyNot);
       if (failed(planned))
@@ -1157,19 +1194,8 @@ struct ConvertFMLPToNVVMPass
                << (gemm.precision ? stringifyPrecision(*gemm.precision)
                                   : StringRef("ieee"))
                << "; mma_sync takes fp32 operands as tf32, tf32x3 or highest";
-      // highest's tf32x3 is within fp32's bound only from
-      // kHighestTf32x3MinTerms terms on: K itself, or the fewest T this
-      // config serves where K is T.
-      int64_t fewestTerms = gemm.k.tokens ? minTokens : gemm.k.value;
-      if (gemm.precision == Precision::highest &&
-          fewestTerms < kHighestTf32x3MinTerms)
-        return op->emitOpError("has an mma_sync config for precision ")
-               << "highest on contractions of "
-               << (gemm.k.tokens ? "T terms from T = " : "")
-               << fewestTerms << (gemm.k.tokens ? "" : " terms")
-               << "; tf32x3 is within IEEE fp32's bound from "
-               << kHighestTf32x3MinTerms << " terms on (fewer take a SIMT "
-               << (gemm.k.tokens ? "variant" : "kernel") << ")";
+      if (failed(checkHighestTerms(op, gemm, minTokens, "mma_sync")))
+        return failure();
       if (!llvm::is_contained(kMmaSyncTileKBytes,
                               config.tileK * elementBytes))
         return op->emitOpError("has an mma_sync k-tile of ")

@@ -172,12 +172,34 @@ func.func @simt_other_tiles(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: 
 
 // -----
 
-// WGMMA on fp32 operands multiplies them as tf32 (one product each): not
-// tf32x3's three, which split the operands in registers (mma_sync) ...
-func.func @wgmma_on_tf32x3(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
-  // expected-error@+1 {{has a wgmma config on fp32 operands contracted as tf32x3; wgmma takes fp32 operands as tf32 only}}
+// WGMMA on fp32 operands multiplies them as tf32 (one product each, or
+// tf32x3's three): not as IEEE fp32 ...
+func.func @wgmma_on_ieee(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
+  // expected-error@+1 {{has a wgmma config on fp32 operands contracted as ieee; wgmma takes fp32 operands as tf32, tf32x3 or highest}}
   fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
-    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">}
+  return
+}
+
+// -----
+
+// ... tf32x3's tiles are at most 128 columns wide (its two sets of step
+// sums beside the accumulators) ...
+func.func @wgmma_tf32x3_wide(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: a wgmma tile of 1 accumulators x 256 columns for tf32x3: at most 128 columns in all (its step sums take registers)}}
+  fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}
+  return
+}
+
+// -----
+
+// ... whose stages hold a high and a low part of each operand (twice
+// tf32's bytes: 4 stages of 64 KiB are past sm_90a's shared memory) ...
+func.func @wgmma_tf32x3_stages(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: wgmma stages = 4 take 263168 B of shared memory, past sm_90a's 232448}}
+  fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 263168, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}
   return
 }
 

@@ -7,6 +7,7 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:300:128:1,input_grad:300:128:3 | FileCheck %s --check-prefix=FORCED
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:300:64:2 2>&1 | FileCheck %s --check-prefix=FORCEDBAD
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-token-tiles=down:300:96:1 2>&1 | FileCheck %s --check-prefix=FORCEDMALFORMED
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32x3-wgmma=false | FileCheck %s --check-prefix=X3MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=simt --split-input-file | FileCheck %s --check-prefix=SIMT
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-small-tokens-max=32 | FileCheck %s --check-prefix=SMALL32
@@ -109,19 +110,19 @@ func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x
 // fp32 blocks under the pipelines' default precision, highest (IEEE fp32's
 // accuracy): contractions of fewer than 84 terms (over D = 64) take the
 // SIMT kernels, 64 x 64 x 16 tiles in f32 shared memory; longer ones (over
-// H = 128 and 2H) tf32x3 on mma.sync; the weight gradients (over T) a SIMT
-// variant for T < 84.
+// H = 128 and 2H) tf32x3 on WGMMA (stages of a high and a low part, 128
+// columns in all); the weight gradients (over T) a SIMT variant for T < 84.
 // CHECK-LABEL: func.func @f32.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands contracted as highest (WGMMA takes 16-bit ones, and fp32 ones as tf32); highest: a contraction of 64 terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)">, precision = #fmlp.precision<highest>}
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands contracted as highest (WGMMA takes 16-bit ones, and fp32 ones as tf32 or tf32x3); highest: a contraction of 64 terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)">, precision = #fmlp.precision<highest>}
 // CHECK-NOT: small_tokens
-// CHECK: fmlp.down {{.*}}strategy = mma_sync, tile = [128, 128, 16], {{.*}}reason = "fp32 operands contracted as highest (WGMMA takes 16-bit ones, and fp32 ones as tf32); mma.sync on sm_90a, tf32x3 products (highest: within fp32's bound from 84 terms)">, precision = #fmlp.precision<highest>}
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (split into tf32 parts in shared memory), both K-major, in TMA-addressable views on sm_90a (highest: within fp32's bound from 84 terms)">, precision = #fmlp.precision<highest>}
 // CHECK-LABEL: func.func @f32.backward
 // CHECK: fmlp.down_grad {{.*}}strategy = simt,
-// CHECK: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 128, 16], {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], {{.*}}reason = "T < 84: highest contracts T terms as IEEE fp32 (tf32x3's bound is within fp32's from 84 on)", max_tokens = 83>]
-// CHECK: fmlp.input_grad {{.*}}strategy = mma_sync,
+// CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 3, {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], {{.*}}reason = "T < 84: highest contracts T terms as IEEE fp32 (tf32x3's bound is within fp32's from 84 on)", max_tokens = 83>]
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma,
 // CHECK-NOT: token_variants
 // CHECK-SAME: {{$}}
-// CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, {{.*}}max_tokens = 83>]
+// CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, {{.*}}max_tokens = 83>]
 func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
@@ -133,7 +134,7 @@ func.func @f32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64
 
 // fp32 contracted as ieee takes the SIMT path, every kernel.
 // CHECK-LABEL: func.func @ieee.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands contracted as ieee (WGMMA takes 16-bit ones, and fp32 ones as tf32); fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
+// CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands contracted as ieee (WGMMA takes 16-bit ones, and fp32 ones as tf32 or tf32x3); fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
 // CHECK-LABEL: func.func @ieee.backward
 // CHECK-NOT: strategy = {{wgmma|mma_sync|small_tokens}}
 // CHECK-LABEL: func.func @ieee.forward_nograd
@@ -230,9 +231,10 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // a slot at 256 columns: 3 stages, 1024 + 3 x 48 KiB + 2 x 32 KiB =
 // 214,016 B; K4's N = 64 takes 64 columns: 6 stages of 24 KiB and 2 slots
 // of 8 KiB), K6 and K5 A and B (K6's static grid takes 128 columns: 5
-// stages of 32 KiB and 2 slots of 32 KiB). tf32x3 takes mma.sync, 64-byte
-// rows and 128 columns (64 accumulators a thread: registers for the fp32
-// sums of its steps) ...
+// stages of 32 KiB and 2 slots of 32 KiB). tf32x3 takes WGMMA on stages
+// of a high and a low part (64 KiB at 128 columns: 3 stages; its
+// accumulators and step sums are 128 registers a thread), or mma.sync
+// (64-byte rows, 128 columns) where its A/B knob is off ...
 // CHECK-LABEL: func.func @tf32.forward
 // CHECK: fmlp.gate_up {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "tf32 products of fp32 operands, both K-major, in TMA-addressable views on sm_90a">, fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 6, {{.*}}max_tokens = 2048>], precision = #fmlp.precision<tf32>}
 // CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 64, 32], {{.*}}precision = #fmlp.precision<tf32>
@@ -267,7 +269,12 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // SM120A-LABEL: func.func @tf32.forward
 // SM120A: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 16], stages = 3, cluster = [1, 1], shared_bytes = 78336, {{.*}}mma.sync on sm_120a, tf32 products">
 // CHECK-LABEL: func.func @tf32x3.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 64, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, {{.*}}reason = "fp32 operands contracted as tf32x3 (WGMMA takes 16-bit ones, and fp32 ones as tf32); mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
+// CHECK: fmlp.gate_up {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (split into tf32 parts in shared memory), both K-major, in TMA-addressable views on sm_90a">, precision = #fmlp.precision<tf32x3>}
+// CHECK-NOT: token_variants
+// CHECK-LABEL: func.func @tf32x3.backward
+// CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (split into tf32 parts in shared memory), the MN-major ones transposed in shared memory,
+// X3MMA-LABEL: func.func @tf32x3.forward
+// X3MMA: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 64, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, {{.*}}reason = "fp32 operands: tf32x3 on WGMMA is off (--fmlp-tf32x3-wgmma=false); mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
 func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,
                 %wd: tensor<64x128xf32>) -> tensor<?x64xf32> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}

@@ -168,11 +168,11 @@
 // TF32X3: "precision": "tf32x3",
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false -o %t.highest.bundle
 // RUN: FileCheck %s --check-prefix=HIGHEST < %t.highest.bundle/manifest.json
-// HIGHEST: "kernel": "llama_mlp_forward_k0_gate_up_mma_sync"
+// HIGHEST: "kernel": "llama_mlp_forward_k0_gate_up"
 // HIGHEST: "precision": "highest",
 // HIGHEST: "kernel": "llama_mlp_backward_k1_down_weight_grad_upto83"
 // HIGHEST: "max_tokens": 83
-// HIGHEST: "kernel": "llama_mlp_backward_k1_down_weight_grad_mma_sync"
+// HIGHEST: "kernel": "llama_mlp_backward_k1_down_weight_grad"
 // HIGHEST: "min_tokens": 84
 // RUN: rm -rf %t.ieee.bundle
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=ieee --report=false -o %t.ieee.bundle

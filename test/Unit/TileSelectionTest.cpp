@@ -87,12 +87,13 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                          *precision == Precision::tf32x3 ||
                          *precision == Precision::highest);
             // WGMMA: 16-bit operands in their own format, or fp32 ones
-            // multiplied as tf32 (one product; TMA-ready includes K-major
-            // here, which tf32 WGMMA needs).
-            bool tf32Products =
-                element.isF32() && precision == Precision::tf32;
+            // multiplied as tf32 (one product, or tf32x3's three; TMA-ready
+            // includes K-major here, which tf32 WGMMA needs).
             bool wgmmaAllowed =
-                chip.has(kWgmma) && (ownFormat || tf32Products) && tmaReady;
+                chip.has(kWgmma) && (ownFormat || tf32) && tmaReady;
+            // tf32x3's products (highest's on tensor cores too).
+            bool x3 = element.isF32() && (precision == Precision::tf32x3 ||
+                                          precision == Precision::highest);
             bool mmaSyncAllowed = !wgmmaAllowed && chip.has(kMmaSync) &&
                                   (ownFormat || tf32) && mmaSyncReady;
             // The variant for T <= 16 (here: when the operands are ready
@@ -114,7 +115,8 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             // highest on tensor cores: IEEE SIMT for T < 84.
             EXPECT_EQ(fewTerms.has_value(),
                       precision == Precision::highest &&
-                          c.strategy == KernelStrategy::mma_sync);
+                          (c.strategy == KernelStrategy::mma_sync ||
+                           c.strategy == KernelStrategy::wgmma));
             if (fewTerms) {
               EXPECT_EQ(fewTerms->maxTokens, kHighestTf32x3MinTerms - 1);
             }
@@ -160,8 +162,9 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             }
             // Every sm_90a WGMMA GEMM of this size has a variant for a
             // few hundred tokens (a 256-wide tile leaves most
-            // multiprocessors idle there); no other chip has any.
-            EXPECT_EQ(anyWgmma, c.strategy == KernelStrategy::wgmma);
+            // multiprocessors idle there), but tf32x3's (its tiles are
+            // 128 columns at most); no other chip has any.
+            EXPECT_EQ(anyWgmma, c.strategy == KernelStrategy::wgmma && !x3);
             EXPECT_EQ(c.strategy == KernelStrategy::wgmma, wgmmaAllowed)
                 << c.reason;
             EXPECT_EQ(c.strategy == KernelStrategy::mma_sync, mmaSyncAllowed)
@@ -169,7 +172,9 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             EXPECT_FALSE(c.reason.empty());
             if (c.strategy == KernelStrategy::wgmma) {
               ++wgmmaCount;
-              EXPECT_EQ(c.tileN * accumulators, 256); // T-dependent grid
+              // T-dependent grid; tf32x3's accumulators and step sums
+              // take 128 columns.
+              EXPECT_EQ(c.tileN * accumulators, x3 ? 128 : 256);
               EXPECT_EQ(c.tileM, 128);
               // A stage's row of k is 128 bytes whatever the element.
               EXPECT_EQ(c.tileK * element.getIntOrFloatBitWidth() / 8, 128);
@@ -225,15 +230,16 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
           }
   }
   // sm_90a only: bf16 x {none, bf16} and f16 x {none, f16}, and f32 on
-  // tf32, each with 1 and 2 accumulators and TMA-ready operands.
-  EXPECT_EQ(wgmmaCount, 10u);
+  // tf32, tf32x3 and highest, each with 1 and 2 accumulators and TMA-ready
+  // operands.
+  EXPECT_EQ(wgmmaCount, 14u);
   // The same 8 formats with operands cp.async can stage: on every chip
   // but sm_90a whether TMA can read them or not (2 cases), on sm_90a where
   // TMA cannot (1); and fp32 on tf32, tf32x3 or highest with 1 or 2
   // accumulators (6) wherever cp.async can stage the operands (2 cases), on
-  // every chip, but tf32 on sm_90a where TMA can read them (2: WGMMA).
+  // every chip, but on sm_90a where TMA can read them (6: WGMMA).
   EXPECT_EQ(mmaSyncCount, 8u * (2 * (std::size(kTargets) - 1) + 1) +
-                              6u * 2 * std::size(kTargets) - 2u);
+                              6u * 2 * std::size(kTargets) - 6u);
   EXPECT_GT(simtCount, 0u);
   // Every chip has mma.sync: 11 chips x the same 8 cases.
   EXPECT_EQ(smallCount, 8u * std::size(kTargets));
@@ -253,11 +259,11 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), {b.getF32Type(), 1, true, ""})
                 .reason,
             "fp32 operands contracted as ieee (WGMMA takes 16-bit ones, and "
-            "fp32 ones as tf32); "
+            "fp32 ones as tf32 or tf32x3); "
             "fp32 operands contracted as ieee take the IEEE fp32 SIMT path");
-  // tf32 takes WGMMA (k8 on tf32, k-tiles of 32) where TMA reads both
-  // operands K-major, else mma.sync's m16n8k8 where cp.async can stage
-  // them; tf32x3 mma.sync; else IEEE SIMT (never less accurate than asked).
+  // tf32 and tf32x3 take WGMMA (k8 on tf32, k-tiles of 32) where TMA
+  // reads both operands, else mma.sync's m16n8k8 where cp.async can stage
+  // them; else IEEE SIMT (never less accurate than asked).
   GemmShape tf32{b.getF32Type(), 1, true, ""};
   tf32.precision = Precision::tf32;
   tf32.mmaSyncReady = true;
@@ -280,26 +286,47 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   tf32.tmaReady = true;
   tf32.notTmaReady = "";
   tf32.precision = Precision::tf32x3;
-  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).reason,
-            "fp32 operands contracted as tf32x3 (WGMMA takes 16-bit ones, "
-            "and fp32 ones as tf32); mma.sync on sm_90a, tf32x3 products");
-  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).tileK, 16); // 64-byte rows
+  KernelConfig onX3 = selectGemmConfig(target("sm_90a"), tf32);
+  EXPECT_EQ(onX3.strategy, KernelStrategy::wgmma);
+  EXPECT_EQ(onX3.tileN, 128); // room for the step sums
+  EXPECT_EQ(onX3.stages, 3);  // 3 x (32 KiB high + 32 KiB low) + 1 KiB
+  EXPECT_EQ(onX3.sharedBytes, 3 * 65536 + 1024);
+  EXPECT_EQ(onX3.reason,
+            "tf32x3 products of fp32 operands (split into tf32 parts in "
+            "shared memory), both K-major, in TMA-addressable views on "
+            "sm_90a");
+  // Without TMA, mma.sync's tf32x3: 64-byte rows.
+  tf32.tmaReady = false;
+  tf32.notTmaReady = "x is not 16-byte aligned";
+  KernelConfig onX3MmaSync = selectGemmConfig(target("sm_90a"), tf32);
+  EXPECT_EQ(onX3MmaSync.strategy, KernelStrategy::mma_sync);
+  EXPECT_EQ(onX3MmaSync.tileK, 16);
+  EXPECT_EQ(onX3MmaSync.reason, "x is not 16-byte aligned; mma.sync on "
+                                "sm_90a, tf32x3 products");
+  tf32.tmaReady = true;
+  tf32.notTmaReady = "";
   // highest: tf32x3 where K has at least 84 terms, IEEE SIMT below.
   GemmShape highest = tf32;
   highest.precision = Precision::highest;
   highest.k = kHighestTf32x3MinTerms;
   KernelConfig onHighest = selectGemmConfig(target("sm_90a"), highest);
-  EXPECT_EQ(onHighest.strategy, KernelStrategy::mma_sync);
+  EXPECT_EQ(onHighest.strategy, KernelStrategy::wgmma);
   EXPECT_EQ(onHighest.tileN, 128); // tf32x3's tiles
   EXPECT_TRUE(selectTokenVariants(target("sm_90a"), highest, onHighest)
                   .empty()); // K is static: no variant by T
   highest.k = kHighestTf32x3MinTerms - 1;
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), highest).reason,
             "fp32 operands contracted as highest (WGMMA takes 16-bit ones, and "
-            "fp32 ones as tf32); highest: a contraction of 83 terms takes "
-            "IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)");
+            "fp32 ones as tf32 or tf32x3); highest: a contraction of 83 "
+            "terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 "
+            "terms on)");
   tf32.mmaSyncReady = false;
   tf32.notMmaSyncReady = "x has odd rows";
+  // TMA still reads them: WGMMA; neither TMA nor cp.async: SIMT.
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).strategy,
+            KernelStrategy::wgmma);
+  tf32.tmaReady = false;
+  tf32.notTmaReady = "x is not 16-byte aligned";
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).strategy,
             KernelStrategy::simt);
   GemmShape f16OnBf16{b.getBF16Type(), 1, true, ""};

@@ -1,0 +1,84 @@
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s
+
+// tf32x3 on WGMMA (codegen/WgmmaGemm.cpp, the splitting producer): each
+// stage holds a high part (A's 128 rows and B's 128, 32 KiB) and a low part
+// after it, so 3 stages of 64 KiB and the barriers' KiB. K3's Wd (MN-major)
+// is copied into the high part by cp.async (128 of full[s]'s 129
+// arrivals, dy's TMA load the last); each of the producer's 128 threads
+// (56 registers; the consumers 216) then waits for the stage, splits its 16
+// pieces of 16 bytes in place: hi = rna(x) stored back, lo = rna(x - hi)
+// stored in the low part, fences the stores for the async proxy and
+// arrives on ready[s] (128 arrivals). The consumers wait on ready[s] and,
+// for each k8 of the k-tile, sum lo hi' + hi lo' + hi hi' from zero in
+// one WGMMA group (the small products first), wait for it, and add the
+// sums to the accumulators in fp32 (rounded to nearest); the first k8's
+// wait also releases the previous k-step's stage (after fencing the
+// WGMMAs' reads against the producer's generic-proxy writes).
+// CHECK-LABEL: gpu.launch_func @fmlp_kernels::@k3_k0_down_grad
+// CHECK-SAME: dynamic_shared_memory_size %c197632_i32
+// CHECK-LABEL: llvm.func @k3_k0_down_grad(
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c129_i32
+// CHECK: nvvm.mbarrier.init %{{.+}}, %c2_i32
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c128_i32
+// CHECK: nvvm.setmaxregister  decrease 56
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg0,
+// CHECK: nvvm.cp.async.shared.global %{{.+}}, %{{.+}}, 4, cache =  ca : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK: nvvm.cp.async.mbarrier.arrive %{{.+}} {noinc = true}
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: %[[X:.+]] = llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK: %[[W:.+]] = llvm.extractelement %[[X]]
+// CHECK-NEXT: %[[HI:.+]] = nvvm.convert.float.to.tf32 %[[W]] {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK-NEXT: %[[HIF:.+]] = llvm.bitcast %[[HI]] : i32 to f32
+// CHECK-NEXT: %[[REST:.+]] = arith.subf %[[W]], %[[HIF]] : f32
+// CHECK: nvvm.convert.float.to.tf32 %[[REST]] {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NEXT: arith.constant 32768 : i32
+// CHECK-COUNT-31: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive %
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK: nvvm.setmaxregister  increase 216
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive %
+// CHECK-COUNT-64: arith.addf
+// CHECK-COUNT-3: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: scf.yield
+func.func @k3(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %g: memref<?x128xf32>, %u: memref<?x128xf32>) {
+  fmlp.down_grad silu ins(%dy, %wd, %g, %u : memref<?x64xf32>, memref<64x128xf32>, memref<?x128xf32>, memref<?x128xf32>) outs(%g, %u : memref<?x128xf32>, memref<?x128xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}
+  return
+}
+
+// -----
+
+// K1 (x, [Wg Wu]): both K-major, loaded by TMA alone (full[s] completes on
+// the leader's expect_tx), two accumulators of 64 columns: per k8 three
+// WGMMAs on each, 32 + 32 adds.
+// CHECK-LABEL: llvm.func @k1_k0_gate_up(
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c1_i32
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c128_i32
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.setmaxregister  increase 216
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-6: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 8>
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+func.func @k1(%x: memref<?x64xf32>, %wg: memref<128x64xf32>, %wu: memref<128x64xf32>, %a: memref<?x128xf32>) {
+  fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x64xf32>, memref<128x64xf32>, memref<128x64xf32>) outs(%a : memref<?x128xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}
+  return
+}
