@@ -134,6 +134,16 @@ static llvm::cl::opt<Fp32Transpose> fp32Transpose(
         clEnumValN(Fp32Transpose::cpAsync, "cp-async",
                    "each element copied to its place by cp.async")));
 
+// tf32x3's A operand taken from registers (true, the default): each
+// consumer loads its fragment of the raw tile, splits it and passes it to
+// register-sourced WGMMAs, so the producer splits B alone; or split by the
+// producer in shared memory like B (false, for A/B runs). Measured on the
+// H100 (bench/NOTES.md item 78): the training step 0.89-0.94x the time.
+static llvm::cl::opt<bool> tf32x3RegisterA(
+    "fmlp-tf32x3-register-a", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("sm_90a: tf32x3's A operand split in registers by the "
+                   "consumers (else in shared memory by the producer)"));
+
 namespace {
 struct LandingSlots {
   static bool accepts(int n) { return n >= 2 && n <= 4; }
@@ -837,31 +847,24 @@ struct Wgmma : EpilogueHost {
     Value stage = urem(step, spec.stages);
     waitParity(full(stage), arith::AndIOp::create(
                                 b(), kb.loc, udiv(step, spec.stages), c32(1)));
-    Value first = kb.add(stageOffset(stage), kb.mul(thread, c32(16)));
+    // Where A is split in registers, its tile stays raw: B's alone.
+    int64_t from = splitsAInRegisters() ? kWgmmaTileM * kRowBytes : 0;
+    Value first =
+        kb.add(stageOffset(stage), kb.add(c32(from), kb.mul(thread, c32(16))));
     auto quad = VectorType::get({4}, b().getF32Type());
     auto words = VectorType::get({4}, i32);
-    Type f32 = b().getF32Type();
-    auto round = [&](Value x) {
-      return NVVM::ConvertFloatToTF32Op::create(
-                 b(), kb.loc, i32, x, NVVM::FPRoundingMode::RNA,
-                 NVVM::SaturationMode::NONE, /*relu=*/false)
-          .getResult();
-    };
     constexpr int64_t kPieceBytes = 16;
-    int64_t rounds = stagePartBytes(spec) / (128 * kPieceBytes);
+    int64_t rounds = (stagePartBytes(spec) - from) / (128 * kPieceBytes);
     for (int64_t r = 0; r < rounds; ++r) {
       Value offset = kb.add(first, c32(r * 128 * kPieceBytes));
       Value x = LLVM::LoadOp::create(b(), kb.loc, quad, at(offset), 16);
       Value hi = LLVM::UndefOp::create(b(), kb.loc, words);
       Value lo = hi;
       for (int64_t e = 0; e < 4; ++e) {
-        Value word = LLVM::ExtractElementOp::create(b(), kb.loc, x, c32(e));
-        Value high = round(word);
-        Value rest = arith::SubFOp::create(
-            b(), kb.loc, word, LLVM::BitcastOp::create(b(), kb.loc, f32, high));
+        auto [high, low] = tf32Parts(
+            LLVM::ExtractElementOp::create(b(), kb.loc, x, c32(e)));
         hi = LLVM::InsertElementOp::create(b(), kb.loc, hi, high, c32(e));
-        lo = LLVM::InsertElementOp::create(b(), kb.loc, lo, round(rest),
-                                           c32(e));
+        lo = LLVM::InsertElementOp::create(b(), kb.loc, lo, low, c32(e));
       }
       LLVM::StoreOp::create(b(), kb.loc, hi, at(offset), 16);
       LLVM::StoreOp::create(
@@ -872,6 +875,25 @@ struct Wgmma : EpilogueHost {
     NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), ready(stage),
                                    /*count=*/Value());
   }
+
+  /// The tf32 parts of fp32 `x` (as i32 words): hi = rna(x) and lo =
+  /// rna(x - hi), x - hi exact in fp32.
+  std::pair<Value, Value> tf32Parts(Value x) {
+    auto round = [&](Value v) {
+      return NVVM::ConvertFloatToTF32Op::create(
+                 b(), kb.loc, i32, v, NVVM::FPRoundingMode::RNA,
+                 NVVM::SaturationMode::NONE, /*relu=*/false)
+          .getResult();
+    };
+    Value hi = round(x);
+    Value rest = arith::SubFOp::create(
+        b(), kb.loc, x,
+        LLVM::BitcastOp::create(b(), kb.loc, b().getF32Type(), hi));
+    return {hi, round(rest)};
+  }
+  /// Whether tf32x3's consumers split A in registers
+  /// (--fmlp-tf32x3-register-a).
+  bool splitsAInRegisters() const { return spec.tf32x3 && tf32x3RegisterA; }
 
   /// Copies the transposed operands' tiles of k-tile `kc` into stage
   /// `stage` (copyTransposed).
@@ -1127,11 +1149,24 @@ struct Wgmma : EpilogueHost {
           /*kMajor=*/true);
     };
     for (int64_t kk = 0; kk < tileK() / instructionK(); ++kk) {
+      // A's parts in registers (splitsAInRegisters), before the fence.
+      std::optional<std::pair<SmallVector<Value>, SmallVector<Value>>> aParts;
+      if (splitsAInRegisters())
+        aParts = aFragmentParts(kb.add(hi, aOffset), kk);
       // The step sums were last read by the adds below (registers: a fence
-      // before the WGMMAs write them again).
+      // before the WGMMAs write them again), A's parts just written.
       NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
       for (int64_t j = 0; j < parts; ++j) {
         Value bOff = bOffset(j);
+        if (aParts) {
+          sums[j] = registerWgmma(sums[j], aParts->second,
+                                  operand(hi, bOff, kk), /*accumulate=*/false);
+          sums[j] = registerWgmma(sums[j], aParts->first,
+                                  operand(lo, bOff, kk), /*accumulate=*/true);
+          sums[j] = registerWgmma(sums[j], aParts->first,
+                                  operand(hi, bOff, kk), /*accumulate=*/true);
+          continue;
+        }
         std::pair<Value, Value> products[] = {
             {operand(lo, aOffset, kk), operand(hi, bOff, kk)},
             {operand(hi, aOffset, kk), operand(lo, bOff, kk)},
@@ -1157,6 +1192,71 @@ struct Wgmma : EpilogueHost {
     SmallVector<Value> next(acc);
     next.append(sums);
     return next;
+  }
+
+  /// This thread's fragment of k8 `kk` of the consumer's 64 rows of A (the
+  /// raw K-major tile at byte `tile`), split into tf32 parts (hi, lo):
+  /// register v of thread (warp w, lane l) holds row 16 w + l / 4 + 8 (v
+  /// mod 2), k 8 kk + l mod 4 + 4 (v div 2) (the wgmma register layout of
+  /// A for 32-bit types), at byte 128 row + 16 ((k div 4) ^ (row mod 8)) +
+  /// 4 (k mod 4) of the 128-byte swizzled tile. A warp's 32 loads touch 32
+  /// distinct banks: 4 ((2 kk + v div 2) ^ (l / 4)) + l mod 4.
+  std::pair<SmallVector<Value>, SmallVector<Value>>
+  aFragmentParts(Value tile, int64_t kk) {
+    Value thread = urem(kb.threadIdX(), 128);
+    Value lane = urem(thread, 32), warp = udiv(thread, 32);
+    Value group = udiv(lane, 4), quad = urem(lane, 4);
+    std::pair<SmallVector<Value>, SmallVector<Value>> parts;
+    for (int64_t v = 0; v < 4; ++v) {
+      Value row = kb.add(kb.add(kb.mul(warp, c32(16)), group), c32(8 * (v % 2)));
+      Value piece = arith::XOrIOp::create(b(), kb.loc, c32(2 * kk + v / 2),
+                                          group);
+      Value byte = kb.add(kb.add(tile, kb.mul(row, c32(kRowBytes))),
+                          kb.add(kb.mul(piece, c32(16)), kb.mul(quad, c32(4))));
+      Value x = LLVM::LoadOp::create(b(), kb.loc, b().getF32Type(), at(byte), 4);
+      auto [high, low] = tf32Parts(x);
+      parts.first.push_back(high);
+      parts.second.push_back(low);
+    }
+    return parts;
+  }
+
+  /// sums + A B (or A B alone, `accumulate` false) on m64 x tileN x k8
+  /// tf32: A's four words a thread from registers (aFragmentParts' layout),
+  /// B K-major in shared memory (`bDescriptor`). Inline PTX: the NVVM op
+  /// takes A by descriptor only.
+  Value registerWgmma(Value sums, ArrayRef<Value> a, Value bDescriptor,
+                      bool accumulate) {
+    int64_t n = spec.tileN / 2; // accumulators a thread
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " +
+                       std::to_string(accumulate ? 1 : 0) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(spec.tileN) + "k8.f32.tf32.tf32 {";
+    std::string constraints;
+    SmallVector<Value> operands;
+    for (int64_t r = 0; r < n; ++r) {
+      text += (r ? ", $" : "$") + std::to_string(r);
+      constraints += (r ? ",=f" : "=f");
+    }
+    for (int64_t r = 0; r < n; ++r) {
+      operands.push_back(LLVM::ExtractValueOp::create(b(), kb.loc, sums, r));
+      constraints += "," + std::to_string(r);
+    }
+    text += "}, {";
+    for (int64_t v = 0; v < 4; ++v) {
+      text += (v ? ", $" : "$") + std::to_string(2 * n + v);
+      operands.push_back(a[v]);
+      constraints += ",r";
+    }
+    text += "}, $" + std::to_string(2 * n + 4) + ", p, 1, 1;\n}";
+    operands.push_back(bDescriptor);
+    constraints += ",l";
+    return LLVM::InlineAsmOp::create(
+               b(), kb.loc, sums.getType(), operands, text, constraints,
+               /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+               ArrayAttr())
+        .getResult(0);
   }
 
   /// The accumulators `a` + `b`, element by element (fp32, rounded to
@@ -1389,10 +1489,21 @@ struct Wgmma : EpilogueHost {
         b(), kb.loc, kb.add(c32(kHandoffBarrier), consumer), c32(2 * 128));
   }
 
+  /// Arrivals of one consumer warpgroup that release a stage: its leader's,
+  /// or every thread's where they read the stage with loads of their own
+  /// (splitsAInRegisters), so that each read is ordered before its
+  /// thread's arrival (with one arrival a warp, racecheck saw the other 31
+  /// lanes' reads race the next round's copies: bench/NOTES.md item 78).
+  int64_t releasesPerConsumer() const {
+    return splitsAInRegisters() ? 128 : 1;
+  }
+
   /// One consumer's arrival on the empty barrier of k-step `step` - 1, if
   /// any (its WGMMAs on that stage are done).
   void releaseBefore(Value step) {
-    Value leader = eq(urem(kb.threadIdX(), 128), 0);
+    // Where the consumers read A with loads of their own (tf32x3's A in
+    // registers), each thread's reads are released by its own arrival.
+    Value leader = eq(urem(kb.threadIdX(), 128 / releasesPerConsumer()), 0);
     Value after = arith::CmpIOp::create(b(), kb.loc, arith::CmpIPredicate::ugt,
                                         step, c32(0));
     kb.ifThen(kb.both(leader, after), [&] {
@@ -1553,7 +1664,8 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
     for (int64_t s = 0; s < spec.stages; ++s) {
       NVVM::MBarrierInitOp::create(b, loc, w.full(w.c32(s)),
                                    w.c32(w.fullArrivals()), Value());
-      NVVM::MBarrierInitOp::create(b, loc, w.empty(w.c32(s)), w.c32(2),
+      NVVM::MBarrierInitOp::create(b, loc, w.empty(w.c32(s)),
+                                   w.c32(2 * w.releasesPerConsumer()),
                                    Value());
     }
     if (spec.tf32x3)

@@ -1,6 +1,8 @@
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-register-a=false | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=REGA
 
-// tf32x3 on WGMMA (codegen/WgmmaGemm.cpp, the splitting producer): each
+// tf32x3 on WGMMA (codegen/WgmmaGemm.cpp, the splitting producer), first
+// with A split by the producer like B (--fmlp-tf32x3-register-a=false): each
 // stage holds a high part (A's 128 rows and B's 128, 32 KiB) and a low part
 // after it, so 3 stages of 64 KiB and the barriers' KiB. K3's Wd (MN-major)
 // is copied into the high part by cp.async (128 of full[s]'s 129
@@ -57,6 +59,29 @@
 // CHECK-COUNT-3: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: scf.yield
+// With A split in registers (the default): the producer
+// splits B's 128 rows alone (8 pieces a thread: 16 stores), and each
+// consumer loads its A fragment of a k8 (4 words, 32-bit loads), splits
+// it, and passes both parts to register-sourced WGMMAs (inline PTX: A in
+// "r" registers, B by descriptor), lo hi' first, from zero. Every
+// consumer thread releases a stage (its loads before its arrival): 256
+// arrivals.
+// REGA-LABEL: llvm.func @k3_k0_down_grad(
+// REGA: nvvm.mbarrier.init %{{.+}}, %c256_i32
+// REGA: nvvm.setmaxregister  decrease 56
+// REGA: nvvm.cp.async.mbarrier.arrive %{{.+}} {noinc = true}
+// REGA-COUNT-16: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// REGA-NOT: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// REGA: nvvm.setmaxregister  increase 216
+// REGA: scf.for
+// REGA-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// REGA: nvvm.wgmma.fence.aligned
+// REGA: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1;\0A}", "=f,{{.*}},63,r,r,r,r,l"
+// REGA: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;
+// REGA: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;
+// REGA-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// REGA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// REGA-NOT: nvvm.wgmma.mma_async
 func.func @k3(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %g: memref<?x128xf32>, %u: memref<?x128xf32>) {
   fmlp.down_grad silu ins(%dy, %wd, %g, %u : memref<?x64xf32>, memref<64x128xf32>, memref<?x128xf32>, memref<?x128xf32>) outs(%g, %u : memref<?x128xf32>, memref<?x128xf32>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}

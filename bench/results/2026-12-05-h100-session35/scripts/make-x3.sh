@@ -10,17 +10,19 @@
 #   mma/       the same two Llama shapes at tf32x3 on mma_sync (the
 #              default): compare_bundles.py's other side
 #   cache-x3/  the Python package's cache (bench_precision.py: precision
-#              tf32x3 and highest, save agu, both shapes) with the flag
+#              tf32x3 and highest, save agu and gu, both shapes) with the flag
+# X3_OUT (default .device/x3) and X3_FLAGS (more fmlp-compile flags, e.g.
+# --fmlp-tf32x3-register-a) make another such set for an A/B run.
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
-out=.device/x3 compile=$PWD/build/bin/fmlp-compile
+out=${X3_OUT:-.device/x3} compile=$PWD/build/bin/fmlp-compile flags="--fmlp-tf32x3-wgmma ${X3_FLAGS:-}"
 rm -rf "$out"; mkdir -p "$out/mma"
-DTYPES=f32 FMLP_COMPILE_FLAGS="--precision=tf32x3 --fmlp-tf32x3-wgmma" \
+DTYPES=f32 FMLP_COMPILE_FLAGS="--precision=tf32x3 $flags" \
   bash test/GPU/make-bundles.sh "$out/x3" > /dev/null
 rm -rf "$out"/x3/*-ieee.bundle "$out"/x3/mlp-f32-1024-2816-tf32x3.bundle "$out"/x3/mlp-f32-1088-704-tf32.bundle
 for shape in 64x128 1088x704; do
   d=${shape%x*} h=${shape#*x}
-  "$compile" "$out/x3/mlp-f32-$d-$h.mlir" --chip=sm_90a --precision=tf32x3 --fmlp-tf32x3-wgmma \
+  "$compile" "$out/x3/mlp-f32-$d-$h.mlir" --chip=sm_90a --precision=tf32x3 $flags \
     -o "$out/x3/mlp-f32-$d-$h-tf32x3.bundle" --report=false
 done
 for shape in 1024x2816 4096x11008; do
@@ -30,13 +32,14 @@ for shape in 1024x2816 4096x11008; do
 done
 rm -f "$out"/x3/*.mlir
 wrap=$(mktemp -d)
-printf '#!/bin/sh\nexec %s "$@" --fmlp-tf32x3-wgmma\n' "$compile" > "$wrap/fmlp-compile"
+printf '#!/bin/sh\nexec %s "$@" %s\n' "$compile" "$flags" > "$wrap/fmlp-compile"
 chmod +x "$wrap/fmlp-compile"
 FMLP_CACHE_DIR=$out/cache-x3 PATH="$wrap:$PATH" PYTHONPATH="$PWD/python" python3 - <<'PY'
 from fmlp.spec import BlockSpec, find_or_compile
 for d, h in ((1024, 2816), (4096, 11008)):
     for precision in ("tf32x3", "highest"):
-        print(find_or_compile(BlockSpec(d, h, "f32", precision=precision)))
+        for save in ("agu", "gu"):
+            print(find_or_compile(BlockSpec(d, h, "f32", save=save, precision=precision)))
 PY
 rm -r "$wrap"
 # Each bundle's kernels: how many on WGMMA (384 threads), spills (none).
