@@ -11,9 +11,11 @@
 # compare_bundles.py, T = 8192) and the module step beside PyTorch
 # (bench_precision.py, cache-x3), each cut to the time left.
 cd "$(dirname "$0")/../../../.."
-source bench/device-session.sh .device/x3/cache-x3 || exit 1
+# s35c.sh runs it on another set: X3_SET (the bundles' directory), X3_CACHE,
+# X3_BASELINE (compare_bundles.py's other side), X3_ROUNDS.
+source bench/device-session.sh ${X3_CACHE:-.device/x3/cache-x3} || exit 1
 total=${S35_SECONDS:-590}
-t=build-gpu/fmlp-gpu-block-test M=.device/x3/x3 L=$R/blocks.log
+t=build-gpu/fmlp-gpu-block-test M=${X3_SET:-.device/x3/x3} L=$R/blocks.log
 run() { timeout 150 "$t" "$@" >> "$L" 2>&1 || echo "FAILED: $*" | tee -a "$L"; }
 run $M/mlp-f32-1024-2816.bundle f32 1024 2816 0 1 17 129 257 2597 --contraction=tf32x3 &
 run $M/mlp-f32-64-128-tf32x3.bundle f32 64 128 1 17 83 129 4096 --contraction=tf32x3 &
@@ -41,12 +43,13 @@ for tool in memcheck racecheck; do
 done
 left=$(( total - ($(date +%s) - s) - 10 ))
 if (( left > 60 )); then
-  timeout $(( left * 55 / 100 )) python3 bench/compare_bundles.py .device/x3/mma .device/x3/x3 "$FMLP_RUNTIME_LIB" \
-    --dtype f32 --tokens 8192 --rounds 3 --shapes 1024x2816,4096x11008 > "$R/compare.txt" 2>&1
+  timeout $(( left * 55 / 100 )) python3 bench/compare_bundles.py ${X3_BASELINE:-.device/x3/mma} $M "$FMLP_RUNTIME_LIB" \
+    --dtype f32 --tokens 8192 --rounds ${X3_ROUNDS:-3} --shapes 1024x2816,4096x11008 > "$R/compare.txt" 2>&1
   echo "compare rc=$? $(( $(date +%s) - s )) s"; cat "$R/compare.txt"
 fi
 left=$(( total - ($(date +%s) - s) - 5 ))
 if (( left > 60 )); then
+  mkdir -p "$R/precision-x3"
   timeout $left python3 bench/bench_precision.py --modes tf32x3,highest --tokens 8192 --rounds 3 \
     --out "$R/precision-x3" > "$R/precision-x3.txt" 2>&1
   echo "precision rc=$? $(( $(date +%s) - s )) s"; tail -12 "$R/precision-x3.txt"
