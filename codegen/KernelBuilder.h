@@ -311,9 +311,9 @@ struct WgmmaGemmSpec {
   int64_t sharedBytesLimit = 0;
   Type element; // bf16 or f16, or f32 (multiplied as tf32)
   /// fp32 operands contracted as tf32x3 (each split into a tf32 high and
-  /// low part in its stage, three products per k8 summed from zero and
-  /// added to the accumulators in fp32: WgmmaGemm.cpp); tiles of 128
-  /// columns over all B_j.
+  /// low part: B in its stage, A in registers or in its stage; three
+  /// products per k8 summed from zero and added to the accumulators in
+  /// fp32: WgmmaGemm.cpp); tiles of 128 columns over all B_j.
   bool tf32x3 = false;
   GemmSpec::Epilogue epilogue;
   /// Split-K: K's tiles cut into `splitK` slices, one block each (grid z),

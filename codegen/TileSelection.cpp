@@ -242,9 +242,11 @@ std::string notMmaSyncOperands(const GemmShape &shape) {
 }
 
 /// Why the WGMMA strategy does not take `shape`'s operands, or "": 16-bit
-/// ones in their own format, or fp32 ones with precision tf32 (one product
-/// of their tf32 values; tf32x3 and highest split each operand in
-/// registers, which WGMMA's shared-memory operands do not allow).
+/// ones in their own format, or fp32 ones on tf32 (one product of their
+/// tf32 values, or tf32x3's three of their split parts: tf32x3, and
+/// highest in contractions of at least kHighestTf32x3MinTerms terms),
+/// unless an A/B knob turns one off. A forced tile width
+/// (--fmlp-wgmma-tile-n) does not apply to tf32x3 (wgmmaTileN).
 std::string notWgmmaOperands(const GemmShape &shape) {
   if (!isFloat32Precision(getElementPrecision(shape.element)))
     return notSixteenBitOperands(shape);
@@ -348,8 +350,8 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
   bool allKMajor = shape.aKMajor && llvm::all_of(shape.bKMajor,
                                                  [](bool k) { return k; });
   std::string products =
-      spec.tf32x3 ? "tf32x3 products of fp32 operands (split into tf32 parts "
-                    "in shared memory)"
+      spec.tf32x3 ? "tf32x3 products of fp32 operands (each split into tf32 "
+                    "high and low parts)"
                   : "tf32 products of fp32 operands";
   config.reason =
       (!isFloat32Precision(getElementPrecision(shape.element))

@@ -54,6 +54,22 @@
 // the async proxy (fence.proxy.async) after its wait on full[s], before
 // its WGMMAs read it.
 //
+// tf32x3 (WgmmaGemmSpec::tf32x3; the splitting producer): a stage holds a
+// high part (A's 128 rows, then each B_j's) and a low part of the same
+// layout stagePartBytes further. The operands arrive in the high part as
+// for tf32 (TMA, and the cp.async copies for MN-major ones); the
+// producer's 128 threads, splitLag() k-steps behind the loads, wait for
+// full[s], rewrite each word x of B (and of A where A is not split in
+// registers) as hi = rna(x) and write lo = rna(x - hi) at the same place
+// in the low part, fence for the async proxy and arrive on ready[s] (128
+// arrivals; ready[s] at 8 (2 stages + 2 + s), where the landing slots'
+// barriers would be). The consumers wait on ready[s] and, per k8, sum lo
+// hi' + hi lo' + hi hi' from zero in one WGMMA group, wait for it and add
+// the sums to the accumulators in fp32. By default each consumer loads its
+// own fragment of A's raw tile and splits it in registers (register-
+// sourced WGMMA), and then every consumer thread arrives on empty[s] (2 x
+// 128 arrivals), so that its loads are released with it.
+//
 // Ring invariant: k-step i uses stage s = i mod stages in round r = i div
 // stages; full[s] completes its phase r when the stage's bytes arrive, and
 // empty[s] its phase r once both consumers are done with it, so a waiter
@@ -138,7 +154,7 @@ static llvm::cl::opt<Fp32Transpose> fp32Transpose(
 // consumer loads its fragment of the raw tile, splits it and passes it to
 // register-sourced WGMMAs, so the producer splits B alone; or split by the
 // producer in shared memory like B (false, for A/B runs). Measured on the
-// H100 (bench/NOTES.md item 78): the training step 0.89-0.94x the time.
+// H100 (bench/NOTES.md item 78): the training step 0.93-0.94x the time.
 static llvm::cl::opt<bool> tf32x3RegisterA(
     "fmlp-tf32x3-register-a", llvm::cl::Hidden, llvm::cl::init(true),
     llvm::cl::desc("sm_90a: tf32x3's A operand split in registers by the "
@@ -630,8 +646,20 @@ struct Wgmma : EpilogueHost {
     return kb.add(c32(kBarrierBytes + spec.stages * stageBytes(spec)),
                   kb.mul(slot, c32(landingSlotBytes(spec))));
   }
-  Value landingBarrier(Value slot) {
-    return at(kb.add(kb.mul(slot, c32(8)), c32(8 * (2 * spec.stages + 2))));
+  Value landingBarrier(Value slot) { return barrierPastEpilogue(slot); }
+  /// The i-th mbarrier after the epilogue's: landing[i] (the landing
+  /// producer) or ready[i] (tf32x3's splitting producer; never both).
+  Value barrierPastEpilogue(Value i) {
+    return at(kb.add(kb.mul(i, c32(8)), c32(8 * (2 * spec.stages + 2))));
+  }
+  /// The parity of k-step `step`'s round on its stage's barriers.
+  Value roundParity(Value step) {
+    return arith::AndIOp::create(b(), kb.loc, udiv(step, spec.stages), c32(1));
+  }
+  /// Whether some operand is loaded by TMA straight into the stages (the
+  /// leader's expect_tx is one of full[s]'s arrivals).
+  bool loadsDirectly() const {
+    return stagePartBytes(spec) > transposedBytes(spec);
   }
   /// Arrivals that complete full[s]'s phase: the leader's expect_tx for
   /// the operands TMA loads into the stage directly (if any), and the
@@ -640,8 +668,7 @@ struct Wgmma : EpilogueHost {
   int64_t fullArrivals() const {
     if (!transposes())
       return 1;
-    int64_t direct = stagePartBytes(spec) > transposedBytes(spec) ? 1 : 0;
-    return direct + (copiesTransposed(spec) ? 128 : 1);
+    return (loadsDirectly() ? 1 : 0) + (copiesTransposed(spec) ? 128 : 1);
   }
 
   /// Every thread of warpgroup 0, for each k-step: thread 0 issues the
@@ -701,7 +728,7 @@ struct Wgmma : EpilogueHost {
     kb.ifThen(kb.both(leader, kb.lessThan(next, kSteps)),
               [&] { fillLanding(next); });
     waitFree(step);
-    if (fullArrivals() == 2)
+    if (loadsDirectly())
       kb.ifThen(leader, [&] {
         loadStage(stage, kTile(step), m0, n0, aBoxes, arrivingBytes);
       });
@@ -757,7 +784,7 @@ struct Wgmma : EpilogueHost {
       Value stage = urem(step, spec.stages);
       Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
       waitFree(step);
-      if (fullArrivals() > 128)
+      if (loadsDirectly())
         kb.ifThen(eq(thread, 0), [&] {
           loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
         });
@@ -770,14 +797,14 @@ struct Wgmma : EpilogueHost {
     NVVM::CpAsyncWaitGroupOp::create(b(), kb.loc, 0);
   }
 
-  // The splitting producer (tf32x3): each stage holds a high and a low
-  // part; the operands arrive in the high part as in tf32 (TMA, the copies
-  // of transposed ones), and the producer's threads then split each
-  // element x there: hi = rna(x) written back in place, lo = rna(x - hi)
-  // at the same place in the low part (both exact tf32 values, so the
-  // tensor core's truncation of its operands changes neither), fence their
-  // writes for the async proxy and arrive on ready[s] (128 arrivals), which
-  // the consumers wait on.
+  // The splitting producer (tf32x3, the file comment): the operands arrive
+  // in the high part of a stage as in tf32 (TMA, the copies of transposed
+  // ones), and the producer's threads then split B's elements x there (A's
+  // too where the consumers do not split A in registers): hi = rna(x)
+  // written back in place, lo = rna(x - hi) at the same place in the low
+  // part (both exact tf32 values, so the tensor core's truncation of its
+  // operands changes neither), fence their writes for the async proxy and
+  // arrive on ready[s] (128 arrivals), which the consumers wait on.
 
   /// Whether the producer writes the stages through the generic proxy
   /// (the copies, the split): the consumers' WGMMAs (async proxy) then
@@ -786,9 +813,7 @@ struct Wgmma : EpilogueHost {
     return spec.tf32x3 || (transposes() && copiesTransposed(spec));
   }
   /// tf32x3: the split stage's mbarrier, after the epilogue's.
-  Value ready(Value stage) {
-    return at(kb.add(kb.mul(stage, c32(8)), c32(8 * (2 * spec.stages + 2))));
-  }
+  Value ready(Value stage) { return barrierPastEpilogue(stage); }
   /// How many k-steps the loads run ahead of the split. The producer loads
   /// step i once step i - stages is released, which the consumers do
   /// once they start step i - stages + 1, split in the producer's
@@ -815,7 +840,7 @@ struct Wgmma : EpilogueHost {
         Value stage = urem(step, spec.stages);
         Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
         waitFree(step);
-        if (fullArrivals() != 128)
+        if (loadsDirectly())
           kb.ifThen(eq(thread, 0), [&] {
             loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
           });
@@ -845,8 +870,8 @@ struct Wgmma : EpilogueHost {
   /// in fp32), fences the writes for the WGMMAs and arrives on ready[s].
   void splitStage(Value step, Value thread) {
     Value stage = urem(step, spec.stages);
-    waitParity(full(stage), arith::AndIOp::create(
-                                b(), kb.loc, udiv(step, spec.stages), c32(1)));
+    Value parity = roundParity(step);
+    waitParity(full(stage), parity);
     // Where A is split in registers, its tile stays raw: B's alone.
     int64_t from = splitsAInRegisters() ? kWgmmaTileM * kRowBytes : 0;
     Value first =
@@ -1069,13 +1094,12 @@ struct Wgmma : EpilogueHost {
   SmallVector<Value> mmaStep(Value step, Value consumer, ValueRange acc,
                              bool first) {
     Value stage = urem(step, spec.stages);
-    Value parity =
-        arith::AndIOp::create(b(), kb.loc, udiv(step, spec.stages), c32(1));
+    Value parity = roundParity(step);
     waitParity(full(stage), parity);
     // Elements cp.async copied in are written by the generic proxy, which
     // the WGMMAs (async proxy) see after this thread's proxy fence: the
     // barrier's completion ordered the copies before it.
-    if (transposes() && copiesTransposed(spec))
+    if (writesStagesGeneric())
       fenceProxyAsync();
     Value base = stageOffset(stage);
     // Each consumer's 64 rows of A: 64 rows on (K-major) or the next
@@ -1135,8 +1159,8 @@ struct Wgmma : EpilogueHost {
     SmallVector<Value> acc(state.take_front(parts));
     SmallVector<Value> sums(state.slice(parts, parts));
     Value stage = urem(step, spec.stages);
-    waitParity(ready(stage), arith::AndIOp::create(
-                                 b(), kb.loc, udiv(step, spec.stages), c32(1)));
+    Value parity = roundParity(step);
+    waitParity(ready(stage), parity);
     Value hi = stageOffset(stage);
     Value lo = kb.add(hi, c32(stagePartBytes(spec)));
     Value aOffset = kb.mul(consumer, c32(kConsumerRows * kRowBytes));

@@ -1085,21 +1085,19 @@ struct ConvertFMLPToNVVMPass
     });
   }
 
-  /// The kernel of `op` as `config` says (serving T from `minTokens`),
-  /// named `name` plus the variant's range; fails with a diagnostic at `op`
-  /// when the config does not suit the chip or the operands.
   /// highest's tf32x3 is within fp32's bound only from
-  /// kHighestTf32x3MinTerms terms on: K itself, or the fewest T a config of
-  /// `strategy` serves (from `minTokens`) where K is T.
+  /// kHighestTf32x3MinTerms terms on: K itself, or the fewest T a config
+  /// (`aStrategy`: "a wgmma", "an mma_sync") serves (from `minTokens`)
+  /// where K is T.
   static LogicalResult checkHighestTerms(Operation *op, const KernelGemm &gemm,
                                          int64_t minTokens,
-                                         StringRef strategy) {
+                                         StringRef aStrategy) {
     int64_t fewestTerms = gemm.k.tokens ? minTokens : gemm.k.value;
     if (gemm.precision != Precision::highest ||
         fewestTerms >= kHighestTf32x3MinTerms)
       return success();
-    return op->emitOpError("has an ")
-           << strategy << " config for precision highest on contractions of "
+    return op->emitOpError("has ")
+           << aStrategy << " config for precision highest on contractions of "
            << (gemm.k.tokens ? "T terms from T = " : "") << fewestTerms
            << (gemm.k.tokens ? "" : " terms")
            << "; tf32x3 is within IEEE fp32's bound from "
@@ -1107,6 +1105,9 @@ struct ConvertFMLPToNVVMPass
            << (gemm.k.tokens ? "variant" : "kernel") << ")";
   }
 
+  /// The kernel of `op` as `config` says (serving T from `minTokens`),
+  /// named `name` plus the variant's range; fails with a diagnostic at `op`
+  /// when the config does not suit the chip or the operands.
   FailureOr<KernelVariant> buildVariant(Operation *op, const KernelGemm &gemm,
                                         const KernelConfig &config,
                                         int64_t minTokens,
@@ -1134,7 +1135,7 @@ struct ConvertFMLPToNVVMPass
                << (gemm.precision ? stringifyPrecision(*gemm.precision)
                                   : StringRef("ieee"))
                << "; wgmma takes fp32 operands as tf32, tf32x3 or highest";
-      if (failed(checkHighestTerms(op, gemm, minTokens, "wgmma")))
+      if (failed(checkHighestTerms(op, gemm, minTokens, "a wgmma")))
         return failure();
       std::string whyNot;
       FailureOr<TmaPlan> planned = planTma(op, gemm, config.tileN, whyNot);
@@ -1194,7 +1195,7 @@ struct ConvertFMLPToNVVMPass
                << (gemm.precision ? stringifyPrecision(*gemm.precision)
                                   : StringRef("ieee"))
                << "; mma_sync takes fp32 operands as tf32, tf32x3 or highest";
-      if (failed(checkHighestTerms(op, gemm, minTokens, "mma_sync")))
+      if (failed(checkHighestTerms(op, gemm, minTokens, "an mma_sync")))
         return failure();
       if (!llvm::is_contained(kMmaSyncTileKBytes,
                               config.tileK * elementBytes))

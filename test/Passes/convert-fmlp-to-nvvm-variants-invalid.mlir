@@ -132,6 +132,25 @@ func.func @highest_every_t(%dy: memref<?x64xf32>, %a: memref<?x128xf32>, %dwd: m
 
 // -----
 
+// The same rule on WGMMA, whose tf32x3 is highest's there (sm_90a).
+func.func @highest_short_k_wgmma(%a: memref<?x64xf32>, %wd: memref<128x64xf32>, %y: memref<?x128xf32>) {
+  // expected-error@+1 {{has a wgmma config for precision highest on contractions of 64 terms; tf32x3 is within IEEE fp32's bound from 84 terms on (fewer take a SIMT kernel)}}
+  fmlp.down ins(%a, %wd : memref<?x64xf32>, memref<128x64xf32>) outs(%y : memref<?x128xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "asked">, precision = #fmlp.precision<highest>}
+  return
+}
+
+// -----
+
+func.func @highest_every_t_wgmma(%dy: memref<?x64xf32>, %a: memref<?x128xf32>, %dwd: memref<64x128xf32>) {
+  // expected-error@+1 {{has a wgmma config for precision highest on contractions of T terms from T = 0; tf32x3 is within IEEE fp32's bound from 84 terms on (fewer take a SIMT variant)}}
+  fmlp.down_weight_grad ins(%dy, %a : memref<?x64xf32>, memref<?x128xf32>) outs(%dwd : memref<64x128xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "asked">, precision = #fmlp.precision<highest>}
+  return
+}
+
+// -----
+
 // A kernel config written by hand is checked against its op and chip as
 // fmlp-select-tiles' choices are (it once built a 4.9 MB shared-memory
 // kernel, a K1 tile of 2 x 256 columns that spilled, and tiles of 8

@@ -292,8 +292,8 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   EXPECT_EQ(onX3.stages, 3);  // 3 x (32 KiB high + 32 KiB low) + 1 KiB
   EXPECT_EQ(onX3.sharedBytes, 3 * 65536 + 1024);
   EXPECT_EQ(onX3.reason,
-            "tf32x3 products of fp32 operands (split into tf32 parts in "
-            "shared memory), both K-major, in TMA-addressable views on "
+            "tf32x3 products of fp32 operands (each split into tf32 high "
+            "and low parts), both K-major, in TMA-addressable views on "
             "sm_90a");
   // Without TMA, mma.sync's tf32x3: 64-byte rows.
   tf32.tmaReady = false;
