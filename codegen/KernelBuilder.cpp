@@ -276,6 +276,20 @@ void KernelBuilder::ifThen(Value condition, function_ref<void()> body) {
   body();
 }
 
+Value KernelBuilder::roundToTf32(Value x) {
+  return NVVM::ConvertFloatToTF32Op::create(
+             b, loc, b.getI32Type(), x, NVVM::FPRoundingMode::RNA,
+             NVVM::SaturationMode::NONE, /*relu=*/false)
+      .getResult();
+}
+
+std::pair<Value, Value> KernelBuilder::tf32Parts(Value x) {
+  Value hi = roundToTf32(x);
+  Value rest = arith::SubFOp::create(
+      b, loc, x, LLVM::BitcastOp::create(b, loc, b.getF32Type(), hi));
+  return {hi, roundToTf32(rest)};
+}
+
 Value KernelBuilder::ifElseZero(Value condition, function_ref<Value()> then) {
   auto op = scf::IfOp::create(b, loc, b.getF32Type(), condition,
                               /*withElseRegion=*/true);

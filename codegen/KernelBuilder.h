@@ -209,6 +209,12 @@ public:
 
   /// Runs `body` when `condition` holds; `body` yields nothing.
   void ifThen(Value condition, function_ref<void()> body);
+  /// fp32 `x` rounded to tf32 (to nearest, ties away: cvt.rna), as the i32
+  /// word an MMA takes.
+  Value roundToTf32(Value x);
+  /// tf32x3's parts of fp32 `x` as i32 words: hi = rna(x) and lo = rna(x -
+  /// hi), x - hi exact in fp32.
+  std::pair<Value, Value> tf32Parts(Value x);
   /// `condition ? then() : 0.0f`.
   Value ifElseZero(Value condition, function_ref<Value()> then);
 

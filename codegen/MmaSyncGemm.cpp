@@ -456,23 +456,15 @@ private:
   };
   Tf32Parts tf32Parts(ArrayRef<Value> fp32Words) {
     Tf32Parts parts;
-    Type f32 = b.getF32Type();
-    auto round = [&](Value x) {
-      return NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x,
-                                                NVVM::FPRoundingMode::RNA,
-                                                NVVM::SaturationMode::NONE,
-                                                /*relu=*/false)
-          .getResult();
-    };
     for (Value word : fp32Words) {
-      Value x = LLVM::BitcastOp::create(b, loc, f32, word);
-      Value hi = round(x);
-      parts.hi.push_back(hi);
-      if (spec.tf32x3) {
-        Value rest = arith::SubFOp::create(
-            b, loc, x, LLVM::BitcastOp::create(b, loc, f32, hi));
-        parts.lo.push_back(round(rest));
+      Value x = LLVM::BitcastOp::create(b, loc, b.getF32Type(), word);
+      if (!spec.tf32x3) {
+        parts.hi.push_back(kb.roundToTf32(x));
+        continue;
       }
+      auto [hi, lo] = kb.tf32Parts(x);
+      parts.hi.push_back(hi);
+      parts.lo.push_back(lo);
     }
     return parts;
   }

@@ -886,7 +886,7 @@ struct Wgmma : EpilogueHost {
       Value hi = LLVM::UndefOp::create(b(), kb.loc, words);
       Value lo = hi;
       for (int64_t e = 0; e < 4; ++e) {
-        auto [high, low] = tf32Parts(
+        auto [high, low] = kb.tf32Parts(
             LLVM::ExtractElementOp::create(b(), kb.loc, x, c32(e)));
         hi = LLVM::InsertElementOp::create(b(), kb.loc, hi, high, c32(e));
         lo = LLVM::InsertElementOp::create(b(), kb.loc, lo, low, c32(e));
@@ -901,21 +901,6 @@ struct Wgmma : EpilogueHost {
                                    /*count=*/Value());
   }
 
-  /// The tf32 parts of fp32 `x` (as i32 words): hi = rna(x) and lo =
-  /// rna(x - hi), x - hi exact in fp32.
-  std::pair<Value, Value> tf32Parts(Value x) {
-    auto round = [&](Value v) {
-      return NVVM::ConvertFloatToTF32Op::create(
-                 b(), kb.loc, i32, v, NVVM::FPRoundingMode::RNA,
-                 NVVM::SaturationMode::NONE, /*relu=*/false)
-          .getResult();
-    };
-    Value hi = round(x);
-    Value rest = arith::SubFOp::create(
-        b(), kb.loc, x,
-        LLVM::BitcastOp::create(b(), kb.loc, b().getF32Type(), hi));
-    return {hi, round(rest)};
-  }
   /// Whether tf32x3's consumers split A in registers
   /// (--fmlp-tf32x3-register-a).
   bool splitsAInRegisters() const { return spec.tf32x3 && tf32x3RegisterA; }
@@ -1238,7 +1223,7 @@ struct Wgmma : EpilogueHost {
       Value byte = kb.add(kb.add(tile, kb.mul(row, c32(kRowBytes))),
                           kb.add(kb.mul(piece, c32(16)), kb.mul(quad, c32(4))));
       Value x = LLVM::LoadOp::create(b(), kb.loc, b().getF32Type(), at(byte), 4);
-      auto [high, low] = tf32Parts(x);
+      auto [high, low] = kb.tf32Parts(x);
       parts.first.push_back(high);
       parts.second.push_back(low);
     }
