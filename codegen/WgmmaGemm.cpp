@@ -780,17 +780,8 @@ struct Wgmma : EpilogueHost {
     {
       OpBuilder::InsertionGuard guard(b());
       b().setInsertionPointToStart(loop.getBody());
-      Value step = loop.getInductionVar();
-      Value stage = urem(step, spec.stages);
-      Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
-      waitFree(step);
-      if (loadsDirectly())
-        kb.ifThen(eq(thread, 0), [&] {
-          loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
-        });
-      copyTransposedOperands(stage, kc, m0, n0, thread);
-      NVVM::CpAsyncMBarrierArriveOp::create(b(), kb.loc, full(stage),
-                                            /*noinc=*/true);
+      loadStep(loop.getInductionVar(), kFirst, m0, n0, aBoxes, arrivingBytes,
+               thread);
     }
     // The last copies land before the block's shared memory may go.
     NVVM::CpAsyncCommitGroupOp::create(b(), kb.loc);
@@ -837,18 +828,7 @@ struct Wgmma : EpilogueHost {
       b().setInsertionPointToStart(loop.getBody());
       Value step = loop.getInductionVar();
       kb.ifThen(kb.lessThan(step, kSteps), [&] {
-        Value stage = urem(step, spec.stages);
-        Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
-        waitFree(step);
-        if (loadsDirectly())
-          kb.ifThen(eq(thread, 0), [&] {
-            loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
-          });
-        if (transposes()) {
-          copyTransposedOperands(stage, kc, m0, n0, thread);
-          NVVM::CpAsyncMBarrierArriveOp::create(b(), kb.loc, full(stage),
-                                                /*noinc=*/true);
-        }
+        loadStep(step, kFirst, m0, n0, aBoxes, arrivingBytes, thread);
       });
       if (lag == 0) {
         splitStage(step, thread);
@@ -904,6 +884,26 @@ struct Wgmma : EpilogueHost {
   /// Whether tf32x3's consumers split A in registers
   /// (--fmlp-tf32x3-register-a).
   bool splitsAInRegisters() const { return spec.tf32x3 && tf32x3RegisterA; }
+
+  /// K-step `step`'s operands into its stage, by every thread of warpgroup
+  /// 0 once the stage is free: thread 0's TMA loads of the K-major ones
+  /// (arming full[s] with `bytes`, directLoads), and every thread's copies
+  /// of the transposed ones, whose completion full[s] counts
+  /// (cp.async.mbarrier.arrive.noinc).
+  void loadStep(Value step, Value kFirst, Value m0, Value n0, Value aBoxes,
+                Value bytes, Value thread) {
+    Value stage = urem(step, spec.stages);
+    Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
+    waitFree(step);
+    if (loadsDirectly())
+      kb.ifThen(eq(thread, 0),
+                [&] { loadStage(stage, kc, m0, n0, aBoxes, bytes); });
+    if (!transposes())
+      return;
+    copyTransposedOperands(stage, kc, m0, n0, thread);
+    NVVM::CpAsyncMBarrierArriveOp::create(b(), kb.loc, full(stage),
+                                          /*noinc=*/true);
+  }
 
   /// Copies the transposed operands' tiles of k-tile `kc` into stage
   /// `stage` (copyTransposed).
@@ -1093,14 +1093,6 @@ struct Wgmma : EpilogueHost {
         kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
     NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
     SmallVector<Value> sums(acc);
-    // fp32 operands are multiplied as tf32: the tensor core reads their
-    // bits as they are (the file comment of KernelBuilder.h's WGMMA part).
-    NVVM::WGMMATypes type = spec.element.isBF16()  ? NVVM::WGMMATypes::bf16
-                            : spec.element.isF16() ? NVVM::WGMMATypes::f16
-                                                   : NVVM::WGMMATypes::tf32;
-    auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
-                                         static_cast<int>(spec.tileN),
-                                         static_cast<int>(instructionK()));
     for (int64_t kk = 0; kk < tileK() / instructionK(); ++kk) {
       bool aK = stagedKMajor(spec.a);
       Value dA = descriptor(at(kb.add(aBase, c32(kStepBytes(aK) * kk))), aK);
@@ -1108,16 +1100,8 @@ struct Wgmma : EpilogueHost {
         bool bK = stagedKMajor(spec.b[j]);
         Value dB = descriptor(
             at(kb.add(kb.add(base, bOffset(j)), c32(kStepBytes(bK) * kk))), bK);
-        sums[j] = NVVM::WgmmaMmaAsyncOp::create(
-            b(), kb.loc, sums[j].getType(), sums[j], dA, dB, shape, type, type,
-            NVVM::WGMMATypes::f32,
-            first && kk == 0 ? NVVM::WGMMAScaleOut::zero
-                             : NVVM::WGMMAScaleOut::one,
-            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-            // A: row = K-major; B: col = K-major.
-            aK ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-            bK ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-            NVVM::MMAIntOverflowAttr());
+        sums[j] = sharedWgmma(sums[j], dA, aK, dB, bK,
+                              /*accumulate=*/!(first && kk == 0));
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
@@ -1149,9 +1133,6 @@ struct Wgmma : EpilogueHost {
     Value hi = stageOffset(stage);
     Value lo = kb.add(hi, c32(stagePartBytes(spec)));
     Value aOffset = kb.mul(consumer, c32(kConsumerRows * kRowBytes));
-    auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
-                                         static_cast<int>(spec.tileN),
-                                         static_cast<int>(instructionK()));
     auto operand = [&](Value part, Value offset, int64_t kk) {
       return descriptor(
           at(kb.add(kb.add(part, offset), c32(kWgmmaInstructionKBytes * kk))),
@@ -1181,14 +1162,9 @@ struct Wgmma : EpilogueHost {
             {operand(hi, aOffset, kk), operand(lo, bOff, kk)},
             {operand(hi, aOffset, kk), operand(hi, bOff, kk)}};
         for (auto [i, product] : llvm::enumerate(products))
-          sums[j] = NVVM::WgmmaMmaAsyncOp::create(
-              b(), kb.loc, sums[j].getType(), sums[j], product.first,
-              product.second, shape, NVVM::WGMMATypes::tf32,
-              NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::f32,
-              i == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-              NVVM::MMALayout::row, NVVM::MMALayout::col,
-              NVVM::MMAIntOverflowAttr());
+          sums[j] = sharedWgmma(sums[j], product.first, /*aK=*/true,
+                                product.second, /*bK=*/true,
+                                /*accumulate=*/i > 0);
       }
       NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
       NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
@@ -1228,6 +1204,30 @@ struct Wgmma : EpilogueHost {
       parts.second.push_back(low);
     }
     return parts;
+  }
+
+  /// sums + A B (or A B alone, `accumulate` false) on m64 x tileN x one
+  /// instruction's k, both from shared memory by descriptors (`dA`, `dB`),
+  /// each K-major (`aK`, `bK`) or MN-major as staged. fp32 operands are
+  /// multiplied as tf32: the tensor core reads their bits as they are (the
+  /// file comment of KernelBuilder.h's WGMMA part).
+  Value sharedWgmma(Value sums, Value dA, bool aK, Value dB, bool bK,
+                    bool accumulate) {
+    NVVM::WGMMATypes type = spec.element.isBF16()  ? NVVM::WGMMATypes::bf16
+                            : spec.element.isF16() ? NVVM::WGMMATypes::f16
+                                                   : NVVM::WGMMATypes::tf32;
+    auto shape = NVVM::MMAShapeAttr::get(b().getContext(), 64,
+                                         static_cast<int>(spec.tileN),
+                                         static_cast<int>(instructionK()));
+    return NVVM::WgmmaMmaAsyncOp::create(
+        b(), kb.loc, sums.getType(), sums, dA, dB, shape, type, type,
+        NVVM::WGMMATypes::f32,
+        accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        // A: row = K-major; B: col = K-major.
+        aK ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+        bK ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::MMAIntOverflowAttr());
   }
 
   /// sums + A B (or A B alone, `accumulate` false) on m64 x tileN x k8
