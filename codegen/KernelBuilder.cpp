@@ -524,3 +524,50 @@ void mlir::fmlp::buildFill(KernelBuilder &kb, Type element, int64_t elements,
   geometry.maxRegisters = kSimtMaxRegisters;
   kb.finish(geometry);
 }
+
+void mlir::fmlp::buildTranspose(KernelBuilder &kb, const MatrixView &in,
+                                const MatrixView &out, int64_t rows,
+                                int64_t cols) {
+  constexpr int64_t kTile = kTransposeTile, kRowsPerPass = kThreads / kTile;
+  // tile[r][c] holds in[i0 + r, j0 + c]; rows of kTile + 1 words, so that
+  // the second phase's reads down a column hit kTile distinct banks.
+  constexpr int64_t kPitch = kTile + 1;
+  Value tile = kb.sharedF32("tile", kTile * kPitch);
+  Value tid = kb.threadIdX();
+  Value lane = kb.urem(tid, kTile), row = kb.udiv(tid, kTile);
+  Value i0 = kb.mul(kb.toI64(kb.blockId(1)), kb.i64(kTile));
+  Value j0 = kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kTile));
+  auto at = [&](Value r, Value c) {
+    return kb.sharedAt(tile, kb.add(kb.mul(r, kb.i32(kPitch)), c));
+  };
+  // A warp reads kTile consecutive elements of one input row, and writes
+  // kTile consecutive elements of one output row.
+  for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
+    Value r = kb.add(row, kb.i32(pass * kRowsPerPass));
+    Value i = kb.add(i0, kb.toI64(r)), j = kb.add(j0, kb.toI64(lane));
+    kb.ifThen(kb.both(kb.lessThan(i, kb.i64(rows)),
+                      kb.lessThan(j, kb.i64(cols))),
+              [&] {
+                LLVM::StoreOp::create(kb.b, kb.loc, kb.load(in, i, j),
+                                      at(r, lane));
+              });
+  }
+  kb.barrier();
+  for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
+    Value c = kb.add(row, kb.i32(pass * kRowsPerPass));
+    Value j = kb.add(j0, kb.toI64(c)), i = kb.add(i0, kb.toI64(lane));
+    kb.ifThen(kb.both(kb.lessThan(j, kb.i64(cols)),
+                      kb.lessThan(i, kb.i64(rows))),
+              [&] {
+                Value value = LLVM::LoadOp::create(
+                    kb.b, kb.loc, kb.b.getF32Type(), at(lane, c));
+                kb.store(out, j, i, value);
+              });
+  }
+  LaunchGeometry geometry;
+  geometry.block = {kThreads, 1, 1};
+  geometry.tile(0, Extent::of(cols), kTile);
+  geometry.tile(1, Extent::of(rows), kTile);
+  geometry.maxRegisters = kSimtMaxRegisters;
+  kb.finish(geometry);
+}

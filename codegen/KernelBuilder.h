@@ -521,6 +521,16 @@ void buildColumnSum(
 /// token-chunked plan accumulates over its chunks, before the first.
 void buildFill(KernelBuilder &kb, Type element, int64_t elements, double value);
 
+/// out[j, i] = in[i, j] for i < rows, j < cols, element for element (in
+/// and out of one element type: the value passes through f32 unchanged).
+/// Tiles of kTransposeTile x kTransposeTile through shared memory, 256
+/// threads a block, grid x over in's columns and y over its rows: a warp
+/// reads a run of one input row and writes a run of one output row (128
+/// coalesced bytes of fp32 each). fmlp-transpose-weights' copies.
+constexpr int64_t kTransposeTile = 32;
+void buildTranspose(KernelBuilder &kb, const MatrixView &in,
+                    const MatrixView &out, int64_t rows, int64_t cols);
+
 } // namespace mlir::fmlp
 
 #endif // FMLP_CODEGEN_KERNELBUILDER_H

@@ -5,6 +5,7 @@
 #include "codegen/CheckedOption.h"
 #include "codegen/KernelBuilder.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -679,4 +680,13 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
   if (!notMmaSync.empty() && notMmaSync != why)
     why += "; " + notMmaSync;
   return simtConfig(shape, why);
+}
+
+std::optional<StrategyChoice>
+mlir::fmlp::parseStrategyChoice(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<StrategyChoice>>(name)
+      .Case("auto", StrategyChoice::automatic)
+      .Case("mma_sync", StrategyChoice::mmaSync)
+      .Case("simt", StrategyChoice::simt)
+      .Default(std::nullopt);
 }

@@ -171,6 +171,10 @@ struct GemmShape {
 /// that one chip (the H200) can run the kernels another gets.
 enum class StrategyChoice { automatic, mmaSync, simt };
 
+/// The choice a pass option names: "auto", "mma_sync" or "simt"; nullopt
+/// for anything else.
+std::optional<StrategyChoice> parseStrategyChoice(llvm::StringRef name);
+
 /// The WGMMA kernel of `shape` as far as its shared memory goes (element,
 /// layouts, tile width, stages): for wgmmaSharedBytes.
 WgmmaGemmSpec wgmmaFootprint(const GemmShape &shape, int64_t tileN,

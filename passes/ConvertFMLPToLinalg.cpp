@@ -4,12 +4,15 @@
 // contraction into an f32 accumulator followed by an elementwise epilogue
 // that rounds once to the element type:
 //
-//   K1  G = mg (x Wg), U = x Wu          -> A = act(G) U [, G, U]
-//   K2  Y = A Wd                         -> y = md Y
-//   K3  dA = md (dY Wd^T)                -> dG = mg dA U act'(G), dU = dA
-//   act(G) K4  dX = dG Wg^T + dU Wu^T           -> dx K5  dWg = x^T dG, dWu =
-//   x^T dU       -> d_gate, d_up [+= when accumulating] K6  dWd = md A^T dY, A
-//   = act(G) U recomputed when G, U are given
+//   K1  G = mg (x Wg), U = x Wu      -> A = act(G) U [, G, U]
+//   K2  Y = A Wd                     -> y = md Y
+//   K3  dA = md (dY Wd^T)            -> dG = mg dA U act'(G), dU = dA act(G)
+//   K4  dX = dG Wg^T + dU Wu^T       -> dx
+//   K5  dWg = x^T dG, dWu = x^T dU   -> d_gate, d_up [+= when accumulating]
+//   K6  dWd = md A^T dY              -> d_down (A = act(G) U recomputed when
+//                                       G, U are given)
+//
+// bias_grad is a column sum, transpose a copy (linalg.transpose).
 //
 // Contractions are written over loops (i, j, k) with each operand's
 // indexing map chosen by its role and weight layout.
@@ -383,6 +386,12 @@ void lower(BiasGradOp op, KernelLowering &k) {
       });
 }
 
+/// out[j, i] = in[i, j]: the same element type, no rounding.
+void lower(TransposeOp op, KernelLowering &k) {
+  linalg::TransposeOp::create(k.b, k.loc, op.getInput(), op.getInits()[0],
+                              ArrayRef<int64_t>{1, 0});
+}
+
 struct ConvertFMLPToLinalgPass
     : mlir::fmlp::impl::ConvertFMLPToLinalgPassBase<ConvertFMLPToLinalgPass> {
   void runOnOperation() override {
@@ -417,8 +426,8 @@ struct ConvertFMLPToLinalgPass
       KernelLowering k(builder, op->getLoc());
       llvm::TypeSwitch<Operation *>(op)
           .Case<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
-                GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(
-              [&](auto kernel) { lower(kernel, k); });
+                GateUpWeightGradOp, DownWeightGradOp, BiasGradOp,
+                TransposeOp>([&](auto kernel) { lower(kernel, k); });
       k.releaseTemporaries();
       op->erase();
     }

@@ -897,7 +897,9 @@ struct ConvertFMLPToNVVMPass
         op->emitOpError("works on tensors: run fmlp-plan-memory first");
         return WalkResult::interrupt();
       }
-      if (failed(chunkLoopOf(op)))
+      // A weight's transpose serves every chunk: fmlp-transpose-weights
+      // puts it before the loop, which the other kernels must be in.
+      if (!isa<TransposeOp>(op) && failed(chunkLoopOf(op)))
         return WalkResult::interrupt();
       for (Value operand : op->getOperands()) {
         Type element = getElementTypeOrSelf(operand.getType());
@@ -907,7 +909,15 @@ struct ConvertFMLPToNVVMPass
           return WalkResult::interrupt();
         }
       }
-      if (!isa<BiasGradOp>(op) &&
+      if (auto transpose = dyn_cast<TransposeOp>(op);
+          transpose &&
+          !cast<MemRefType>(transpose.getInput().getType()).hasStaticShape()) {
+        op->emitOpError("transposes ")
+            << transpose.getInput().getType()
+            << ": the GPU kernel copies a statically shaped memref";
+        return WalkResult::interrupt();
+      }
+      if (isGemmKernelOp(op) &&
           !op->getAttrOfType<KernelConfigAttr>(KernelConfigAttr::kName)) {
         op->emitOpError("has no #fmlp.kernel_config: run fmlp-select-tiles "
                         "first");
@@ -933,7 +943,7 @@ struct ConvertFMLPToNVVMPass
     }
     const Target &info = targetAttr.getInfo();
     for (Operation *op : kernels) {
-      if (isa<BiasGradOp>(op))
+      if (!isGemmKernelOp(op))
         continue;
       FailureOr<SmallVector<KernelConfig>> configs = configsOf(op);
       if (failed(configs))
@@ -1016,6 +1026,23 @@ struct ConvertFMLPToNVVMPass
         KernelVariant only;
         only.func = kb.func;
         replaceWithLaunches(op, only, operands, biasGrad.getGrad());
+        continue;
+      }
+      if (auto transpose = dyn_cast<TransposeOp>(op)) {
+        KernelBuilder kb(gpuModule, name, 0, operands.buffers.size(),
+                         op->getLoc());
+        Value input = transpose.getInput();
+        buildTranspose(kb, operands.view(kb, input),
+                       operands.view(kb, transpose.getInits()[0]),
+                       staticSize(input, 0), staticSize(input, 1));
+        // T is the launch's last parameter, which the copy does not read:
+        // 0, as for the fills (the weight's rows are not T, and the bundle
+        // would take a dim of a static memref for the block's static T).
+        OpBuilder b(op);
+        Value unread = arith::ConstantIndexOp::create(b, op->getLoc(), 0);
+        createLaunch(b, op->getLoc(), transpose.getInits(), kb.func, operands,
+                     unread, {});
+        op->erase();
         continue;
       }
       KernelGemm gemm = describeGemm(op);

@@ -441,3 +441,47 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, const KernelGemm &gemm,
       p.addOutput(out);
   return p.plan;
 }
+
+GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
+  KernelGemm gemm = describeGemm(op);
+  GemmShape shape;
+  shape.element = gemm.element;
+  shape.accumulators = gemm.b.size();
+  shape.precision = gemm.precision;
+  FailureOr<TmaPlan> plan =
+      planTma(op, gemm, 256 / shape.accumulators, shape.notTmaReady);
+  shape.tmaReady = succeeded(plan);
+  if (shape.tmaReady) {
+    shape.aKMajor = plan->a.kMajor;
+    for (const WgmmaOperand &b : plan->b)
+      shape.bKMajor.push_back(b.kMajor);
+  }
+  shape.notSmallTokensReady = notSmallTokensReady(gemm);
+  // K3 with [in, out] weights meets the kernel's requirements too, but no
+  // GPU test has run it (every GPU-test bundle has nn.Linear's layout).
+  if (shape.notSmallTokensReady.empty() && !isa<GateUpOp, DownOp>(op))
+    shape.notSmallTokensReady =
+        "small_tokens kernels are verified on the GPU for K1 and K2 only";
+  shape.smallTokensReady = shape.notSmallTokensReady.empty();
+  shape.notMmaSyncReady = notMmaSyncReady(gemm);
+  shape.mmaSyncReady = shape.notMmaSyncReady.empty();
+  // The WGMMA token variants (TileSelection.h) for the kernels the GPU
+  // tests verify at every tile width; split K where one accumulator is
+  // stored as it is (K2's bias epilogue spills when split: 584 B at (1024,
+  // 2816) in 8 slices).
+  shape.tokenVariantsReady =
+      gemm.m.tokens && isa<GateUpOp, DownOp, DownGradOp, InputGradOp>(op);
+  auto down = dyn_cast<DownOp>(op);
+  shape.splitKReady =
+      (down && !down.getDownBias()) || isa<InputGradOp>(op);
+  if (!gemm.n.tokens)
+    shape.n = gemm.n.value;
+  if (!gemm.k.tokens)
+    shape.k = gemm.k.value;
+  // The grid is static when neither M nor N is T (the weight gradients).
+  if (!gemm.m.tokens && !gemm.n.tokens) {
+    shape.rows = gemm.m.value;
+    shape.cols = gemm.n.value;
+  }
+  return shape;
+}

@@ -31,6 +31,7 @@
 
 #include "dialects/FMLP/FMLPAttrs.h"
 #include "codegen/KernelBuilder.h"
+#include "codegen/TileSelection.h"
 
 #include "mlir/IR/Operation.h"
 
@@ -76,6 +77,13 @@ struct KernelGemm {
 
 /// The GEMM of a kernel op (every kernel op but bias_grad, a column sum).
 KernelGemm describeGemm(Operation *kernelOp);
+
+/// What tile selection reads of a kernel op's GEMM (codegen/TileSelection.h):
+/// its element, precision and accumulators, whether TMA can read its
+/// operands (and which are K-major), which strategies' operand rules it
+/// meets, its static extents. fmlp-select-tiles chooses by it, and
+/// fmlp-transpose-weights asks the same rule what the op would take.
+GemmShape describeGemmShape(Operation *kernelOp);
 
 /// Why the small_tokens strategy (codegen/KernelBuilder.h) cannot compute
 /// `gemm`, or "": M must be T, A and each B_j K-major buffers read in

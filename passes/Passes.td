@@ -357,6 +357,42 @@ def AttachTargetPass : Pass<"fmlp-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::fmlp::FMLPDialect"];
 }
 
+def TransposeWeightsPass : Pass<"fmlp-transpose-weights", "::mlir::ModuleOp"> {
+  let summary = "Give WGMMA kernels with fp32 operands K-major copies of the weights they read MN-major";
+  let description = [{
+    tf32 WGMMA reads K-major operands only; the backward's down_grad (K3)
+    and input_grad (K4) read nn.Linear's weights MN-major, which their
+    WGMMA kernels would otherwise transpose in shared memory at every
+    k-step of every block. For each GEMM kernel op of a planned module (on
+    memrefs) that fmlp-select-tiles' rule would give a WGMMA kernel with
+    fp32 operands, each weight (`gate`, `up`, `down`: an argument of the
+    entry point, statically shaped and dense) that it reads MN-major is
+    copied by an `fmlp.transpose` into a new workspace argument of the
+    entry point, `<name>_transposed` (`fmlp.workspace`: scratch of one
+    call, D x H elements), and the op reads the copy, its layout
+    attribute (`down_layout` ...) flipped. One copy per weight and entry
+    point, before the first kernel that reads it (before the token-chunk
+    loop). The copy is exact: the kernel computes the same sums.
+
+    Reads the module's `fmlp.target` (fmlp-attach-target); `strategy`
+    means what it means to fmlp-select-tiles, which runs after it.
+    fmlp-gpu-pipeline runs it under `--fmlp-k-major-weights`.
+
+    ```mlir
+    fmlp.transpose ins(%down : memref<1024x2816xf32>)
+        outs(%down_t : memref<2816x1024xf32>)
+    fmlp.down_grad silu ins(%dy, %down_t, %g, %u : ...) outs(...)
+        {down_layout = #fmlp.layout<in_out>}
+    ```
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
+           "auto (the rule), or mma_sync or simt: as fmlp-select-tiles' "
+           "option (no WGMMA kernel, no copy)">,
+  ];
+  let dependentDialects = ["::mlir::fmlp::FMLPDialect"];
+}
+
 def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
   let summary = "Choose each GEMM kernel's strategy, tiles and pipeline depth for the module's target";
   let description = [{

@@ -402,7 +402,7 @@ private:
   int64_t tokenCount() {
     int64_t tokens = ShapedType::kDynamic;
     func.walk([&](Operation *op) {
-      if (isKernelOp(op))
+      if (isGemmKernelOp(op) || isa<BiasGradOp>(op))
         tokens = cast<ShapedType>(op->getOperand(0).getType()).getDimSize(0);
     });
     return tokens;

@@ -11,7 +11,6 @@
 #include "dialects/FMLP/FMLPOps.h"
 #include "codegen/TileSelection.h"
 
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 
 namespace mlir::fmlp {
@@ -127,50 +126,6 @@ fixedVariants(Operation *op, ArrayRef<FixedTokenTile> tiles,
   return variants;
 }
 
-GemmShape describe(Operation *op) {
-  KernelGemm gemm = describeGemm(op);
-  GemmShape shape;
-  shape.element = gemm.element;
-  shape.accumulators = gemm.b.size();
-  shape.precision = gemm.precision;
-  FailureOr<TmaPlan> plan =
-      planTma(op, gemm, 256 / shape.accumulators, shape.notTmaReady);
-  shape.tmaReady = succeeded(plan);
-  if (shape.tmaReady) {
-    shape.aKMajor = plan->a.kMajor;
-    for (const WgmmaOperand &b : plan->b)
-      shape.bKMajor.push_back(b.kMajor);
-  }
-  shape.notSmallTokensReady = notSmallTokensReady(gemm);
-  // K3 with [in, out] weights meets the kernel's requirements too, but no
-  // GPU test has run it (every GPU-test bundle has nn.Linear's layout).
-  if (shape.notSmallTokensReady.empty() && !isa<GateUpOp, DownOp>(op))
-    shape.notSmallTokensReady =
-        "small_tokens kernels are verified on the GPU for K1 and K2 only";
-  shape.smallTokensReady = shape.notSmallTokensReady.empty();
-  shape.notMmaSyncReady = notMmaSyncReady(gemm);
-  shape.mmaSyncReady = shape.notMmaSyncReady.empty();
-  // The WGMMA token variants (TileSelection.h) for the kernels the GPU
-  // tests verify at every tile width; split K where one accumulator is
-  // stored as it is (K2's bias epilogue spills when split: 584 B at (1024,
-  // 2816) in 8 slices).
-  shape.tokenVariantsReady =
-      gemm.m.tokens && isa<GateUpOp, DownOp, DownGradOp, InputGradOp>(op);
-  auto down = dyn_cast<DownOp>(op);
-  shape.splitKReady =
-      (down && !down.getDownBias()) || isa<InputGradOp>(op);
-  if (!gemm.n.tokens)
-    shape.n = gemm.n.value;
-  if (!gemm.k.tokens)
-    shape.k = gemm.k.value;
-  // The grid is static when neither M nor N is T (the weight gradients).
-  if (!gemm.m.tokens && !gemm.n.tokens) {
-    shape.rows = gemm.m.value;
-    shape.cols = gemm.n.value;
-  }
-  return shape;
-}
-
 struct SelectTilesPass
     : mlir::fmlp::impl::SelectTilesPassBase<SelectTilesPass> {
   using Base::Base;
@@ -182,12 +137,7 @@ struct SelectTilesPass
           "the module has no fmlp.target: run fmlp-attach-target first");
       return signalPassFailure();
     }
-    std::optional<StrategyChoice> choice =
-        llvm::StringSwitch<std::optional<StrategyChoice>>(strategy)
-            .Case("auto", StrategyChoice::automatic)
-            .Case("mma_sync", StrategyChoice::mmaSync)
-            .Case("simt", StrategyChoice::simt)
-            .Default(std::nullopt);
+    std::optional<StrategyChoice> choice = parseStrategyChoice(strategy);
     if (!choice) {
       module.emitError("fmlp-select-tiles: strategy must be auto, mma_sync "
                        "or simt, got '")
@@ -199,9 +149,9 @@ struct SelectTilesPass
     if (failed(fixedTiles))
       return signalPassFailure();
     WalkResult walk = module.walk([&](Operation *op) {
-      if (!isKernelOp(op) || isa<BiasGradOp>(op) || op->getNumResults() != 0)
+      if (!isGemmKernelOp(op) || op->getNumResults() != 0)
         return WalkResult::advance();
-      GemmShape shape = describe(op);
+      GemmShape shape = describeGemmShape(op);
       KernelConfig base = selectGemmConfig(target.getInfo(), shape, *choice);
       op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
       // SIMT asked for: no variants either (small_tokens is mma.sync). The

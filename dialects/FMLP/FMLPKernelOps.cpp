@@ -198,6 +198,7 @@ FMLP_KERNEL_EFFECTS(InputGradOp)
 FMLP_KERNEL_EFFECTS(GateUpWeightGradOp)
 FMLP_KERNEL_EFFECTS(DownWeightGradOp)
 FMLP_KERNEL_EFFECTS(BiasGradOp)
+FMLP_KERNEL_EFFECTS(TransposeOp)
 #undef FMLP_KERNEL_EFFECTS
 
 LogicalResult GateUpOp::verify() {
@@ -288,6 +289,20 @@ LogicalResult BiasGradOp::verify() {
   if (grad.size() != 2)
     return emitOpError("grad must be 2-D ([T, N]), got ") << formatShape(grad);
   return expectShape(*this, "bias gradient", getInits().front(), {grad[1]});
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(verifyKernelForm(*this, {"transpose"})))
+    return failure();
+  ArrayRef<int64_t> input = shapeOf(getInput());
+  if (input.size() != 2)
+    return emitOpError("input must be 2-D, got ") << formatShape(input);
+  Value out = getInits().front();
+  if (getElementTypeOrSelf(out) != getElementTypeOrSelf(getInput()))
+    return emitOpError("out must have the input's element type ")
+           << getElementTypeOrSelf(getInput()) << ", got "
+           << getElementTypeOrSelf(out);
+  return expectShape(*this, "transpose", out, {input[1], input[0]});
 }
 
 LogicalResult DownGradOp::verify() {

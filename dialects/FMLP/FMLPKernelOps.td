@@ -239,4 +239,19 @@ def FMLP_BiasGradOp : FMLP_KernelOp<"bias_grad"> {
   }], FMLP_KernelResults);
 }
 
+def FMLP_TransposeOp : FMLP_KernelOp<"transpose"> {
+  let summary = "A weight copied into the other layout: out[j, i] = in[i, j]";
+  let description = [{
+    Writes the transpose of a 2-D `input` into its out, element for element
+    (no rounding: both have the input's element type). fmlp-transpose-
+    weights puts one before a GEMM kernel that reads a weight MN-major and
+    gives that kernel the copy, with the weight's layout attribute flipped,
+    so that it reads it K-major (what tf32 WGMMA reads, docs/precision.md).
+  }];
+  let arguments = (ins AnyShaped:$input, Variadic<AnyShaped>:$inits);
+  let assemblyFormat = !strconcat([{
+    `ins` `(` $input `:` type($input) `)`
+  }], FMLP_KernelResults);
+}
+
 #endif // FMLP_KERNEL_OPS_TD

@@ -51,10 +51,17 @@ SmallVector<SmallVector<int64_t, 2>, 2> getTokenReassociation(int64_t rank);
 namespace mlir::fmlp {
 
 /// Whether `op` is one of the kernel plan's operations (K1..K6, gate,
-/// bias_grad).
+/// bias_grad, transpose).
 inline bool isKernelOp(Operation *op) {
   return isa<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
-             GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(op);
+             GateUpWeightGradOp, DownWeightGradOp, BiasGradOp, TransposeOp>(
+      op);
+}
+
+/// A kernel op that is one GEMM (KernelGemm.h): every one but bias_grad's
+/// column sum and transpose's copy.
+inline bool isGemmKernelOp(Operation *op) {
+  return isKernelOp(op) && !isa<BiasGradOp, TransposeOp>(op);
 }
 
 /// A block op's optional operands (the biases, then the adapters) in operand

@@ -34,6 +34,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
@@ -125,9 +126,23 @@ void mlir::fmlp::buildGpuPipeline(OpPassManager &pm,
   buildGpuStages(pm, options);
 }
 
+// For A/B runs on a GPU (bench/compare_bundles.py): the weights that WGMMA
+// kernels with fp32 operands read MN-major (the backward's down_grad and
+// input_grad) copied once per call into K-major workspaces
+// (fmlp-transpose-weights; the rule), or transposed in shared memory by
+// each kernel's producer (false). Measured on the H100 (bench/NOTES.md item
+// 79): the tf32 training step 0.91x, tf32x3's 0.97x the time.
+static llvm::cl::opt<bool> transposeWeights(
+    "fmlp-k-major-weights", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("fp32 WGMMA kernels read K-major copies of the weights "
+                   "they would read MN-major (fmlp-transpose-weights)"));
+
 void mlir::fmlp::buildGpuStages(OpPassManager &pm,
                                 const PipelineOptions &options) {
   pm.addPass(createAttachTargetPass(AttachTargetPassOptions{options.chip}));
+  if (transposeWeights)
+    pm.addPass(createTransposeWeightsPass(
+        TransposeWeightsPassOptions{options.strategy}));
   pm.addPass(createSelectTilesPass(SelectTilesPassOptions{options.strategy}));
   pm.addPass(createConvertFMLPToNVVMPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -91,3 +91,14 @@ func.func @unplanned(%x: tensor<?x96xf32>, %wg: tensor<200x96xf32>, %wu: tensor<
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd : (tensor<?x96xf32>, tensor<200x96xf32>, tensor<200x96xf32>, tensor<96x200xf32>) -> tensor<?x96xf32>
   return %y : tensor<?x96xf32>
 }
+
+// -----
+
+// fmlp.transpose: out[j, i] = in[i, j], the same elements.
+// CHECK-LABEL: func.func @transpose
+// CHECK: linalg.transpose ins(%{{.+}} : memref<96x200xf32>) outs(%{{.+}} : memref<200x96xf32>) permutation = [1, 0]
+// CHECK-NOT: fmlp.transpose
+func.func @transpose(%w: memref<96x200xf32>, %wt: memref<200x96xf32>) {
+  fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt : memref<200x96xf32>)
+  return
+}

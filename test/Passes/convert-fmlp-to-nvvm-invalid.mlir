@@ -77,3 +77,16 @@ module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
     return
   }
 }
+
+// -----
+
+// A transpose of a dynamically shaped memref: the GPU kernel's grid and
+// bounds are the input's static extents (fmlp-transpose-weights copies
+// weights only).
+module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
+  func.func @dynamic_transpose(%w: memref<?x8xf32> {fmlp.name = "x"}, %wt: memref<8x?xf32> {fmlp.name = "workspace"}) attributes {fmlp.chunk_tokens = 0 : i64, fmlp.entry = "forward_nograd"} {
+    // expected-error@+1 {{'fmlp.transpose' op transposes 'memref<?x8xf32>': the GPU kernel copies a statically shaped memref}}
+    fmlp.transpose ins(%w : memref<?x8xf32>) outs(%wt : memref<8x?xf32>)
+    return
+  }
+}

@@ -155,12 +155,20 @@
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=medium --report=false -o %t.precision.bundle
 // RUN: FileCheck %s --check-prefix=PRECISION < %t.precision.bundle/manifest.json
 // tf32 on sm_90a: every kernel on WGMMA (tensor maps of f32 in boxes of
-// 32 columns, a 128-byte row; the backward's MN-major operands in boxes of
-// 32 x 32, transposed in shared memory).
+// 32 columns, a 128-byte row); the backward's down_grad and input_grad
+// read K-major copies of the weights (a transpose kernel each, first in the
+// entry point, writing a workspace of the weight's shape swapped), K5's
+// and K6's MN-major operands are transposed in shared memory.
 // PRECISION: "kernel": "{{.*}}forward_k0_gate_up"
 // PRECISION: "box_cols": 32,
 // PRECISION: "precision": "tf32",
-// PRECISION: "kernel": "{{.*}}backward_k0_down_grad"
+// PRECISION: "name": "down_transposed",
+// PRECISION-NEXT: "role": "workspace",
+// PRECISION-NEXT: "shape": [
+// PRECISION-NEXT: 11008,
+// PRECISION-NEXT: 4096
+// PRECISION: "kernel": "{{.*}}backward_k0_transpose"
+// PRECISION: "kernel": "{{.*}}backward_k3_down_grad{{.*}}"
 // PRECISION-NOT: mma_sync
 // PRECISION-NOT: "precision": "ieee"
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=tf32x3 --report=false -o %t.tf32x3.bundle
@@ -170,9 +178,9 @@
 // RUN: FileCheck %s --check-prefix=HIGHEST < %t.highest.bundle/manifest.json
 // HIGHEST: "kernel": "llama_mlp_forward_k0_gate_up"
 // HIGHEST: "precision": "highest",
-// HIGHEST: "kernel": "llama_mlp_backward_k1_down_weight_grad_upto83"
+// HIGHEST: "kernel": "llama_mlp_backward_k4_down_weight_grad_upto83"
 // HIGHEST: "max_tokens": 83
-// HIGHEST: "kernel": "llama_mlp_backward_k1_down_weight_grad"
+// HIGHEST: "kernel": "llama_mlp_backward_k4_down_weight_grad"
 // HIGHEST: "min_tokens": 84
 // RUN: rm -rf %t.ieee.bundle
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=ieee --report=false -o %t.ieee.bundle

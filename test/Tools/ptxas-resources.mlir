@@ -56,8 +56,9 @@
 // RUN: grep -c "mma_sync'" %t/tf32x3-sm120.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-MMA
 // TF32-MMA: 8
 // tf32 on the H200's chip: every kernel on WGMMA, k8 on tf32 (K1 and K2
-// and their token variants, split-K among them; the backward's MN-major
-// fp32 operands transposed in shared memory by the producer), and the
+// and their token variants, split-K among them; K3 and K4 on K-major
+// copies of the weights, 3 transpose kernels; K5's and K6's MN-major fp32
+// operands transposed in shared memory by the producer), and the
 // variants' fp32 block (biases, widths not multiples of a tile: D = 96,
 // H = 200) at precision tf32, whose kernels take WGMMA too where TMA can
 // read their operands (the fp32 block's [Wg Wu] split at k = 200 cannot).
@@ -70,17 +71,17 @@
 // RUN: not grep "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-VARIANTS-MMA
 // RUN: grep -c "fence.proxy.async.shared::cta" %t/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
-// TF32-KERNELS: 27
+// TF32-KERNELS: 30
 // TF32-VARIANTS-MMA: 2
-// K3 and its 2 token variants, K4 and its 3 (2 split-K), K5, K6: 9.
-// TF32-TRANSPOSING: 9
+// K5 and K6 (K3 and K4 read the copies K-major).
+// TF32-TRANSPOSING: 2
 // With the transposition off (--fmlp-tf32-wgmma-mn-major=false, an A/B
-// knob) the backward's 4 kernels take mma_sync.
+// knob) K5 and K6 take mma_sync; K3 and K4 stay on WGMMA by the copies.
 // RUN: mkdir -p %t/untransposed
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-wgmma-mn-major=false -o %t/untransposed/tf32-sm90a.bundle
 // RUN: FileCheck %s --check-prefix=NOSPILL < %t/untransposed/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/untransposed/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=UNTRANSPOSED-MMA
-// UNTRANSPOSED-MMA: 4
+// UNTRANSPOSED-MMA: 2
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX
@@ -95,8 +96,12 @@
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32. Then the LoRA blocks: 112 on
 // sm_90a, 69 on each of sm_80 and sm_120 (small_tokens K1 and K2 among
-// them).
-// CHECK-COUNT-1271: Compiling entry function
+// them). And 19 transpose kernels (fmlp-transpose-weights: the weights
+// that fp32 WGMMA kernels would read MN-major): 3 in each sm_90a Llama
+// fp32 bundle (tf32, tf32x3, tosa), 1 in each of the 7 sm_90a variants
+// bundles (its fp32 block's input_grad; not in infer), 3 in LoRA's (the
+// adapters' B matrices).
+// CHECK-COUNT-1290: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

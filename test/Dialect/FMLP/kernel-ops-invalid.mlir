@@ -153,3 +153,35 @@ func.func @lora_wrong_matrix(%dy: memref<?x96xf32>, %wd: memref<96x200xf32>, %g:
   fmlp.down_grad silu ins(%dy, %wd, %g, %u : memref<?x96xf32>, memref<96x200xf32>, memref<?x200xf32>, memref<?x200xf32>) lora(%dzd, %ad : memref<?x4xf32>, memref<4x100xf32>) outs(%g, %u : memref<?x200xf32>, memref<?x200xf32>)
   return
 }
+
+// -----
+
+func.func @transpose_of_vector(%w: memref<96xf32>, %wt: memref<96xf32>) {
+  // expected-error @+1 {{'fmlp.transpose' op input must be 2-D, got [96]}}
+  fmlp.transpose ins(%w : memref<96xf32>) outs(%wt : memref<96xf32>)
+  return
+}
+
+// -----
+
+func.func @transpose_not_swapped(%w: memref<96x200xf32>, %wt: memref<96x200xf32>) {
+  // expected-error @+1 {{'fmlp.transpose' op transpose has shape [96, 200], expected [200, 96]}}
+  fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt : memref<96x200xf32>)
+  return
+}
+
+// -----
+
+func.func @transpose_other_element(%w: memref<96x200xf32>, %wt: memref<200x96xbf16>) {
+  // expected-error @+1 {{'fmlp.transpose' op out must have the input's element type 'f32', got 'bf16'}}
+  fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt : memref<200x96xbf16>)
+  return
+}
+
+// -----
+
+func.func @transpose_two_outs(%w: memref<96x200xf32>, %wt: memref<200x96xf32>) {
+  // expected-error @+1 {{'fmlp.transpose' op expected 1 outs (transpose), got 2}}
+  fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt, %wt : memref<200x96xf32>, memref<200x96xf32>)
+  return
+}

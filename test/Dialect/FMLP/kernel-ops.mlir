@@ -106,3 +106,17 @@ func.func @lora_terms(%x: memref<?x96xbf16>, %wg: memref<200x96xbf16>, %wu: memr
   fmlp.input_grad ins(%g, %u, %wg, %wu : memref<?x200xbf16>, memref<?x200xbf16>, memref<200x96xbf16>, memref<200x96xbf16>) lora(%z, %la : memref<?x8xbf16>, memref<8x96xbf16>) outs(%y : memref<?x96xbf16>)
   return
 }
+
+// -----
+
+// fmlp.transpose: a weight copied into the other layout (fmlp-transpose-
+// weights), on memrefs and on tensors.
+// CHECK-LABEL: func.func @transpose
+// CHECK: fmlp.transpose ins(%{{.+}} : memref<96x200xf32>) outs(%{{.+}} : memref<200x96xf32>)
+// CHECK: fmlp.transpose ins(%{{.+}} : tensor<96x200xbf16>) outs(%{{.+}} : tensor<200x96xbf16>) -> tensor<200x96xbf16>
+func.func @transpose(%w: memref<96x200xf32>, %wt: memref<200x96xf32>,
+                     %v: tensor<96x200xbf16>, %vt: tensor<200x96xbf16>) -> tensor<200x96xbf16> {
+  fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt : memref<200x96xf32>)
+  %t = fmlp.transpose ins(%v : tensor<96x200xbf16>) outs(%vt : tensor<200x96xbf16>) -> tensor<200x96xbf16>
+  return %t : tensor<200x96xbf16>
+}

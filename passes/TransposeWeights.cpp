@@ -1,0 +1,214 @@
+//===- TransposeWeights.cpp - K-major copies of the weights ---------------===//
+//
+// Implements fmlp-transpose-weights (see Passes.td). tf32 WGMMA reads its
+// operands K-major only, and the backward's K3 (down_grad) and K4
+// (input_grad) read nn.Linear's weights MN-major: Wd as B(k = d, n = h),
+// Wg and Wu as B(k = h, n = d). The WGMMA kernel can transpose such an
+// operand itself, tile by tile in shared memory, every k-step of every
+// block (codegen/WgmmaGemm.cpp: the landing slots or the cp.async copies;
+// bench/NOTES.md items 73-76 measured that a third of those kernels' time).
+// A weight does not depend on T, so this pass transposes it once per call
+// instead: a copy in the other layout, in a workspace argument of the
+// entry point, read K-major by the kernel, whose layout attribute says
+// so. The copy is exact (elements move, nothing rounds): the kernel
+// computes the same sums from the same values.
+//
+// Which kernels: a GEMM kernel op of an entry point with fp32 operands that
+// reads a weight (gate, up, down: an argument of the entry, statically
+// shaped and dense) MN-major gets K-major copies of such weights where,
+// reading them, the rule of fmlp-select-tiles (codegen/TileSelection.h)
+// gives it a WGMMA kernel; else it keeps its weights (an adapter's matrix
+// concatenated with the weight along k stays MN-major, and two layouts in
+// one operand take neither WGMMA nor mma_sync: LoRA's K3 and K4). One copy
+// per weight and entry point, at the entry's start: before the token-chunk
+// loop (a weight is the same for every chunk), and before the kernels of
+// both lanes (K4 runs on the runtime's second lane, beside the weight
+// gradients: its copies wait for nothing on the first).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/KernelGemm.h"
+#include "passes/Passes.h"
+
+#include "codegen/TileSelection.h"
+#include "dialects/FMLP/FMLPOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::fmlp {
+#define GEN_PASS_DEF_TRANSPOSEWEIGHTSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::fmlp
+
+using namespace mlir;
+using namespace mlir::fmlp;
+
+namespace {
+
+/// The weight operands of a GEMM kernel op, each with its KernelGemm role
+/// (`gate`, `up`, `down`), which also names its layout attribute
+/// (`down_layout`).
+SmallVector<std::pair<StringRef, OpOperand *>, 2> weightOperands(Operation *op) {
+  using Weights = SmallVector<std::pair<StringRef, OpOperand *>, 2>;
+  return llvm::TypeSwitch<Operation *, Weights>(op)
+      .Case<GateUpOp, InputGradOp>([](auto op) {
+        return Weights{{"gate", &op.getGateMutable()},
+                       {"up", &op.getUpMutable()}};
+      })
+      .Case<DownOp, DownGradOp>(
+          [](auto op) { return Weights{{"down", &op.getDownMutable()}}; })
+      .Case<GateOp>(
+          [](GateOp op) { return Weights{{"gate", &op.getGateMutable()}}; })
+      .Default([](Operation *) { return Weights{}; });
+}
+
+/// `weight` if it is an argument of `entry` that the transpose kernel can
+/// copy (2-D, static, dense row-major), else null.
+BlockArgument copyableWeight(Value weight, func::FuncOp entry) {
+  auto argument = dyn_cast<BlockArgument>(weight);
+  auto type = dyn_cast<MemRefType>(weight.getType());
+  if (!argument || argument.getOwner() != &entry.getBody().front() || !type ||
+      type.getRank() != 2 || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity())
+    return nullptr;
+  return argument;
+}
+
+/// The other layout of a weight.
+WeightLayout flipped(WeightLayout layout) {
+  return layout == WeightLayout::out_in ? WeightLayout::in_out
+                                        : WeightLayout::out_in;
+}
+
+struct TransposeWeightsPass
+    : mlir::fmlp::impl::TransposeWeightsPassBase<TransposeWeightsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    TargetAttr target = getTarget(module);
+    if (!target) {
+      module.emitError(
+          "the module has no fmlp.target: run fmlp-attach-target first");
+      return signalPassFailure();
+    }
+    std::optional<StrategyChoice> choice = parseStrategyChoice(strategy);
+    if (!choice) {
+      module.emitError("fmlp-transpose-weights: strategy must be auto, "
+                       "mma_sync or simt, got '")
+          << strategy << "'";
+      return signalPassFailure();
+    }
+    for (auto entry : module.getOps<func::FuncOp>())
+      if (entry->hasAttr("fmlp.entry") && !entry.isExternal())
+        if (failed(transposeIn(entry, target.getInfo(), *choice)))
+          return signalPassFailure();
+  }
+
+  LogicalResult transposeIn(func::FuncOp entry, const Target &target,
+                            StrategyChoice choice) {
+    SmallVector<Operation *> kernels;
+    entry.walk([&](Operation *op) {
+      if (isGemmKernelOp(op) && op->getNumResults() == 0)
+        kernels.push_back(op);
+    });
+    // Each weight's copy, in the order made (the order of the transposes).
+    llvm::MapVector<Value, BlockArgument> copies;
+    for (Operation *op : kernels) {
+      if (op->hasAttr(KernelConfigAttr::kName))
+        return op->emitOpError("has a kernel config already: run "
+                               "fmlp-transpose-weights before "
+                               "fmlp-select-tiles, which chooses by the "
+                               "weights' layouts");
+      KernelGemm gemm = describeGemm(op);
+      if (!gemm.element.isF32())
+        continue;
+      auto readsMnMajor = [&](StringRef role) {
+        auto mnMajor = [&](const GemmOperand &operand) {
+          return llvm::any_of(operand.parts, [&](const GemmPart &part) {
+            return part.role == role && !part.kMajor;
+          });
+        };
+        return mnMajor(gemm.a) || llvm::any_of(gemm.b, mnMajor);
+      };
+      // Try the op on copies of its MN-major weights; keep them where the
+      // rule then gives it WGMMA.
+      struct Swap {
+        OpOperand *operand;
+        Value weight;
+        StringAttr layoutName;
+        Attribute layout; // as it was (null: the default, out_in)
+      };
+      SmallVector<Swap> swaps;
+      SmallVector<Value> made;
+      for (auto [role, operand] : weightOperands(op)) {
+        BlockArgument weight = copyableWeight(operand->get(), entry);
+        if (!weight || !readsMnMajor(role))
+          continue;
+        BlockArgument &copy = copies[weight];
+        if (!copy) {
+          copy = addCopyArgument(weight, entry);
+          made.push_back(weight);
+        }
+        auto layoutName =
+            StringAttr::get(op->getContext(), role + "_layout");
+        auto layout = op->getAttrOfType<WeightLayoutAttr>(layoutName);
+        swaps.push_back({operand, weight, layoutName, layout});
+        operand->set(copy);
+        op->setAttr(layoutName,
+                    WeightLayoutAttr::get(
+                        op->getContext(),
+                        flipped(layout ? layout.getValue()
+                                       : WeightLayout::out_in)));
+      }
+      if (swaps.empty() ||
+          selectGemmConfig(target, describeGemmShape(op), choice).strategy ==
+              KernelStrategy::wgmma)
+        continue;
+      for (const Swap &swap : swaps) {
+        swap.operand->set(swap.weight);
+        if (swap.layout)
+          op->setAttr(swap.layoutName, swap.layout);
+        else
+          op->removeAttr(swap.layoutName);
+      }
+      // The arguments made for this op alone are the entry's last.
+      for (Value weight : llvm::reverse(made)) {
+        unsigned index = copies[weight].getArgNumber();
+        copies.erase(weight);
+        if (failed(entry.eraseArgument(index)))
+          return op->emitOpError("cannot remove the copy's argument");
+      }
+    }
+    OpBuilder b = OpBuilder::atBlockBegin(&entry.getBody().front());
+    for (auto [weight, copy] : copies)
+      TransposeOp::create(b, weight.getLoc(), TypeRange{}, weight,
+                          ValueRange{copy});
+    return success();
+  }
+
+  /// A new workspace argument of `entry` for `weight`'s transpose:
+  /// `<name>_transposed`, the weight's shape swapped.
+  BlockArgument addCopyArgument(BlockArgument weight, func::FuncOp entry) {
+    auto type = cast<MemRefType>(weight.getType());
+    auto copyType = MemRefType::get({type.getDimSize(1), type.getDimSize(0)},
+                                    type.getElementType());
+    Builder b(entry.getContext());
+    auto name = entry.getArgAttrOfType<StringAttr>(weight.getArgNumber(),
+                                                   "fmlp.name");
+    std::string copyName =
+        (name ? name.getValue() : StringRef("weight")).str() + "_transposed";
+    auto attrs = b.getDictionaryAttr(
+        {b.getNamedAttr("fmlp.name", b.getStringAttr(copyName)),
+         b.getNamedAttr("fmlp.workspace", b.getUnitAttr())});
+    unsigned index = entry.getNumArguments();
+    if (failed(entry.insertArgument(index, copyType, attrs, weight.getLoc())))
+      llvm_unreachable("appending an argument to a function with a body");
+    return entry.getArgument(index);
+  }
+};
+
+} // namespace
