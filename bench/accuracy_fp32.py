@@ -124,10 +124,12 @@ def main():
     parser.add_argument("--out", required=True, help="directory for accuracy.json and .md")
     parser.add_argument("--shape", default="1024x2816")
     parser.add_argument("--tokens", default="74,2048")
+    parser.add_argument("--bias", default="false,true",
+                        help="with and/or without biases (the cache must hold those bundles)")
     args = parser.parse_args()
     d, h = (int(v) for v in args.shape.split("x"))
     results = []
-    for bias in (False, True):
+    for bias in (v == "true" for v in args.bias.split(",")):
         for t in (int(v) for v in args.tokens.split(",")):
             rows = measure(d, h, t, bias)
             results.append({"d": d, "h": h, "t": t, "bias": bias, "rows": rows})

@@ -72,6 +72,7 @@ def main():
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
         Path(args.out, "precision.md").write_text(text)
 
 
