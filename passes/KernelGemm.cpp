@@ -485,3 +485,20 @@ GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
   }
   return shape;
 }
+
+LogicalResult mlir::fmlp::readTargetAndStrategy(ModuleOp module, StringRef pass,
+                                                StringRef strategy,
+                                                TargetAttr &target,
+                                                StrategyChoice &choice) {
+  target = getTarget(module);
+  if (!target)
+    return module.emitError(
+        "the module has no fmlp.target: run fmlp-attach-target first");
+  std::optional<StrategyChoice> named = parseStrategyChoice(strategy);
+  if (!named)
+    return module.emitError()
+           << pass << ": strategy must be auto, mma_sync or simt, got '"
+           << strategy << "'";
+  choice = *named;
+  return success();
+}

@@ -33,6 +33,7 @@
 #include "codegen/KernelBuilder.h"
 #include "codegen/TileSelection.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 
 #include <string>
@@ -84,6 +85,14 @@ KernelGemm describeGemm(Operation *kernelOp);
 /// meets, its static extents. fmlp-select-tiles chooses by it, and
 /// fmlp-transpose-weights asks the same rule what the op would take.
 GemmShape describeGemmShape(Operation *kernelOp);
+
+/// The module's fmlp.target and the strategy `strategy` names, for the
+/// passes that ask the tile rule (`pass` names the one asking); failure
+/// with an error on `module` when it has no target (fmlp-attach-target
+/// not run) or the name is not auto, mma_sync or simt.
+LogicalResult readTargetAndStrategy(ModuleOp module, StringRef pass,
+                                    StringRef strategy, TargetAttr &target,
+                                    StrategyChoice &choice);
 
 /// Why the small_tokens strategy (codegen/KernelBuilder.h) cannot compute
 /// `gemm`, or "": M must be T, A and each B_j K-major buffers read in

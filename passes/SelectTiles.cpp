@@ -131,19 +131,11 @@ struct SelectTilesPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetAttr target = getTarget(module);
-    if (!target) {
-      module.emitError(
-          "the module has no fmlp.target: run fmlp-attach-target first");
+    TargetAttr target;
+    StrategyChoice choice;
+    if (failed(readTargetAndStrategy(module, "fmlp-select-tiles", strategy, target,
+                                     choice)))
       return signalPassFailure();
-    }
-    std::optional<StrategyChoice> choice = parseStrategyChoice(strategy);
-    if (!choice) {
-      module.emitError("fmlp-select-tiles: strategy must be auto, mma_sync "
-                       "or simt, got '")
-          << strategy << "'";
-      return signalPassFailure();
-    }
     FailureOr<SmallVector<FixedTokenTile>> fixedTiles =
         parseFixedTokenTiles(module);
     if (failed(fixedTiles))
@@ -152,12 +144,12 @@ struct SelectTilesPass
       if (!isGemmKernelOp(op) || op->getNumResults() != 0)
         return WalkResult::advance();
       GemmShape shape = describeGemmShape(op);
-      KernelConfig base = selectGemmConfig(target.getInfo(), shape, *choice);
+      KernelConfig base = selectGemmConfig(target.getInfo(), shape, choice);
       op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
       // SIMT asked for: no variants either (small_tokens is mma.sync). The
       // rule's variants, or its small_tokens ones and the fixed WGMMA ones.
       SmallVector<KernelConfig> ruled =
-          *choice == StrategyChoice::simt
+          choice == StrategyChoice::simt
               ? SmallVector<KernelConfig>()
               : selectTokenVariants(target.getInfo(), shape, base);
       SmallVector<KernelConfig> fixed;

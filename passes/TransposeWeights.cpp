@@ -89,22 +89,14 @@ struct TransposeWeightsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    TargetAttr target = getTarget(module);
-    if (!target) {
-      module.emitError(
-          "the module has no fmlp.target: run fmlp-attach-target first");
+    TargetAttr target;
+    StrategyChoice choice;
+    if (failed(readTargetAndStrategy(module, "fmlp-transpose-weights", strategy, target,
+                                     choice)))
       return signalPassFailure();
-    }
-    std::optional<StrategyChoice> choice = parseStrategyChoice(strategy);
-    if (!choice) {
-      module.emitError("fmlp-transpose-weights: strategy must be auto, "
-                       "mma_sync or simt, got '")
-          << strategy << "'";
-      return signalPassFailure();
-    }
     for (auto entry : module.getOps<func::FuncOp>())
       if (entry->hasAttr("fmlp.entry") && !entry.isExternal())
-        if (failed(transposeIn(entry, target.getInfo(), *choice)))
+        if (failed(transposeIn(entry, target.getInfo(), choice)))
           return signalPassFailure();
   }
 
