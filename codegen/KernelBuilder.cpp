@@ -545,24 +545,23 @@ void mlir::fmlp::buildTranspose(KernelBuilder &kb, const MatrixView &in,
   for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
     Value r = kb.add(row, kb.i32(pass * kRowsPerPass));
     Value i = kb.add(i0, kb.toI64(r)), j = kb.add(j0, kb.toI64(lane));
-    kb.ifThen(kb.both(kb.lessThan(i, kb.i64(rows)),
-                      kb.lessThan(j, kb.i64(cols))),
-              [&] {
-                LLVM::StoreOp::create(kb.b, kb.loc, kb.load(in, i, j),
-                                      at(r, lane));
-              });
+    kb.ifThen(
+        kb.both(kb.lessThan(i, kb.i64(rows)), kb.lessThan(j, kb.i64(cols))),
+        [&] {
+          LLVM::StoreOp::create(kb.b, kb.loc, kb.load(in, i, j), at(r, lane));
+        });
   }
   kb.barrier();
   for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
     Value c = kb.add(row, kb.i32(pass * kRowsPerPass));
     Value j = kb.add(j0, kb.toI64(c)), i = kb.add(i0, kb.toI64(lane));
-    kb.ifThen(kb.both(kb.lessThan(j, kb.i64(cols)),
-                      kb.lessThan(i, kb.i64(rows))),
-              [&] {
-                Value value = LLVM::LoadOp::create(
-                    kb.b, kb.loc, kb.b.getF32Type(), at(lane, c));
-                kb.store(out, j, i, value);
-              });
+    kb.ifThen(
+        kb.both(kb.lessThan(j, kb.i64(cols)), kb.lessThan(i, kb.i64(rows))),
+        [&] {
+          Value value = LLVM::LoadOp::create(kb.b, kb.loc, kb.b.getF32Type(),
+                                             at(lane, c));
+          kb.store(out, j, i, value);
+        });
   }
   LaunchGeometry geometry;
   geometry.block = {kThreads, 1, 1};

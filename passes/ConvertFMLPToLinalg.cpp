@@ -426,8 +426,8 @@ struct ConvertFMLPToLinalgPass
       KernelLowering k(builder, op->getLoc());
       llvm::TypeSwitch<Operation *>(op)
           .Case<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
-                GateUpWeightGradOp, DownWeightGradOp, BiasGradOp,
-                TransposeOp>([&](auto kernel) { lower(kernel, k); });
+                GateUpWeightGradOp, DownWeightGradOp, BiasGradOp, TransposeOp>(
+              [&](auto kernel) { lower(kernel, k); });
       k.releaseTemporaries();
       op->erase();
     }

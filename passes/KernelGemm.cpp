@@ -472,8 +472,7 @@ GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
   shape.tokenVariantsReady =
       gemm.m.tokens && isa<GateUpOp, DownOp, DownGradOp, InputGradOp>(op);
   auto down = dyn_cast<DownOp>(op);
-  shape.splitKReady =
-      (down && !down.getDownBias()) || isa<InputGradOp>(op);
+  shape.splitKReady = (down && !down.getDownBias()) || isa<InputGradOp>(op);
   if (!gemm.n.tokens)
     shape.n = gemm.n.value;
   if (!gemm.k.tokens)

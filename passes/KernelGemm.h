@@ -29,9 +29,9 @@
 #ifndef FMLP_PASSES_KERNELGEMM_H
 #define FMLP_PASSES_KERNELGEMM_H
 
-#include "dialects/FMLP/FMLPAttrs.h"
 #include "codegen/KernelBuilder.h"
 #include "codegen/TileSelection.h"
+#include "dialects/FMLP/FMLPAttrs.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"

@@ -133,8 +133,8 @@ struct SelectTilesPass
     ModuleOp module = getOperation();
     TargetAttr target;
     StrategyChoice choice;
-    if (failed(readTargetAndStrategy(module, "fmlp-select-tiles", strategy, target,
-                                     choice)))
+    if (failed(readTargetAndStrategy(module, "fmlp-select-tiles", strategy,
+                                     target, choice)))
       return signalPassFailure();
     FailureOr<SmallVector<FixedTokenTile>> fixedTiles =
         parseFixedTokenTiles(module);

@@ -51,17 +51,20 @@ namespace {
 /// The weight operands of a GEMM kernel op, each with its KernelGemm role
 /// (`gate`, `up`, `down`), which also names its layout attribute
 /// (`down_layout`).
-SmallVector<std::pair<StringRef, OpOperand *>, 2> weightOperands(Operation *op) {
+SmallVector<std::pair<StringRef, OpOperand *>, 2>
+weightOperands(Operation *op) {
   using Weights = SmallVector<std::pair<StringRef, OpOperand *>, 2>;
   return llvm::TypeSwitch<Operation *, Weights>(op)
       .Case<GateUpOp, InputGradOp>([](auto op) {
         return Weights{{"gate", &op.getGateMutable()},
                        {"up", &op.getUpMutable()}};
       })
-      .Case<DownOp, DownGradOp>(
-          [](auto op) { return Weights{{"down", &op.getDownMutable()}}; })
-      .Case<GateOp>(
-          [](GateOp op) { return Weights{{"gate", &op.getGateMutable()}}; })
+      .Case<DownOp, DownGradOp>([](auto op) {
+        return Weights{{"down", &op.getDownMutable()}};
+      })
+      .Case<GateOp>([](GateOp op) {
+        return Weights{{"gate", &op.getGateMutable()}};
+      })
       .Default([](Operation *) { return Weights{}; });
 }
 
@@ -91,8 +94,8 @@ struct TransposeWeightsPass
     ModuleOp module = getOperation();
     TargetAttr target;
     StrategyChoice choice;
-    if (failed(readTargetAndStrategy(module, "fmlp-transpose-weights", strategy, target,
-                                     choice)))
+    if (failed(readTargetAndStrategy(module, "fmlp-transpose-weights", strategy,
+                                     target, choice)))
       return signalPassFailure();
     for (auto entry : module.getOps<func::FuncOp>())
       if (entry->hasAttr("fmlp.entry") && !entry.isExternal())
@@ -145,16 +148,14 @@ struct TransposeWeightsPass
           copy = addCopyArgument(weight, entry);
           made.push_back(weight);
         }
-        auto layoutName =
-            StringAttr::get(op->getContext(), role + "_layout");
+        auto layoutName = StringAttr::get(op->getContext(), role + "_layout");
         auto layout = op->getAttrOfType<WeightLayoutAttr>(layoutName);
         swaps.push_back({operand, weight, layoutName, layout});
         operand->set(copy);
-        op->setAttr(layoutName,
-                    WeightLayoutAttr::get(
-                        op->getContext(),
-                        flipped(layout ? layout.getValue()
-                                       : WeightLayout::out_in)));
+        op->setAttr(layoutName, WeightLayoutAttr::get(
+                                    op->getContext(),
+                                    flipped(layout ? layout.getValue()
+                                                   : WeightLayout::out_in)));
       }
       if (swaps.empty() ||
           selectGemmConfig(target, describeGemmShape(op), choice).strategy ==
@@ -189,8 +190,8 @@ struct TransposeWeightsPass
     auto copyType = MemRefType::get({type.getDimSize(1), type.getDimSize(0)},
                                     type.getElementType());
     Builder b(entry.getContext());
-    auto name = entry.getArgAttrOfType<StringAttr>(weight.getArgNumber(),
-                                                   "fmlp.name");
+    auto name =
+        entry.getArgAttrOfType<StringAttr>(weight.getArgNumber(), "fmlp.name");
     std::string copyName =
         (name ? name.getValue() : StringRef("weight")).str() + "_transposed";
     auto attrs = b.getDictionaryAttr(

@@ -54,8 +54,7 @@ namespace mlir::fmlp {
 /// bias_grad, transpose).
 inline bool isKernelOp(Operation *op) {
   return isa<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
-             GateUpWeightGradOp, DownWeightGradOp, BiasGradOp, TransposeOp>(
-      op);
+             GateUpWeightGradOp, DownWeightGradOp, BiasGradOp, TransposeOp>(op);
 }
 
 /// A kernel op that is one GEMM (KernelGemm.h): every one but bias_grad's
