@@ -363,16 +363,20 @@ def TransposeWeightsPass : Pass<"fmlp-transpose-weights", "::mlir::ModuleOp"> {
     tf32 WGMMA reads K-major operands only; the backward's down_grad (K3)
     and input_grad (K4) read nn.Linear's weights MN-major, which their
     WGMMA kernels would otherwise transpose in shared memory at every
-    k-step of every block. For each GEMM kernel op of a planned module (on
-    memrefs) that fmlp-select-tiles' rule would give a WGMMA kernel with
-    fp32 operands, each weight (`gate`, `up`, `down`: an argument of the
-    entry point, statically shaped and dense) that it reads MN-major is
-    copied by an `fmlp.transpose` into a new workspace argument of the
-    entry point, `<name>_transposed` (`fmlp.workspace`: scratch of one
-    call, D x H elements), and the op reads the copy, its layout
-    attribute (`down_layout` ...) flipped. One copy per weight and entry
-    point, before the first kernel that reads it (before the token-chunk
-    loop). The copy is exact: the kernel computes the same sums.
+    k-step of every block. For each GEMM kernel op with fp32 operands in an
+    entry point (`fmlp.entry`) of a planned module (on memrefs), each weight
+    (`gate`, `up`, `down`: an argument of the entry point, statically
+    shaped and dense) that it reads MN-major is copied by an
+    `fmlp.transpose` into a new workspace argument of the entry point,
+    `<name>_transposed` (`fmlp.workspace`: scratch of one call, D x H
+    elements), and the op reads the copy, its layout attribute
+    (`down_layout` ...) flipped, where fmlp-select-tiles' rule then gives
+    it a WGMMA kernel; elsewhere it keeps its weights (LoRA's K3 and K4,
+    whose adapter matrices sit MN-major beside the weights in one operand).
+    One copy per weight and entry point, at the entry's start (before the
+    token-chunk loop and the kernels of both lanes). The copy is exact: the
+    kernel computes the same sums. An op that has a kernel config already
+    is refused.
 
     Reads the module's `fmlp.target` (fmlp-attach-target); `strategy`
     means what it means to fmlp-select-tiles, which runs after it.

@@ -402,7 +402,9 @@ private:
   int64_t tokenCount() {
     int64_t tokens = ShapedType::kDynamic;
     func.walk([&](Operation *op) {
-      if (isGemmKernelOp(op) || isa<BiasGradOp>(op))
+      // Every kernel's first operand is token-major but a transpose's (a
+      // weight).
+      if (isKernelOp(op) && !isa<TransposeOp>(op))
         tokens = cast<ShapedType>(op->getOperand(0).getType()).getDimSize(0);
     });
     return tokens;

@@ -244,9 +244,10 @@ def FMLP_TransposeOp : FMLP_KernelOp<"transpose"> {
   let description = [{
     Writes the transpose of a 2-D `input` into its out, element for element
     (no rounding: both have the input's element type). fmlp-transpose-
-    weights puts one before a GEMM kernel that reads a weight MN-major and
-    gives that kernel the copy, with the weight's layout attribute flipped,
-    so that it reads it K-major (what tf32 WGMMA reads, docs/precision.md).
+    weights puts one at an entry point's start for each weight that a GEMM
+    kernel reads MN-major and gives that kernel the copy, with the weight's
+    layout attribute flipped, so that it reads it K-major (what tf32 WGMMA
+    reads, docs/precision.md).
   }];
   let arguments = (ins AnyShaped:$input, Variadic<AnyShaped>:$inits);
   let assemblyFormat = !strconcat([{

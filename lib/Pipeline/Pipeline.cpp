@@ -130,8 +130,9 @@ void mlir::fmlp::buildGpuPipeline(OpPassManager &pm,
 // kernels with fp32 operands read MN-major (the backward's down_grad and
 // input_grad) copied once per call into K-major workspaces
 // (fmlp-transpose-weights; the rule), or transposed in shared memory by
-// each kernel's producer (false). Measured on the H100 (bench/NOTES.md item
-// 79): the tf32 training step 0.91x, tf32x3's 0.97x the time.
+// each kernel's producer (false). Measured (bench/NOTES.md item 79): the
+// tf32 training step 0.92-0.93x the time on the H200, 0.91x on an H100,
+// tf32x3's 0.97x on the H100.
 static llvm::cl::opt<bool> transposeWeights(
     "fmlp-k-major-weights", llvm::cl::Hidden, llvm::cl::init(true),
     llvm::cl::desc("fp32 WGMMA kernels read K-major copies of the weights "
