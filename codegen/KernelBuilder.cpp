@@ -525,43 +525,59 @@ void mlir::fmlp::buildFill(KernelBuilder &kb, Type element, int64_t elements,
   kb.finish(geometry);
 }
 
-void mlir::fmlp::buildTranspose(KernelBuilder &kb, const MatrixView &in,
-                                const MatrixView &out, int64_t rows,
-                                int64_t cols) {
-  constexpr int64_t kTile = kTransposeTile, kRowsPerPass = kThreads / kTile;
-  // tile[r][c] holds in[i0 + r, j0 + c]; rows of kTile + 1 words, so that
-  // the second phase's reads down a column hit kTile distinct banks.
-  constexpr int64_t kPitch = kTile + 1;
-  Value tile = kb.sharedF32("tile", kTile * kPitch);
+void mlir::fmlp::buildWeightCopy(KernelBuilder &kb, const MatrixView &in,
+                                 const MatrixView &out, int64_t rows,
+                                 int64_t cols, WeightCopy copy) {
+  constexpr int64_t kTile = kWeightCopyTile, kRowsPerPass = kThreads / kTile;
   Value tid = kb.threadIdX();
   Value lane = kb.urem(tid, kTile), row = kb.udiv(tid, kTile);
   Value i0 = kb.mul(kb.toI64(kb.blockId(1)), kb.i64(kTile));
   Value j0 = kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kTile));
-  auto at = [&](Value r, Value c) {
-    return kb.sharedAt(tile, kb.add(kb.mul(r, kb.i32(kPitch)), c));
+  auto written = [&](Value x) {
+    return copy.roundToTf32
+               ? LLVM::BitcastOp::create(kb.b, kb.loc, kb.b.getF32Type(),
+                                         kb.roundToTf32(x))
+                     .getResult()
+               : x;
   };
-  // A warp reads kTile consecutive elements of one input row, and writes
-  // kTile consecutive elements of one output row.
-  for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
-    Value r = kb.add(row, kb.i32(pass * kRowsPerPass));
-    Value i = kb.add(i0, kb.toI64(r)), j = kb.add(j0, kb.toI64(lane));
-    kb.ifThen(
-        kb.both(kb.lessThan(i, kb.i64(rows)), kb.lessThan(j, kb.i64(cols))),
-        [&] {
-          LLVM::StoreOp::create(kb.b, kb.loc, kb.load(in, i, j), at(r, lane));
-        });
-  }
-  kb.barrier();
-  for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
-    Value c = kb.add(row, kb.i32(pass * kRowsPerPass));
-    Value j = kb.add(j0, kb.toI64(c)), i = kb.add(i0, kb.toI64(lane));
-    kb.ifThen(
-        kb.both(kb.lessThan(j, kb.i64(cols)), kb.lessThan(i, kb.i64(rows))),
-        [&] {
-          Value value = LLVM::LoadOp::create(kb.b, kb.loc, kb.b.getF32Type(),
-                                             at(lane, c));
-          kb.store(out, j, i, value);
-        });
+  auto inBounds = [&](Value i, Value j) {
+    return kb.both(kb.lessThan(i, kb.i64(rows)), kb.lessThan(j, kb.i64(cols)));
+  };
+  if (!copy.transpose) {
+    // A warp reads and writes kTile consecutive elements of one row.
+    for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
+      Value i = kb.add(i0, kb.toI64(kb.add(row, kb.i32(pass * kRowsPerPass))));
+      Value j = kb.add(j0, kb.toI64(lane));
+      kb.ifThen(inBounds(i, j),
+                [&] { kb.store(out, i, j, written(kb.load(in, i, j))); });
+    }
+  } else {
+    // tile[r][c] holds in[i0 + r, j0 + c]; rows of kTile + 1 words, so that
+    // the second phase's reads down a column hit kTile distinct banks.
+    constexpr int64_t kPitch = kTile + 1;
+    Value tile = kb.sharedF32("tile", kTile * kPitch);
+    auto at = [&](Value r, Value c) {
+      return kb.sharedAt(tile, kb.add(kb.mul(r, kb.i32(kPitch)), c));
+    };
+    // A warp reads kTile consecutive elements of one input row, and writes
+    // kTile consecutive elements of one output row.
+    for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
+      Value r = kb.add(row, kb.i32(pass * kRowsPerPass));
+      Value i = kb.add(i0, kb.toI64(r)), j = kb.add(j0, kb.toI64(lane));
+      kb.ifThen(inBounds(i, j), [&] {
+        LLVM::StoreOp::create(kb.b, kb.loc, kb.load(in, i, j), at(r, lane));
+      });
+    }
+    kb.barrier();
+    for (int64_t pass = 0; pass < kTile / kRowsPerPass; ++pass) {
+      Value c = kb.add(row, kb.i32(pass * kRowsPerPass));
+      Value j = kb.add(j0, kb.toI64(c)), i = kb.add(i0, kb.toI64(lane));
+      kb.ifThen(inBounds(i, j), [&] {
+        Value value =
+            LLVM::LoadOp::create(kb.b, kb.loc, kb.b.getF32Type(), at(lane, c));
+        kb.store(out, j, i, written(value));
+      });
+    }
   }
   LaunchGeometry geometry;
   geometry.block = {kThreads, 1, 1};

@@ -321,6 +321,14 @@ struct WgmmaGemmSpec {
   /// products per k8 summed from zero and added to the accumulators in
   /// fp32: WgmmaGemm.cpp); tiles of 128 columns over all B_j.
   bool tf32x3 = false;
+  /// tf32 (not tf32x3): the operands the kernel stages itself reach the
+  /// tensor core rounded to tf32 (to nearest, ties away): A from registers,
+  /// rounded by the consumers, where it is K-major in the stage as loaded;
+  /// the landing slots' MN-major tiles as the producer transposes them.
+  /// A B_j that TMA loads K-major is multiplied as stored (the tensor core
+  /// truncates it): fmlp-round-tf32-weights rounds the weights it reads so
+  /// in global memory. Else every operand is truncated (WgmmaGemm.cpp).
+  bool roundsTf32 = false;
   GemmSpec::Epilogue epilogue;
   /// Split-K: K's tiles cut into `splitK` slices, one block each (grid z),
   /// reduced in `splitKWorkspace` (ptr<1>, laid out as SplitKWorkspace
@@ -342,6 +350,10 @@ bool wgmmaTakesMnMajor(Type element);
 /// Whether the producer warpgroup transposes MN-major fp32 operands into
 /// K-major stages (--fmlp-tf32-wgmma-mn-major; WgmmaGemm.cpp).
 bool wgmmaTransposesFp32();
+/// Whether the WGMMA strategy can round the fp32 operands it transposes to
+/// tf32 (WgmmaGemmSpec::roundsTf32): through the landing slots, not under
+/// --fmlp-tf32-transpose=cp-async, whose copies land unrounded.
+bool wgmmaRoundsTransposedFp32();
 /// Whether the WGMMA strategy reads MN-major operands of `element`: those
 /// WGMMA takes, and fp32 ones where the producer transposes them.
 bool wgmmaReadsMnMajor(Type element);
@@ -521,15 +533,24 @@ void buildColumnSum(
 /// token-chunked plan accumulates over its chunks, before the first.
 void buildFill(KernelBuilder &kb, Type element, int64_t elements, double value);
 
-/// out[j, i] = in[i, j] for i < rows, j < cols, element for element (in
-/// and out of one element type: the value passes through f32 unchanged).
-/// Tiles of kTransposeTile x kTransposeTile through shared memory, 256
-/// threads a block, grid x over in's columns and y over its rows: a warp
-/// reads a run of one input row and writes a run of one output row (128
-/// coalesced bytes of fp32 each). fmlp-transpose-weights' copies.
-constexpr int64_t kTransposeTile = 32;
-void buildTranspose(KernelBuilder &kb, const MatrixView &in,
-                    const MatrixView &out, int64_t rows, int64_t cols);
+/// How buildWeightCopy copies: transposed or in place, each element rounded
+/// to tf32 (to nearest, ties away) or passed unchanged.
+struct WeightCopy {
+  bool transpose = true;
+  bool roundToTf32 = false;
+};
+/// out[j, i] = in[i, j] (transposed) or out[i, j] = in[i, j], for i < rows,
+/// j < cols, element for element (in and out of one element type: the value
+/// passes through f32 unchanged, or rounded to tf32). Tiles of
+/// kWeightCopyTile x kWeightCopyTile, 256 threads a block, grid x over in's
+/// columns and y over its rows; a transpose goes through shared memory, so
+/// that a warp reads a run of one input row and writes a run of one output
+/// row (128 coalesced bytes of fp32 each). The copies of
+/// fmlp-transpose-weights and fmlp-round-tf32-weights.
+constexpr int64_t kWeightCopyTile = 32;
+void buildWeightCopy(KernelBuilder &kb, const MatrixView &in,
+                     const MatrixView &out, int64_t rows, int64_t cols,
+                     WeightCopy copy);
 
 } // namespace mlir::fmlp
 

@@ -70,6 +70,16 @@
 // sourced WGMMA), and then every consumer thread arrives on empty[s] (2 x
 // 128 arrivals), so that its loads are released with it.
 //
+// tf32 rounding (WgmmaGemmSpec::roundsTf32): the tensor core reads an fp32
+// operand's bits as they are and keeps tf32's (truncation, toward zero:
+// bench/NOTES.md item 80), so where the operands must be rounded to
+// nearest, as PyTorch's TF32 and the mma_sync kernels' cvt.rna round them,
+// each consumer loads its fragment of A's tile (as tf32x3 does), rounds it
+// and passes it to register-sourced WGMMAs (every consumer thread then
+// arrives on empty[s], after a proxy fence: its loads are released with
+// it); the landing producer rounds the elements it transposes; a K-major
+// B_j comes rounded from global memory (fmlp-round-tf32-weights).
+//
 // Ring invariant: k-step i uses stage s = i mod stages in round r = i div
 // stages; full[s] completes its phase r when the stage's bytes arrive, and
 // empty[s] its phase r once both consumers are done with it, so a waiter
@@ -884,6 +894,20 @@ struct Wgmma : EpilogueHost {
   /// Whether tf32x3's consumers split A in registers
   /// (--fmlp-tf32x3-register-a).
   bool splitsAInRegisters() const { return spec.tf32x3 && tf32x3RegisterA; }
+  /// Whether the landing producer writes A's tiles into the stages (and
+  /// rounds them there, roundsTf32).
+  bool landsA() const {
+    return transposedInShared(spec, spec.a) && !copiesTransposed(spec);
+  }
+  /// Whether tf32's consumers round A in registers (roundsTf32): wherever
+  /// the landing producer does not.
+  bool roundsAInRegisters() const {
+    return spec.roundsTf32 && !spec.tf32x3 && !landsA();
+  }
+  /// Whether the consumers read A with loads of their own.
+  bool readsAInRegisters() const {
+    return splitsAInRegisters() || roundsAInRegisters();
+  }
 
   /// K-step `step`'s operands into its stage, by every thread of warpgroup
   /// 0 once the stage is free: thread 0's TMA loads of the K-major ones
@@ -1029,7 +1053,9 @@ struct Wgmma : EpilogueHost {
   /// touch 8 distinct piece positions in each, so no bank is hit twice:
   /// loads at c ^ (4 ((c + s) mod 2) + j), stores at ((c + s) mod 8) ^
   /// (4 (c mod 2) + r), each a bijection of c (bit 0 of c decides the flip
-  /// of bit 2; the sum mod 8 keeps distinct c distinct).
+  /// of bit 2; the sum mod 8 keeps distinct c distinct). Each element is
+  /// written rounded to tf32 where the kernel rounds its operands
+  /// (roundsTf32).
   void transposeTile(Value from, Value to, int64_t rows, Value thread) {
     assert(rows % 64 == 0 && "a round of 128 threads moves two 32-row boxes");
     auto quad = VectorType::get({4}, b().getF32Type());
@@ -1055,11 +1081,14 @@ struct Wgmma : EpilogueHost {
         Value m = kb.add(kb.add(kb.mul(box, c32(32)), kb.mul(c, c32(4))),
                          c32(r));
         Value piece = LLVM::UndefOp::create(b(), kb.loc, quad);
-        for (int64_t j = 0; j < 4; ++j)
-          piece = LLVM::InsertElementOp::create(
-              b(), kb.loc, piece,
-              LLVM::ExtractElementOp::create(b(), kb.loc, kRows[j], c32(r)),
-              c32(j));
+        for (int64_t j = 0; j < 4; ++j) {
+          Value x =
+              LLVM::ExtractElementOp::create(b(), kb.loc, kRows[j], c32(r));
+          if (spec.roundsTf32)
+            x = LLVM::BitcastOp::create(b(), kb.loc, b().getF32Type(),
+                                        kb.roundToTf32(x));
+          piece = LLVM::InsertElementOp::create(b(), kb.loc, piece, x, c32(j));
+        }
         Value address = kb.add(kb.add(to, kb.mul(m, c32(kRowBytes))),
                                kb.mul(xorI(q, urem(m, 8)), c32(16)));
         LLVM::StoreOp::create(b(), kb.loc, piece, at(address), 16);
@@ -1075,7 +1104,12 @@ struct Wgmma : EpilogueHost {
   /// k-step `step` of this consumer: wait for its stage, add its tileK k to
   /// `acc` (the first step overwrites it: scale-out zero), and release the
   /// previous step's stage once only this step's group is pending (it
-  /// stays in flight while the next step is issued).
+  /// stays in flight while the next step is issued). Where A comes from
+  /// registers (roundsAInRegisters), the previous step's group is waited
+  /// for before A's registers are written again: a WGMMA's A registers
+  /// must not change until a wait_group covers it (PTX ISA), and a loop
+  /// body writes the same registers every iteration; the other consumer's
+  /// WGMMAs keep the tensor core busy meanwhile.
   SmallVector<Value> mmaStep(Value step, Value consumer, ValueRange acc,
                              bool first) {
     Value stage = urem(step, spec.stages);
@@ -1091,22 +1125,42 @@ struct Wgmma : EpilogueHost {
     // 64-wide block (MN-major), 8 KiB on either way.
     Value aBase =
         kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
+    int64_t instructions = tileK() / instructionK();
+    // roundsAInRegisters: every k8's fragment of A, rounded, written before
+    // the fence (K-major in the stage: aFragment's layout), once the
+    // previous step's WGMMAs (which read the same registers) are done.
+    SmallVector<SmallVector<Value>> aRounded;
+    if (roundsAInRegisters()) {
+      if (!first) {
+        NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
+        releaseBefore(step);
+      }
+      for (int64_t kk = 0; kk < instructions; ++kk) {
+        SmallVector<Value> &words = aRounded.emplace_back();
+        aFragment(aBase, kk,
+                  [&](Value x) { words.push_back(kb.roundToTf32(x)); });
+      }
+    }
     NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
     SmallVector<Value> sums(acc);
-    for (int64_t kk = 0; kk < tileK() / instructionK(); ++kk) {
+    for (int64_t kk = 0; kk < instructions; ++kk) {
       bool aK = stagedKMajor(spec.a);
       Value dA = descriptor(at(kb.add(aBase, c32(kStepBytes(aK) * kk))), aK);
       for (unsigned j = 0; j < spec.b.size(); ++j) {
         bool bK = stagedKMajor(spec.b[j]);
         Value dB = descriptor(
             at(kb.add(kb.add(base, bOffset(j)), c32(kStepBytes(bK) * kk))), bK);
-        sums[j] = sharedWgmma(sums[j], dA, aK, dB, bK,
-                              /*accumulate=*/!(first && kk == 0));
+        bool accumulate = !(first && kk == 0);
+        sums[j] = aRounded.empty()
+                      ? sharedWgmma(sums[j], dA, aK, dB, bK, accumulate)
+                      : registerWgmma(sums[j], aRounded[kk], dB, accumulate);
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 1);
-    releaseBefore(step);
+    if (aRounded.empty()) {
+      NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 1);
+      releaseBefore(step);
+    }
     return sums;
   }
 
@@ -1141,8 +1195,14 @@ struct Wgmma : EpilogueHost {
     for (int64_t kk = 0; kk < tileK() / instructionK(); ++kk) {
       // A's parts in registers (splitsAInRegisters), before the fence.
       std::optional<std::pair<SmallVector<Value>, SmallVector<Value>>> aParts;
-      if (splitsAInRegisters())
-        aParts = aFragmentParts(kb.add(hi, aOffset), kk);
+      if (splitsAInRegisters()) {
+        aParts.emplace();
+        aFragment(kb.add(hi, aOffset), kk, [&](Value x) {
+          auto [high, low] = kb.tf32Parts(x);
+          aParts->first.push_back(high);
+          aParts->second.push_back(low);
+        });
+      }
       // The step sums were last read by the adds below (registers: a fence
       // before the WGMMAs write them again), A's parts just written.
       NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
@@ -1180,30 +1240,25 @@ struct Wgmma : EpilogueHost {
   }
 
   /// This thread's fragment of k8 `kk` of the consumer's 64 rows of A (the
-  /// raw K-major tile at byte `tile`), split into tf32 parts (hi, lo):
-  /// register v of thread (warp w, lane l) holds row 16 w + l / 4 + 8 (v
-  /// mod 2), k 8 kk + l mod 4 + 4 (v div 2) (the wgmma register layout of
-  /// A for 32-bit types), at byte 128 row + 16 ((k div 4) ^ (row mod 8)) +
-  /// 4 (k mod 4) of the 128-byte swizzled tile. A warp's 32 loads touch 32
-  /// distinct banks: 4 ((2 kk + v div 2) ^ (l / 4)) + l mod 4.
-  std::pair<SmallVector<Value>, SmallVector<Value>>
-  aFragmentParts(Value tile, int64_t kk) {
+  /// raw K-major tile at byte `tile`): `each` takes its four fp32 words in
+  /// register order, each as it is loaded. Register v of thread (warp w, lane
+  /// l) holds row 16 w + l / 4 + 8 (v mod 2), k 8 kk + l mod 4 + 4 (v div 2)
+  /// (the wgmma register layout of A for 32-bit types), at byte 128 row + 16
+  /// ((k div 4) ^ (row mod 8)) + 4 (k mod 4) of the 128-byte swizzled tile. A
+  /// warp's 32 loads touch 32 distinct banks: 4 ((2 kk + v div 2) ^ (l / 4)) +
+  /// l mod 4.
+  void aFragment(Value tile, int64_t kk, function_ref<void(Value)> each) {
     Value thread = urem(kb.threadIdX(), 128);
     Value lane = urem(thread, 32), warp = udiv(thread, 32);
     Value group = udiv(lane, 4), quad = urem(lane, 4);
-    std::pair<SmallVector<Value>, SmallVector<Value>> parts;
     for (int64_t v = 0; v < 4; ++v) {
       Value row = kb.add(kb.add(kb.mul(warp, c32(16)), group), c32(8 * (v % 2)));
       Value piece = arith::XOrIOp::create(b(), kb.loc, c32(2 * kk + v / 2),
                                           group);
       Value byte = kb.add(kb.add(tile, kb.mul(row, c32(kRowBytes))),
                           kb.add(kb.mul(piece, c32(16)), kb.mul(quad, c32(4))));
-      Value x = LLVM::LoadOp::create(b(), kb.loc, b().getF32Type(), at(byte), 4);
-      auto [high, low] = kb.tf32Parts(x);
-      parts.first.push_back(high);
-      parts.second.push_back(low);
+      each(LLVM::LoadOp::create(b(), kb.loc, b().getF32Type(), at(byte), 4));
     }
-    return parts;
   }
 
   /// sums + A B (or A B alone, `accumulate` false) on m64 x tileN x one
@@ -1231,7 +1286,7 @@ struct Wgmma : EpilogueHost {
   }
 
   /// sums + A B (or A B alone, `accumulate` false) on m64 x tileN x k8
-  /// tf32: A's four words a thread from registers (aFragmentParts' layout),
+  /// tf32: A's four words a thread from registers (aFragment's layout),
   /// B K-major in shared memory (`bDescriptor`). Inline PTX: the NVVM op
   /// takes A by descriptor only.
   Value registerWgmma(Value sums, ArrayRef<Value> a, Value bDescriptor,
@@ -1500,25 +1555,25 @@ struct Wgmma : EpilogueHost {
 
   /// Arrivals of one consumer warpgroup that release a stage: its leader's,
   /// or every thread's where they read the stage with loads of their own
-  /// (splitsAInRegisters), so that each read is ordered before its
+  /// (readsAInRegisters), so that each read is ordered before its
   /// thread's arrival (with one arrival a warp, racecheck saw the other 31
   /// lanes' reads race the next round's copies: bench/NOTES.md item 78).
-  int64_t releasesPerConsumer() const {
-    return splitsAInRegisters() ? 128 : 1;
-  }
+  int64_t releasesPerConsumer() const { return readsAInRegisters() ? 128 : 1; }
 
   /// One consumer's arrival on the empty barrier of k-step `step` - 1, if
   /// any (its WGMMAs on that stage are done).
   void releaseBefore(Value step) {
-    // Where the consumers read A with loads of their own (tf32x3's A in
-    // registers), each thread's reads are released by its own arrival.
+    // Where the consumers read A with loads of their own (A in registers),
+    // each thread's reads are released by its own arrival.
     Value leader = eq(urem(kb.threadIdX(), 128 / releasesPerConsumer()), 0);
     Value after = arith::CmpIOp::create(b(), kb.loc, arith::CmpIPredicate::ugt,
                                         step, c32(0));
     kb.ifThen(kb.both(leader, after), [&] {
       // The WGMMAs' reads (async proxy) before the producer's copies into
-      // the stage (generic proxy), which this arrival releases.
-      if (writesStagesGeneric())
+      // the stage (generic proxy), and this thread's loads (generic proxy)
+      // before the next round's TMA writes (async proxy), which this
+      // arrival releases.
+      if (writesStagesGeneric() || readsAInRegisters())
         fenceProxyAsync();
       NVVM::MBarrierArriveOp::create(
           b(), kb.loc, /*res=*/Type(),
@@ -1568,6 +1623,10 @@ bool mlir::fmlp::wgmmaReadsMnMajor(Type element) {
 
 bool mlir::fmlp::wgmmaTransposesFp32() { return tf32WgmmaMnMajor; }
 
+bool mlir::fmlp::wgmmaRoundsTransposedFp32() {
+  return fp32Transpose == Fp32Transpose::landing;
+}
+
 int64_t mlir::fmlp::wgmmaSharedBytes(const WgmmaGemmSpec &spec) {
   return kBarrierBytes + spec.stages * stageBytes(spec) +
          landingSlots() * landingSlotBytes(spec);
@@ -1594,6 +1653,10 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
            spec.tileN * int64_t(spec.b.size()) <= kWgmmaTf32x3Columns)) &&
          "tf32x3: fp32 operands, tiles of at most 128 columns, and the "
          "ready mbarriers below the arrival word");
+  assert((!spec.roundsTf32 || (spec.element.isF32() && !spec.tf32x3 &&
+                               (!w.transposes() || !copiesTransposed(spec)))) &&
+         "tf32 rounding: fp32 operands as tf32, MN-major ones through the "
+         "landing slots (the cp.async copies cannot round)");
   // The epilogue's slots lie in the ring, free once the main loop is done.
   // 16-bit views only: fp32 ones (tf32 kernels) take the epilogue's direct
   // stores. A thread's column pair is then 8 bytes and a warp's store 8

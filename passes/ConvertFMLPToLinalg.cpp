@@ -386,10 +386,58 @@ void lower(BiasGradOp op, KernelLowering &k) {
       });
 }
 
-/// out[j, i] = in[i, j]: the same element type, no rounding.
+/// `x` (f32) rounded to the nearest tf32 value, ties away from zero (what
+/// cvt.rna.tf32.f32 computes): half of tf32's last place (bit 12) added to
+/// the magnitude's bits, then the 13 bits below tf32's mantissa cleared. A
+/// carry out of the mantissa steps the exponent (to infinity past tf32's
+/// largest finite value). NaN is passed as it is: its carry could reach
+/// the sign (0x7FFFFFFF would become -0) or clear its mantissa (0x7F800001
+/// would become infinity).
+Value roundToTf32(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](uint32_t bits) {
+    return arith::ConstantIntOp::create(b, loc, i32, bits);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, x);
+  bits = arith::AddIOp::create(b, loc, bits, constant(0x1000));
+  bits = arith::AndIOp::create(b, loc, bits, constant(0xFFFFE000u));
+  Value rounded = arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+  Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  return arith::SelectOp::create(b, loc, isNan, x, rounded);
+}
+
+/// out = in (transposed: out[j, i] = in[i, j]), each element rounded to
+/// tf32 where `roundsToTf32`, else the same value.
+void copyWeight(KernelLowering &k, Value in, Value out, bool transpose,
+                bool roundsToTf32) {
+  assert((transpose || roundsToTf32) && "a copy that changes nothing");
+  if (!roundsToTf32) {
+    linalg::TransposeOp::create(k.b, k.loc, in, out, ArrayRef<int64_t>{1, 0});
+    return;
+  }
+  MLIRContext *context = k.b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, context);
+  AffineMap read =
+      transpose
+          ? AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, context)
+          : identity;
+  linalg::GenericOp::create(
+      k.b, k.loc, ValueRange{in}, ValueRange{out},
+      ArrayRef<AffineMap>{read, identity},
+      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, roundToTf32(b, loc, args[0]));
+      });
+}
+
 void lower(TransposeOp op, KernelLowering &k) {
-  linalg::TransposeOp::create(k.b, k.loc, op.getInput(), op.getInits()[0],
-                              ArrayRef<int64_t>{1, 0});
+  copyWeight(k, op.getInput(), op.getInits()[0], /*transpose=*/true,
+             op.getRoundToTf32());
+}
+
+void lower(RoundToTf32Op op, KernelLowering &k) {
+  copyWeight(k, op.getInput(), op.getInits()[0], /*transpose=*/false,
+             /*roundsToTf32=*/true);
 }
 
 struct ConvertFMLPToLinalgPass
@@ -426,8 +474,8 @@ struct ConvertFMLPToLinalgPass
       KernelLowering k(builder, op->getLoc());
       llvm::TypeSwitch<Operation *>(op)
           .Case<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
-                GateUpWeightGradOp, DownWeightGradOp, BiasGradOp, TransposeOp>(
-              [&](auto kernel) { lower(kernel, k); });
+                GateUpWeightGradOp, DownWeightGradOp, BiasGradOp, TransposeOp,
+                RoundToTf32Op>([&](auto kernel) { lower(kernel, k); });
       k.releaseTemporaries();
       op->erase();
     }

@@ -361,6 +361,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
   wgmma.tf32x3 = takesTf32x3(gemm);
+  wgmma.roundsTf32 = gemm.tf32Rounded && gemm.element.isF32() && !wgmma.tf32x3;
   wgmma.epilogue = spec.epilogue;
   if (config.splitK > 1) {
     // The split-K workspace: the kernel's last buffer (buildVariant).
@@ -897,9 +898,10 @@ struct ConvertFMLPToNVVMPass
         op->emitOpError("works on tensors: run fmlp-plan-memory first");
         return WalkResult::interrupt();
       }
-      // A weight's transpose serves every chunk: fmlp-transpose-weights
-      // puts it before the loop, which the other kernels must be in.
-      if (!isa<TransposeOp>(op) && failed(chunkLoopOf(op)))
+      // A weight's copy serves every chunk: fmlp-transpose-weights and
+      // fmlp-round-tf32-weights put it before the loop, which the other
+      // kernels must be in.
+      if (!isWeightCopyOp(op) && failed(chunkLoopOf(op)))
         return WalkResult::interrupt();
       for (Value operand : op->getOperands()) {
         Type element = getElementTypeOrSelf(operand.getType());
@@ -909,11 +911,10 @@ struct ConvertFMLPToNVVMPass
           return WalkResult::interrupt();
         }
       }
-      if (auto transpose = dyn_cast<TransposeOp>(op);
-          transpose &&
-          !cast<MemRefType>(transpose.getInput().getType()).hasStaticShape()) {
-        op->emitOpError("transposes ")
-            << transpose.getInput().getType()
+      if (isWeightCopyOp(op) &&
+          !cast<MemRefType>(op->getOperand(0).getType()).hasStaticShape()) {
+        op->emitOpError("copies ")
+            << op->getOperand(0).getType()
             << ": the GPU kernel copies a statically shaped memref";
         return WalkResult::interrupt();
       }
@@ -1028,20 +1029,24 @@ struct ConvertFMLPToNVVMPass
         replaceWithLaunches(op, only, operands, biasGrad.getGrad());
         continue;
       }
-      if (auto transpose = dyn_cast<TransposeOp>(op)) {
+      if (isWeightCopyOp(op)) {
         KernelBuilder kb(gpuModule, name, 0, operands.buffers.size(),
                          op->getLoc());
-        Value input = transpose.getInput();
-        buildTranspose(kb, operands.view(kb, input),
-                       operands.view(kb, transpose.getInits()[0]),
-                       staticSize(input, 0), staticSize(input, 1));
+        auto transpose = dyn_cast<TransposeOp>(op);
+        WeightCopy copy;
+        copy.transpose = bool(transpose);
+        copy.roundToTf32 = !transpose || transpose.getRoundToTf32();
+        Value input = op->getOperand(0);
+        auto inits = cast<DestinationStyleOpInterface>(op).getDpsInits();
+        buildWeightCopy(kb, operands.view(kb, input),
+                        operands.view(kb, inits[0]), staticSize(input, 0),
+                        staticSize(input, 1), copy);
         // T is the launch's last parameter, which the copy does not read:
         // 0, as for the fills (the weight's rows are not T, and the bundle
         // would take a dim of a static memref for the block's static T).
         OpBuilder b(op);
         Value unread = arith::ConstantIndexOp::create(b, op->getLoc(), 0);
-        createLaunch(b, op->getLoc(), transpose.getInits(), kb.func, operands,
-                     unread, {});
+        createLaunch(b, op->getLoc(), inits, kb.func, operands, unread, {});
         op->erase();
         continue;
       }

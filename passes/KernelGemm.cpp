@@ -79,6 +79,7 @@ KernelGemm mlir::fmlp::describeGemm(Operation *op) {
   gemm.element = getElementTypeOrSelf(op->getOperand(0).getType());
   if (auto precision = op->getAttrOfType<PrecisionAttr>("precision"))
     gemm.precision = precision.getValue();
+  gemm.tf32Rounded = op->hasAttr(kTf32RoundedAttr);
   // M = T: the rows of `a` (K-major, K its columns) are the tokens, and N
   // the out's columns.
   auto overTokens = [&](Value a, StringRef role, int64_t n) {

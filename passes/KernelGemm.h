@@ -67,6 +67,10 @@ struct KernelGemm {
   /// The contractions' operand format (the op's precision attribute), when
   /// it has one.
   std::optional<Precision> precision;
+  /// tf32 products whose operands reach the tensor core rounded to tf32
+  /// (the op's kTf32RoundedAttr, fmlp-round-tf32-weights): the WGMMA
+  /// kernel rounds what it stages (WgmmaGemmSpec::roundsTf32).
+  bool tf32Rounded = false;
   GemmOperand a;
   SmallVector<GemmOperand> b; // one per accumulator
   /// The operand whose first dimension is T (the launch's grid follows it).
@@ -75,6 +79,12 @@ struct KernelGemm {
   /// [dWg; dWu], two buffers under one view).
   bool outputsMappable = true;
 };
+
+/// The unit attribute fmlp-round-tf32-weights puts on a GEMM kernel op
+/// whose tf32 operands it prepared for rounding to nearest: the weights it
+/// reads K-major by TMA come rounded from global memory, and its WGMMA
+/// kernel rounds the operands it stages itself.
+inline constexpr llvm::StringLiteral kTf32RoundedAttr = "fmlp.tf32_rounded";
 
 /// The GEMM of a kernel op (every kernel op but bias_grad, a column sum).
 KernelGemm describeGemm(Operation *kernelOp);

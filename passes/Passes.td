@@ -397,6 +397,56 @@ def TransposeWeightsPass : Pass<"fmlp-transpose-weights", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::fmlp::FMLPDialect"];
 }
 
+def RoundTf32WeightsPass : Pass<"fmlp-round-tf32-weights", "::mlir::ModuleOp"> {
+  let summary = "Round the operands of tf32 WGMMA kernels to nearest, as PyTorch's TF32 does";
+  let description = [{
+    A tensor core that multiplies fp32 operands as tf32 truncates each
+    operand's mantissa toward zero (the bits TMA stored, as they are); the
+    bias sums coherently over a contraction (4.2-4.6x the error of
+    PyTorch's TF32 on the H100, docs/precision.md). For each GEMM kernel op
+    of an entry point (`fmlp.entry`) whose contractions take tf32 products
+    (fp32 operands, precision `tf32`) on a WGMMA kernel (fmlp-select-tiles'
+    rule), this pass:
+      - marks the op `fmlp.tf32_rounded`: its WGMMA kernel rounds the
+        operands it stages itself (A in registers, the MN-major tiles its
+        producer transposes), with cvt.rna;
+      - copies each weight it reads as a B operand K-major as stored (an
+        argument of the entry point, static and dense: Wg, Wu, Wd, a LoRA
+        adapter's Bg, Bu, Bd, and its A matrices where the adapter's own
+        GEMMs read them as weights) into a new workspace argument
+        `<name>_tf32`
+        (`fmlp.workspace`, the weight's shape), rounded to tf32 by an
+        `fmlp.round_to_tf32` at the entry's start (once per weight and
+        entry point, before the token-chunk loop), and gives the op the
+        copy;
+      - sets `round_to_tf32` on the `fmlp.transpose` (fmlp-transpose-
+        weights) whose copy the op reads, where every op that reads that
+        copy rounds.
+    An op marked already (a second run) is left as it is. Refused
+    for an op that has a kernel config already, and under
+    `--fmlp-tf32-transpose=cp-async` for an op that reads an operand
+    MN-major (those copies cannot round).
+
+    Reads the module's `fmlp.target` (fmlp-attach-target); `strategy`
+    means what it means to fmlp-select-tiles, which runs after it.
+    fmlp-gpu-pipeline runs it, after fmlp-transpose-weights, under
+    `--fmlp-tf32-round-operands`.
+
+    ```mlir
+    fmlp.round_to_tf32 ins(%gate : memref<2816x1024xf32>)
+        outs(%gate_tf32 : memref<2816x1024xf32>)
+    fmlp.gate_up silu ins(%x, %gate_tf32, %up_tf32 : ...) outs(...)
+        {fmlp.tf32_rounded, precision = #fmlp.precision<tf32>}
+    ```
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
+           "auto (the rule), or mma_sync or simt: as fmlp-select-tiles' "
+           "option (no WGMMA kernel, nothing to round)">,
+  ];
+  let dependentDialects = ["::mlir::fmlp::FMLPDialect"];
+}
+
 def SelectTilesPass : Pass<"fmlp-select-tiles", "::mlir::ModuleOp"> {
   let summary = "Choose each GEMM kernel's strategy, tiles and pipeline depth for the module's target";
   let description = [{

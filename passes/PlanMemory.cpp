@@ -402,9 +402,8 @@ private:
   int64_t tokenCount() {
     int64_t tokens = ShapedType::kDynamic;
     func.walk([&](Operation *op) {
-      // Every kernel's first operand is token-major but a transpose's (a
-      // weight).
-      if (isKernelOp(op) && !isa<TransposeOp>(op))
+      // Every kernel's first operand is token-major but a weight copy's.
+      if (isKernelOp(op) && !isWeightCopyOp(op))
         tokens = cast<ShapedType>(op->getOperand(0).getType()).getDimSize(0);
     });
     return tokens;

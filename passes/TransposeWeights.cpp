@@ -29,6 +29,7 @@
 
 #include "passes/KernelGemm.h"
 #include "passes/Passes.h"
+#include "passes/WeightCopies.h"
 
 #include "codegen/TileSelection.h"
 #include "dialects/FMLP/FMLPOps.h"
@@ -66,18 +67,6 @@ weightOperands(Operation *op) {
         return Weights{{"gate", &op.getGateMutable()}};
       })
       .Default([](Operation *) { return Weights{}; });
-}
-
-/// `weight` if it is an argument of `entry` that the transpose kernel can
-/// copy (2-D, static, dense row-major), else null.
-BlockArgument copyableWeight(Value weight, func::FuncOp entry) {
-  auto argument = dyn_cast<BlockArgument>(weight);
-  auto type = dyn_cast<MemRefType>(weight.getType());
-  if (!argument || argument.getOwner() != &entry.getBody().front() || !type ||
-      type.getRank() != 2 || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity())
-    return nullptr;
-  return argument;
 }
 
 /// The other layout of a weight.
@@ -145,7 +134,10 @@ struct TransposeWeightsPass
           continue;
         BlockArgument &copy = copies[weight];
         if (!copy) {
-          copy = addCopyArgument(weight, entry);
+          ArrayRef<int64_t> shape =
+              cast<MemRefType>(weight.getType()).getShape();
+          copy = addWeightCopyArgument(weight, entry, {shape[1], shape[0]},
+                                       "_transposed");
           made.push_back(weight);
         }
         auto layoutName = StringAttr::get(op->getContext(), role + "_layout");
@@ -181,26 +173,6 @@ struct TransposeWeightsPass
       TransposeOp::create(b, weight.getLoc(), TypeRange{}, weight,
                           ValueRange{copy});
     return success();
-  }
-
-  /// A new workspace argument of `entry` for `weight`'s transpose:
-  /// `<name>_transposed`, the weight's shape swapped.
-  BlockArgument addCopyArgument(BlockArgument weight, func::FuncOp entry) {
-    auto type = cast<MemRefType>(weight.getType());
-    auto copyType = MemRefType::get({type.getDimSize(1), type.getDimSize(0)},
-                                    type.getElementType());
-    Builder b(entry.getContext());
-    auto name =
-        entry.getArgAttrOfType<StringAttr>(weight.getArgNumber(), "fmlp.name");
-    std::string copyName =
-        (name ? name.getValue() : StringRef("weight")).str() + "_transposed";
-    auto attrs = b.getDictionaryAttr(
-        {b.getNamedAttr("fmlp.name", b.getStringAttr(copyName)),
-         b.getNamedAttr("fmlp.workspace", b.getUnitAttr())});
-    unsigned index = entry.getNumArguments();
-    if (failed(entry.insertArgument(index, copyType, attrs, weight.getLoc())))
-      llvm_unreachable("appending an argument to a function with a body");
-    return entry.getArgument(index);
   }
 };
 

@@ -199,6 +199,7 @@ FMLP_KERNEL_EFFECTS(GateUpWeightGradOp)
 FMLP_KERNEL_EFFECTS(DownWeightGradOp)
 FMLP_KERNEL_EFFECTS(BiasGradOp)
 FMLP_KERNEL_EFFECTS(TransposeOp)
+FMLP_KERNEL_EFFECTS(RoundToTf32Op)
 #undef FMLP_KERNEL_EFFECTS
 
 LogicalResult GateUpOp::verify() {
@@ -291,18 +292,38 @@ LogicalResult BiasGradOp::verify() {
   return expectShape(*this, "bias gradient", getInits().front(), {grad[1]});
 }
 
+/// The checks both weight copies share: a 2-D input, an out of its element
+/// type and of `shape`, and f32 elements where they round to tf32.
+static LogicalResult verifyWeightCopy(Operation *op, StringRef name,
+                                      Value input, Value out, bool roundsToTf32,
+                                      ArrayRef<int64_t> shape) {
+  if (shapeOf(input).size() != 2)
+    return op->emitOpError("input must be 2-D, got ")
+           << formatShape(shapeOf(input));
+  Type element = getElementTypeOrSelf(input);
+  if (getElementTypeOrSelf(out) != element)
+    return op->emitOpError("out must have the input's element type ")
+           << element << ", got " << getElementTypeOrSelf(out);
+  if (roundsToTf32 && !element.isF32())
+    return op->emitOpError("rounds to tf32, which takes f32 elements, got ")
+           << element;
+  return expectShape(op, name, out, shape);
+}
+
 LogicalResult TransposeOp::verify() {
   if (failed(verifyKernelForm(*this, {"transpose"})))
     return failure();
   ArrayRef<int64_t> input = shapeOf(getInput());
-  if (input.size() != 2)
-    return emitOpError("input must be 2-D, got ") << formatShape(input);
-  Value out = getInits().front();
-  if (getElementTypeOrSelf(out) != getElementTypeOrSelf(getInput()))
-    return emitOpError("out must have the input's element type ")
-           << getElementTypeOrSelf(getInput()) << ", got "
-           << getElementTypeOrSelf(out);
-  return expectShape(*this, "transpose", out, {input[1], input[0]});
+  SmallVector<int64_t, 2> swapped(input.rbegin(), input.rend());
+  return verifyWeightCopy(*this, "transpose", getInput(), getInits().front(),
+                          getRoundToTf32(), swapped);
+}
+
+LogicalResult RoundToTf32Op::verify() {
+  if (failed(verifyKernelForm(*this, {"copy"})))
+    return failure();
+  return verifyWeightCopy(*this, "copy", getInput(), getInits().front(),
+                          /*roundsToTf32=*/true, shapeOf(getInput()));
 }
 
 LogicalResult DownGradOp::verify() {

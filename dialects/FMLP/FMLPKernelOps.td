@@ -243,11 +243,37 @@ def FMLP_TransposeOp : FMLP_KernelOp<"transpose"> {
   let summary = "A weight copied into the other layout: out[j, i] = in[i, j]";
   let description = [{
     Writes the transpose of a 2-D `input` into its out, element for element
-    (no rounding: both have the input's element type). fmlp-transpose-
-    weights puts one at an entry point's start for each weight that a GEMM
-    kernel reads MN-major and gives that kernel the copy, with the weight's
-    layout attribute flipped, so that it reads it K-major (what tf32 WGMMA
-    reads, docs/precision.md).
+    (both have the input's element type). fmlp-transpose-weights puts one at
+    an entry point's start for each weight that a GEMM kernel reads MN-major
+    and gives that kernel the copy, with the weight's layout attribute
+    flipped, so that it reads it K-major (what tf32 WGMMA reads,
+    docs/precision.md).
+
+    With `round_to_tf32` (f32 only) each element is written rounded to the
+    nearest tf32 value (ties away from zero, as cvt.rna.tf32.f32 rounds):
+    fmlp-round-tf32-weights sets it where every kernel that reads the copy
+    multiplies it as tf32 on tensor cores, which would otherwise truncate
+    it.
+  }];
+  let arguments = (ins AnyShaped:$input, Variadic<AnyShaped>:$inits,
+                       UnitAttr:$round_to_tf32);
+  let assemblyFormat = !strconcat([{
+    `ins` `(` $input `:` type($input) `)`
+  }], FMLP_KernelResults);
+}
+
+def FMLP_RoundToTf32Op : FMLP_KernelOp<"round_to_tf32"> {
+  let summary = "A weight copied rounded to tf32: out[i, j] = rna(in[i, j])";
+  let description = [{
+    Writes each element of a 2-D f32 `input` into its out, in the same
+    layout, rounded to the nearest tf32 value (10 mantissa bits; ties away
+    from zero, as cvt.rna.tf32.f32 rounds). A tensor core that multiplies
+    fp32 operands as tf32 reads their bits as they are and drops the low 13
+    (toward zero: a bias that sums coherently over a contraction;
+    docs/precision.md), where PyTorch's TF32 rounds to nearest.
+    fmlp-round-tf32-weights puts one at an entry point's start for each
+    weight that a tf32 WGMMA kernel reads K-major as it is stored, and gives
+    those kernels the copy.
   }];
   let arguments = (ins AnyShaped:$input, Variadic<AnyShaped>:$inits);
   let assemblyFormat = !strconcat([{

@@ -50,17 +50,24 @@ SmallVector<SmallVector<int64_t, 2>, 2> getTokenReassociation(int64_t rank);
 
 namespace mlir::fmlp {
 
+/// Whether `op` copies a weight once per call for the GEMM kernels
+/// (transpose, round_to_tf32): it does not depend on T.
+inline bool isWeightCopyOp(Operation *op) {
+  return isa<TransposeOp, RoundToTf32Op>(op);
+}
+
 /// Whether `op` is one of the kernel plan's operations (K1..K6, gate,
-/// bias_grad, transpose).
+/// bias_grad, the weight copies).
 inline bool isKernelOp(Operation *op) {
   return isa<GateUpOp, DownOp, GateOp, DownGradOp, InputGradOp,
-             GateUpWeightGradOp, DownWeightGradOp, BiasGradOp, TransposeOp>(op);
+             GateUpWeightGradOp, DownWeightGradOp, BiasGradOp>(op) ||
+         isWeightCopyOp(op);
 }
 
 /// A kernel op that is one GEMM (KernelGemm.h): every one but bias_grad's
-/// column sum and transpose's copy.
+/// column sum and the weight copies.
 inline bool isGemmKernelOp(Operation *op) {
-  return isKernelOp(op) && !isa<BiasGradOp, TransposeOp>(op);
+  return isKernelOp(op) && !isa<BiasGradOp>(op) && !isWeightCopyOp(op);
 }
 
 /// A block op's optional operands (the biases, then the adapters) in operand

@@ -138,12 +138,26 @@ static llvm::cl::opt<bool> transposeWeights(
     llvm::cl::desc("fp32 WGMMA kernels read K-major copies of the weights "
                    "they would read MN-major (fmlp-transpose-weights)"));
 
+// tf32 WGMMA kernels' operands rounded to nearest (fmlp-round-tf32-weights:
+// rounded copies of the weights read K-major, A rounded in registers, the
+// transposed tiles as they are moved), as PyTorch's TF32 and fmlp's
+// mma_sync kernels round them; else the tensor core truncates them (4.2-
+// 4.6x PyTorch TF32's error, bench/NOTES.md item 80). Off until judged and
+// timed on a GPU (bench/NOTES.md item 82).
+static llvm::cl::opt<bool> roundTf32Operands(
+    "fmlp-tf32-round-operands", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("tf32 WGMMA kernels read their operands rounded to "
+                   "nearest (fmlp-round-tf32-weights), not truncated"));
+
 void mlir::fmlp::buildGpuStages(OpPassManager &pm,
                                 const PipelineOptions &options) {
   pm.addPass(createAttachTargetPass(AttachTargetPassOptions{options.chip}));
   if (transposeWeights)
     pm.addPass(createTransposeWeightsPass(
         TransposeWeightsPassOptions{options.strategy}));
+  if (roundTf32Operands)
+    pm.addPass(createRoundTf32WeightsPass(
+        RoundTf32WeightsPassOptions{options.strategy}));
   pm.addPass(createSelectTilesPass(SelectTilesPassOptions{options.strategy}));
   pm.addPass(createConvertFMLPToNVVMPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

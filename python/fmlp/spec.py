@@ -198,7 +198,9 @@ def memory_report(spec: BlockSpec, tokens: int) -> dict:
     split K at a few hundred tokens also takes a fixed scratch argument,
     `split_k_workspace` (a few MiB), and an fp32 one whose backward runs
     on WGMMA (sm_90a) K-major copies of its weights, `*_transposed` (3 D H
-    elements); the runtime's fmlp_workspace_bytes counts them."""
+    elements; and `*_tf32`, 3 D H more in the forward entry points, where
+    compiled with --fmlp-tf32-round-operands); the runtime's
+    fmlp_workspace_bytes counts them."""
     if shutil.which("fmlp-compile") is None:
         raise BundleMissing("fmlp.memory_report needs fmlp-compile on PATH")
     with tempfile.TemporaryDirectory(prefix="fmlp-report.") as directory:

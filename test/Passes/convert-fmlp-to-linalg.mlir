@@ -102,3 +102,25 @@ func.func @transpose(%w: memref<96x200xf32>, %wt: memref<200x96xf32>) {
   fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt : memref<200x96xf32>)
   return
 }
+
+// -----
+
+// Rounded to tf32 (to nearest, ties away: cvt.rna): half of tf32's last
+// place added to the bits (4096 = bit 12), the 13 bits below cleared
+// (-8192 = 0xFFFFE000); transposed by the input's indexing map.
+// CHECK-DAG: #[[SWAP:.+]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[SAME:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @rounded
+// CHECK: linalg.generic {indexing_maps = [#[[SWAP]], #[[SAME]]], iterator_types = ["parallel", "parallel"]} ins(%{{.+}} : memref<96x200xf32>) outs(%{{.+}} : memref<200x96xf32>)
+// CHECK: %[[BITS:.+]] = arith.bitcast %{{.+}} : f32 to i32
+// CHECK: %[[UP:.+]] = arith.addi %[[BITS]], %{{.+}} : i32
+// CHECK: arith.andi %[[UP]], %{{.+}} : i32
+// CHECK: linalg.generic {indexing_maps = [#[[SAME]], #[[SAME]]], iterator_types = ["parallel", "parallel"]} ins(%{{.+}} : memref<96x200xf32>) outs(%{{.+}} : memref<96x200xf32>)
+// CHECK-DAG: arith.constant 4096 : i32
+// CHECK-DAG: arith.constant -8192 : i32
+// CHECK-NOT: fmlp.
+func.func @rounded(%w: memref<96x200xf32>, %wt: memref<200x96xf32>, %wr: memref<96x200xf32>) {
+  fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt : memref<200x96xf32>) {round_to_tf32}
+  fmlp.round_to_tf32 ins(%w : memref<96x200xf32>) outs(%wr : memref<96x200xf32>)
+  return
+}

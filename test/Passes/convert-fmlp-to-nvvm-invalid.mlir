@@ -80,13 +80,23 @@ module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
 
 // -----
 
-// A transpose of a dynamically shaped memref: the GPU kernel's grid and
-// bounds are the input's static extents (fmlp-transpose-weights copies
-// weights only).
+// A weight copy of a dynamically shaped memref: the GPU kernel's grid and
+// bounds are the input's static extents (fmlp-transpose-weights and
+// fmlp-round-tf32-weights copy weights only).
 module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
   func.func @dynamic_transpose(%w: memref<?x8xf32> {fmlp.name = "x"}, %wt: memref<8x?xf32> {fmlp.name = "workspace"}) attributes {fmlp.chunk_tokens = 0 : i64, fmlp.entry = "forward_nograd"} {
-    // expected-error@+1 {{'fmlp.transpose' op transposes 'memref<?x8xf32>': the GPU kernel copies a statically shaped memref}}
+    // expected-error@+1 {{'fmlp.transpose' op copies 'memref<?x8xf32>': the GPU kernel copies a statically shaped memref}}
     fmlp.transpose ins(%w : memref<?x8xf32>) outs(%wt : memref<8x?xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {fmlp.target = #fmlp.target<"sm_90a">} {
+  func.func @dynamic_round(%w: memref<?x8xf32> {fmlp.name = "x"}, %wr: memref<?x8xf32> {fmlp.name = "workspace"}) attributes {fmlp.chunk_tokens = 0 : i64, fmlp.entry = "forward_nograd"} {
+    // expected-error@+1 {{'fmlp.round_to_tf32' op copies 'memref<?x8xf32>': the GPU kernel copies a statically shaped memref}}
+    fmlp.round_to_tf32 ins(%w : memref<?x8xf32>) outs(%wr : memref<?x8xf32>)
     return
   }
 }

@@ -82,6 +82,25 @@
 // RUN: FileCheck %s --check-prefix=NOSPILL < %t/untransposed/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/untransposed/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=UNTRANSPOSED-MMA
 // UNTRANSPOSED-MMA: 2
+// tf32 with its operands rounded to nearest (--fmlp-tf32-round-operands,
+// fmlp-round-tf32-weights; off until timed on a GPU): the Llama block, the
+// variants' fp32 block and a LoRA block, their WGMMA kernels taking A from
+// registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy kernels
+// more (the forward's and the no-grad forward's rounded weights, the
+// adapters' among them): 36 + 65 + 40 kernels, no spill, and no WGMMA
+// pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
+// RUN: mkdir -p %t/rounded
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands -o %t/rounded/tf32-sm90a.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands -o %t/rounded/tf32-variants.bundle
+// RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands -o %t/rounded/tf32-lora.bundle
+// RUN: cat %t/rounded/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
+// RUN: cat %t/rounded/*.bundle/ptxas.log | grep -c "Compiling entry" | FileCheck %s --check-prefix=ROUNDED-KERNELS
+// RUN: grep -c "round_to_tf32'" %t/rounded/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUNDED-COPIES
+// RUN: FileCheck %s --check-prefix=ROUNDED-PTX < %t/rounded/tf32-sm90a.bundle/kernels.ptx
+// ROUNDED-KERNELS: 141
+// ROUNDED-COPIES: 6
+// ROUNDED-PTX: cvt.rna.tf32.f32
+// ROUNDED-PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32 {{{[^}]*}}}, {{{[^}]*}}}
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/a.bundle/kernels.ptx %t/sm80.bundle/kernels.ptx %t/sm100a.bundle/kernels.ptx %t/sm103a.bundle/kernels.ptx %t/sm120a.bundle/kernels.ptx | FileCheck %s --check-prefix=PTX

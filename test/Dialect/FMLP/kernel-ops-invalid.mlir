@@ -180,6 +180,54 @@ func.func @transpose_other_element(%w: memref<96x200xf32>, %wt: memref<200x96xbf
 
 // -----
 
+func.func @transpose_rounds_bf16(%w: memref<96x200xbf16>, %wt: memref<200x96xbf16>) {
+  // expected-error @+1 {{'fmlp.transpose' op rounds to tf32, which takes f32 elements, got 'bf16'}}
+  fmlp.transpose ins(%w : memref<96x200xbf16>) outs(%wt : memref<200x96xbf16>) {round_to_tf32}
+  return
+}
+
+// -----
+
+func.func @round_bf16(%w: memref<96x200xbf16>, %wr: memref<96x200xbf16>) {
+  // expected-error @+1 {{'fmlp.round_to_tf32' op rounds to tf32, which takes f32 elements, got 'bf16'}}
+  fmlp.round_to_tf32 ins(%w : memref<96x200xbf16>) outs(%wr : memref<96x200xbf16>)
+  return
+}
+
+// -----
+
+func.func @round_transposed(%w: memref<96x200xf32>, %wr: memref<200x96xf32>) {
+  // expected-error @+1 {{'fmlp.round_to_tf32' op copy has shape [200, 96], expected [96, 200]}}
+  fmlp.round_to_tf32 ins(%w : memref<96x200xf32>) outs(%wr : memref<200x96xf32>)
+  return
+}
+
+// -----
+
+func.func @round_other_element(%w: memref<96x200xf32>, %wr: memref<96x200xf16>) {
+  // expected-error @+1 {{'fmlp.round_to_tf32' op out must have the input's element type 'f32', got 'f16'}}
+  fmlp.round_to_tf32 ins(%w : memref<96x200xf32>) outs(%wr : memref<96x200xf16>)
+  return
+}
+
+// -----
+
+func.func @round_of_vector(%w: memref<96xf32>, %wr: memref<96xf32>) {
+  // expected-error @+1 {{'fmlp.round_to_tf32' op input must be 2-D, got [96]}}
+  fmlp.round_to_tf32 ins(%w : memref<96xf32>) outs(%wr : memref<96xf32>)
+  return
+}
+
+// -----
+
+func.func @round_mixed_forms(%w: tensor<96x200xf32>, %wr: memref<96x200xf32>) {
+  // expected-error @+1 {{'fmlp.round_to_tf32' op operands must be all ranked tensors or all memrefs}}
+  fmlp.round_to_tf32 ins(%w : tensor<96x200xf32>) outs(%wr : memref<96x200xf32>)
+  return
+}
+
+// -----
+
 func.func @transpose_two_outs(%w: memref<96x200xf32>, %wt: memref<200x96xf32>) {
   // expected-error @+1 {{'fmlp.transpose' op expected 1 outs (transpose), got 2}}
   fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt, %wt : memref<200x96xf32>, memref<200x96xf32>)

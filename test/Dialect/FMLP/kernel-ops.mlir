@@ -120,3 +120,20 @@ func.func @transpose(%w: memref<96x200xf32>, %wt: memref<200x96xf32>,
   %t = fmlp.transpose ins(%v : tensor<96x200xbf16>) outs(%vt : tensor<200x96xbf16>) -> tensor<200x96xbf16>
   return %t : tensor<200x96xbf16>
 }
+
+// -----
+
+// Weight copies rounded to tf32 (fmlp-round-tf32-weights): a transpose that
+// rounds, and a copy in the same layout.
+// CHECK-LABEL: func.func @rounded_copies
+// CHECK: fmlp.transpose ins(%{{.+}} : memref<96x200xf32>) outs(%{{.+}} : memref<200x96xf32>) {round_to_tf32}
+// CHECK: fmlp.round_to_tf32 ins(%{{.+}} : memref<96x200xf32>) outs(%{{.+}} : memref<96x200xf32>)
+// CHECK: fmlp.round_to_tf32 ins(%{{.+}} : tensor<96x200xf32>) outs(%{{.+}} : tensor<96x200xf32>) -> tensor<96x200xf32>
+func.func @rounded_copies(%w: memref<96x200xf32>, %wt: memref<200x96xf32>,
+                          %wr: memref<96x200xf32>, %v: tensor<96x200xf32>,
+                          %vr: tensor<96x200xf32>) -> tensor<96x200xf32> {
+  fmlp.transpose ins(%w : memref<96x200xf32>) outs(%wt : memref<200x96xf32>) {round_to_tf32}
+  fmlp.round_to_tf32 ins(%w : memref<96x200xf32>) outs(%wr : memref<96x200xf32>)
+  %r = fmlp.round_to_tf32 ins(%v : tensor<96x200xf32>) outs(%vr : tensor<96x200xf32>) -> tensor<96x200xf32>
+  return %r : tensor<96x200xf32>
+}
