@@ -1107,9 +1107,11 @@ struct Wgmma : EpilogueHost {
   /// stays in flight while the next step is issued). Where A comes from
   /// registers (roundsAInRegisters), the previous step's group is waited
   /// for before A's registers are written again: a WGMMA's A registers
-  /// must not change until a wait_group covers it (PTX ISA), and a loop
-  /// body writes the same registers every iteration; the other consumer's
-  /// WGMMAs keep the tensor core busy meanwhile.
+  /// must not change until a wait_group covers it (PTX ISA), a loop body
+  /// writes the same registers every iteration, and ptxas serializes the
+  /// WGMMAs where anything defines their A registers while a group is in
+  /// flight (C7513, even with two register sets: bench/NOTES.md item 82);
+  /// the other consumer's WGMMAs keep the tensor core busy meanwhile.
   SmallVector<Value> mmaStep(Value step, Value consumer, ValueRange acc,
                              bool first) {
     Value stage = urem(step, spec.stages);
