@@ -93,6 +93,10 @@ void buildCpuPipeline(OpPassManager &pm);
 void buildGpuPipeline(OpPassManager &pm, const PipelineOptions &options);
 /// The stages buildGpuPipeline adds after buildPlanPipeline.
 void buildGpuStages(OpPassManager &pm, const PipelineOptions &options);
+/// The first of them, as far as the kernels' launches (through
+/// convert-fmlp-to-nvvm): every entry point then has its final arguments,
+/// the GPU kernels' own workspaces among them (the memory report's).
+void buildGpuLaunchStages(OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers both pipelines with the pass registry.
 void registerPipelines();

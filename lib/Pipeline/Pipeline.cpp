@@ -149,8 +149,8 @@ static llvm::cl::opt<bool> roundTf32Operands(
     llvm::cl::desc("tf32 WGMMA kernels read their operands rounded to "
                    "nearest (fmlp-round-tf32-weights), not truncated"));
 
-void mlir::fmlp::buildGpuStages(OpPassManager &pm,
-                                const PipelineOptions &options) {
+void mlir::fmlp::buildGpuLaunchStages(OpPassManager &pm,
+                                      const PipelineOptions &options) {
   pm.addPass(createAttachTargetPass(AttachTargetPassOptions{options.chip}));
   if (transposeWeights)
     pm.addPass(createTransposeWeightsPass(
@@ -160,6 +160,11 @@ void mlir::fmlp::buildGpuStages(OpPassManager &pm,
         RoundTf32WeightsPassOptions{options.strategy}));
   pm.addPass(createSelectTilesPass(SelectTilesPassOptions{options.strategy}));
   pm.addPass(createConvertFMLPToNVVMPass());
+}
+
+void mlir::fmlp::buildGpuStages(OpPassManager &pm,
+                                const PipelineOptions &options) {
+  buildGpuLaunchStages(pm, options);
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());

@@ -33,12 +33,15 @@ std::vector<EntryPoint> mlir::fmlp::readEntryPoints(ModuleOp module) {
       auto type = dyn_cast<MemRefType>(func.getArgument(i).getType());
       if (!type)
         continue; // not planned yet
-      entry.elementBytes = type.getElementTypeBitWidth() / 8;
       auto name = func.getArgAttrOfType<StringAttr>(i, "fmlp.name");
-      std::vector<int64_t> shape;
+      EntryArgument argument;
+      argument.name = name ? name.getValue().str() : "?";
       for (int64_t extent : type.getShape())
-        shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
-      entry.arguments.push_back({name ? name.getValue().str() : "?", shape});
+        argument.shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
+      argument.elementBytes = type.getElementTypeBitWidth() / 8;
+      argument.workspace =
+          argument.name == "workspace" || func.getArgAttr(i, "fmlp.workspace");
+      entry.arguments.push_back(std::move(argument));
     }
     entries.push_back(std::move(entry));
   }
@@ -139,34 +142,43 @@ mlir::fmlp::computeMemoryReport(const std::vector<EntryPoint> &entries,
                                 int64_t tokens, std::string &error) {
   MemoryReport report;
   report.tokens = tokens;
-  // Bytes of the entry's argument `name` (0 if it has none).
+  // Bytes of the entry's arguments that `counts` (0 if none does).
   auto bytesOf = [&](const EntryPoint &entry,
-                     StringRef name) -> std::optional<int64_t> {
+                     llvm::function_ref<bool(const EntryArgument &)> counts)
+      -> std::optional<int64_t> {
+    int64_t total = 0;
     for (const EntryArgument &argument : entry.arguments) {
-      if (argument.name != name)
+      if (!counts(argument))
         continue;
       std::optional<std::vector<int64_t>> shape =
           resolveShape(argument, tokens);
-      std::optional<int64_t> bytes = entry.elementBytes;
+      std::optional<int64_t> bytes = argument.elementBytes;
       for (int64_t extent : shape.value_or(std::vector<int64_t>{}))
         bytes = bytes ? llvm::checkedMul(*bytes, extent) : std::nullopt;
-      if (!shape || !bytes) {
+      std::optional<int64_t> sum =
+          bytes ? llvm::checkedAdd(total, *bytes) : std::nullopt;
+      if (!shape || !sum) {
         error = llvm::formatv("{0}: the {1} buffer for T = {2} is over "
                               "2^63 bytes",
-                              entry.symbol, name, tokens)
+                              entry.symbol, argument.name, tokens)
                     .str();
         return std::nullopt;
       }
-      return bytes;
+      total = *sum;
+      if (argument.workspace && argument.name != "workspace" &&
+          !llvm::is_contained(report.kernelScratch, argument.name))
+        report.kernelScratch.push_back(argument.name);
     }
-    return 0;
+    return total;
   };
+  auto isWorkspace = [](const EntryArgument &a) { return a.workspace; };
+  auto isSaved = [](const EntryArgument &a) { return a.name == "saved"; };
   for (const EntryPoint &entry : entries) {
-    std::optional<int64_t> workspace = bytesOf(entry, "workspace");
+    std::optional<int64_t> workspace = bytesOf(entry, isWorkspace);
     if (!workspace)
       return std::nullopt;
     if (entry.kind == EntryKind::forward) {
-      std::optional<int64_t> saved = bytesOf(entry, "saved");
+      std::optional<int64_t> saved = bytesOf(entry, isSaved);
       if (!saved)
         return std::nullopt;
       report.savedBytes = *saved;
@@ -203,6 +215,11 @@ void mlir::fmlp::printMemoryReport(const MemoryReport &report,
   line("workspace no-grad", report.nogradWorkspaceBytes);
   line("peak, training step", report.trainingPeakBytes);
   line("peak, inference", report.inferencePeakBytes);
+  if (!report.kernelScratch.empty()) {
+    os << "  (the workspaces count the GPU kernels' own: ";
+    llvm::interleaveComma(report.kernelScratch, os);
+    os << ")\n";
+  }
 }
 
 llvm::json::Object mlir::fmlp::memoryReportToJson(const MemoryReport &report) {

@@ -29,6 +29,10 @@ namespace mlir::fmlp {
 struct EntryArgument {
   std::string name;
   std::vector<int64_t> shape;
+  int64_t elementBytes = 0;
+  /// Scratch of one call: the plan's `workspace`, and those the GPU stages
+  /// add (`fmlp.workspace`: split_k_workspace, the weights' copies).
+  bool workspace = false;
 };
 
 struct EntryPoint {
@@ -36,7 +40,6 @@ struct EntryPoint {
   EntryKind kind = EntryKind::forward;
   std::vector<EntryArgument> arguments;
   int64_t savedColumns = 0, workspaceColumns = 0, chunkTokens = 0;
-  int64_t elementBytes = 0;
 };
 
 std::vector<EntryPoint> readEntryPoints(ModuleOp planned);
@@ -56,8 +59,9 @@ std::optional<TokenDomain> getTokenDomain(const std::vector<EntryPoint> &entries
 bool checkTokens(const TokenDomain &domain, int64_t tokens, std::string &error);
 
 /// Bytes for T tokens, beyond the block's inputs, weights and outputs: the
-/// `saved` and `workspace` arguments as the plan declares them (a chunked
-/// workspace has chunk-tokens rows, whatever T is).
+/// `saved` argument and every workspace argument as the module declares
+/// them (a chunked workspace has chunk-tokens rows, whatever T is): the
+/// plan's, and, on a module through the GPU stages, the kernels' own.
 struct MemoryReport {
   int64_t tokens = 0;
   int64_t savedBytes = 0; // kept from forward to backward
@@ -67,6 +71,9 @@ struct MemoryReport {
   int64_t trainingPeakBytes = 0;
   /// Inference: the no-grad forward's workspace.
   int64_t inferencePeakBytes = 0;
+  /// The workspaces counted beside the plan's `workspace`, by name, once
+  /// each (split_k_workspace, down_transposed, ...).
+  std::vector<std::string> kernelScratch;
 };
 
 /// Fails, naming the buffer, when a size does not fit in int64 bytes.

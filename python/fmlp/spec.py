@@ -193,14 +193,15 @@ def memory_report(spec: BlockSpec, tokens: int) -> dict:
     `tokens` tokens, in bytes beyond the inputs, weights and outputs:
     saved_bytes (kept from forward to backward), forward_, backward_ and
     nograd_workspace_bytes, training_peak_bytes (saved plus the larger
-    workspace), inference_peak_bytes. Needs fmlp-compile on PATH; compiles
-    no kernels, so it is the plan's memory: a GPU bundle whose kernels
-    split K at a few hundred tokens also takes a fixed scratch argument,
-    `split_k_workspace` (a few MiB), and an fp32 one whose backward runs
-    on WGMMA (sm_90a) K-major copies of its weights, `*_transposed` (3 D H
+    workspace), inference_peak_bytes. Needs fmlp-compile on PATH. The
+    workspaces are what the bundle's entry points take (the runtime's
+    fmlp_workspace_bytes): the plan's, and the GPU kernels' own, which
+    fmlp-compile plans as far as the launches without compiling a kernel:
+    `split_k_workspace` where kernels split K at a few hundred tokens (a
+    few MiB, whatever T), and in an fp32 block whose backward runs on
+    WGMMA (sm_90a) K-major copies of its weights, `*_transposed` (3 D H
     elements; and `*_tf32`, 3 D H more in the forward entry points, where
-    compiled with --fmlp-tf32-round-operands); the runtime's
-    fmlp_workspace_bytes counts them."""
+    compiled with --fmlp-tf32-round-operands)."""
     if shutil.which("fmlp-compile") is None:
         raise BundleMissing("fmlp.memory_report needs fmlp-compile on PATH")
     with tempfile.TemporaryDirectory(prefix="fmlp-report.") as directory:

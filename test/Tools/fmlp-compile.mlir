@@ -22,10 +22,17 @@
 // --tokens is an error.
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --mode=infer | FileCheck %s --check-prefix=STATIC-T
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --tokens=8 2>&1 | FileCheck %s --check-prefix=STATIC-T-MISMATCH
+// A plan no GPU bundle is made of (a static T in chunks): the plan's
+// buffers, and why the kernels' own are not there; not an error.
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --save=x --chunk-tokens=512 2>&1 | FileCheck %s --check-prefix=NOT-LAUNCHED
+// NOT-LAUNCHED-NOT: error:
+// NOT-LAUNCHED: workspace backward   67,633,152 B (64.5 MiB)
+// NOT-LAUNCHED: (the plan's buffers alone: no GPU bundle can be made of it: 'fmlp.gate_up' op is inside a token-chunk loop over a static token count (T = 2048)
 
 // Sizes: --tokens at least 1 (checked where it is parsed); every size in
 // the report is checked for overflow; a chunk longer than T still sizes the
-// workspace by the chunk, as the plan declares it (512 x 11008 x 2 B).
+// workspace by the chunk, as the plan declares it (512 x 11008 x 2 B, and
+// the split-K kernels' 8,388,864 B).
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --tokens=9223372036854775807 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: not fmlp-compile %S/Inputs/huge-width.mlir 2>&1 | FileCheck %s --check-prefix=HUGE-WIDTH
@@ -58,8 +65,11 @@
 // REPORT-NEXT: saved for backward   270,532,608 B (258.0 MiB)
 // REPORT-NOT: block 2
 
+// save=gu at T = 65536: 2 T H x 2 B saved; T H x 2 B of the plan's workspace
+// in each pass and the split-K kernels' partials (8,388,864 B, whatever T).
 // MEMORY-GU: saved for backward   2,885,681,152 B (2752.0 MiB)
-// MEMORY-GU-NEXT: workspace forward    1,442,840,576 B (1376.0 MiB)
+// MEMORY-GU-NEXT: workspace forward    1,451,229,440 B (1384.0 MiB)
+// MEMORY-GU: (the workspaces count the GPU kernels' own: split_k_workspace)
 
 // BAD-STRATEGY: fmlp-compile: error: strategy must be one of auto, mma_sync, simt, got 'wmma'
 // BAD-OPTION: fmlp-compile: error: save must be one of agu, gu, u, x, got 'all
@@ -67,6 +77,10 @@
 // REPORT-F32: block 1 at
 // REPORT-F32: widths         D = 4096, H = 11008, x of type tensor<2048x4096xf32>
 // REPORT-F32: parameters     135,266,304 (516.0 MiB as f32)
+// fp32 (highest) on sm_90a: the backward's K-major copies of the weights
+// (fmlp-transpose-weights, 3 D H x 4 B) are its workspace.
+// REPORT-F32: workspace backward   541,065,216 B (516.0 MiB)
+// REPORT-F32: (the workspaces count the GPU kernels' own: down_transposed, gate_transposed, up_transposed)
 
 // NONE: fmlp-compile: error: no gated MLP block found in {{.*}}fmlp-compile.mlir: it has no contraction (matmul) to fuse
 
@@ -84,7 +98,7 @@
 // GRID: fmlp-compile: error: kernel mlp_forward_k0_gate_up of mlp.forward needs a grid of 65537 blocks along y, past CUDA's 65535
 // HUGE-WIDTH: fmlp-compile: error: block 1 at {{.*}}huge-width.mlir:5:8: D = 4611686018427387904, H = 8: its parameter bytes or flop per token (18 D H) overflow int64
 // LONG-CHUNK: memory plan (mode=train, save=agu, chunk-tokens=512) at T = 37,
-// LONG-CHUNK: workspace no-grad    11,272,192 B (10.8 MiB)
+// LONG-CHUNK: workspace no-grad    19,661,056 B (18.8 MiB)
 
 // NO-EMIT: fmlp-compile: error: -o {{.*}}.name: say what to write there with --emit=bundle, --emit=mlir or --emit=gpu-mlir (a name ending in .bundle means --emit=bundle)
 // EMIT-NONE: fmlp-compile: error: -o {{.*}}.name with --emit=none: nothing would be written there
@@ -112,8 +126,9 @@ func.func @nothing_to_find(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // The memory plan as one JSON object, alone on stdout (what the Python
 // package's fmlp.memory_report reads): save=gu at T = 65536 keeps
-// 2 T H x 2 B and needs T H x 2 B of workspace in each pass.
+// 2 T H x 2 B and needs T H x 2 B of workspace in each pass, and the
+// split-K kernels' 8,388,864 B.
 // MEMORY-JSON-NOT: block
-// MEMORY-JSON: {"backward_workspace_bytes":1442840576,"chunk_tokens":0,"forward_workspace_bytes":1442840576,"inference_peak_bytes":1442840576,"mode":"train","nograd_workspace_bytes":1442840576,"save":"gu","saved_bytes":2885681152,"tokens":65536,"training_peak_bytes":4328521728}
+// MEMORY-JSON: {"backward_workspace_bytes":1451229440,"chunk_tokens":0,"forward_workspace_bytes":1451229440,"inference_peak_bytes":1451229440,"mode":"train","nograd_workspace_bytes":1451229440,"save":"gu","saved_bytes":2885681152,"tokens":65536,"training_peak_bytes":4336910592}
 // MEMORY-JSON-NOT: {{.}}
 // JSON-AND-IR: fmlp-compile: error: --report-format=json and the IR would both go to stdout: give -o a file (or --report=false)

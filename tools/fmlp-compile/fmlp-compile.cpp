@@ -366,8 +366,39 @@ int main(int argc, char **argv) {
         buildPlanPipeline(pm, options);
       })))
     return 1;
+  // The GPU pipeline's stages after the plan (buildGpuPipeline = plan +
+  // these), so the plan is not run twice.
+  bool toKernels = kind == EmitKind::GpuMlir || kind == EmitKind::Bundle;
+  if (toKernels && failed(runPasses(*module, [&](PassManager &pm) {
+        buildGpuStages(pm, options);
+      })))
+    return 1;
   if (report) {
-    std::vector<EntryPoint> entries = readEntryPoints(*module);
+    // What the bundle's entry points take: the plan's buffers and the GPU
+    // kernels' own workspaces (split-K partials, the weights' copies), from
+    // the module's GPU stages or, where the output stops at the plan, from
+    // a copy taken as far as the launches.
+    // A plan the GPU kernels refuse (a static T in chunks) is reported as
+    // planned, saying why (its errors are the bundle's to print).
+    OwningOpRef<ModuleOp> launched;
+    std::string notLaunched;
+    if (!toKernels) {
+      launched = module->clone();
+      ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &diagnostic) {
+        if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+            notLaunched.empty())
+          notLaunched = diagnostic.str();
+        return success();
+      });
+      PassManager pm(&context);
+      buildGpuLaunchStages(pm, options);
+      if (failed(pm.run(*launched)))
+        launched = nullptr;
+      else
+        notLaunched.clear();
+    }
+    std::vector<EntryPoint> entries =
+        readEntryPoints(launched ? *launched : *module);
     std::string error;
     std::optional<int64_t> reportTokens = chooseReportTokens(entries, error);
     std::optional<MemoryReport> memory =
@@ -385,15 +416,11 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::json::Value(std::move(object)) << "\n";
     } else {
       describeMemory(*memory, options, llvm::outs());
+      if (!notLaunched.empty())
+        llvm::outs() << "  (the plan's buffers alone: no GPU bundle can be "
+                        "made of it: "
+                     << notLaunched << ")\n";
     }
-  }
-  if (kind == EmitKind::GpuMlir || kind == EmitKind::Bundle) {
-    // The GPU pipeline's stages after the plan (buildGpuPipeline = plan +
-    // these), so the plan is not run twice.
-    if (failed(runPasses(*module, [&](PassManager &pm) {
-          buildGpuStages(pm, options);
-        })))
-      return 1;
   }
   if (kind == EmitKind::Bundle) {
     BundleOptions bundleOptions;
