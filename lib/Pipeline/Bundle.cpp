@@ -1,6 +1,7 @@
 //===- Bundle.cpp - Kernel bundles: what the runtime loads ----------------===//
 
 #include "lib/Pipeline/Bundle.h"
+#include "lib/Pipeline/PlanSummary.h"
 
 #include "codegen/KernelBuilder.h"
 #include "dialects/FMLP/FMLPAttrs.h"
@@ -175,7 +176,7 @@ std::string argumentRole(func::FuncOp func, unsigned index, StringRef name,
                          const llvm::SmallDenseSet<unsigned> &written) {
   if (func.getArgAttr(index, "fmlp.saved"))
     return "saved";
-  if (name == "workspace" || func.getArgAttr(index, "fmlp.workspace"))
+  if (isWorkspaceArgument(func, index, name))
     return "workspace";
   return written.contains(index) ? "output" : "input";
 }

@@ -39,13 +39,17 @@ std::vector<EntryPoint> mlir::fmlp::readEntryPoints(ModuleOp module) {
       for (int64_t extent : type.getShape())
         argument.shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
       argument.elementBytes = type.getElementTypeBitWidth() / 8;
-      argument.workspace =
-          argument.name == "workspace" || func.getArgAttr(i, "fmlp.workspace");
+      argument.workspace = isWorkspaceArgument(func, i, argument.name);
       entry.arguments.push_back(std::move(argument));
     }
     entries.push_back(std::move(entry));
   }
   return entries;
+}
+
+bool mlir::fmlp::isWorkspaceArgument(func::FuncOp func, unsigned index,
+                                     StringRef name) {
+  return name == "workspace" || func.getArgAttr(index, "fmlp.workspace");
 }
 
 std::optional<TokenDomain>

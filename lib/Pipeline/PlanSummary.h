@@ -12,6 +12,7 @@
 #define FMLP_LIB_PIPELINE_PLANSUMMARY_H
 
 #include "fmlp/EntryKind.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,6 +44,11 @@ struct EntryPoint {
 };
 
 std::vector<EntryPoint> readEntryPoints(ModuleOp planned);
+
+/// Whether argument `index` (named `name`) of the entry point `func` is
+/// scratch of one call: the plan's `workspace`, or one the GPU stages mark
+/// `fmlp.workspace` (split_k_workspace, the weights' copies).
+bool isWorkspaceArgument(func::FuncOp func, unsigned index, StringRef name);
 
 /// What T the entry points take: x's leading extents (all but the last)
 /// flattened. A static product is the only T; with a dynamic extent, T is any
