@@ -56,7 +56,8 @@
 //
 // tf32x3 (WgmmaGemmSpec::tf32x3; the splitting producer): a stage holds a
 // high part (A's 128 rows, then each B_j's) and a low part of the same
-// layout stagePartBytes further. The operands arrive in the high part as
+// layout lowPartOffset further (B_j's alone where A is split in registers:
+// its low part would never be read). The operands arrive in the high part as
 // for tf32 (TMA, and the cp.async copies for MN-major ones); the
 // producer's 128 threads, splitLag() k-steps behind the loads, wait for
 // full[s], rewrite each word x of B (and of A where A is not split in
@@ -170,6 +171,16 @@ static llvm::cl::opt<bool> tf32x3RegisterA(
     llvm::cl::desc("sm_90a: tf32x3's A operand split in registers by the "
                    "consumers (else in shared memory by the producer)"));
 
+// tf32x3's stages without A's low part where the consumers split A in
+// registers (it is never read there; true, the default): B's low parts
+// follow the high parts directly, and a stage of 128 + 128 rows takes 48
+// KiB, not 64 (4 stages fit where 3 did). Measured on the H100 (bench/
+// NOTES.md item 83): the training step 0.98x the time; false for A/B runs.
+static llvm::cl::opt<bool> tf32x3CompactStages(
+    "fmlp-tf32x3-compact-stages", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("sm_90a: tf32x3's stages keep no low part of A where A "
+                   "is split in registers"));
+
 namespace {
 struct LandingSlots {
   static bool accepts(int n) { return n >= 2 && n <= 4; }
@@ -232,10 +243,22 @@ static_assert(fitsBlock(kLoadsOnly) && fitsBlock(kWithHandoff) &&
 int64_t stagePartBytes(const WgmmaGemmSpec &spec) {
   return (kWgmmaTileM + spec.b.size() * spec.tileN) * kRowBytes;
 }
+/// Whether tf32x3's consumers split A in registers
+/// (--fmlp-tf32x3-register-a): A's tile then stays raw in the stage.
+bool splitsTf32x3AInRegisters(const WgmmaGemmSpec &spec) {
+  return spec.tf32x3 && tf32x3RegisterA;
+}
+/// tf32x3: bytes from a word of a stage's high part to its low part: one
+/// part further, or (--fmlp-tf32x3-compact-stages, A split in registers)
+/// B's words only, the low part starting with B_0's rows at the part's end.
+int64_t lowPartOffset(const WgmmaGemmSpec &spec) {
+  bool keepsALow = !(tf32x3CompactStages && splitsTf32x3AInRegisters(spec));
+  return stagePartBytes(spec) - (keepsALow ? 0 : kWgmmaTileM * kRowBytes);
+}
 /// A stage: one part, or (tf32x3) the high parts, then the low parts at
-/// stagePartBytes further.
+/// lowPartOffset further.
 int64_t stageBytes(const WgmmaGemmSpec &spec) {
-  return (spec.tf32x3 ? 2 : 1) * stagePartBytes(spec);
+  return stagePartBytes(spec) + (spec.tf32x3 ? lowPartOffset(spec) : 0);
 }
 
 /// MN-major tiles (16-bit only: wgmmaTakesMnMajor): a row is one k of 64
@@ -882,18 +905,15 @@ struct Wgmma : EpilogueHost {
         lo = LLVM::InsertElementOp::create(b(), kb.loc, lo, low, c32(e));
       }
       LLVM::StoreOp::create(b(), kb.loc, hi, at(offset), 16);
-      LLVM::StoreOp::create(
-          b(), kb.loc, lo,
-          at(kb.add(offset, c32(stagePartBytes(spec)))), 16);
+      LLVM::StoreOp::create(b(), kb.loc, lo,
+                            at(kb.add(offset, c32(lowPartOffset(spec)))), 16);
     }
     fenceProxyAsync();
     NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), ready(stage),
                                    /*count=*/Value());
   }
 
-  /// Whether tf32x3's consumers split A in registers
-  /// (--fmlp-tf32x3-register-a).
-  bool splitsAInRegisters() const { return spec.tf32x3 && tf32x3RegisterA; }
+  bool splitsAInRegisters() const { return splitsTf32x3AInRegisters(spec); }
   /// Whether the landing producer writes A's tiles into the stages (and
   /// rounds them there, roundsTf32).
   bool landsA() const {
@@ -1187,7 +1207,7 @@ struct Wgmma : EpilogueHost {
     Value parity = roundParity(step);
     waitParity(ready(stage), parity);
     Value hi = stageOffset(stage);
-    Value lo = kb.add(hi, c32(stagePartBytes(spec)));
+    Value lo = kb.add(hi, c32(lowPartOffset(spec)));
     Value aOffset = kb.mul(consumer, c32(kConsumerRows * kRowBytes));
     auto operand = [&](Value part, Value offset, int64_t kk) {
       return descriptor(

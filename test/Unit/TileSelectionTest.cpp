@@ -289,8 +289,9 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   KernelConfig onX3 = selectGemmConfig(target("sm_90a"), tf32);
   EXPECT_EQ(onX3.strategy, KernelStrategy::wgmma);
   EXPECT_EQ(onX3.tileN, 128); // room for the step sums
-  EXPECT_EQ(onX3.stages, 3);  // 3 x (32 KiB high + 32 KiB low) + 1 KiB
-  EXPECT_EQ(onX3.sharedBytes, 3 * 65536 + 1024);
+  // 4 x (32 KiB high + B's 16 KiB low: A is split in registers) + 1 KiB
+  EXPECT_EQ(onX3.stages, 4);
+  EXPECT_EQ(onX3.sharedBytes, 4 * 49152 + 1024);
   EXPECT_EQ(onX3.reason,
             "tf32x3 products of fp32 operands (each split into tf32 high "
             "and low parts), both K-major, in TMA-addressable views on "
