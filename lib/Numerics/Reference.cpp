@@ -214,14 +214,14 @@ double contractionError(const BlockSpec &spec, int64_t n) {
   case Contraction::Ieee:
     return gamma(n, sumUnit);
   case Contraction::Tf32: {
-    // Each product (a (1 + d1)) (b (1 + d2)), |d1|, |d2| < t, exact. The
-    // mma_sync kernels round each operand to nearest (cvt.rna: t = v =
-    // 2^-11); the WGMMA kernels' tensor cores read the fp32 bits TMA
-    // stored and drop the 13 below tf32's, truncating toward zero
-    // (measured on the H200: bench/wgmma_tf32_operands.cu,
-    // docs/precision.md): t = 2 v = 2^-10. One bound for every tf32
-    // kernel, whichever strategy it took: t = 2^-10.
-    const double t = kTf32OperandError;
+    // Each product (a (1 + d1)) (b (1 + d2)), |d1|, |d2| <= t, exact.
+    // Every tf32 kernel rounds each operand to nearest (cvt.rna: t = v =
+    // 2^-11). A tensor core given fp32 bits drops the 13 below tf32's,
+    // truncating toward zero (measured on the H200: bench/
+    // wgmma_tf32_operands.cu, docs/precision.md): t = 2 v = 2^-10, the A/B
+    // kernels that leave it so (spec.tf32Truncated).
+    const double t =
+        spec.tf32Truncated ? kTf32TruncatedOperandError : kTf32OperandError;
     double product = (1 + t) * (1 + t) - 1;
     return product + (1 + product) * gamma(n, sumUnit);
   }

@@ -13,7 +13,7 @@
 // not IEEE rounding, and align a step's products to the largest before
 // adding: their sums take u = 1.25 2^-23 (contractionError has the
 // derivation, bench/tensor_core_sum.cu the measurement). tf32 and tf32x3
-// products add their operands' roundings (tf32's: truncation, 2^-10 each,
+// products add their operands' roundings (tf32's: to nearest, 2^-11 each,
 // kTf32OperandError). Each stored tensor adds the storage type's unit
 // roundoff s (bf16 2^-8, f16 2^-11, f32 2^-24); each activation
 // evaluation adds a few u; an error in an input propagates to the output
@@ -41,17 +41,20 @@ enum class Storage { F32, BF16, F16 };
 /// products are exact whichever).
 enum class Contraction {
   Ieee,   // exact products, IEEE fp32 sums (fp32 FMA)
-  Tf32,   // each operand taken as tf32: rounded to nearest (mma_sync,
-          // 2^-11) or truncated (WGMMA, 2^-10): kTf32OperandError
+  Tf32,   // each operand rounded to tf32 to nearest (2^-11:
+          // kTf32OperandError; truncated, 2^-10, BlockSpec::tf32Truncated)
   Tf32x3, // each operand split x = hi + lo (tf32 each), lo lo' dropped
 };
 
 /// The relative error of an fp32 operand of a Tf32 contraction as the
-/// tensor core takes it: below one unit of tf32's last place, 2^-10, since
-/// the WGMMA kernels' tensor cores truncate the fp32 bits in shared memory
-/// to tf32 (toward zero: bench/wgmma_tf32_operands.cu on the H200). The
-/// mma_sync kernels round to nearest (2^-11), within it.
-constexpr double kTf32OperandError = 0x1p-10;
+/// tensor core takes it: half a unit of tf32's last place, 2^-11, since
+/// every tf32 kernel rounds its operands to nearest (cvt.rna: the mma_sync
+/// kernels in the kernel, the WGMMA kernels by fmlp-round-tf32-weights).
+/// A tensor core given the fp32 bits truncates them (toward zero: bench/
+/// wgmma_tf32_operands.cu on the H200), below kTf32TruncatedOperandError:
+/// the A/B kernels of --fmlp-tf32-round-operands=false.
+constexpr double kTf32OperandError = 0x1p-11;
+constexpr double kTf32TruncatedOperandError = 0x1p-10;
 
 /// The unit roundoff of a storage type: 2^-24, 2^-8, 2^-11.
 double unitRoundoff(Storage storage);
@@ -87,6 +90,9 @@ struct BlockSpec {
   bool gateBias = false, upBias = false, downBias = false;
   /// Of fp32 blocks (Ieee for bf16 and f16 ones).
   Contraction contraction = Contraction::Ieee;
+  /// Tf32: the operands truncated to tf32, not rounded (the A/B kernels of
+  /// --fmlp-tf32-round-operands=false): kTf32TruncatedOperandError.
+  bool tf32Truncated = false;
   /// The low-rank adapters' ranks (docs/LoRA.md): R of the gate's and up's
   /// (stacked), Rd of the down projection's; 0 without them.
   int64_t loraRank = 0, downLoraRank = 0;

@@ -142,10 +142,10 @@ static llvm::cl::opt<bool> transposeWeights(
 // rounded copies of the weights read K-major, A rounded in registers, the
 // transposed tiles as they are moved), as PyTorch's TF32 and fmlp's
 // mma_sync kernels round them; else the tensor core truncates them (4.2-
-// 4.6x PyTorch TF32's error, bench/NOTES.md item 80). Off until judged and
-// timed on a GPU (bench/NOTES.md item 82).
+// 4.6x PyTorch TF32's error, bench/NOTES.md item 80; rounded, 1.00-1.01x,
+// at 1.03-1.07x the training step's time: item 84). False for A/B runs.
 static llvm::cl::opt<bool> roundTf32Operands(
-    "fmlp-tf32-round-operands", llvm::cl::Hidden, llvm::cl::init(false),
+    "fmlp-tf32-round-operands", llvm::cl::Hidden, llvm::cl::init(true),
     llvm::cl::desc("tf32 WGMMA kernels read their operands rounded to "
                    "nearest (fmlp-round-tf32-weights), not truncated"));
 

@@ -200,8 +200,8 @@ def memory_report(spec: BlockSpec, tokens: int) -> dict:
     `split_k_workspace` where kernels split K at a few hundred tokens (a
     few MiB, whatever T), and in an fp32 block whose backward runs on
     WGMMA (sm_90a) K-major copies of its weights, `*_transposed` (3 D H
-    elements; and `*_tf32`, 3 D H more in the forward entry points, where
-    compiled with --fmlp-tf32-round-operands)."""
+    elements; and at precision tf32, `*_tf32`, 3 D H more in the forward
+    entry points: the weights rounded to tf32)."""
     if shutil.which("fmlp-compile") is None:
         raise BundleMissing("fmlp.memory_report needs fmlp-compile on PATH")
     with tempfile.TemporaryDirectory(prefix="fmlp-report.") as directory:

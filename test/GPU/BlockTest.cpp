@@ -31,24 +31,28 @@
 //
 // Negative controls, each of which must fail: y judged against the output
 // for other inputs (printed but not counted for a block with adapters,
-// whose bf16 bound on y exceeds |y|: see below); one element of y moved by twice its bound; a second
-// backward over the same saved activations (the runtime must refuse it;
-// save=x saves none, so it has nothing to refuse); for a chunked backward
-// over more than one chunk, d_down judged against the gradient of its last
-// chunk's tokens alone (what a last chunk that overwrote would leave); for a
-// block with adapters, every output judged as if the block had none (y,
-// y_nograd, dx and the weight gradients by the reference without adapters,
-// as NumericsTest's AdaptersLeftOutFail does on the CPU). At T = 0 the
-// weight and adapter gradients must be exactly zero (they are poisoned
+// whose bf16 bound on y exceeds |y|: see below); one element of y moved by
+// twice its bound; a second backward over the same saved activations (the
+// runtime must refuse it; save=x saves none, so it has nothing to refuse); for
+// a chunked backward over more than one chunk, d_down judged against the
+// gradient of its last chunk's tokens alone (what a last chunk that overwrote
+// would leave); for a block with adapters, every output judged as if the block
+// had none (y, y_nograd, dx and the weight gradients by the reference without
+// adapters, as NumericsTest's AdaptersLeftOutFail does on the CPU). At T = 0
+// the weight and adapter gradients must be exactly zero (they are poisoned
 // before; d_down as poisoned must fail, that case's control).
 //
 //   fmlp-gpu-block-test BUNDLE DTYPE D H T... [--seed=N]
 //                       [--contraction=ieee|highest|tf32|tf32x3]
+//                       [--tf32-truncated]
 //
 // --contraction is how the fp32 bundle multiplies (its manifest's entry
 // points say: "precision"); the bound follows it (highest's is IEEE
 // fp32's: it takes tf32x3 only where that bound holds). Judging a tf32 bundle
 // by tf32x3's bound is the tf32 modes' negative control (it must fail).
+// --tf32-truncated judges tf32 by the bound of operands truncated to tf32,
+// not rounded (the A/B bundles of --fmlp-tf32-round-operands=false; such a
+// bundle judged without it is the rounding's negative control).
 //
 // Prints one row per output; exits 1 if any output fails or any control
 // passes.
@@ -391,12 +395,14 @@ int64_t chunksAt(fmlp::Bundle &bundle, int entry, int64_t T) {
 }
 
 Contraction contraction = Contraction::Ieee;
+bool tf32Truncated = false;
 
 void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
                int64_t T, uint64_t seed) {
   BlockSpec spec{T, D, H};
   spec.storage = format.storage;
   spec.contraction = contraction;
+  spec.tf32Truncated = tf32Truncated;
   readAdapterRanks(bundle, spec);
   bool adapters = spec.loraRank > 0 || spec.downLoraRank > 0;
   const char *n = format.name;
@@ -745,7 +751,8 @@ int main(int argc, char **argv) {
   if (argc < 6) {
     std::fprintf(stderr,
                  "usage: %s BUNDLE DTYPE D H T... [--seed=N] "
-                 "[--contraction=ieee|highest|tf32|tf32x3]\n",
+                 "[--contraction=ieee|highest|tf32|tf32x3] "
+                 "[--tf32-truncated]\n",
                  argv[0]);
     return 2;
   }
@@ -757,6 +764,8 @@ int main(int argc, char **argv) {
   for (int i = 5; i < argc; ++i) {
     if (std::strncmp(argv[i], "--seed=", 7) == 0)
       seed = std::strtoull(argv[i] + 7, nullptr, 10);
+    else if (std::strcmp(argv[i], "--tf32-truncated") == 0)
+      tf32Truncated = true;
     else if (std::strncmp(argv[i], "--contraction=", 14) == 0) {
       std::string name = argv[i] + 14;
       if (name == "tf32")

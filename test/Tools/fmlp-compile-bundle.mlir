@@ -155,11 +155,20 @@
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=medium --report=false -o %t.precision.bundle
 // RUN: FileCheck %s --check-prefix=PRECISION < %t.precision.bundle/manifest.json
 // tf32 on sm_90a: every kernel on WGMMA (tensor maps of f32 in boxes of
-// 32 columns, a 128-byte row); the backward's down_grad and input_grad
-// read K-major copies of the weights (a transpose kernel each, first in the
-// entry point, writing a workspace of the weight's shape swapped), K5's
-// and K6's MN-major operands are transposed in shared memory.
-// PRECISION: "kernel": "{{.*}}forward_k0_gate_up"
+// 32 columns, a 128-byte row), its operands rounded to nearest: the
+// forward's K1 and K2 read copies of the weights rounded to tf32 (a copy
+// kernel each, first in the entry point, writing a workspace of the
+// weight's shape), the backward's down_grad and input_grad K-major copies
+// (a transpose kernel each, writing a workspace of the weight's shape
+// swapped), K5's and K6's MN-major operands are transposed in shared
+// memory.
+// PRECISION: "name": "gate_tf32",
+// PRECISION-NEXT: "role": "workspace",
+// PRECISION-NEXT: "shape": [
+// PRECISION-NEXT: 11008,
+// PRECISION-NEXT: 4096
+// PRECISION: "kernel": "{{.*}}forward_k0_round_to_tf32"
+// PRECISION: "kernel": "{{.*}}forward_k3_gate_up"
 // PRECISION: "box_cols": 32,
 // PRECISION: "precision": "tf32",
 // PRECISION: "name": "down_transposed",

@@ -70,10 +70,11 @@
 // RUN: grep -c "Compiling entry" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-KERNELS
 // RUN: not grep "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-VARIANTS-MMA
-// RUN: grep -c "fence.proxy.async.shared::cta" %t/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
-// TF32-KERNELS: 30
+// TF32-KERNELS: 36
 // TF32-VARIANTS-MMA: 2
-// K5 and K6 (K3 and K4 read the copies K-major).
+// The kernels that write their stages through the generic proxy, truncated
+// (below; rounded, every consumer fences its own loads of A too): K5 and K6
+// (K3 and K4 read the copies K-major).
 // TF32-TRANSPOSING: 2
 // With the transposition off (--fmlp-tf32-wgmma-mn-major=false, an A/B
 // knob) K5 and K6 take mma_sync; K3 and K4 stay on WGMMA by the copies.
@@ -82,21 +83,25 @@
 // RUN: FileCheck %s --check-prefix=NOSPILL < %t/untransposed/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/untransposed/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=UNTRANSPOSED-MMA
 // UNTRANSPOSED-MMA: 2
-// tf32 with its operands rounded to nearest (--fmlp-tf32-round-operands,
-// fmlp-round-tf32-weights; off until timed on a GPU): the Llama block, the
-// variants' fp32 block and a LoRA block, their WGMMA kernels taking A from
-// registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy kernels
-// more (the forward's and the no-grad forward's rounded weights, the
+// tf32's operands rounded to nearest (fmlp-round-tf32-weights, the
+// default; --fmlp-tf32-round-operands=false for A/B runs): the Llama block,
+// the variants' fp32 block and a LoRA block, their WGMMA kernels taking A
+// from registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy
+// kernels (the forward's and the no-grad forward's rounded weights, the
 // adapters' among them): 36 + 65 + 40 kernels, no spill, and no WGMMA
 // pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
-// RUN: mkdir -p %t/rounded
-// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands -o %t/rounded/tf32-sm90a.bundle
-// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands -o %t/rounded/tf32-variants.bundle
-// RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands -o %t/rounded/tf32-lora.bundle
-// RUN: cat %t/rounded/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
-// RUN: cat %t/rounded/*.bundle/ptxas.log | grep -c "Compiling entry" | FileCheck %s --check-prefix=ROUNDED-KERNELS
-// RUN: grep -c "round_to_tf32'" %t/rounded/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUNDED-COPIES
-// RUN: FileCheck %s --check-prefix=ROUNDED-PTX < %t/rounded/tf32-sm90a.bundle/kernels.ptx
+// Truncated (=false): the Llama block's 30 kernels, no copy.
+// RUN: mkdir -p %t/rounded %t/truncated
+// RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false --precision=tf32 -o %t/rounded/tf32-lora.bundle
+// RUN: cat %t/tf32-sm90a.bundle/ptxas.log %t/tf32-variants.bundle/ptxas.log %t/rounded/tf32-lora.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
+// RUN: cat %t/tf32-sm90a.bundle/ptxas.log %t/tf32-variants.bundle/ptxas.log %t/rounded/tf32-lora.bundle/ptxas.log | grep -c "Compiling entry" | FileCheck %s --check-prefix=ROUNDED-KERNELS
+// RUN: grep -c "round_to_tf32'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUNDED-COPIES
+// RUN: FileCheck %s --check-prefix=ROUNDED-PTX < %t/tf32-sm90a.bundle/kernels.ptx
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands=false -o %t/truncated/tf32-sm90a.bundle
+// RUN: grep -c "Compiling entry" %t/truncated/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TRUNCATED-KERNELS
+// RUN: not grep -q "cvt.rna" %t/truncated/tf32-sm90a.bundle/kernels.ptx
+// RUN: grep -c "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
+// TRUNCATED-KERNELS: 30
 // ROUNDED-KERNELS: 141
 // ROUNDED-COPIES: 6
 // ROUNDED-PTX: cvt.rna.tf32.f32
@@ -119,8 +124,10 @@
 // that fp32 WGMMA kernels would read MN-major): 3 in each sm_90a Llama
 // fp32 bundle (tf32, tf32x3, tosa), 1 in each of the 7 sm_90a variants
 // bundles (its fp32 block's input_grad; not in infer), 3 in LoRA's (the
-// adapters' B matrices).
-// CHECK-COUNT-1290: Compiling entry function
+// adapters' B matrices). And 12 copies of the weights rounded to tf32
+// (fmlp-round-tf32-weights): 6 in each sm_90a bundle at precision tf32
+// (the forward's and the no-grad forward's Wg, Wu, Wd).
+// CHECK-COUNT-1302: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

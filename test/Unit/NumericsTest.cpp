@@ -413,27 +413,32 @@ TEST(HighestPrecision, Tf32x3WithinIeeeBoundExactlyFromTheThreshold) {
 } // namespace
 
 namespace {
-// The tf32 bound covers every tf32 kernel: the mma_sync ones round each
-// operand to nearest (2^-11), the WGMMA ones' tensor cores truncate the
-// fp32 bits to tf32 (toward zero: up to one unit of tf32's last place,
-// 2^-10; bench/wgmma_tf32_operands.cu). One product of operands just below
-// 1 + 2^-10, both truncated to 1, errs by almost 2^-9 of itself: within
-// the bound, and beyond what rounding to nearest allows (the bound before
-// the WGMMA kernels), so a bound of 2^-11 per operand would fail truncated
-// results.
-TEST(Tf32Precision, BoundCoversTruncatedOperands) {
+// Every tf32 kernel rounds its operands to nearest (2^-11 each), and the
+// tf32 bound takes that; a tensor core given the fp32 bits truncates them
+// to tf32 (toward zero: up to one unit of tf32's last place, 2^-10; bench/
+// wgmma_tf32_operands.cu), which only the truncated bound covers. One
+// product of operands just below 1 + 2^-10, both truncated to 1, errs by
+// almost 2^-9 of itself: past the rounded bound (a kernel that forgot to
+// round fails it), within the truncated one; rounded, the same product is
+// within the rounded bound.
+TEST(Tf32Precision, BoundTakesRoundedOperands) {
   using ::fmlp::numerics::BlockSpec;
   using ::fmlp::numerics::Contraction;
   BlockSpec spec{1, 1, 1};
   spec.storage = Storage::F32;
   spec.contraction = Contraction::Tf32;
-  const double bound = ::fmlp::numerics::contractionError(spec, 1);
-  const double a = 1 + 0x1p-10 - 0x1p-23; // fp32, truncated to 1 as tf32
-  const double exact = a * a, truncated = 1.0;
-  const double error = std::fabs(exact - truncated) / exact;
-  EXPECT_LE(error, bound);
-  const double rounding = (1 + 0x1p-11) * (1 + 0x1p-11) - 1;
-  EXPECT_GT(error, rounding);
-  EXPECT_EQ(::fmlp::numerics::kTf32OperandError, 0x1p-10);
+  const double rounded = ::fmlp::numerics::contractionError(spec, 1);
+  spec.tf32Truncated = true;
+  const double truncatedBound = ::fmlp::numerics::contractionError(spec, 1);
+  const double a = 1 + 0x1p-10 - 0x1p-23; // fp32: truncated to 1 as tf32,
+                                          // rounded to 1 + 2^-10
+  const double exact = a * a;
+  const double truncatedError = std::fabs(exact - 1.0) / exact;
+  const double roundedValue = (1 + 0x1p-10) * (1 + 0x1p-10);
+  const double roundedError = std::fabs(exact - roundedValue) / exact;
+  EXPECT_LE(roundedError, rounded);
+  EXPECT_GT(truncatedError, rounded); // the negative control
+  EXPECT_LE(truncatedError, truncatedBound);
+  EXPECT_EQ(::fmlp::numerics::kTf32OperandError, 0x1p-11);
 }
 } // namespace
