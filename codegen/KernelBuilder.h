@@ -329,6 +329,13 @@ struct WgmmaGemmSpec {
   /// truncates it): fmlp-round-tf32-weights rounds the weights it reads so
   /// in global memory. Else every operand is truncated (WgmmaGemm.cpp).
   bool roundsTf32 = false;
+  /// tf32 rounding (roundsTf32) of the B_j that TMA loads K-major, in the
+  /// stages: the producer rounds each stage's B tiles in place before the
+  /// consumers read them, so the kernel may read weights as stored, not
+  /// fmlp-round-tf32-weights' rounded copies (the token variants of few
+  /// T, where a copy would read and write the weights once more than the
+  /// GEMM reads them: TileSelection.h). No operand transposed.
+  bool roundsBInStages = false;
   GemmSpec::Epilogue epilogue;
   /// Split-K: K's tiles cut into `splitK` slices, one block each (grid z),
   /// reduced in `splitKWorkspace` (ptr<1>, laid out as SplitKWorkspace

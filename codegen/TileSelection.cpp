@@ -107,6 +107,17 @@ static llvm::cl::opt<bool> tf32x3Wgmma(
     llvm::cl::desc("sm_90a: fp32 operands contracted as tf32x3 or highest "
                    "take WGMMA (else mma_sync)"));
 
+// tf32's rounded weights read as stored and rounded in the stages
+// (KernelConfig::roundsInStages) by the WGMMA token variants serving T up
+// to this many tokens; 0: none (every kernel reads the rounded copies);
+// -1: every T, the kernel_config too (no copy is made). For A/B runs.
+static llvm::cl::opt<int64_t> tf32RoundInStagesMaxTokens(
+    "fmlp-tf32-round-in-stages-max-tokens", llvm::cl::Hidden,
+    llvm::cl::init(2048),
+    llvm::cl::desc("sm_90a, tf32: the largest T whose WGMMA kernels round "
+                   "the weights in their stages, not from rounded copies "
+                   "(0: none, -1: every T)"));
+
 // For A/B runs on a GPU: the mma_sync kernels' ring depth (at most what
 // fits the chip's shared memory) and k-tile (rows of 64 or 128 bytes)
 // instead of the rule's (0).
@@ -300,13 +311,14 @@ bool KernelConfig::sameKernel(const KernelConfig &other) const {
          tileN == other.tileN && tileK == other.tileK &&
          stages == other.stages && clusterM == other.clusterM &&
          clusterN == other.clusterN && sharedBytes == other.sharedBytes &&
-         maxRegisters == other.maxRegisters && splitK == other.splitK;
+         maxRegisters == other.maxRegisters && splitK == other.splitK &&
+         roundsInStages == other.roundsInStages;
 }
 
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
-  return KernelConfigAttr::get(context, strategy, {tileM, tileN, tileK},
-                               stages, {clusterM, clusterN}, sharedBytes,
-                               maxRegisters, reason, maxTokens, splitK);
+  return KernelConfigAttr::get(context, strategy, {tileM, tileN, tileK}, stages,
+                               {clusterM, clusterN}, sharedBytes, maxRegisters,
+                               reason, maxTokens, splitK, roundsInStages);
 }
 
 KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
@@ -323,6 +335,7 @@ KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
   config.reason = attr.getReason().str();
   config.maxTokens = attr.getMaxTokens();
   config.splitK = attr.getSplitK();
+  config.roundsInStages = attr.getRoundsInStages();
   return config;
 }
 
@@ -526,6 +539,16 @@ KernelConfig tokenRangeConfig(const Target &target, const GemmShape &shape,
   return config;
 }
 } // namespace
+
+bool mlir::fmlp::roundsTf32InStages(const GemmShape &shape,
+                                    const KernelConfig &config) {
+  if (!shape.readsRoundedWeightCopies ||
+      config.strategy != KernelStrategy::wgmma)
+    return false;
+  if (tf32RoundInStagesMaxTokens < 0)
+    return true;
+  return config.maxTokens > 0 && config.maxTokens <= tf32RoundInStagesMaxTokens;
+}
 
 SmallVector<KernelConfig>
 mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,

@@ -39,13 +39,13 @@
 //     1024, 2048) takes the tile width (64, 128, 192, 256 per accumulator,
 //     at most 256 columns) and K slices S (1, 2, 4, 8; only K2 without a
 //     bias and K4, tiles at most 128 wide, width x slices at most 512,
-//     slices of at least 4 k-tiles, at most 2 waves) that a time model (wgmmaMicroseconds) gives the
-//     least time summed over the range's row tiles, where that is at most
-//     0.9x the kernel_config's. The model: the busiest multiprocessor's
-//     time, waves x (a wave's fixed cost + k-tiles per block x a k-tile's
-//     time, the longer of its products (per column) and its loads (per
-//     row of A and B)), plus split-K's fixed cost and its partials read
-//     back, but never below the bytes read once at HBM speed; its five
+//     slices of at least 4 k-tiles, at most 2 waves) that a time model
+//     (wgmmaMicroseconds) gives the least time summed over the range's row
+//     tiles, where that is at most 0.9x the kernel_config's. The model: the
+//     busiest multiprocessor's time, waves x (a wave's fixed cost + k-tiles per
+//     block x a k-tile's time, the longer of its products (per column) and its
+//     loads (per row of A and B)), plus split-K's fixed cost and its partials
+//     read back, but never below the bytes read once at HBM speed; its five
 //     constants fitted to 216 per-kernel times on the H200 (bench/NOTES.md
 //     item 55; bench/fit_token_tiles.py), among which it picks the
 //     measured fastest of up to 7 configurations in 39 of 40 (kernel,
@@ -58,6 +58,19 @@
 //     kernel_config are its own. Each tile's last slice adds the fp32
 //     partials in slice order and runs the epilogue (deterministic:
 //     codegen/WgmmaGemm.cpp).
+//   - tf32 with its operands rounded to nearest (fmlp-round-tf32-weights:
+//     each weight a WGMMA kernel reads as B copied, rounded, once per
+//     call; GemmShape::readsRoundedWeightCopies): the WGMMA token variants
+//     serving T <= 2048 (--fmlp-tf32-round-in-stages-max-tokens; 0: none,
+//     -1: the kernel_config too) read the weights as stored and round B in
+//     their stages (KernelConfig::roundsInStages: the producer rewrites
+//     each word rna(x) in place, WgmmaGemm.cpp), and the copies are made
+//     only for the T a kernel reads them at. At T = 1 a copy reads and
+//     writes the weights once more than the GEMMs read them (2.8x the
+//     no-grad forward's time at (4096, 11008) on an H100, bench/NOTES.md
+//     item 84); at a few thousand T the kernels are bound by their
+//     products, which the producer's extra pass over each stage could
+//     slow.
 //   mma_sync (chips with mma.sync but no WGMMA: sm_80, sm_86, sm_89, sm_90,
 //     sm_100[a], sm_103[a], sm_120[a]; on sm_90a where WGMMA's TMA cannot
 //     read an operand, for fp32 operands contracted as tf32x3 or highest,
@@ -118,6 +131,9 @@ struct KernelConfig {
   int64_t maxTokens = 0;
   /// WGMMA: the K slices, one block each (WgmmaGemmSpec::splitK).
   int64_t splitK = 1;
+  /// WGMMA, tf32 rounded: B read as stored and rounded in the stages
+  /// (WgmmaGemmSpec::roundsBInStages), not from rounded copies.
+  bool roundsInStages = false;
 
   /// The same kernel (everything but the range of T it serves and why).
   /// A split-K kernel's workspace grows with the T it serves, so the range
@@ -164,6 +180,11 @@ struct GemmShape {
   /// takes the WGMMA kernel's landing slots: wgmmaSharedBytes).
   bool aKMajor = true;
   SmallVector<bool, 2> bKMajor; // one per accumulator; empty: all K-major
+  /// Its tf32 products take rounded operands (fmlp-round-tf32-weights),
+  /// every B_j a rounded copy of a weight and A K-major: a WGMMA kernel
+  /// may read the weights as stored and round B in its stages instead
+  /// (KernelConfig::roundsInStages; the rule above).
+  bool readsRoundedWeightCopies = false;
 };
 
 /// Which strategies the rule may take (fmlp-select-tiles' `strategy`):
@@ -193,6 +214,10 @@ double wgmmaMicroseconds(const Target &target, const GemmShape &shape,
 SmallVector<KernelConfig> selectTokenVariants(const Target &target,
                                               const GemmShape &shape,
                                               const KernelConfig &base);
+/// Whether `config` (the kernel_config or a token variant of `shape`)
+/// reads the weights as stored and rounds B in its stages (the rule
+/// above).
+bool roundsTf32InStages(const GemmShape &shape, const KernelConfig &config);
 /// The WGMMA variant of `shape` serving T up to `maxTokens` with tiles
 /// `tileN` wide per accumulator and K in `splitK` slices, or nullopt when two
 /// stages do not fit the target: for A/B runs that fix the variants

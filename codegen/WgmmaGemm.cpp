@@ -79,7 +79,11 @@
 // and passes it to register-sourced WGMMAs (every consumer thread then
 // arrives on empty[s], after a proxy fence: its loads are released with
 // it); the landing producer rounds the elements it transposes; a K-major
-// B_j comes rounded from global memory (fmlp-round-tf32-weights).
+// B_j comes rounded from global memory (fmlp-round-tf32-weights), or
+// (WgmmaGemmSpec::roundsBInStages, no operand transposed) as stored, and
+// the splitting producer rewrites each word x of B's tiles as rna(x) in
+// place, in tf32's one-part stages (no low part), and arrives on ready[s]
+// as for tf32x3; the consumers wait on ready[s], A rounded in registers.
 //
 // Ring invariant: k-step i uses stage s = i mod stages in round r = i div
 // stages; full[s] completes its phase r when the stage's bytes arrive, and
@@ -466,7 +470,7 @@ struct Wgmma : EpilogueHost {
   }
   RegisterSplit
   registerSplit(const std::optional<StagingPlan> &staging) const {
-    if (spec.tf32x3)
+    if (rewritesStages())
       return kSplitting;
     if (transposes() && !copiesTransposed(spec))
       return kTransposing;
@@ -627,7 +631,7 @@ struct Wgmma : EpilogueHost {
   void producer(Value kFirst, Value kSteps, Value m0, Value n0,
                 const EpilogueViews &views,
                 const std::optional<StagingPlan> &staging) {
-    if (spec.tf32x3)
+    if (rewritesStages())
       return splittingProducer(kFirst, kSteps, m0, n0);
     if (transposes())
       return copiesTransposed(spec) ? copyingProducer(kFirst, kSteps, m0, n0)
@@ -834,9 +838,13 @@ struct Wgmma : EpilogueHost {
   /// (the copies, the split): the consumers' WGMMAs (async proxy) then
   /// fence their reads before releasing a stage.
   bool writesStagesGeneric() const {
-    return spec.tf32x3 || (transposes() && copiesTransposed(spec));
+    return rewritesStages() || (transposes() && copiesTransposed(spec));
   }
-  /// tf32x3: the split stage's mbarrier, after the epilogue's.
+  /// Whether the splitting producer rewrites the stages once they arrive
+  /// (tf32x3's split, or roundsBInStages' rounding), the consumers waiting
+  /// on ready[s].
+  bool rewritesStages() const { return spec.tf32x3 || spec.roundsBInStages; }
+  /// The rewritten stage's mbarrier, after the epilogue's.
   Value ready(Value stage) { return barrierPastEpilogue(stage); }
   /// How many k-steps the loads run ahead of the split. The producer loads
   /// step i once step i - stages is released, which the consumers do
@@ -879,14 +887,16 @@ struct Wgmma : EpilogueHost {
   /// Once k-step `step`'s operands are in the high part of its stage
   /// (full[s]): splits each of its words x (16 bytes a thread at a time,
   /// consecutive threads consecutive pieces: no bank hit twice) into hi =
-  /// rna(x) in place and lo = rna(x - hi) in the low part (x - hi is exact
-  /// in fp32), fences the writes for the WGMMAs and arrives on ready[s].
+  /// rna(x) in place and (tf32x3) lo = rna(x - hi) in the low part (x - hi
+  /// is exact in fp32), fences the writes for the WGMMAs and arrives on
+  /// ready[s].
   void splitStage(Value step, Value thread) {
     Value stage = urem(step, spec.stages);
     Value parity = roundParity(step);
     waitParity(full(stage), parity);
-    // Where A is split in registers, its tile stays raw: B's alone.
-    int64_t from = splitsAInRegisters() ? kWgmmaTileM * kRowBytes : 0;
+    // Where the consumers split or round A in registers, its tile stays
+    // raw: B's alone.
+    int64_t from = readsAInRegisters() ? kWgmmaTileM * kRowBytes : 0;
     Value first =
         kb.add(stageOffset(stage), kb.add(c32(from), kb.mul(thread, c32(16))));
     auto quad = VectorType::get({4}, b().getF32Type());
@@ -899,14 +909,20 @@ struct Wgmma : EpilogueHost {
       Value hi = LLVM::UndefOp::create(b(), kb.loc, words);
       Value lo = hi;
       for (int64_t e = 0; e < 4; ++e) {
-        auto [high, low] = kb.tf32Parts(
-            LLVM::ExtractElementOp::create(b(), kb.loc, x, c32(e)));
+        Value element = LLVM::ExtractElementOp::create(b(), kb.loc, x, c32(e));
+        if (!spec.tf32x3) {
+          hi = LLVM::InsertElementOp::create(b(), kb.loc, hi,
+                                             kb.roundToTf32(element), c32(e));
+          continue;
+        }
+        auto [high, low] = kb.tf32Parts(element);
         hi = LLVM::InsertElementOp::create(b(), kb.loc, hi, high, c32(e));
         lo = LLVM::InsertElementOp::create(b(), kb.loc, lo, low, c32(e));
       }
       LLVM::StoreOp::create(b(), kb.loc, hi, at(offset), 16);
-      LLVM::StoreOp::create(b(), kb.loc, lo,
-                            at(kb.add(offset, c32(lowPartOffset(spec)))), 16);
+      if (spec.tf32x3)
+        LLVM::StoreOp::create(b(), kb.loc, lo,
+                              at(kb.add(offset, c32(lowPartOffset(spec)))), 16);
     }
     fenceProxyAsync();
     NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), ready(stage),
@@ -1136,10 +1152,10 @@ struct Wgmma : EpilogueHost {
                              bool first) {
     Value stage = urem(step, spec.stages);
     Value parity = roundParity(step);
-    waitParity(full(stage), parity);
-    // Elements cp.async copied in are written by the generic proxy, which
-    // the WGMMAs (async proxy) see after this thread's proxy fence: the
-    // barrier's completion ordered the copies before it.
+    waitParity(rewritesStages() ? ready(stage) : full(stage), parity);
+    // Elements cp.async copied in (or rounded in place) are written by the
+    // generic proxy, which the WGMMAs (async proxy) see after this thread's
+    // proxy fence: the barrier's completion ordered the writes before it.
     if (writesStagesGeneric())
       fenceProxyAsync();
     Value base = stageOffset(stage);
@@ -1679,6 +1695,11 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
                                (!w.transposes() || !copiesTransposed(spec)))) &&
          "tf32 rounding: fp32 operands as tf32, MN-major ones through the "
          "landing slots (the cp.async copies cannot round)");
+  assert((!spec.roundsBInStages ||
+          (spec.roundsTf32 && !w.transposes() && spec.stages >= 2 &&
+           8 * (3 * spec.stages + 2) <= kArrivalWord)) &&
+         "tf32 rounding in the stages: tf32 rounding, no operand transposed, "
+         "and the ready mbarriers below the arrival word");
   // The epilogue's slots lie in the ring, free once the main loop is done.
   // 16-bit views only: fp32 ones (tf32 kernels) take the epilogue's direct
   // stores. A thread's column pair is then 8 bytes and a warp's store 8
@@ -1762,7 +1783,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
                                    w.c32(2 * w.releasesPerConsumer()),
                                    Value());
     }
-    if (spec.tf32x3)
+    if (w.rewritesStages())
       for (int64_t s = 0; s < spec.stages; ++s)
         NVVM::MBarrierInitOp::create(b, loc, w.ready(w.c32(s)), w.c32(128),
                                      Value());

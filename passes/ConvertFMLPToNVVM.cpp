@@ -29,6 +29,7 @@
 #include "fmlp/EntryKind.h"
 #include "passes/KernelGemm.h"
 #include "passes/ViewOffset.h"
+#include "passes/WeightCopies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -113,6 +114,19 @@ public:
                     WeightLayout layout) const {
     MatrixView stored = view(kb, memref);
     return layout == WeightLayout::in_out ? stored : stored.transposed();
+  }
+
+  /// The same with each buffer that `replacements` maps replaced by its
+  /// image, at the same index.
+  KernelOperands replacing(const DenseMap<Value, Value> &replacements) const {
+    KernelOperands replaced = *this;
+    for (Value &buffer : replaced.buffers)
+      if (Value image = replacements.lookup(buffer))
+        buffer = image;
+    replaced.index.clear();
+    for (auto [i, buffer] : llvm::enumerate(replaced.buffers))
+      replaced.index.try_emplace(buffer, i);
+    return replaced;
   }
 
   /// The same with `extra` as the last buffer (a split-K workspace).
@@ -362,6 +376,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   wgmma.element = spec.element;
   wgmma.tf32x3 = takesTf32x3(gemm);
   wgmma.roundsTf32 = gemm.tf32Rounded && gemm.element.isF32() && !wgmma.tf32x3;
+  wgmma.roundsBInStages = config.roundsInStages;
   wgmma.epilogue = spec.epilogue;
   if (config.splitK > 1) {
     // The split-K workspace: the kernel's last buffer (buildVariant).
@@ -651,6 +666,10 @@ struct KernelVariant {
   /// that zeroes its counters, launched just before it.
   Value splitKWorkspace;
   LLVM::LLVMFuncOp zeroCounters;
+  /// Where it reads the weights as stored, rounding them in its stages
+  /// (KernelConfig::roundsInStages): each rounded copy the op names ->
+  /// its weight.
+  DenseMap<Value, Value> storedWeights;
 
   ArrayRef<TmaView> maps() const {
     return tma ? ArrayRef<TmaView>(tma->maps) : ArrayRef<TmaView>();
@@ -692,7 +711,11 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
                         b.getI64IntegerAttr(variant.maxTokens));
     };
     ValueRange inits = cast<DestinationStyleOpInterface>(op).getDpsInits();
-    KernelOperands launched = operands;
+    KernelOperands launched = operands.replacing(variant.storedWeights);
+    SmallVector<TmaView> maps(variant.maps());
+    for (TmaView &map : maps)
+      if (Value weight = variant.storedWeights.lookup(map.view))
+        map.view = weight;
     if (Value workspace = variant.splitKWorkspace) {
       // The counters zero before every launch, whatever the caller's
       // workspace held (each launch leaves them zero too: WgmmaGemm.cpp).
@@ -710,10 +733,10 @@ void replaceWithLaunches(Operation *op, ArrayRef<KernelVariant> variants,
                          {}));
       // Its "writes" are the op's outputs alone: the workspace is scratch,
       // and a launch that writes a non-output is never skipped (Runtime.h).
-      launched = operands.with(workspace);
+      launched = launched.with(workspace);
     }
-    gpu::LaunchFuncOp launch = createLaunch(b, loc, inits, variant.func,
-                                            launched, tokens, variant.maps());
+    gpu::LaunchFuncOp launch =
+        createLaunch(b, loc, inits, variant.func, launched, tokens, maps);
     serve(launch);
     if (variant.vectorAccess)
       launch->setAttr("fmlp.vector_access", b.getUnitAttr());
@@ -760,6 +783,10 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
   int64_t limit = target.sharedBytesPerBlock;
   std::string why;
   llvm::raw_string_ostream os(why);
+  if (config.roundsInStages && !readsRoundedWeightCopies(gemm))
+    return "rounds_in_stages on a kernel whose B is not every part a "
+           "rounded tf32 copy of a weight (fmlp-round-tf32-weights) with A "
+           "K-major";
   switch (config.strategy) {
   case KernelStrategy::wgmma: {
     if (config.tileN % kWgmmaOutputBox != 0) {
@@ -1003,6 +1030,13 @@ struct ConvertFMLPToNVVMPass
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModule,
                                               b.getArrayAttr({target}));
 
+    // Each rounded tf32 copy of a weight -> the weight (read before the
+    // copies' ops are lowered): variants that round in their stages read
+    // the weight.
+    DenseMap<Value, Value> storedWeightOf;
+    module.walk([&](RoundToTf32Op round) {
+      storedWeightOf[round.getInits()[0]] = round.getInput();
+    });
     DenseMap<Operation *, unsigned> countPerEntry;
     for (auto [fill, tokens] : fills) {
       auto entry = fill->getParentOfType<func::FuncOp>();
@@ -1045,8 +1079,18 @@ struct ConvertFMLPToNVVMPass
         // 0, as for the fills (the weight's rows are not T, and the bundle
         // would take a dim of a static memref for the block's static T).
         OpBuilder b(op);
-        Value unread = arith::ConstantIndexOp::create(b, op->getLoc(), 0);
-        createLaunch(b, op->getLoc(), inits, kb.func, operands, unread, {});
+        Location loc = op->getLoc();
+        Value unread = arith::ConstantIndexOp::create(b, loc, 0);
+        // A rounded copy is made for the T its readers read it at.
+        if (!transpose)
+          if (failed(launchForReaders(b, cast<RoundToTf32Op>(op), configsByOp)))
+            return signalPassFailure();
+        if (b.getInsertionBlock()) {
+          gpu::LaunchFuncOp launch =
+              createLaunch(b, loc, inits, kb.func, operands, unread, {});
+          if (auto fewest = op->getAttrOfType<IntegerAttr>("fmlp.min_tokens"))
+            launch->setAttr("fmlp.min_tokens", fewest);
+        }
         op->erase();
         continue;
       }
@@ -1077,6 +1121,10 @@ struct ConvertFMLPToNVVMPass
         if (failed(variant))
           return signalPassFailure();
         variant->maxTokens = config.maxTokens;
+        if (config.roundsInStages)
+          for (Value buffer : operands.buffers)
+            if (Value weight = storedWeightOf.lookup(buffer))
+              variant->storedWeights[buffer] = weight;
         if (config.sameKernel(base))
           baseKernel = *variant;
         variants.push_back(std::move(*variant));
@@ -1115,6 +1163,70 @@ struct ConvertFMLPToNVVMPass
       OpBuilder at = OpBuilder::atBlockBegin(&kernel.getBody().front());
       KernelBuilder::emitWaitForPreviousKernels(at, kernel.getLoc());
     });
+  }
+
+  /// Where `round`'s launch goes, by `b`: as it is when a kernel reads its
+  /// copy at every T; under `scf.if T >= F` (and its fmlp.min_tokens F,
+  /// set on `round` for the launch to take) when the readers' variants of
+  /// fewer T read the weight as stored (KernelConfig::roundsInStages), F
+  /// the fewest T any reads the copy at; nowhere (`b` cleared) when none
+  /// reads it or a static T is below F.
+  LogicalResult launchForReaders(
+      OpBuilder &b, RoundToTf32Op round,
+      const DenseMap<Operation *, SmallVector<KernelConfig>> &configsByOp) {
+    Value copy = round.getInits()[0];
+    std::optional<int64_t> fewest;
+    Value tokenOperand;
+    for (Operation *reader : copy.getUsers()) {
+      if (reader == round.getOperation())
+        continue;
+      auto configs = configsByOp.find(reader);
+      if (configs == configsByOp.end()) {
+        fewest = 1; // not a GEMM with variants: it reads the copy always
+        continue;
+      }
+      tokenOperand = describeGemm(reader).tokenOperand;
+      int64_t first = 1;
+      for (const KernelConfig &config : configs->second) {
+        if (!config.roundsInStages) {
+          fewest = std::min(fewest.value_or(first), first);
+          break;
+        }
+        first = config.maxTokens + 1;
+      }
+    }
+    if (!fewest || *fewest == 1) {
+      if (!fewest)
+        b.clearInsertionPoint();
+      return success();
+    }
+    // T: dim 0 of the entry's first argument of T rows (the manifest's -1
+    // rows), or of a reader's token operand where T is static.
+    auto entry = round->getParentOfType<func::FuncOp>();
+    Value tokens;
+    for (BlockArgument argument : entry.getArguments())
+      if (auto type = dyn_cast<MemRefType>(argument.getType());
+          type && type.getRank() >= 1 && type.isDynamicDim(0)) {
+        tokens = memref::DimOp::create(b, round.getLoc(), argument, 0);
+        break;
+      }
+    if (!tokens) {
+      auto type = cast<MemRefType>(tokenOperand.getType());
+      if (type.isDynamicDim(0))
+        return round.emitOpError("has a reader whose T is dynamic but no "
+                                 "argument of T rows in its entry point");
+      if (type.getDimSize(0) < *fewest)
+        b.clearInsertionPoint();
+      return success();
+    }
+    Location loc = round.getLoc();
+    Value needed =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tokens,
+                              arith::ConstantIndexOp::create(b, loc, *fewest));
+    auto branch = scf::IfOp::create(b, loc, needed, /*withElseRegion=*/false);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    round->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(*fewest));
+    return success();
   }
 
   /// highest's tf32x3 is within fp32's bound only from
@@ -1176,6 +1288,8 @@ struct ConvertFMLPToNVVMPass
       variant.tma = std::move(*planned);
       if (config.maxTokens)
         kernelName += "_upto" + std::to_string(config.maxTokens);
+      if (config.roundsInStages)
+        kernelName += "_round_in_stages";
       if (config.splitK > 1) {
         kernelName += "_splitk" + std::to_string(config.splitK);
         variant.splitKWorkspace = splitKWorkspace;

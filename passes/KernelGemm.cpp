@@ -2,6 +2,7 @@
 
 #include "passes/KernelGemm.h"
 #include "passes/ViewOffset.h"
+#include "passes/WeightCopies.h"
 
 #include "codegen/CheckedOption.h"
 
@@ -443,6 +444,16 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, const KernelGemm &gemm,
   return p.plan;
 }
 
+bool mlir::fmlp::readsRoundedWeightCopies(const KernelGemm &gemm) {
+  auto kMajor = [](const GemmPart &part) { return part.kMajor; };
+  return gemm.tf32Rounded && llvm::all_of(gemm.a.parts, kMajor) &&
+         llvm::all_of(gemm.b, [&](const GemmOperand &b) {
+           return llvm::all_of(b.parts, [&](const GemmPart &part) {
+             return kMajor(part) && roundedCopySource(part.memref);
+           });
+         });
+}
+
 GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
   KernelGemm gemm = describeGemm(op);
   GemmShape shape;
@@ -478,6 +489,7 @@ GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
     shape.n = gemm.n.value;
   if (!gemm.k.tokens)
     shape.k = gemm.k.value;
+  shape.readsRoundedWeightCopies = readsRoundedWeightCopies(gemm);
   // The grid is static when neither M nor N is T (the weight gradients).
   if (!gemm.m.tokens && !gemm.n.tokens) {
     shape.rows = gemm.m.value;

@@ -89,6 +89,13 @@ inline constexpr llvm::StringLiteral kTf32RoundedAttr = "fmlp.tf32_rounded";
 /// The GEMM of a kernel op (every kernel op but bias_grad, a column sum).
 KernelGemm describeGemm(Operation *kernelOp);
 
+/// Whether `gemm` takes tf32 products of rounded operands (the op's
+/// kTf32RoundedAttr) with A K-major and every part of each B_j a rounded
+/// copy of a weight that an fmlp.round_to_tf32 writes: a WGMMA kernel of
+/// it may read the weights as stored instead and round them in its stages
+/// (KernelConfig::roundsInStages).
+bool readsRoundedWeightCopies(const KernelGemm &gemm);
+
 /// What tile selection reads of a kernel op's GEMM (codegen/TileSelection.h):
 /// its element, precision and accumulators, whether TMA can read its
 /// operands (and which are K-major), which strategies' operand rules it

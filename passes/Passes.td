@@ -422,6 +422,12 @@ def RoundTf32WeightsPass : Pass<"fmlp-round-tf32-weights", "::mlir::ModuleOp"> {
       - sets `round_to_tf32` on the `fmlp.transpose` (fmlp-transpose-
         weights) whose copy the op reads, where every op that reads that
         copy rounds.
+    fmlp-select-tiles then lets the token variants of few T read the
+    weights as stored and round them in their stages instead
+    (`rounds_in_stages`, codegen/TileSelection.h), and convert-fmlp-to-nvvm
+    launches each copy only for the T some kernel reads it at (under
+    `scf.if T >= F`, its launch's `fmlp.min_tokens` F): at T = 1 a copy
+    would read and write the weights once more than the GEMMs read them.
     An op marked already (a second run) is left as it is. Refused
     for an op that has a kernel config already, and under
     `--fmlp-tf32-transpose=cp-async` for an op that reads an operand

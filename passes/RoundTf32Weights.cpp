@@ -21,6 +21,10 @@
 //     gradients, whose k is T, of the weight gradients).
 // What would stay truncated: a B_j read K-major by TMA that is neither an
 // argument of the entry nor such a copy (none of the plans has one).
+// A kernel of few tokens may read the weights as stored and round them in
+// its stages instead (KernelConfig::roundsInStages, fmlp-select-tiles'
+// rule): the copy is then launched only for the T its other readers serve
+// (convert-fmlp-to-nvvm).
 //
 //===----------------------------------------------------------------------===//
 

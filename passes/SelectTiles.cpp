@@ -145,6 +145,15 @@ struct SelectTilesPass
         return WalkResult::advance();
       GemmShape shape = describeGemmShape(op);
       KernelConfig base = selectGemmConfig(target.getInfo(), shape, choice);
+      // tf32's rounded weights read as stored where the rule says so (the
+      // rounding copies are then launched only for the T they serve).
+      auto roundInStages = [&](KernelConfig &config) {
+        if (!roundsTf32InStages(shape, config))
+          return;
+        config.roundsInStages = true;
+        config.reason += "; B rounded to tf32 in the stages";
+      };
+      roundInStages(base);
       op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
       // SIMT asked for: no variants either (small_tokens is mma.sync). The
       // rule's variants, or its small_tokens ones and the fixed WGMMA ones.
@@ -165,11 +174,15 @@ struct SelectTilesPass
         fixed = std::move(*forced);
       }
       SmallVector<Attribute> variants;
-      for (const KernelConfig &variant : ruled)
-        if (fixed.empty() || variant.strategy != KernelStrategy::wgmma)
+      for (KernelConfig &variant : ruled)
+        if (fixed.empty() || variant.strategy != KernelStrategy::wgmma) {
+          roundInStages(variant);
           variants.push_back(variant.toAttr(op->getContext()));
-      for (const KernelConfig &variant : fixed)
+        }
+      for (KernelConfig &variant : fixed) {
+        roundInStages(variant);
         variants.push_back(variant.toAttr(op->getContext()));
+      }
       if (!variants.empty())
         op->setAttr(KernelConfigAttr::kVariantsName,
                     ArrayAttr::get(op->getContext(), variants));

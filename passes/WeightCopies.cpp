@@ -2,6 +2,8 @@
 
 #include "passes/WeightCopies.h"
 
+#include "dialects/FMLP/FMLPOps.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -15,6 +17,14 @@ BlockArgument mlir::fmlp::copyableWeight(Value weight, func::FuncOp entry) {
       !type.getLayout().isIdentity())
     return nullptr;
   return argument;
+}
+
+Value mlir::fmlp::roundedCopySource(Value copy) {
+  for (Operation *user : copy.getUsers())
+    if (auto round = dyn_cast<RoundToTf32Op>(user))
+      if (round.getInits()[0] == copy)
+        return round.getInput();
+  return nullptr;
 }
 
 BlockArgument mlir::fmlp::addWeightCopyArgument(BlockArgument weight,

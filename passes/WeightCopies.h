@@ -27,6 +27,11 @@ BlockArgument copyableWeight(Value weight, func::FuncOp entry);
 BlockArgument addWeightCopyArgument(BlockArgument weight, func::FuncOp entry,
                                     ArrayRef<int64_t> shape, StringRef suffix);
 
+/// The weight that an fmlp.round_to_tf32 copies, rounded, into `copy` (a
+/// workspace argument of fmlp-round-tf32-weights), or null where none
+/// writes it.
+Value roundedCopySource(Value copy);
+
 } // namespace mlir::fmlp
 
 #endif // FMLP_PASSES_WEIGHTCOPIES_H

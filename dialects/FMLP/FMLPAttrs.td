@@ -139,7 +139,11 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     `reason` why this strategy and not a faster one; `split_k` (wgmma only,
     default 1, printed when not 1) the slices K is cut into, each a block
     of its own whose fp32 partial sums the tile's last block adds in slice
-    order (codegen/WgmmaGemm.cpp, split-K).
+    order (codegen/WgmmaGemm.cpp, split-K); `rounds_in_stages` (wgmma, tf32
+    only, default false, printed when true) that the kernel reads the
+    weights it multiplies as B as stored and rounds them to tf32 in its
+    stages, not fmlp-round-tf32-weights' rounded copies (which are then
+    written only for the T that some kernel reads them at).
 
     A kernel op may also carry `fmlp.token_variants`, an array of further
     configurations for launches of few tokens, ascending by `max_tokens`:
@@ -165,13 +169,16 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     DefaultValuedParameter<"int64_t", "0",
                            "the largest T served (0: any)">:$max_tokens,
     DefaultValuedParameter<"int64_t", "1",
-                           "K slices, one block each (1: no split)">:$split_k);
+                           "K slices, one block each (1: no split)">:$split_k,
+    DefaultValuedParameter<"bool", "false",
+                           "B rounded to tf32 in the stages">:$rounds_in_stages);
   let assemblyFormat = [{
     `<` `strategy` `=` $strategy `,` `tile` `=` `[` $tile `]` `,`
     `stages` `=` $stages `,` `cluster` `=` `[` $cluster `]` `,`
     `shared_bytes` `=` $shared_bytes `,` `max_registers` `=` $max_registers
     `,` (`split_k` `=` $split_k^ `,`)? `reason` `=` $reason
-    (`,` `max_tokens` `=` $max_tokens^)? `>`
+    (`,` `max_tokens` `=` $max_tokens^)?
+    (`,` `rounds_in_stages` `=` $rounds_in_stages^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

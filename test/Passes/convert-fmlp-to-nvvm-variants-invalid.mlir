@@ -256,3 +256,17 @@ func.func @small_tokens_registers(%a: memref<?x128xbf16>, %wd: memref<64x128xbf1
       #fmlp.kernel_config<strategy = small_tokens, tile = [16, 32, 32], stages = 1, cluster = [1, 1], shared_bytes = 32768, max_registers = 255, reason = "few", max_tokens = 16>]}
   return
 }
+
+// -----
+
+// rounds_in_stages asks a kernel to read the weights as stored where its
+// op names rounded tf32 copies (fmlp-round-tf32-weights): a bf16 down (or
+// any op without such copies) cannot take it.
+func.func @rounds_without_copies(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: rounds_in_stages on a kernel whose B is not every part a rounded tf32 copy of a weight (fmlp-round-tf32-weights) with A K-major}}
+  fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "base">,
+    fmlp.token_variants = [
+      #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, reason = "narrow", max_tokens = 256, rounds_in_stages = true>]}
+  return
+}

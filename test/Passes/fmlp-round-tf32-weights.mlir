@@ -5,6 +5,9 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=NONE
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-transpose-weights --fmlp-round-tf32-weights --split-input-file | FileCheck %s --check-prefix=NONE
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights --fmlp-select-tiles --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=KERNEL
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=STAGES
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights --fmlp-select-tiles --fmlp-tf32-round-in-stages-max-tokens=0 --split-input-file | FileCheck %s --check-prefix=COPIES
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights --fmlp-select-tiles --fmlp-tf32-round-in-stages-max-tokens=-1 --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=ALL
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-round-tf32-weights=strategy=wmma --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-round-tf32-weights --split-input-file 2>&1 | FileCheck %s --check-prefix=NOTARGET
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --fmlp-round-tf32-weights --split-input-file 2>&1 | FileCheck %s --check-prefix=CONFIGURED
@@ -81,6 +84,26 @@
 // TWICE-NOT: fmlp.round_to_tf32
 // TWICE: return
 
+// The rule (codegen/TileSelection.h): the WGMMA token variants of K1 and
+// K2 (T <= 2048) round B in their stages, the kernel_config (every larger
+// T) reads the copies; the backward's kernels read transposed copies, not
+// rounded ones: none. With the bound at 0, every kernel reads the copies;
+// at -1 none does, and no copy is launched.
+// STAGES-LABEL: func.func @mlp.forward(
+// STAGES: fmlp.gate_up silu {{.*}}{fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, {{[^>]*}}reason = "tf32 products {{[^>"]*}}">, fmlp.tf32_rounded, fmlp.token_variants = [#fmlp.kernel_config<{{[^>]*}}B rounded to tf32 in the stages", max_tokens = 512, rounds_in_stages = true>]
+// STAGES: fmlp.down {{.*}}max_tokens = 2048, rounds_in_stages = true>]
+// STAGES-LABEL: func.func @mlp.backward(
+// STAGES-NOT: rounds_in_stages
+// STAGES-LABEL: func.func @mlp.forward_nograd(
+// STAGES-COUNT-2: rounds_in_stages = true>]
+// COPIES-NOT: rounds_in_stages
+// ALL-LABEL: func.func @mlp.forward(
+// ALL-NOT: round_to_tf32
+// ALL: gpu.launch_func @fmlp_kernels::@mlp_forward_k3_gate_up_upto512_round_in_stages
+// ALL-NOT: round_to_tf32
+// ALL: gpu.launch_func @fmlp_kernels::@mlp_forward_k3_gate_up_round_in_stages {{.*}}args(%arg0 : memref<?x1024xf32>, %arg1 : memref<2816x1024xf32>, %arg2 : memref<2816x1024xf32>,
+// ALL-LABEL: func.func @mlp.backward(
+
 // mma_sync asked for, or a chip without WGMMA: mma_sync rounds each operand
 // as it loads it (cvt.rna): nothing to do.
 // NONE-NOT: fmlp.round_to_tf32
@@ -96,6 +119,30 @@
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_round_to_tf32 blocks in (%c32, %c88, %{{.+}}) threads in (%c256,
 // KERNEL-SAME: args(%arg1 : memref<2816x1024xf32>, %arg6 : memref<2816x1024xf32>,
 // KERNEL-SAME: fmlp.written = array<i64: 1>
+// The token variants (T <= 2048) read the weights as stored and round them
+// in their stages: each copy is launched under scf.if T >= F, F the fewest
+// T some kernel reads it at (513 for Wg and Wu: K1's variants end at 512;
+// 2049 for Wd), its launch saying so (the manifest's min_tokens); the
+// variants' launches take the weights (%arg1..3), the kernel_config's the
+// copies (%arg6..8). The producer rounds B in place (cvt.rna) and arrives
+// on the stage's ready barrier, which the consumers wait on.
+// KERNEL-LABEL: func.func @mlp.forward_nograd(
+// KERNEL: %[[T:.+]] = memref.dim %arg0, %{{.+}} : memref<?x1024xf32>
+// KERNEL-NEXT: %[[F:.+]] = arith.constant 513 : index
+// KERNEL-NEXT: %[[NEEDED:.+]] = arith.cmpi uge, %[[T]], %[[F]]
+// KERNEL-NEXT: scf.if %[[NEEDED]] {
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k0_round_to_tf32 {{.*}}args(%arg1 : memref<2816x1024xf32>, %arg6 : memref<2816x1024xf32>, {{.*}}fmlp.min_tokens = 513 : i64
+// KERNEL: arith.constant 2049 : index
+// KERNEL-NEXT: arith.cmpi uge
+// KERNEL-NEXT: scf.if
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k2_round_to_tf32 {{.*}}fmlp.min_tokens = 2049 : i64
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k3_gate_up_upto512_round_in_stages {{.*}}args(%arg0 : memref<?x1024xf32>, %arg1 : memref<2816x1024xf32>, %arg2 : memref<2816x1024xf32>,
+// KERNEL-SAME: fmlp.max_tokens = 512 : i64
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k3_gate_up {{.*}}args(%arg0 : memref<?x1024xf32>, %arg6 : memref<2816x1024xf32>, %arg7 : memref<2816x1024xf32>,
+// KERNEL-SAME: fmlp.min_tokens = 513 : i64
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down_upto2048_round_in_stages {{.*}}, %arg3 : memref<1024x2816xf32>,
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down {{.*}}, %arg8 : memref<1024x2816xf32>,
+// KERNEL-SAME: fmlp.min_tokens = 2049 : i64
 // KERNEL-LABEL: llvm.func @mlp_forward_k0_round_to_tf32(
 // KERNEL-NOT: nvvm.barrier0
 // KERNEL: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
@@ -107,6 +154,14 @@
 // KERNEL: nvvm.barrier0
 // KERNEL: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // KERNEL: llvm.return
+// KERNEL-LABEL: llvm.func @mlp_forward_nograd_k3_gate_up_upto512_round_in_stages(
+// KERNEL: nvvm.mbarrier.init %{{.+}}, %c128_i32
+// KERNEL: nvvm.mbarrier.try_wait.parity
+// KERNEL: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// KERNEL-COUNT-4: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// KERNEL: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// KERNEL: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// KERNEL: nvvm.mbarrier.arrive %
 func.func @mlp(%x: tensor<?x1024xf32>, %wg: tensor<2816x1024xf32>,
                %wu: tensor<2816x1024xf32>, %wd: tensor<1024x2816xf32>)
     -> tensor<?x1024xf32> {

@@ -70,7 +70,7 @@
 // RUN: grep -c "Compiling entry" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-KERNELS
 // RUN: not grep "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-VARIANTS-MMA
-// TF32-KERNELS: 36
+// TF32-KERNELS: 38
 // TF32-VARIANTS-MMA: 2
 // The kernels that write their stages through the generic proxy, truncated
 // (below; rounded, every consumer fences its own loads of A too): K5 and K6
@@ -88,22 +88,29 @@
 // the variants' fp32 block and a LoRA block, their WGMMA kernels taking A
 // from registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy
 // kernels (the forward's and the no-grad forward's rounded weights, the
-// adapters' among them): 36 + 65 + 40 kernels, no spill, and no WGMMA
+// adapters' among them): 38 + 65 + 40 kernels, no spill, and no WGMMA
 // pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
+// The Llama block's WGMMA token variants of K1 and K2 (T <= 2048) read the
+// weights as stored and round them in their stages (KernelConfig::
+// roundsInStages): 14 kernels (their split-K counter fills among them),
+// one more per entry than truncated: K1's variant for T <= 128 takes the
+// kernel_config's tiles but is a kernel of its own.
 // Truncated (=false): the Llama block's 30 kernels, no copy.
 // RUN: mkdir -p %t/rounded %t/truncated
 // RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false --precision=tf32 -o %t/rounded/tf32-lora.bundle
 // RUN: cat %t/tf32-sm90a.bundle/ptxas.log %t/tf32-variants.bundle/ptxas.log %t/rounded/tf32-lora.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // RUN: cat %t/tf32-sm90a.bundle/ptxas.log %t/tf32-variants.bundle/ptxas.log %t/rounded/tf32-lora.bundle/ptxas.log | grep -c "Compiling entry" | FileCheck %s --check-prefix=ROUNDED-KERNELS
 // RUN: grep -c "round_to_tf32'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUNDED-COPIES
+// RUN: grep -c "round_in_stages[_a-z0-9]*'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUND-IN-STAGES
 // RUN: FileCheck %s --check-prefix=ROUNDED-PTX < %t/tf32-sm90a.bundle/kernels.ptx
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands=false -o %t/truncated/tf32-sm90a.bundle
 // RUN: grep -c "Compiling entry" %t/truncated/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TRUNCATED-KERNELS
 // RUN: not grep -q "cvt.rna" %t/truncated/tf32-sm90a.bundle/kernels.ptx
 // RUN: grep -c "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
 // TRUNCATED-KERNELS: 30
-// ROUNDED-KERNELS: 141
+// ROUNDED-KERNELS: 143
 // ROUNDED-COPIES: 6
+// ROUND-IN-STAGES: 14
 // ROUNDED-PTX: cvt.rna.tf32.f32
 // ROUNDED-PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32 {{{[^}]*}}}, {{{[^}]*}}}
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
@@ -115,7 +122,8 @@
 // variants of codegen/TileSelection.h among them), 44 for mma_sync on
 // sm_90a and for each of 10 more chips, 5 x 8 on tf32 and tf32x3 and 27
 // on tf32 for sm_90a (every kernel on WGMMA, with their token variants and
-// split-K counter fills), and 58 for the variants at precision tf32. The
+// split-K counter fills; 2 more where K1's first variant rounds its
+// weights in its stages), and 58 for the variants at precision tf32. The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32. Then the LoRA blocks: 112 on
@@ -127,7 +135,7 @@
 // adapters' B matrices). And 12 copies of the weights rounded to tf32
 // (fmlp-round-tf32-weights): 6 in each sm_90a bundle at precision tf32
 // (the forward's and the no-grad forward's Wg, Wu, Wd).
-// CHECK-COUNT-1302: Compiling entry function
+// CHECK-COUNT-1304: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

@@ -644,11 +644,41 @@ TEST(TileSelection, SameKernelIgnoresOnlyTheRangeAndReason) {
            [](KernelConfig &c) { c.splitK = 2; },
            [](KernelConfig &c) { c.maxRegisters = 128; },
            [](KernelConfig &c) { c.sharedBytes = 65536; },
+           [](KernelConfig &c) { c.roundsInStages = true; },
            [](KernelConfig &c) { c.strategy = KernelStrategy::mma_sync; }}) {
     KernelConfig c = a;
     change(c);
     EXPECT_FALSE(a.sameKernel(c));
   }
+}
+
+// tf32's rounded weights (fmlp-round-tf32-weights) read as stored and
+// rounded in the stages by the WGMMA token variants of up to 2048 tokens
+// (the default bound), never by the kernel_config (every larger T: the
+// copies), another strategy, or a GEMM that reads no rounded copies.
+TEST(TileSelection, Tf32TokenVariantsRoundInTheirStages) {
+  MLIRContext context;
+  Builder b(&context);
+  GemmShape shape{b.getF32Type(), 2, true, ""};
+  shape.precision = Precision::tf32;
+  shape.readsRoundedWeightCopies = true;
+  KernelConfig config;
+  config.strategy = KernelStrategy::wgmma;
+  auto upTo = [&](int64_t maxTokens) {
+    KernelConfig variant = config;
+    variant.maxTokens = maxTokens;
+    return variant;
+  };
+  EXPECT_TRUE(roundsTf32InStages(shape, upTo(128)));
+  EXPECT_TRUE(roundsTf32InStages(shape, upTo(2048)));
+  EXPECT_FALSE(roundsTf32InStages(shape, upTo(2049)));
+  EXPECT_FALSE(roundsTf32InStages(shape, upTo(0))); // the kernel_config
+  KernelConfig mmaSync = upTo(128);
+  mmaSync.strategy = KernelStrategy::mma_sync;
+  EXPECT_FALSE(roundsTf32InStages(shape, mmaSync));
+  GemmShape noCopies = shape;
+  noCopies.readsRoundedWeightCopies = false;
+  EXPECT_FALSE(roundsTf32InStages(noCopies, upTo(128)));
 }
 
 // The split-K workspace: a counter per tile, then 128-byte aligned fp32
