@@ -1064,8 +1064,22 @@ struct ConvertFMLPToNVVMPass
         continue;
       }
       if (isWeightCopyOp(op)) {
-        KernelBuilder kb(gpuModule, name, 0, operands.buffers.size(),
-                         op->getLoc());
+        OpBuilder b(op);
+        Location loc = op->getLoc();
+        // A rounded copy is made only for the T some kernel reads it at.
+        std::optional<int64_t> fewest = 1;
+        if (auto round = dyn_cast<RoundToTf32Op>(op)) {
+          FailureOr<std::optional<int64_t>> guarded =
+              guardByReaders(b, round, configsByOp);
+          if (failed(guarded))
+            return signalPassFailure();
+          fewest = *guarded;
+        }
+        if (!fewest) {
+          op->erase();
+          continue;
+        }
+        KernelBuilder kb(gpuModule, name, 0, operands.buffers.size(), loc);
         auto transpose = dyn_cast<TransposeOp>(op);
         WeightCopy copy;
         copy.transpose = bool(transpose);
@@ -1078,19 +1092,11 @@ struct ConvertFMLPToNVVMPass
         // T is the launch's last parameter, which the copy does not read:
         // 0, as for the fills (the weight's rows are not T, and the bundle
         // would take a dim of a static memref for the block's static T).
-        OpBuilder b(op);
-        Location loc = op->getLoc();
         Value unread = arith::ConstantIndexOp::create(b, loc, 0);
-        // A rounded copy is made for the T its readers read it at.
-        if (!transpose)
-          if (failed(launchForReaders(b, cast<RoundToTf32Op>(op), configsByOp)))
-            return signalPassFailure();
-        if (b.getInsertionBlock()) {
-          gpu::LaunchFuncOp launch =
-              createLaunch(b, loc, inits, kb.func, operands, unread, {});
-          if (auto fewest = op->getAttrOfType<IntegerAttr>("fmlp.min_tokens"))
-            launch->setAttr("fmlp.min_tokens", fewest);
-        }
+        gpu::LaunchFuncOp launch =
+            createLaunch(b, loc, inits, kb.func, operands, unread, {});
+        if (*fewest > 1)
+          launch->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(*fewest));
         op->erase();
         continue;
       }
@@ -1165,15 +1171,16 @@ struct ConvertFMLPToNVVMPass
     });
   }
 
-  /// Where `round`'s launch goes, by `b`: as it is when a kernel reads its
-  /// copy at every T; under `scf.if T >= F` (and its fmlp.min_tokens F,
-  /// set on `round` for the launch to take) when the readers' variants of
-  /// fewer T read the weight as stored (KernelConfig::roundsInStages), F
-  /// the fewest T any reads the copy at; nowhere (`b` cleared) when none
-  /// reads it or a static T is below F.
-  LogicalResult launchForReaders(
-      OpBuilder &b, RoundToTf32Op round,
-      const DenseMap<Operation *, SmallVector<KernelConfig>> &configsByOp) {
+  /// The fewest T the launch of `round`'s copy serves, `b` placed where
+  /// it goes: F, the fewest T any kernel reads the copy at, under `scf.if
+  /// T >= F` where the readers' variants of fewer T read the weight as
+  /// stored (KernelConfig::roundsInStages); 1 (no guard) where some kernel
+  /// reads it at every T or a static T is at least F; nullopt (no launch)
+  /// where none reads it or a static T is below F.
+  FailureOr<std::optional<int64_t>>
+  guardByReaders(OpBuilder &b, RoundToTf32Op round,
+                 const DenseMap<Operation *, SmallVector<KernelConfig>>
+                     &configsByOp) {
     Value copy = round.getInits()[0];
     std::optional<int64_t> fewest;
     Value tokenOperand;
@@ -1195,11 +1202,8 @@ struct ConvertFMLPToNVVMPass
         first = config.maxTokens + 1;
       }
     }
-    if (!fewest || *fewest == 1) {
-      if (!fewest)
-        b.clearInsertionPoint();
-      return success();
-    }
+    if (!fewest || *fewest == 1)
+      return fewest;
     // T: dim 0 of the entry's first argument of T rows (the manifest's -1
     // rows), or of a reader's token operand where T is static.
     auto entry = round->getParentOfType<func::FuncOp>();
@@ -1215,9 +1219,8 @@ struct ConvertFMLPToNVVMPass
       if (type.isDynamicDim(0))
         return round.emitOpError("has a reader whose T is dynamic but no "
                                  "argument of T rows in its entry point");
-      if (type.getDimSize(0) < *fewest)
-        b.clearInsertionPoint();
-      return success();
+      return type.getDimSize(0) < *fewest ? std::nullopt
+                                          : std::optional<int64_t>(1);
     }
     Location loc = round.getLoc();
     Value needed =
@@ -1225,8 +1228,7 @@ struct ConvertFMLPToNVVMPass
                               arith::ConstantIndexOp::create(b, loc, *fewest));
     auto branch = scf::IfOp::create(b, loc, needed, /*withElseRegion=*/false);
     b.setInsertionPoint(branch.thenBlock()->getTerminator());
-    round->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(*fewest));
-    return success();
+    return fewest;
   }
 
   /// highest's tf32x3 is within fp32's bound only from

@@ -236,3 +236,23 @@ func.func @lora(%x: tensor<?x64xf32>, %wg: tensor<96x64xf32>, %wu: tensor<96x64x
          tensor<8x64xf32>, tensor<96x8xf32>, tensor<96x8xf32>, tensor<4x96xf32>, tensor<64x4xf32>) -> tensor<?x64xf32>
   return %y : tensor<?x64xf32>
 }
+
+// -----
+
+// A static T under every copy's F (16: K1's and K2's variants round in
+// their stages): no copy is launched, nor built; the workspaces stay
+// (unread).
+// KERNEL-LABEL: func.func @decode.forward_nograd(
+// KERNEL-SAME: {fmlp.name = "gate_tf32", fmlp.workspace}
+// KERNEL-NOT: round_to_tf32
+// KERNEL: gpu.launch_func @fmlp_kernels::@decode_forward_nograd_k3_gate_up_upto512_round_in_stages
+// KERNEL-NOT: round_to_tf32
+// KERNEL: gpu.module @fmlp_kernels
+func.func @decode(%x: tensor<16x1024xf32>, %wg: tensor<2816x1024xf32>,
+                  %wu: tensor<2816x1024xf32>, %wd: tensor<1024x2816xf32>)
+    -> tensor<16x1024xf32> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}
+      : (tensor<16x1024xf32>, tensor<2816x1024xf32>, tensor<2816x1024xf32>,
+         tensor<1024x2816xf32>) -> tensor<16x1024xf32>
+  return %y : tensor<16x1024xf32>
+}
