@@ -44,6 +44,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace mlir::fmlp {
@@ -1182,6 +1183,9 @@ struct ConvertFMLPToNVVMPass
                  const DenseMap<Operation *, SmallVector<KernelConfig>>
                      &configsByOp) {
     Value copy = round.getInits()[0];
+    auto entry = round->getParentOfType<func::FuncOp>();
+    // A reader in the token-chunk loop is launched at T <= the chunk's.
+    auto chunk = entry->getAttrOfType<IntegerAttr>("fmlp.chunk_tokens");
     std::optional<int64_t> fewest;
     Value tokenOperand;
     for (Operation *reader : copy.getUsers()) {
@@ -1193,10 +1197,15 @@ struct ConvertFMLPToNVVMPass
         continue;
       }
       tokenOperand = describeGemm(reader).tokenOperand;
+      int64_t most =
+          chunk && chunk.getInt() > 0 && reader->getParentOfType<scf::ForOp>()
+              ? chunk.getInt()
+              : std::numeric_limits<int64_t>::max();
       int64_t first = 1;
       for (const KernelConfig &config : configs->second) {
         if (!config.roundsInStages) {
-          fewest = std::min(fewest.value_or(first), first);
+          if (first <= most)
+            fewest = std::min(fewest.value_or(first), first);
           break;
         }
         first = config.maxTokens + 1;
@@ -1204,16 +1213,27 @@ struct ConvertFMLPToNVVMPass
     }
     if (!fewest || *fewest == 1)
       return fewest;
-    // T: dim 0 of the entry's first argument of T rows (the manifest's -1
-    // rows), or of a reader's token operand where T is static.
-    auto entry = round->getParentOfType<func::FuncOp>();
+    // T: the product of the leading dimensions (all but the last) of the
+    // entry's first argument with a dynamic one (the manifest's -1 rows,
+    // which the runtime flattens so), or a reader's static T.
+    Location loc = round.getLoc();
     Value tokens;
-    for (BlockArgument argument : entry.getArguments())
-      if (auto type = dyn_cast<MemRefType>(argument.getType());
-          type && type.getRank() >= 1 && type.isDynamicDim(0)) {
-        tokens = memref::DimOp::create(b, round.getLoc(), argument, 0);
-        break;
+    for (BlockArgument argument : entry.getArguments()) {
+      auto type = dyn_cast<MemRefType>(argument.getType());
+      if (!type || type.getRank() == 0)
+        continue;
+      int64_t leading = std::max<int64_t>(type.getRank() - 1, 1);
+      if (llvm::none_of(type.getShape().take_front(leading),
+                        ShapedType::isDynamic))
+        continue;
+      for (int64_t d = 0; d < leading; ++d) {
+        Value extent = memref::DimOp::create(b, loc, argument, d);
+        tokens = tokens
+                     ? arith::MulIOp::create(b, loc, tokens, extent).getResult()
+                     : extent;
       }
+      break;
+    }
     if (!tokens) {
       auto type = cast<MemRefType>(tokenOperand.getType());
       if (type.isDynamicDim(0))
@@ -1222,7 +1242,6 @@ struct ConvertFMLPToNVVMPass
       return type.getDimSize(0) < *fewest ? std::nullopt
                                           : std::optional<int64_t>(1);
     }
-    Location loc = round.getLoc();
     Value needed =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tokens,
                               arith::ConstantIndexOp::create(b, loc, *fewest));

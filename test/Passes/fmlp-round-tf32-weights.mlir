@@ -1,6 +1,7 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights --fmlp-select-tiles --split-input-file | FileCheck %s
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-round-tf32-weights --split-input-file | FileCheck %s --check-prefix=LANDING
 // RUN: fmlp-opt %s --fmlp-plan-pipeline="chunk-tokens=1024" --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights --split-input-file | FileCheck %s --check-prefix=CHUNKS
+// RUN: fmlp-opt %s --fmlp-plan-pipeline="chunk-tokens=1024" --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights --fmlp-select-tiles --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=CHUNKS-KERNEL
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights --fmlp-round-tf32-weights --split-input-file | FileCheck %s --check-prefix=TWICE
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-round-tf32-weights=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=NONE
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-transpose-weights --fmlp-round-tf32-weights --split-input-file | FileCheck %s --check-prefix=NONE
@@ -70,6 +71,16 @@
 // CHUNKS: fmlp.gate_up silu ins(%{{.+}}, %[[GC]], %[[UC]] : {{.*}}fmlp.tf32_rounded
 // CHUNKS: fmlp.down ins(%{{.+}}, %[[DC]] : {{.*}}fmlp.tf32_rounded
 // CHUNKS: return
+// Lowered: each chunk's kernels serve at most 1024 tokens, where K2's
+// variants (T <= 2048) round in their stages: Wd's copy is not launched;
+// Wg's and Wu's are, from T = 513, for K1's kernel_config.
+// CHUNKS-KERNEL-LABEL: func.func @mlp.forward_nograd(
+// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k0_round_to_tf32 {{.*}}fmlp.min_tokens = 513
+// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k1_round_to_tf32 {{.*}}fmlp.min_tokens = 513
+// CHUNKS-KERNEL-NOT: round_to_tf32
+// CHUNKS-KERNEL: scf.for
+// CHUNKS-KERNEL-NOT: round_to_tf32
+// CHUNKS-KERNEL: return
 
 // A second run leaves the marked ops and their copies as they are.
 // TWICE-LABEL: func.func @mlp.forward(
@@ -237,22 +248,3 @@ func.func @lora(%x: tensor<?x64xf32>, %wg: tensor<96x64xf32>, %wu: tensor<96x64x
   return %y : tensor<?x64xf32>
 }
 
-// -----
-
-// A static T under every copy's F (16: K1's and K2's variants round in
-// their stages): no copy is launched, nor built; the workspaces stay
-// (unread).
-// KERNEL-LABEL: func.func @decode.forward_nograd(
-// KERNEL-SAME: {fmlp.name = "gate_tf32", fmlp.workspace}
-// KERNEL-NOT: round_to_tf32
-// KERNEL: gpu.launch_func @fmlp_kernels::@decode_forward_nograd_k3_gate_up_upto512_round_in_stages
-// KERNEL-NOT: round_to_tf32
-// KERNEL: gpu.module @fmlp_kernels
-func.func @decode(%x: tensor<16x1024xf32>, %wg: tensor<2816x1024xf32>,
-                  %wu: tensor<2816x1024xf32>, %wd: tensor<1024x2816xf32>)
-    -> tensor<16x1024xf32> {
-  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd {precision = #fmlp.precision<tf32>}
-      : (tensor<16x1024xf32>, tensor<2816x1024xf32>, tensor<2816x1024xf32>,
-         tensor<1024x2816xf32>) -> tensor<16x1024xf32>
-  return %y : tensor<16x1024xf32>
-}
