@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Session 39 (issue 23): s39c.sh cut to what fits the device time left
+# after failed starts (each step time-boxed; s39a.sh and s39b.sh are the
+# full checks).
+cd "$(dirname "$0")/../../../.."
+source bench/device-session.sh .device/stages/cache || exit 1
+S=.device/stages M=.device/stages/set t=build-gpu/fmlp-gpu-block-test L=$R/blocks.log
+lib=build-gpu/lib/libfmlp_runtime.so
+nvidia-smi --query-gpu=name --format=csv,noheader | tee "$R/gpu.txt"
+echo "built $(( $(date +%s) - s )) s"
+timeout 60 python3 "$(dirname "$0")/same_bits.py" $S \
+  --tokens 1,16,129,257,512,513,2048,2049 > "$R/same-bits.log" 2>&1
+echo "same_bits rc=$? $(tail -1 "$R/same-bits.log") $(( $(date +%s) - s )) s"
+grep -E "FAIL|CONTROL PASSED|Error|error" "$R/same-bits.log" | head -5
+run() { timeout 80 "$t" "$@" >> "$L" 2>&1 || echo "FAILED: $*" | tee -a "$L"; }
+run $M/mlp-f32-1024-2816.bundle f32 1024 2816 1 17 129 513 2597 --contraction=tf32 &
+run $M/mlp-lora-f32-1024-2816-r16-rd16-agu-c0.bundle f32 1024 2816 1 129 --contraction=tf32 &
+run $M/mlp-f32-64-128-tf32.bundle f32 64 128 17 2049 --contraction=tf32 &
+wait
+echo "blocks $(( $(date +%s) - s )) s pass: $(grep -c ' pass$' "$L"), controls failed as they must: $(grep -c 'failed as it must' "$L"), failures: $(grep -cE 'FAIL|CONTROL PASSED|NOT REFUSED' "$L")"
+grep -E "FAIL|CONTROL PASSED|NOT REFUSED" "$L" | head -8
+grep -v control "$L" | grep -oE "worst error/bound [0-9.e+-]+" | awk '{print $3}' | sort -g | tail -1 | sed 's/^/worst ratio: /'
+timeout 60 compute-sanitizer --tool racecheck --error-exitcode 3 "$t" $M/mlp-f32-64-128-tf32.bundle \
+  f32 64 128 17 --contraction=tf32 > "$R/racecheck.log" 2>&1
+echo "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$R/racecheck.log") $(( $(date +%s) - s )) s"
+timeout 120 python3 bench/compare_bundles.py $S/copies $S/stages $lib --dtype f32 --entries-only \
+  --tokens 1,16,2048,8192 --rounds 3 --shapes 4096x11008 > "$R/copies-vs-stages.log" 2>&1
+echo "copies vs stages rc=$? $(( $(date +%s) - s )) s"; grep -E "^D=|B/A" "$R/copies-vs-stages.log"
+timeout 45 python3 bench/compare_bundles.py $S/copies $S/all $lib --dtype f32 --entries-only \
+  --tokens 8192 --rounds 3 --shapes 4096x11008 > "$R/copies-vs-all.log" 2>&1
+echo "copies vs all rc=$? $(( $(date +%s) - s )) s"; grep -E "^D=|B/A" "$R/copies-vs-all.log"
