@@ -109,11 +109,16 @@ static llvm::cl::opt<bool> tf32x3Wgmma(
 
 // tf32's rounded weights read as stored and rounded in the stages
 // (KernelConfig::roundsInStages) by the WGMMA token variants serving T up
-// to this many tokens; 0: none (every kernel reads the rounded copies);
-// -1: every T, the kernel_config too (no copy is made). For A/B runs.
+// to this many tokens (512: measured on an H100, bench/NOTES.md item 85,
+// the no-grad forward 0.36-0.87x the time of reading the copies at T <=
+// 512, 1.00x at 1024 and 1.07x at 2048 at (1024, 2816), where the wide
+// tiles' products outrun the producer's pass); 0: none (every kernel reads
+// the rounded copies); -1: every T, the kernel_config too (no copy is
+// made: 1.24x the no-grad forward's time at (4096, 11008), T = 8192). For
+// A/B runs.
 static llvm::cl::opt<int64_t> tf32RoundInStagesMaxTokens(
     "fmlp-tf32-round-in-stages-max-tokens", llvm::cl::Hidden,
-    llvm::cl::init(2048),
+    llvm::cl::init(512),
     llvm::cl::desc("sm_90a, tf32: the largest T whose WGMMA kernels round "
                    "the weights in their stages, not from rounded copies "
                    "(0: none, -1: every T)"));

@@ -61,16 +61,18 @@
 //   - tf32 with its operands rounded to nearest (fmlp-round-tf32-weights:
 //     each weight a WGMMA kernel reads as B copied, rounded, once per
 //     call; GemmShape::readsRoundedWeightCopies): the WGMMA token variants
-//     serving T <= 2048 (--fmlp-tf32-round-in-stages-max-tokens; 0: none,
+//     serving T <= 512 (--fmlp-tf32-round-in-stages-max-tokens; 0: none,
 //     -1: the kernel_config too) read the weights as stored and round B in
 //     their stages (KernelConfig::roundsInStages: the producer rewrites
 //     each word rna(x) in place, WgmmaGemm.cpp), and the copies are made
 //     only for the T a kernel reads them at. At T = 1 a copy reads and
 //     writes the weights once more than the GEMMs read them (2.8x the
 //     no-grad forward's time at (4096, 11008) on an H100, bench/NOTES.md
-//     item 84); at a few thousand T the kernels are bound by their
-//     products, which the producer's extra pass over each stage could
-//     slow.
+//     item 84; rounding in the stages brings it back to 1.02x the
+//     truncating kernels', item 85); from about a thousand T the kernels
+//     are bound by their products, which the producer's pass over each
+//     stage slows more than the copy costs (K2 1.38x at (1024, 2816), T =
+//     2048).
 //   mma_sync (chips with mma.sync but no WGMMA: sm_80, sm_86, sm_89, sm_90,
 //     sm_100[a], sm_103[a], sm_120[a]; on sm_90a where WGMMA's TMA cannot
 //     read an operand, for fp32 operands contracted as tf32x3 or highest,

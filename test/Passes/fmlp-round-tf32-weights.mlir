@@ -71,12 +71,13 @@
 // CHUNKS: fmlp.gate_up silu ins(%{{.+}}, %[[GC]], %[[UC]] : {{.*}}fmlp.tf32_rounded
 // CHUNKS: fmlp.down ins(%{{.+}}, %[[DC]] : {{.*}}fmlp.tf32_rounded
 // CHUNKS: return
-// Lowered: each chunk's kernels serve at most 1024 tokens, where K2's
-// variants (T <= 2048) round in their stages: Wd's copy is not launched;
-// Wg's and Wu's are, from T = 513, for K1's kernel_config.
+// Lowered: each chunk's kernels serve at most 1024 tokens; those of more
+// than 512 read the copies (K1's kernel_config, K2's variant of T <= 1024),
+// so each copy is launched from T = 513.
 // CHUNKS-KERNEL-LABEL: func.func @mlp.forward_nograd(
 // CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k0_round_to_tf32 {{.*}}fmlp.min_tokens = 513
 // CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k1_round_to_tf32 {{.*}}fmlp.min_tokens = 513
+// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k2_round_to_tf32 {{.*}}fmlp.min_tokens = 513
 // CHUNKS-KERNEL-NOT: round_to_tf32
 // CHUNKS-KERNEL: scf.for
 // CHUNKS-KERNEL-NOT: round_to_tf32
@@ -96,17 +97,18 @@
 // TWICE: return
 
 // The rule (codegen/TileSelection.h): the WGMMA token variants of K1 and
-// K2 (T <= 2048) round B in their stages, the kernel_config (every larger
-// T) reads the copies; the backward's kernels read transposed copies, not
+// K2 up to T = 512 round B in their stages, the others (K2's of T <= 1024
+// and 2048, and the kernel_config, every larger T) read the copies; the backward's kernels read transposed copies, not
 // rounded ones: none. With the bound at 0, every kernel reads the copies;
 // at -1 none does, and no copy is launched.
 // STAGES-LABEL: func.func @mlp.forward(
 // STAGES: fmlp.gate_up silu {{.*}}{fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, {{[^>]*}}reason = "tf32 products {{[^>"]*}}">, fmlp.tf32_rounded, fmlp.token_variants = [#fmlp.kernel_config<{{[^>]*}}B rounded to tf32 in the stages", max_tokens = 512, rounds_in_stages = true>]
-// STAGES: fmlp.down {{.*}}max_tokens = 2048, rounds_in_stages = true>]
+// STAGES: fmlp.down {{.*}}max_tokens = 512, rounds_in_stages = true>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 1024>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 2048>]
 // STAGES-LABEL: func.func @mlp.backward(
 // STAGES-NOT: rounds_in_stages
 // STAGES-LABEL: func.func @mlp.forward_nograd(
-// STAGES-COUNT-2: rounds_in_stages = true>]
+// STAGES: rounds_in_stages = true>]
+// STAGES: max_tokens = 512, rounds_in_stages = true>, #fmlp.kernel_config<
 // COPIES-NOT: rounds_in_stages
 // ALL-LABEL: func.func @mlp.forward(
 // ALL-NOT: round_to_tf32
@@ -130,10 +132,10 @@
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_round_to_tf32 blocks in (%c32, %c88, %{{.+}}) threads in (%c256,
 // KERNEL-SAME: args(%arg1 : memref<2816x1024xf32>, %arg6 : memref<2816x1024xf32>,
 // KERNEL-SAME: fmlp.written = array<i64: 1>
-// The token variants (T <= 2048) read the weights as stored and round them
+// The token variants of T <= 512 read the weights as stored and round them
 // in their stages: each copy is launched under scf.if T >= F, F the fewest
-// T some kernel reads it at (513 for Wg and Wu: K1's variants end at 512;
-// 2049 for Wd), its launch saying so (the manifest's min_tokens); the
+// T some kernel reads it at (513: K1's and K2's rounding variants end at
+// 512), its launch saying so (the manifest's min_tokens); the
 // variants' launches take the weights (%arg1..3), the kernel_config's the
 // copies (%arg6..8). The producer rounds B in place (cvt.rna) and arrives
 // on the stage's ready barrier, which the consumers wait on.
@@ -143,17 +145,17 @@
 // KERNEL-NEXT: %[[NEEDED:.+]] = arith.cmpi uge, %[[T]], %[[F]]
 // KERNEL-NEXT: scf.if %[[NEEDED]] {
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k0_round_to_tf32 {{.*}}args(%arg1 : memref<2816x1024xf32>, %arg6 : memref<2816x1024xf32>, {{.*}}fmlp.min_tokens = 513 : i64
-// KERNEL: arith.constant 2049 : index
+// KERNEL: arith.constant 513 : index
 // KERNEL-NEXT: arith.cmpi uge
 // KERNEL-NEXT: scf.if
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k2_round_to_tf32 {{.*}}fmlp.min_tokens = 2049 : i64
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k2_round_to_tf32 {{.*}}fmlp.min_tokens = 513 : i64
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k3_gate_up_upto512_round_in_stages {{.*}}args(%arg0 : memref<?x1024xf32>, %arg1 : memref<2816x1024xf32>, %arg2 : memref<2816x1024xf32>,
 // KERNEL-SAME: fmlp.max_tokens = 512 : i64
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k3_gate_up {{.*}}args(%arg0 : memref<?x1024xf32>, %arg6 : memref<2816x1024xf32>, %arg7 : memref<2816x1024xf32>,
 // KERNEL-SAME: fmlp.min_tokens = 513 : i64
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down_upto2048_round_in_stages {{.*}}, %arg3 : memref<1024x2816xf32>,
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down {{.*}}, %arg8 : memref<1024x2816xf32>,
-// KERNEL-SAME: fmlp.min_tokens = 2049 : i64
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down_upto512_round_in_stages_splitk4 {{.*}}, %arg3 : memref<1024x2816xf32>,
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down_upto1024_splitk2 {{.*}}, %arg8 : memref<1024x2816xf32>,
+// KERNEL-SAME: fmlp.min_tokens = 513 : i64
 // KERNEL-LABEL: llvm.func @mlp_forward_k0_round_to_tf32(
 // KERNEL-NOT: nvvm.barrier0
 // KERNEL: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}

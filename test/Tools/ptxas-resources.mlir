@@ -90,7 +90,7 @@
 // kernels (the forward's and the no-grad forward's rounded weights, the
 // adapters' among them): 38 + 65 + 40 kernels, no spill, and no WGMMA
 // pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
-// The Llama block's WGMMA token variants of K1 and K2 (T <= 2048) read the
+// The Llama block's WGMMA token variants of K1 and K2 (T <= 512) read the
 // weights as stored and round them in their stages (KernelConfig::
 // roundsInStages): 14 kernels (their split-K counter fills among them),
 // one more per entry than truncated: K1's variant for T <= 128 takes the

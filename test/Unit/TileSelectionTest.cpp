@@ -653,7 +653,7 @@ TEST(TileSelection, SameKernelIgnoresOnlyTheRangeAndReason) {
 }
 
 // tf32's rounded weights (fmlp-round-tf32-weights) read as stored and
-// rounded in the stages by the WGMMA token variants of up to 2048 tokens
+// rounded in the stages by the WGMMA token variants of up to 512 tokens
 // (the default bound), never by the kernel_config (every larger T: the
 // copies), another strategy, or a GEMM that reads no rounded copies.
 TEST(TileSelection, Tf32TokenVariantsRoundInTheirStages) {
@@ -670,8 +670,8 @@ TEST(TileSelection, Tf32TokenVariantsRoundInTheirStages) {
     return variant;
   };
   EXPECT_TRUE(roundsTf32InStages(shape, upTo(128)));
-  EXPECT_TRUE(roundsTf32InStages(shape, upTo(2048)));
-  EXPECT_FALSE(roundsTf32InStages(shape, upTo(2049)));
+  EXPECT_TRUE(roundsTf32InStages(shape, upTo(512)));
+  EXPECT_FALSE(roundsTf32InStages(shape, upTo(1024)));
   EXPECT_FALSE(roundsTf32InStages(shape, upTo(0))); // the kernel_config
   KernelConfig mmaSync = upTo(128);
   mmaSync.strategy = KernelStrategy::mma_sync;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 39 (issue 23): the least that says whether rounding in the
-# stages is right and pays, for the device time left (s39d.sh cut again):
+# stages is right and pays, for the device time left (s39a.sh and s39b.sh cut):
 # same_bits.py at a few T, racecheck once, the no-grad forward and step of
 # copies/ against stages/ at (4096, 11008), T = 1 and 16.
 cd "$(dirname "$0")/../../../.."
