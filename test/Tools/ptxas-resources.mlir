@@ -102,6 +102,13 @@
 // RUN: cat %t/tf32-sm90a.bundle/ptxas.log %t/tf32-variants.bundle/ptxas.log %t/rounded/tf32-lora.bundle/ptxas.log | grep -c "Compiling entry" | FileCheck %s --check-prefix=ROUNDED-KERNELS
 // RUN: grep -c "round_to_tf32'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUNDED-COPIES
 // RUN: grep -c "round_in_stages[_a-z0-9]*'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUND-IN-STAGES
+// Every kernel rounding in its stages (--fmlp-tf32-round-in-stages-max-
+// tokens=-1, an A/B setting: the kernel_configs too, 256-column tiles among
+// them) for the variants' fp32 block and the LoRA block: no spill either.
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 --fmlp-tf32-round-in-stages-max-tokens=-1 -o %t/rounded/tf32-variants-stages.bundle
+// RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false --precision=tf32 --fmlp-tf32-round-in-stages-max-tokens=-1 -o %t/rounded/tf32-lora-stages.bundle
+// RUN: cat %t/rounded/tf32-variants-stages.bundle/ptxas.log %t/rounded/tf32-lora-stages.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
+// RUN: cat %t/rounded/tf32-variants-stages.bundle/ptxas.log %t/rounded/tf32-lora-stages.bundle/ptxas.log | grep -c "round_in_stages[_a-z0-9]*'" | FileCheck %s --check-prefix=ROUND-IN-STAGES-ALL
 // RUN: FileCheck %s --check-prefix=ROUNDED-PTX < %t/tf32-sm90a.bundle/kernels.ptx
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands=false -o %t/truncated/tf32-sm90a.bundle
 // RUN: grep -c "Compiling entry" %t/truncated/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TRUNCATED-KERNELS
@@ -111,6 +118,7 @@
 // ROUNDED-KERNELS: 143
 // ROUNDED-COPIES: 6
 // ROUND-IN-STAGES: 14
+// ROUND-IN-STAGES-ALL: 18
 // ROUNDED-PTX: cvt.rna.tf32.f32
 // ROUNDED-PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32 {{{[^}]*}}}, {{{[^}]*}}}
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
