@@ -910,14 +910,12 @@ struct Wgmma : EpilogueHost {
       Value lo = hi;
       for (int64_t e = 0; e < 4; ++e) {
         Value element = LLVM::ExtractElementOp::create(b(), kb.loc, x, c32(e));
-        if (!spec.tf32x3) {
-          hi = LLVM::InsertElementOp::create(b(), kb.loc, hi,
-                                             kb.roundToTf32(element), c32(e));
-          continue;
-        }
-        auto [high, low] = kb.tf32Parts(element);
+        auto [high, low] = spec.tf32x3
+                               ? kb.tf32Parts(element)
+                               : std::pair(kb.roundToTf32(element), Value());
         hi = LLVM::InsertElementOp::create(b(), kb.loc, hi, high, c32(e));
-        lo = LLVM::InsertElementOp::create(b(), kb.loc, lo, low, c32(e));
+        if (low)
+          lo = LLVM::InsertElementOp::create(b(), kb.loc, lo, low, c32(e));
       }
       LLVM::StoreOp::create(b(), kb.loc, hi, at(offset), 16);
       if (spec.tf32x3)

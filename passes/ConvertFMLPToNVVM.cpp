@@ -1184,8 +1184,6 @@ struct ConvertFMLPToNVVMPass
                      &configsByOp) {
     Value copy = round.getInits()[0];
     auto entry = round->getParentOfType<func::FuncOp>();
-    // A reader in the token-chunk loop is launched at T <= the chunk's.
-    auto chunk = entry->getAttrOfType<IntegerAttr>("fmlp.chunk_tokens");
     std::optional<int64_t> fewest;
     Value tokenOperand;
     for (Operation *reader : copy.getUsers()) {
@@ -1197,10 +1195,12 @@ struct ConvertFMLPToNVVMPass
         continue;
       }
       tokenOperand = describeGemm(reader).tokenOperand;
-      int64_t most =
-          chunk && chunk.getInt() > 0 && reader->getParentOfType<scf::ForOp>()
-              ? chunk.getInt()
-              : std::numeric_limits<int64_t>::max();
+      // A reader in the token-chunk loop is launched at T <= a chunk's.
+      FailureOr<scf::ForOp> chunkLoop = chunkLoopOf(reader);
+      if (failed(chunkLoop))
+        return failure();
+      int64_t most = *chunkLoop ? *getConstantIntValue(chunkLoop->getStep())
+                                : std::numeric_limits<int64_t>::max();
       int64_t first = 1;
       for (const KernelConfig &config : configs->second) {
         if (!config.roundsInStages) {
