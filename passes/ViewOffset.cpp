@@ -8,6 +8,20 @@
 using namespace mlir;
 using namespace mlir::fmlp;
 
+Value mlir::fmlp::viewRoot(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (auto subview = dyn_cast<memref::SubViewOp>(def))
+      view = subview.getSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      view = cast.getSource();
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
+      view = collapse.getSrc();
+    else
+      break;
+  }
+  return view;
+}
+
 std::optional<ViewOffset> mlir::fmlp::traceViewOffset(Value view) {
   ViewOffset traced;
   while (Operation *def = view.getDefiningOp()) {

@@ -34,6 +34,10 @@ struct ViewOffset {
   scf::ForOp chunkLoop;    // whose induction variable is c0 (null: none)
 };
 
+/// The buffer `view` was taken from (through the subviews, casts and
+/// collapses above), whatever its offset.
+Value viewRoot(Value view);
+
 /// The offset of `view` in its root, or nullopt when a subview's offset is
 /// neither a constant nor a loop's induction variable, is along a dynamic
 /// stride, or two loops' induction variables appear.

@@ -372,10 +372,11 @@ Launch parseLaunch(const json &object, const Entry &entry,
   return launch;
 }
 
-/// A workspace argument that no launch lists among its writes is scratch
-/// (split-K's partials and counters, which the manifest's writes leave
-/// out): every launch that refers to it may write it.
-void markScratch(Entry &entry) {
+/// What the launches say of each argument: a workspace argument that no
+/// launch lists among its writes is scratch (split-K's partials and
+/// counters, which the manifest's writes leave out: every launch that
+/// refers to it may write it); the fewest T at which a launch refers to it.
+void markUses(Entry &entry) {
   for (size_t a = 0; a < entry.arguments.size(); ++a)
     entry.arguments[a].scratch =
         entry.arguments[a].role == FMLP_ROLE_WORKSPACE &&
@@ -384,6 +385,12 @@ void markScratch(Entry &entry) {
                        return std::count(launch.writes.begin(),
                                          launch.writes.end(), int(a)) != 0;
                      });
+  for (const Launch &launch : entry.launches)
+    for (const Param &param : launch.params)
+      if (param.kind != Param::Kind::Tokens) {
+        int64_t &first = entry.arguments[param.argument].firstUsedTokens;
+        first = std::min(first, launch.minTokens);
+      }
 }
 
 /// The per-chunk launches of an entry with chunk_tokens form one
@@ -526,7 +533,7 @@ fmlp_status parseManifest(const std::string &source, Manifest &manifest,
         throw Malformed{at + ".launches is empty: the entry point would "
                              "write none of its outputs"};
       checkChunkLoop(entry, at);
-      markScratch(entry);
+      markUses(entry);
       manifest.entries.push_back(std::move(entry));
     }
     if (manifest.entries.empty())

@@ -36,6 +36,12 @@ struct Argument {
   /// A workspace no launch lists among its writes (split-K's partials and
   /// counters): written by every launch that refers to it.
   bool scratch = false;
+  /// The least minTokens of the launches that refer to it (INT64_MAX: none
+  /// does): at fewer T no launch reads or writes it (a per-chunk launch's
+  /// chunk has at most T tokens), so a workspace may be passed null there
+  /// (tf32's rounded weight copies, read only from the T at which the token
+  /// variants that round in their stages hand over).
+  int64_t firstUsedTokens = INT64_MAX;
 
   /// Elements per token row (token arguments) or in all (the others);
   /// times the dtype's bytes, it fits int64 (parseManifest checks).
@@ -45,6 +51,12 @@ struct Argument {
   /// Bytes of the argument at T = `tokens` (>= 0); nullopt when that
   /// overflows int64.
   std::optional<int64_t> bytes(int64_t tokens) const;
+  /// Whether the caller must pass a buffer for it at T = `tokens` (>= 0):
+  /// every argument but a workspace no launch uses at that T (and, at T =
+  /// 0, one of T rows).
+  bool neededAt(int64_t tokens) const {
+    return role != FMLP_ROLE_WORKSPACE || tokens >= firstUsedTokens;
+  }
 };
 
 /// A kernel parameter: T, an argument's pointer moved by `offset`

@@ -377,6 +377,18 @@ fmlp_status fmlp_argument_info_get(const fmlp_bundle *bundle, int entry,
   return FMLP_OK;
 }
 
+fmlp_status fmlp_argument_min_tokens(const fmlp_bundle *bundle, int entry,
+                                     int argument, int64_t *minTokens) {
+  if (!minTokens || argument < 0 ||
+      argument >= fmlp_argument_count(bundle, entry))
+    return fail(FMLP_ERROR_INVALID_ARGUMENT,
+                "fmlp_argument_min_tokens: null pointer, or no such entry "
+                "point or argument");
+  *minTokens =
+      bundle->manifest.entries[entry].arguments[argument].firstUsedTokens;
+  return FMLP_OK;
+}
+
 fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
                                  int64_t tokens, int64_t *bytes) {
   if (!bytes || entry < 0 || entry >= fmlp_entry_count(bundle))
@@ -388,7 +400,8 @@ fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
   const Entry &e = bundle->manifest.entries[entry];
   std::optional<int64_t> total = 0;
   for (const Argument &a : e.arguments)
-    if (a.role == FMLP_ROLE_SAVED || a.role == FMLP_ROLE_WORKSPACE) {
+    if ((a.role == FMLP_ROLE_SAVED || a.role == FMLP_ROLE_WORKSPACE) &&
+        a.neededAt(tokens)) {
       std::optional<int64_t> argumentBytes = a.bytes(tokens);
       if (argumentBytes)
         total = checkedAdd(*total, *argumentBytes);
@@ -561,23 +574,38 @@ fmlp_status validateTensors(const Entry &entry, const fmlp_tensor *tensors,
                                       std::to_string(entry.arguments.size()) +
                                       " tensors, got " +
                                       std::to_string(tensors ? count : 0));
+  // A null workspace is checked once T is known: it may be null where no
+  // launch uses it (Argument::neededAt); its other fields are not read.
+  auto nullWorkspace = [&](int i) {
+    return entry.arguments[i].role == FMLP_ROLE_WORKSPACE && !tensors[i].data;
+  };
   tokens = -1;
   for (int i = 0; i < count; ++i)
-    if (!notWanted(entry, tensors, i))
+    if (!notWanted(entry, tensors, i) && !nullWorkspace(i))
       if (fmlp_status status = validate(entry, i, tensors[i], tokens))
         return status;
   if (tokens < 0)
     tokens = entry.staticTokens; // every argument has static rows
   for (int i = 0; i < count; ++i) {
     const Argument &a = entry.arguments[i];
-    if ((tokens == 0 && a.hasTokenRows()) || notWanted(entry, tensors, i))
-      continue; // no memory to point to
+    if ((tokens == 0 && a.hasTokenRows()) || notWanted(entry, tensors, i) ||
+        !a.neededAt(tokens))
+      continue; // no memory to point to, or none used
     auto address = reinterpret_cast<uintptr_t>(tensors[i].data);
+    if (!address && a.role == FMLP_ROLE_WORKSPACE)
+      return fail(FMLP_ERROR_NULL_POINTER,
+                  describeArgument(entry, i) +
+                      " is a null pointer, but the kernels use this "
+                      "workspace at T = " +
+                      std::to_string(tokens) + " (it may be null only at T < " +
+                      std::to_string(a.firstUsedTokens) +
+                      ": fmlp_argument_min_tokens)");
     if (!address)
       return fail(FMLP_ERROR_NULL_POINTER,
                   describeArgument(entry, i) +
                       " is a null pointer (only an output may be null, "
-                      "meaning not wanted; this is " +
+                      "meaning not wanted, or a workspace at a T where no "
+                      "kernel uses it; this is " +
                       roleName(a.role) + ")");
     if (address % static_cast<uintptr_t>(a.alignment))
       return fail(FMLP_ERROR_ALIGNMENT,

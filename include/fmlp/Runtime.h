@@ -174,9 +174,20 @@ FMLP_API int fmlp_argument_count(const fmlp_bundle *bundle, int entry);
 FMLP_API fmlp_status fmlp_argument_info_get(const fmlp_bundle *bundle,
                                             int entry, int argument,
                                             fmlp_argument_info *info);
+/* The fewest T at which a kernel of the entry point reads or writes the
+ * argument: the least min_tokens (fmlp_kernel_tokens) of the launches that
+ * refer to it; INT64_MAX when none does. A workspace may be passed null
+ * (data == NULL, its other fields not read) at fewer T, where nothing uses
+ * it: tf32's rounded weight copies, which only the kernels of larger T
+ * read (docs/Bundle.md). FMLP_ERROR_INVALID_ARGUMENT for a null bundle or
+ * pointer, or no such entry point or argument. */
+FMLP_API fmlp_status fmlp_argument_min_tokens(const fmlp_bundle *bundle,
+                                              int entry, int argument,
+                                              int64_t *min_tokens);
 /* Bytes of the buffers an entry point needs for T tokens beyond its inputs
- * and outputs: its saved and workspace arguments. FMLP_ERROR_SHAPE for a
- * negative T, or one at which that byte count overflows int64. */
+ * and outputs: its saved arguments and the workspaces it uses at that T
+ * (fmlp_argument_min_tokens). FMLP_ERROR_SHAPE for a negative T, or one at
+ * which that byte count overflows int64. */
 FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
                                           int64_t tokens, int64_t *bytes);
 
@@ -192,11 +203,12 @@ FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
  * Outputs not wanted: an output passed with data == NULL is not wanted
  * (its other fields are not read); inputs, saved activations and the
  * workspace must not be null (FMLP_ERROR_NULL_POINTER, naming the
- * argument). A kernel that writes only not-wanted outputs is skipped (a
- * backward for frozen weights runs neither [dWg dWu] = X^T [dG dU] nor
- * dWd = A^T dY, nor their bias sums; for an input that needs no gradient,
- * not dX). A kernel that runs and writes or
- * reads a not-wanted output (one GEMM writes dWg and dWu together, so
+ * argument), except a workspace at a T below its fmlp_argument_min_tokens,
+ * which nothing uses. A kernel that writes only not-wanted outputs is
+ * skipped (a backward for frozen weights runs neither [dWg dWu] = X^T
+ * [dG dU] nor dWd = A^T dY, nor their bias sums; for an input that needs
+ * no gradient, not dX). A kernel that runs and writes or reads a
+ * not-wanted output (one GEMM writes dWg and dWu together, so
  * wanting one needs a buffer for the other) is refused before anything is
  * launched, with FMLP_ERROR_NULL_POINTER naming the argument and the
  * kernel: nothing is ever read or written through a null pointer.

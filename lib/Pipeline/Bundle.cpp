@@ -84,22 +84,6 @@ llvm::json::Array toJson(ArrayRef<int64_t> values) {
   return array;
 }
 
-/// The buffer a view was taken from (through subviews, casts, and the
-/// collapse of a batched argument's leading dimensions into T).
-Value rootOf(Value view) {
-  while (Operation *def = view.getDefiningOp()) {
-    if (auto subview = dyn_cast<memref::SubViewOp>(def))
-      view = subview.getSource();
-    else if (auto cast = dyn_cast<memref::CastOp>(def))
-      view = cast.getSource();
-    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def))
-      view = collapse.getSrc();
-    else
-      break;
-  }
-  return view;
-}
-
 /// The entry argument a launch operand views and where the view starts
 /// in it (passes/ViewOffset.h): element offset + tokenStride * c0, c0 the
 /// first token of the chunk of `chunkLoop` (tokenStride 0 outside it).
@@ -137,7 +121,7 @@ DenseMap<unsigned, int64_t> argumentAlignments(func::FuncOp func) {
     if ((!rows || rows.empty()) && !launch->hasAttr("fmlp.vector_access"))
       return;
     for (Value operand : launch.getKernelOperands())
-      if (auto argument = dyn_cast<BlockArgument>(rootOf(operand)))
+      if (auto argument = dyn_cast<BlockArgument>(viewRoot(operand)))
         alignment[argument.getArgNumber()] = 16;
   });
   return alignment;
@@ -152,7 +136,7 @@ std::vector<unsigned> launchWrites(gpu::LaunchFuncOp launch) {
     return written;
   for (int64_t index : indices.asArrayRef())
     if (auto argument = dyn_cast<BlockArgument>(
-            rootOf(launch.getKernelOperands()[index])))
+            viewRoot(launch.getKernelOperands()[index])))
       written.push_back(argument.getArgNumber());
   llvm::sort(written);
   written.erase(std::unique(written.begin(), written.end()), written.end());

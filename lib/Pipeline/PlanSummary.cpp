@@ -2,14 +2,51 @@
 
 #include "lib/Pipeline/PlanSummary.h"
 
+#include "passes/ViewOffset.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fmlp;
+
+namespace {
+
+/// Each argument's minTokens: the least fmlp.min_tokens (1 when absent) of
+/// the launches with an operand viewing it, as the runtime derives it from
+/// the manifest; left at 1 where the entry point launches no kernel.
+void markLaunchUses(func::FuncOp func, EntryPoint &entry) {
+  bool launches = false;
+  DenseMap<unsigned, int64_t> fewest;
+  func.walk([&](gpu::LaunchFuncOp launch) {
+    launches = true;
+    auto min = launch->getAttrOfType<IntegerAttr>("fmlp.min_tokens");
+    int64_t tokens = min ? min.getInt() : 1;
+    for (Value operand : launch.getKernelOperands())
+      if (auto argument = dyn_cast<BlockArgument>(viewRoot(operand));
+          argument && argument.getOwner()->getParentOp() == func) {
+        auto [at, inserted] =
+            fewest.try_emplace(argument.getArgNumber(), tokens);
+        if (!inserted)
+          at->second = std::min(at->second, tokens);
+      }
+  });
+  if (!launches)
+    return;
+  // Arguments are read only from memref-typed ones, in order.
+  unsigned index = 0;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (isa<MemRefType>(func.getArgument(i).getType()))
+      entry.arguments[index++].minTokens =
+          fewest.lookup_or(i, std::numeric_limits<int64_t>::max());
+}
+
+} // namespace
 
 std::vector<EntryPoint> mlir::fmlp::readEntryPoints(ModuleOp module) {
   std::vector<EntryPoint> entries;
@@ -42,6 +79,7 @@ std::vector<EntryPoint> mlir::fmlp::readEntryPoints(ModuleOp module) {
       argument.workspace = isWorkspaceArgument(func, i, argument.name);
       entry.arguments.push_back(std::move(argument));
     }
+    markLaunchUses(func, entry);
     entries.push_back(std::move(entry));
   }
   return entries;
@@ -152,7 +190,8 @@ mlir::fmlp::computeMemoryReport(const std::vector<EntryPoint> &entries,
       -> std::optional<int64_t> {
     int64_t total = 0;
     for (const EntryArgument &argument : entry.arguments) {
-      if (!counts(argument))
+      if (!counts(argument) ||
+          (argument.workspace && tokens < argument.minTokens))
         continue;
       std::optional<std::vector<int64_t>> shape =
           resolveShape(argument, tokens);

@@ -34,6 +34,11 @@ struct EntryArgument {
   /// Scratch of one call: the plan's `workspace`, and those the GPU stages
   /// add (`fmlp.workspace`: split_k_workspace, the weights' copies).
   bool workspace = false;
+  /// On a module through the GPU stages, the fewest T at which a kernel
+  /// launch uses it (its launches' least fmlp.min_tokens; INT64_MAX when
+  /// none does): a workspace is not needed at fewer T (tf32's rounded
+  /// weight copies). 1 on a module without launches.
+  int64_t minTokens = 1;
 };
 
 struct EntryPoint {
@@ -65,9 +70,10 @@ std::optional<TokenDomain> getTokenDomain(const std::vector<EntryPoint> &entries
 bool checkTokens(const TokenDomain &domain, int64_t tokens, std::string &error);
 
 /// Bytes for T tokens, beyond the block's inputs, weights and outputs: the
-/// `saved` argument and every workspace argument as the module declares
-/// them (a chunked workspace has chunk-tokens rows, whatever T is): the
-/// plan's, and, on a module through the GPU stages, the kernels' own.
+/// `saved` argument and every workspace argument used at T as the module
+/// declares them (a chunked workspace has chunk-tokens rows, whatever T
+/// is): the plan's, and, on a module through the GPU stages, the kernels'
+/// own (the runtime's fmlp_workspace_bytes counts the same).
 struct MemoryReport {
   int64_t tokens = 0;
   int64_t savedBytes = 0; // kept from forward to backward

@@ -133,7 +133,11 @@ class _Plan:
     """How to call one entry point of one bundle: for each argument, in the
     bundle's order, its name, whether it is an output, and the shape and
     dense strides of the buffer allocated for it when the caller does not
-    give it (from the manifest: -1 rows = T)."""
+    give it (from the manifest: -1 rows = T); and, per argument, the T
+    below which no buffer is passed: a workspace's fmlp_argument_min_tokens
+    (tf32's rounded weight copies, which the kernels of few T do not read:
+    a no-grad call at T = 1 allocates none of their 3 D H floats), 0 for
+    the others."""
 
     def __init__(self, bundle: runtime.Bundle, kind: str, launch: bool = True):
         entry = bundle.entry(kind)
@@ -143,6 +147,8 @@ class _Plan:
             shape = tuple(a["shape"])
             strides = tuple(_dense_strides(shape))
             self.arguments.append((a["name"], a["role"] == "output", shape, strides))
+        self.unused_below = tuple(a["min_tokens"] if a["role"] == "workspace" else 0
+                                  for a in entry.arguments)
         self.count = len(self.arguments)
         self._launch = entry.launcher() if launch else None
         self._local = threading.local()
@@ -176,8 +182,9 @@ class _Plan:
         needed = None if wanted is None else self.needed(wanted)
         made = {}
         if emulate is not None:
-            for name, output, shape, _ in self.arguments:
-                if name not in given and (needed is None or not output or name in needed):
+            for (name, output, shape, _), unused_below in zip(self.arguments, self.unused_below):
+                if (name not in given and tokens >= unused_below
+                        and (needed is None or not output or name in needed)):
                     made[name] = torch.empty((tokens,) + shape[1:] if shape[0] == -1 else shape,
                                              dtype=dtype, device=device)
             emulate(self.path, self.kind, {**given, **made})
@@ -189,7 +196,8 @@ class _Plan:
             if t is not None:
                 tensors.set(i, t.data_ptr(), _code(t), t.shape, t.stride())
                 continue
-            if output and needed is not None and name not in needed:
+            if tokens < self.unused_below[i] or (
+                    output and needed is not None and name not in needed):
                 tensors.set_null(i)
                 continue
             if shape[0] == -1:

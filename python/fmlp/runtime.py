@@ -62,7 +62,8 @@ class TensorArray:
         _PACKED[rank].pack_into(self._bytes, i * 144, data, dtype, rank, *sizes, *strides)
 
     def set_null(self, i: int) -> None:
-        """Tensor i not passed: data NULL (an output not wanted)."""
+        """Tensor i not passed: data NULL (an output not wanted, a workspace
+        no kernel uses at this T)."""
         _NULL.pack_into(self._bytes, i * 144, 0)
 
 
@@ -124,6 +125,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     lib.fmlp_entry_find.argtypes = [vp, cp, ctypes.POINTER(i)]
     lib.fmlp_argument_count.argtypes = [vp, i]
     lib.fmlp_argument_info_get.argtypes = [vp, i, i, ctypes.POINTER(ArgumentInfo)]
+    lib.fmlp_argument_min_tokens.argtypes = [vp, i, i, ctypes.POINTER(ctypes.c_int64)]
     lib.fmlp_workspace_bytes.argtypes = [vp, i, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
     lib.fmlp_launch.argtypes = [vp, i, vp, i, vp]
     lib.fmlp_outputs_needed.argtypes = [vp, i, ctypes.POINTER(ctypes.c_int32),
@@ -161,12 +163,17 @@ class Entry:
         self.index = index.value
         self.arguments: List[Dict] = []
         for a in range(bundle.lib.fmlp_argument_count(bundle.handle, self.index)):
-            info = ArgumentInfo()
+            info, min_tokens = ArgumentInfo(), ctypes.c_int64()
             bundle._check(bundle.lib.fmlp_argument_info_get(
                 bundle.handle, self.index, a, ctypes.byref(info)))
+            bundle._check(bundle.lib.fmlp_argument_min_tokens(
+                bundle.handle, self.index, a, ctypes.byref(min_tokens)))
+            # min_tokens: the fewest T a kernel uses it at (INT64_MAX: none);
+            # a workspace may be passed null below it.
             self.arguments.append({
                 "name": info.name.decode(), "role": ROLES[info.role],
-                "shape": tuple(info.shape[:info.rank]), "alignment": info.alignment})
+                "shape": tuple(info.shape[:info.rank]), "alignment": info.alignment,
+                "min_tokens": min_tokens.value})
         self.names = [a["name"] for a in self.arguments]
 
     def workspace_bytes(self, tokens: int) -> int:

@@ -699,6 +699,8 @@ def precisions():
         worst = max(r for r, _ in judged(ref, *results["tf32"]).values())
         report(f"{label}: control (tf32 by tf32x3's bound) fails", worst > 1.0,
                f"worst error/bound {worst:.2f}")
+        if label == "llama":
+            lean_copies(fused)
         # No precision of its own: PyTorch's setting decides.
         fused.precision = None
         previous = torch.get_float32_matmul_precision()
@@ -740,6 +742,62 @@ def precisions():
             graph.replay()
             report(f"{label}: CUDA graph replay, PyTorch's default setting",
                    torch.equal(static_y, fused(other)))
+
+
+def lean_copies(fused):
+    """tf32's rounded weight copies (3 D H floats) are passed, allocated,
+    only from the T of their first reader (the runtime's
+    fmlp_argument_min_tokens; below, the token variants read the weights
+    and round them in their stages): the no-grad forward either side of
+    those T gives the same bits as a call passing every workspace, is
+    within tf32's bound, and allocates at least the copies' bytes less
+    below them (a peak under their bytes, which fails when they are
+    allocated anyway)."""
+    from fmlp import ops
+    fused.precision = "tf32"
+    inputs = math_layout(dict(fused.named_parameters()))
+    copies = 3 * D * H * 4
+
+    def call(x):
+        judge.poison_free_memory()
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        with torch.no_grad():
+            y = fused(x)
+        torch.cuda.synchronize()
+        return y, torch.cuda.max_memory_allocated() - before
+    for t in (1, 16, 256, 257, 512, 513, 1100):
+        x = torch.randn(t, D, device="cuda")
+        lean, lean_peak = call(x)
+        # The no-grad plan of this module's tf32 bundle, and its copies'
+        # first readers' T.
+        [plan] = [p for p in ops._plans.values() if p.kind == "forward_nograd"
+                  and any(name == "gate_tf32" for name, *_ in p.arguments)]
+        first = [f for (name, *_), f in zip(plan.arguments, plan.unused_below)
+                 if name.endswith("_tf32")]
+        kept, plan.unused_below = plan.unused_below, (0,) * len(plan.unused_below)
+        try:
+            full, full_peak = call(x)
+        finally:
+            plan.unused_below = kept
+        report(f"tf32 no-grad T={t}: copies read from T={sorted(set(first))}, same bits",
+               torch.equal(lean, full), f"extra peak {lean_peak / 2**20:.1f} MiB, "
+               f"{full_peak / 2**20:.1f} with every workspace")
+        # The call's own buffers (y, the [T, H] workspace, split-K's) stay
+        # under the copies' bytes at these T: a peak of at least the
+        # copies' says they were allocated.
+        if t < min(first) or t >= max(first):
+            report(f"tf32 no-grad T={t}: copies' {copies / 2**20:.0f} MiB "
+                   + ("not allocated" if t < min(first) else "allocated"),
+                   (lean_peak < copies) == (t < min(first)),
+                   f"extra peak {lean_peak / 2**20:.1f} MiB")
+        inputs.update(x=x, dy=torch.randn_like(x))
+        ref = judge.reference(fused.activation, torch.float32, inputs, 1.0, 1.0,
+                              contraction="tf32")
+        ratio, nonfinite = judge.worst_ratio(lean, *ref["y"])
+        report(f"tf32 no-grad T={t}: y within tf32's bound", ratio <= 1.0 and nonfinite == 0,
+               f"worst error/bound {ratio:.3f}")
 
 
 def autocast():

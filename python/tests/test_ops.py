@@ -337,6 +337,59 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
+class WorkspacesOnlyWhereUsed(unittest.TestCase):
+    """tf32's rounded weight copies (gate_tf32, up_tf32, down_tf32: 3 D H
+    floats) are read only by the kernels of larger T; below, the token
+    variants read the weights themselves. A call passes (allocates) each
+    copy only from the T its first reader serves (the runtime's
+    fmlp_argument_min_tokens), every other argument at every T."""
+
+    @classmethod
+    def setUpClass(cls):
+        import torch
+        from fmlp import runtime, spec
+        cls.torch = torch
+        cls.cache = tempfile.TemporaryDirectory()
+        os.environ["FMLP_CACHE_DIR"] = cls.cache.name
+        os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
+        cls.path = str(spec.find_or_compile(spec.BlockSpec(1024, 2816, "f32", precision="tf32")))
+        entry = runtime.Bundle(cls.path).entry("forward_nograd")
+        cls.first_use = {a["name"]: a["min_tokens"] for a in entry.arguments}
+
+    def setUp(self):
+        record_launches(self)
+
+    def passed(self, tokens):
+        """The arguments a no-grad call at T = tokens passes."""
+        torch = self.torch
+        g = torch.Generator().manual_seed(tokens)
+        weights = [torch.randn(2816, 1024, generator=g), torch.randn(2816, 1024, generator=g),
+                   torch.randn(1024, 2816, generator=g)]
+        x = torch.randn(tokens, 1024, generator=g)
+        self.calls.clear()
+        torch.ops.fmlp.forward_nograd(self.path, x, *weights, None, None, None)
+        [(kind, args)] = self.calls
+        self.assertEqual(kind, "forward_nograd")
+        return args
+
+    def test_copies_from_their_first_reader(self):
+        copies = ("gate_tf32", "up_tf32", "down_tf32")
+        first = [self.first_use[c] for c in copies]
+        # The bundle's kernels of few T round in their stages: each copy
+        # is first read at some T > 1 (257..513 at this shape).
+        self.assertTrue(all(1 < f < 2**62 for f in first), first)
+        self.assertEqual(first[0], first[1])
+        for tokens in sorted({1, 2, first[0] - 1, first[0], first[2] - 1, first[2], first[2] + 5}):
+            args = self.passed(tokens)
+            for copy, f in zip(copies, first):
+                self.assertEqual(copy in args, tokens >= f, f"{copy} at T = {tokens}")
+            # Every other argument, whatever T (the plan's workspace and
+            # split-K's among them).
+            others = set(self.first_use) - set(copies)
+            self.assertLessEqual(others - {"y"}, args, f"T = {tokens}")
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class ModuleKeepsItsBundle(unittest.TestCase):
     """FusedGatedMLP._bundle: block_spec's checks and the bundle lookup run
     once, then again whenever what the spec is made of changes (x's dtype,

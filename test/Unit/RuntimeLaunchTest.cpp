@@ -437,6 +437,120 @@ TEST_F(RuntimeVariants, OneKernelAloneOnlyAtATItServes) {
   EXPECT_EQ(fake_cuda_launch_count(), 4);
 }
 
+// tf32's rounded weight copies as the compiler plans them: k_round writes
+// w_tf32 (w rounded) from T = 17, where k_large reads it; k_small, for T <=
+// 16, reads w itself. `spare` is a workspace no launch refers to.
+// Arguments: 0 x, 1 w, 2 y, 3 w_tf32, 4 spare.
+const char *kCopies = R"({
+  "format": "fmlp-bundle", "version": 3, "chip": "sm_90a",
+  "images": {"ptx": "kernels.ptx"},
+  "entry_points": [
+    {"symbol": "c.forward_nograd", "kind": "forward_nograd", "static_tokens": 0,
+     "arguments": [
+       {"name": "x", "role": "input", "dtype": "f32", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "w", "role": "input", "dtype": "f32", "shape": [8, 8], "alignment": 16, "consumed": false},
+       {"name": "y", "role": "output", "dtype": "f32", "shape": [-1, 8], "alignment": 16, "consumed": false},
+       {"name": "w_tf32", "role": "workspace", "dtype": "f32", "shape": [8, 8], "alignment": 16, "consumed": false},
+       {"name": "spare", "role": "workspace", "dtype": "f32", "shape": [-1, 4], "alignment": 16, "consumed": false}],
+     "launches": [
+       {"kernel": "k_round", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [32, 1, 1], "dynamic_shared_bytes": 0, "min_tokens": 17, "writes": [3],
+        "params": [{"argument": 1, "offset": 0}, {"argument": 3, "offset": 0}]},
+       {"kernel": "k_small", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [32, 1, 1], "dynamic_shared_bytes": 0, "max_tokens": 16, "writes": [2],
+        "params": [{"argument": 0, "offset": 0}, {"argument": 1, "offset": 0},
+                   {"argument": 2, "offset": 0}, {"tokens": true}]},
+       {"kernel": "k_large", "grid_tokens_per_block": [0, 0, 0], "grid_fixed": [1, 1, 1],
+        "block": [32, 1, 1], "dynamic_shared_bytes": 0, "min_tokens": 17, "writes": [2],
+        "params": [{"argument": 0, "offset": 0}, {"argument": 3, "offset": 0},
+                   {"argument": 2, "offset": 0}, {"tokens": true}]}]}]
+})";
+
+class RuntimeWorkspaces : public RuntimeLaunch {
+protected:
+  void SetUp() override {
+    RuntimeLaunch::SetUp();
+    const size_t sizes[] = {8, 8, 8, 8};
+    fake_cuda_reset(9, 0, sizes, 4);
+  }
+  enum { kX, kW, kY, kCopy, kSpare, kCount };
+  std::vector<fmlp_tensor> tensors(int64_t tokens) const {
+    return {fmlp::denseTensor(address(0x10000), FMLP_F32, {tokens, 8}),
+            fmlp::denseTensor(address(0x20000), FMLP_F32, {8, 8}),
+            fmlp::denseTensor(address(0x30000), FMLP_F32, {tokens, 8}),
+            fmlp::denseTensor(address(0x40000), FMLP_F32, {8, 8}),
+            fmlp::denseTensor(address(0x50000), FMLP_F32, {tokens, 4})};
+  }
+  fmlp::test::BundleDir copies{kCopies};
+};
+
+// Each argument's first use is its launches' least min_tokens; a workspace
+// is counted, and must be passed, only from there.
+TEST_F(RuntimeWorkspaces, AWorkspaceIsNeededFromItsFirstUse) {
+  fmlp::Bundle bundle(copies.path());
+  const int64_t expected[kCount] = {1, 1, 1, 17, INT64_MAX};
+  for (int a = 0; a < kCount; ++a) {
+    int64_t first = 0;
+    ASSERT_EQ(fmlp_argument_min_tokens(bundle.get(), 0, a, &first), FMLP_OK);
+    EXPECT_EQ(first, expected[a]) << "argument " << a;
+  }
+  int64_t first = 0;
+  EXPECT_EQ(fmlp_argument_min_tokens(bundle.get(), 0, kCount, &first),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fmlp_argument_min_tokens(bundle.get(), 0, 0, nullptr),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(fmlp_argument_min_tokens(nullptr, 0, 0, &first),
+            FMLP_ERROR_INVALID_ARGUMENT);
+  // w_tf32's 8 x 8 floats from T = 17; `spare` at no T.
+  EXPECT_EQ(bundle.workspaceBytes(0, 16), 0);
+  EXPECT_EQ(bundle.workspaceBytes(0, 17), 8 * 8 * 4);
+  EXPECT_EQ(bundle.workspaceBytes(0, 1000), 8 * 8 * 4);
+}
+
+TEST_F(RuntimeWorkspaces, ANullWorkspaceWhereNothingUsesIt) {
+  fmlp::Bundle bundle(copies.path());
+  bundle.load();
+  auto launched = [&](int64_t tokens, std::vector<int> null) {
+    std::vector<fmlp_tensor> t = tensors(tokens);
+    for (int a : null)
+      t[a].data = nullptr;
+    int before = fake_cuda_launch_count();
+    fmlp_status status =
+        fmlp_launch(bundle.get(), 0, t.data(), kCount, nullptr);
+    std::vector<std::string> names;
+    for (int i = before; i < fake_cuda_launch_count(); ++i)
+      names.push_back(fake_cuda_launch_at(i)->kernel);
+    return std::make_pair(status, names);
+  };
+  using Names = std::vector<std::string>;
+  // At T <= 16 no kernel refers to w_tf32: it may be null (and `spare` at
+  // any T); the kernels of the T run.
+  for (int64_t tokens : {1, 16})
+    EXPECT_EQ(launched(tokens, {kCopy, kSpare}),
+              std::make_pair(FMLP_OK, Names{"k_small"}))
+        << "T = " << tokens << ": " << fmlp_last_error();
+  EXPECT_EQ(launched(17, {kSpare}),
+            std::make_pair(FMLP_OK, Names{"k_round", "k_large"}))
+      << fmlp_last_error();
+  // From T = 17 it is written and read: null is refused before any launch,
+  // naming it and the T from which it is used.
+  EXPECT_EQ(launched(17, {kCopy, kSpare}),
+            std::make_pair(FMLP_ERROR_NULL_POINTER, Names{}));
+  EXPECT_NE(std::string(fmlp_last_error())
+                .find("c.forward_nograd argument 3 (w_tf32) is a null "
+                      "pointer, but the kernels use this workspace at T = 17 "
+                      "(it may be null only at T < 17"),
+            std::string::npos)
+      << fmlp_last_error();
+  // Only a workspace: a null input stays refused at every T.
+  EXPECT_EQ(launched(1, {kW, kCopy}).first, FMLP_ERROR_NULL_POINTER);
+  // A null workspace's fields are not read (as a not-wanted output's).
+  std::vector<fmlp_tensor> t = tensors(3);
+  t[kCopy] = fmlp::denseTensor(nullptr, FMLP_BF16, {-5});
+  EXPECT_EQ(fmlp_launch(bundle.get(), 0, t.data(), kCount, nullptr), FMLP_OK)
+      << fmlp_last_error();
+}
+
 // A backward's kernels as the compiler plans them, each writing what its
 // "writes" says: k_da (dA from dy; dG, dU over saved), k_dx (dX from
 // saved), k_dgu ([dWg dWu], one GEMM writing both), k_dd (dWd), k_db (the

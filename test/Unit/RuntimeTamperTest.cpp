@@ -598,9 +598,41 @@ struct CaseResult {
 struct Call {
   std::vector<fmlp_tensor> tensors;
   std::vector<Buffer> buffers;
-  Wide workspace = 0;     // bytes of the saved and workspace arguments
   bool tokenRows = false; // some argument has T rows
 };
+
+/// The fewest T at which a launch of `entry` (the manifest's, as the test
+/// reads it) refers to argument `a`: its launches' least min_tokens (1 when
+/// absent); none: beyond every T.
+Wide firstUse(const json &entry, size_t a) {
+  Wide first = Wide(INT64_MAX) + 1;
+  for (const json &launch : entry.at("launches"))
+    for (const json &param : launch.at("params")) {
+      const json &view =
+          param.contains("tensor_map") ? param.at("tensor_map") : param;
+      if (view.contains("argument") &&
+          integerOf(view.at("argument")) == Wide(a))
+        first =
+            std::min(first, launch.contains("min_tokens")
+                                ? integerOf(launch.at("min_tokens")).value_or(1)
+                                : Wide(1));
+    }
+  return first;
+}
+
+/// Bytes of the buffers fmlp_workspace_bytes counts at T = `tokens`: the
+/// saved arguments, and the workspaces some launch refers to at T (the
+/// others may be null there).
+Wide neededBytes(const json &entry, const Call &call, int64_t tokens) {
+  Wide bytes = 0;
+  for (size_t a = 0; a < call.buffers.size(); ++a) {
+    std::string role = entry.at("arguments").at(a).at("role");
+    if (role == "saved" ||
+        (role == "workspace" && tokens >= firstUse(entry, a)))
+      bytes += call.buffers[a].bytes;
+  }
+  return bytes;
+}
 
 bool layOut(const fmlp_bundle *bundle, int e, int64_t tokens,
             std::map<std::string, uint64_t> &slots, Call &call) {
@@ -630,8 +662,6 @@ bool layOut(const fmlp_bundle *bundle, int e, int64_t tokens,
     call.buffers[a] = {(uint64_t(1) << 40) + (slot % 4096) * (uint64_t(1) << 44),
                        bytes};
     t.data = reinterpret_cast<void *>(call.buffers[a].address);
-    if (info.role == FMLP_ROLE_SAVED || info.role == FMLP_ROLE_WORKSPACE)
-      call.workspace += bytes;
   }
   return true;
 }
@@ -683,7 +713,8 @@ CaseResult runCase(const std::string &text, int64_t tokens) {
                                 "bundle counts"};
     std::vector<fmlp_tensor> &tensors = call.tensors;
     std::vector<Buffer> &buffers = call.buffers;
-    Wide workspace = call.workspace;
+    Wide workspace =
+        neededBytes(manifest.at("entry_points").at(e), call, tokens);
     int count = static_cast<int>(tensors.size());
     // Without token arguments, T is the entry point's static_tokens.
     int64_t effectiveTokens = tokens;

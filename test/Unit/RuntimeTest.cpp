@@ -745,15 +745,18 @@ TEST_F(LaunchValidation, NonContiguous) {
       FMLP_ERROR_LAYOUT, "dimension 1 has stride 4, expected 1");
 }
 
-// Only an output may be null (not wanted): an input or the saved
+// Only an output may be null (not wanted), or a workspace where no kernel
+// uses it (RuntimeLaunchTest's RuntimeWorkspaces): an input or the saved
 // activations never.
 TEST_F(LaunchValidation, NullPointer) {
   expectRefused([](auto &t) { t[1].data = nullptr; }, FMLP_ERROR_NULL_POINTER,
                 "mlp.forward argument 1 (w) is a null pointer (only an output "
-                "may be null, meaning not wanted; this is input)");
+                "may be null, meaning not wanted, or a workspace at a T where "
+                "no kernel uses it; this is input)");
   expectRefused([](auto &t) { t[3].data = nullptr; }, FMLP_ERROR_NULL_POINTER,
                 "argument 3 (saved) is a null pointer (only an output may be "
-                "null, meaning not wanted; this is saved)");
+                "null, meaning not wanted, or a workspace at a T where no "
+                "kernel uses it; this is saved)");
 }
 
 // A null output is not wanted: its other fields are not read (here a

@@ -71,13 +71,25 @@ int main(int argc, char **argv) {
                   fmlp_entry_kind(bundle.get(), e),
                   static_cast<long long>(bundle.workspaceBytes(e, tokens)),
                   tokens, chunks.c_str());
-      for (const fmlp_argument_info &a : bundle.arguments(e)) {
+      std::vector<fmlp_argument_info> arguments = bundle.arguments(e);
+      for (size_t i = 0; i < arguments.size(); ++i) {
+        const fmlp_argument_info &a = arguments[i];
         std::string shape = a.shape[0] < 0 ? "T" : std::to_string(a.shape[0]);
         if (a.rank == 2)
           shape += ", " + std::to_string(a.shape[1]);
-        std::printf("  %-10s %-9s %-4s [%s] align %d%s\n", a.name,
+        // A workspace the kernels use only from some T may be null below.
+        int64_t firstUse = 1;
+        fmlp::check(fmlp_argument_min_tokens(bundle.get(), e,
+                                             static_cast<int>(i), &firstUse));
+        std::string use;
+        if (a.role == FMLP_ROLE_WORKSPACE && firstUse == INT64_MAX)
+          use = ", used by no kernel";
+        else if (a.role == FMLP_ROLE_WORKSPACE && firstUse > 1)
+          use = ", used from T = " + std::to_string(firstUse);
+        std::printf("  %-10s %-9s %-4s [%s] align %d%s%s\n", a.name,
                     fmlp_role_name(a.role), fmlp_dtype_name(a.dtype),
-                    shape.c_str(), a.alignment, a.consumed ? " consumed" : "");
+                    shape.c_str(), a.alignment, a.consumed ? " consumed" : "",
+                    use.c_str());
       }
       // The kernels in launch order, each with the range of T it serves
       // (of a chunk's T for a per-chunk kernel: chunks of C tokens, and the
