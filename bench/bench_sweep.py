@@ -263,6 +263,18 @@ def build(d, h, t, device, dtype, implementations):
     return calls, x.detach(), dy, wgu, original.down_proj.weight.detach()
 
 
+def extra_peak(fn, device):
+    """Bytes one eager call of `fn` allocates at its peak beyond what was
+    allocated before it (torch's caching allocator: the buffers fmlp passes
+    its kernels, HF's intermediates; workspace kept by cuBLAS not counted)."""
+    torch.cuda.synchronize(device)
+    before = torch.cuda.memory_allocated(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    fn()
+    torch.cuda.synchronize(device)
+    return torch.cuda.max_memory_allocated(device) - before
+
+
 class Unusable(RuntimeError):
     """The device no longer runs work (after a failed graph capture)."""
 
@@ -307,6 +319,8 @@ def run_cell(d, h, t, args, timer, bandwidth):
                 if timer.cuda:
                     torch.cuda.synchronize()
                 cell["first_call_s"][f"{mode}/{impl}"] = round(time.monotonic() - first, 2)
+                if timer.cuda:
+                    cell.setdefault("extra_peak_bytes", {})[f"{mode}/{impl}"] = extra_peak(fn, device)
             except Exception as error:  # recorded and shown; the rest goes on
                 failed([f"{mode}/{impl}/{launch}" for launch in args.launches], error)
                 continue
@@ -355,6 +369,12 @@ def print_cell(cell, impls):
                 ratio = f"  fmlp/compile {times['fmlp'] / times['hf_compile']:.2f}"
             print(f"  {mode:6s} {launch:5s} us: {text}{ratio}  floors: weight {floors['weight_read']:.1f}"
                   f" GEMM {floors['gemm']:.1f}", flush=True)
+        peaks = {key.split("/")[1]: v for key, v in cell.get("extra_peak_bytes", {}).items()
+                 if key.startswith(mode + "/")}
+        if peaks:
+            print(f"  {mode:6s} extra peak MiB (one eager call): "
+                  + "  ".join(f"{sweep_report.NAMES[i]} {v / 2**20:.1f}" for i, v in peaks.items()),
+                  flush=True)
 
 
 def main():
@@ -370,6 +390,10 @@ def main():
     p.add_argument("--modes", type=csv(str), default=list(MODES))
     p.add_argument("--launches", type=csv(str), default=list(LAUNCHES))
     p.add_argument("--dtype", default="bf16", choices=list(DTYPES))
+    p.add_argument("--matmul-precision", default=None, choices=["highest", "high", "medium"],
+                   help="torch.set_float32_matmul_precision for the run: Hugging Face's fp32 "
+                        "GEMMs and fmlp's module (its fp32 precision follows the setting: "
+                        "docs/precision.md) both take it; default: PyTorch's own")
     p.add_argument("--device", default="cuda")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--samples", type=int, default=5, help="samples per round and measurement")
@@ -389,6 +413,8 @@ def main():
         if bad or not given:
             p.error(f"{name}: {bad or 'none given'} not among {', '.join(allowed)}")
     start = time.monotonic()
+    if args.matmul_precision:
+        torch.set_float32_matmul_precision(args.matmul_precision)
     device = torch.device(args.device)
     cuda = device.type == "cuda"
     timer = Timer(device, args.busy_ms, args.max_calls, args.flush_l2)
@@ -402,6 +428,7 @@ def main():
     meta = {
         "device": torch.cuda.get_device_name(device) if cuda else "CPU",
         "torch": torch.__version__, "fmlp": fmlp_version, "dtype": args.dtype,
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "implementations": args.impls, "modes": args.modes, "launches": args.launches,
         "flush_l2": bool(timer.flush is not None), "copy_bandwidth_Bps": bandwidth,
