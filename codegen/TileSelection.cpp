@@ -116,6 +116,20 @@ static llvm::cl::opt<bool> tf32x3Wgmma(
 // the rounded copies); -1: every T, the kernel_config too (no copy is
 // made: 1.24x the no-grad forward's time at (4096, 11008), T = 8192). For
 // A/B runs.
+// tf32: the backward's weights read as stored and transposed in the
+// landing slots (KernelConfig::transposesInStages) by the WGMMA token
+// variants serving T up to this many tokens (256: measured on an H100,
+// bench/NOTES.md item 86, the training step at (4096, 11008) 0.67-0.82x
+// the time of reading the K-major copies at T <= 256, 1.00x at 512, 1.07x
+// at 1024); 0: none, -1: every T, the kernel_config too (1.12x at T =
+// 4096). For A/B runs.
+static llvm::cl::opt<int64_t> transposeInStagesMaxTokens(
+    "fmlp-transpose-in-stages-max-tokens", llvm::cl::Hidden,
+    llvm::cl::init(256),
+    llvm::cl::desc("sm_90a, fp32: the largest T whose WGMMA kernels transpose "
+                   "the weights in their stages, not read K-major copies "
+                   "(0: none, -1: every T)"));
+
 static llvm::cl::opt<int64_t> tf32RoundInStagesMaxTokens(
     "fmlp-tf32-round-in-stages-max-tokens", llvm::cl::Hidden,
     llvm::cl::init(512),
@@ -317,13 +331,15 @@ bool KernelConfig::sameKernel(const KernelConfig &other) const {
          stages == other.stages && clusterM == other.clusterM &&
          clusterN == other.clusterN && sharedBytes == other.sharedBytes &&
          maxRegisters == other.maxRegisters && splitK == other.splitK &&
-         roundsInStages == other.roundsInStages;
+         roundsInStages == other.roundsInStages &&
+         transposesInStages == other.transposesInStages;
 }
 
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
   return KernelConfigAttr::get(context, strategy, {tileM, tileN, tileK}, stages,
                                {clusterM, clusterN}, sharedBytes, maxRegisters,
-                               reason, maxTokens, splitK, roundsInStages);
+                               reason, maxTokens, splitK, roundsInStages,
+                               transposesInStages);
 }
 
 KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
@@ -341,6 +357,7 @@ KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
   config.maxTokens = attr.getMaxTokens();
   config.splitK = attr.getSplitK();
   config.roundsInStages = attr.getRoundsInStages();
+  config.transposesInStages = attr.getTransposesInStages();
   return config;
 }
 
@@ -553,6 +570,47 @@ bool mlir::fmlp::roundsTf32InStages(const GemmShape &shape,
   if (tf32RoundInStagesMaxTokens < 0)
     return true;
   return config.maxTokens > 0 && config.maxTokens <= tf32RoundInStagesMaxTokens;
+}
+
+SmallVector<KernelConfig> mlir::fmlp::transposingTokenVariants(
+    const GemmShape &shape, ArrayRef<KernelConfig> copies,
+    ArrayRef<KernelConfig> stored, KernelConfig &base,
+    const KernelConfig &storedBase) {
+  int64_t bound = transposeInStagesMaxTokens;
+  if (bound == 0 || !shape.readsTransposedWeightCopies ||
+      tensorCoreProducts(shape) != Precision::tf32 ||
+      storedBase.strategy != KernelStrategy::wgmma)
+    return SmallVector<KernelConfig>(copies);
+  auto transposing = [](KernelConfig config) {
+    config.transposesInStages = true;
+    config.reason += "; B's weights transposed in the stages";
+    return config;
+  };
+  SmallVector<KernelConfig> variants;
+  int64_t served = 0; // the most T the stored variants serve
+  for (const KernelConfig &variant : stored)
+    if (variant.strategy == KernelStrategy::wgmma &&
+        (bound < 0 || variant.maxTokens <= bound)) {
+      variants.push_back(transposing(variant));
+      served = variant.maxTokens;
+    } else {
+      break;
+    }
+  if (bound < 0) {
+    base = transposing(storedBase);
+    return variants;
+  }
+  // No variant of its own for few T (tf32x3's kernels have none): the
+  // stored layout's kernel_config serves them.
+  if (served == 0) {
+    KernelConfig fewTokens = transposing(storedBase);
+    fewTokens.maxTokens = served = bound;
+    variants.push_back(fewTokens);
+  }
+  for (const KernelConfig &variant : copies)
+    if (variant.maxTokens > served)
+      variants.push_back(variant);
+  return variants;
 }
 
 SmallVector<KernelConfig>

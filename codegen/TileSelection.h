@@ -73,6 +73,20 @@
 //     are bound by their products, which the producer's pass over each
 //     stage slows more than the copy costs (K2 1.38x at (1024, 2816), T =
 //     2048).
+//   - tf32 on WGMMA where the backward's K3 and K4 read the weights
+//     MN-major (GemmShape::readsTransposedWeightCopies: they read the K-major
+//     copies fmlp-transpose-weights makes once per call): the token variants
+//     serving T <= 256 (--fmlp-transpose-in-stages-max-tokens; 0: none, -1:
+//     the kernel_config too) are those of the op reading the weights as
+//     stored and transposing them in the landing slots
+//     (KernelConfig::transposesInStages; their tiles and stages chosen for
+//     that layout), and the copies are made only for the T a kernel reads
+//     them at. At few T the copies read and write the weights once more
+//     than the GEMMs read them: the training step at (4096, 11008) took
+//     1.49x the time of transposing in the stages at T = 1, 1.21x at 256,
+//     1.00x at 512, 0.94x at 1024 (H100, bench/NOTES.md item 86). Not for
+//     tf32x3, whose three products per pair make the stages' pass cost
+//     more than the copies (1.02-1.03x the step at (1024, 2816), T <= 256).
 //   mma_sync (chips with mma.sync but no WGMMA: sm_80, sm_86, sm_89, sm_90,
 //     sm_100[a], sm_103[a], sm_120[a]; on sm_90a where WGMMA's TMA cannot
 //     read an operand, for fp32 operands contracted as tf32x3 or highest,
@@ -136,6 +150,14 @@ struct KernelConfig {
   /// WGMMA, tf32 rounded: B read as stored and rounded in the stages
   /// (WgmmaGemmSpec::roundsBInStages), not from rounded copies.
   bool roundsInStages = false;
+  /// WGMMA, fp32: B's weights read as stored, MN-major, and transposed in
+  /// the landing slots (WgmmaGemm.cpp), not from the K-major copies of
+  /// fmlp-transpose-weights.
+  bool transposesInStages = false;
+  /// Reads weights as stored where the op names their per-call copies.
+  bool readsStoredWeights() const {
+    return roundsInStages || transposesInStages;
+  }
 
   /// The same kernel (everything but the range of T it serves and why).
   /// A split-K kernel's workspace grows with the T it serves, so the range
@@ -187,6 +209,11 @@ struct GemmShape {
   /// may read the weights as stored and round B in its stages instead
   /// (KernelConfig::roundsInStages; the rule above).
   bool readsRoundedWeightCopies = false;
+  /// fp32, every B_j a K-major copy of a weight that the op would read
+  /// MN-major as stored (fmlp-transpose-weights; A K-major): a WGMMA
+  /// kernel may read the weights and transpose them in its landing slots
+  /// instead (KernelConfig::transposesInStages; the rule above).
+  bool readsTransposedWeightCopies = false;
 };
 
 /// Which strategies the rule may take (fmlp-select-tiles' `strategy`):
@@ -220,6 +247,22 @@ SmallVector<KernelConfig> selectTokenVariants(const Target &target,
 /// reads the weights as stored and rounds B in its stages (the rule
 /// above).
 bool roundsTf32InStages(const GemmShape &shape, const KernelConfig &config);
+/// The token variants of an op that reads transposed copies of weights
+/// (GemmShape::readsTransposedWeightCopies): `stored`, the variants of the
+/// op reading the weights as stored (selectTokenVariants of that shape),
+/// for T up to the bound (--fmlp-transpose-in-stages-max-tokens: the WGMMA
+/// ones whose maxTokens is within it, marked transposesInStages; where
+/// there is none, storedBase up to the bound), then `copies`, those of the
+/// op as it is, for the T beyond. With the bound at -1, `stored` and
+/// `storedBase` serve every T and `base` becomes storedBase, transposing
+/// too.
+/// Only where the products are tf32: tf32x3's three products per pair
+/// make the stages' transposition cost more than the copies at few T
+/// (bench/NOTES.md item 86).
+SmallVector<KernelConfig>
+transposingTokenVariants(const GemmShape &shape, ArrayRef<KernelConfig> copies,
+                         ArrayRef<KernelConfig> stored, KernelConfig &base,
+                         const KernelConfig &storedBase);
 /// The WGMMA variant of `shape` serving T up to `maxTokens` with tiles
 /// `tileN` wide per accumulator and K in `splitK` slices, or nullopt when two
 /// stages do not fit the target: for A/B runs that fix the variants

@@ -978,13 +978,26 @@ struct ConvertFMLPToNVVMPass
       if (failed(configs))
         return signalPassFailure();
       KernelGemm gemm = describeGemm(op);
-      for (const KernelConfig &config : *configs)
-        if (std::string why = whyConfigDoesNotFit(config, gemm, info);
-            !why.empty()) {
+      for (const KernelConfig &config : *configs) {
+        // A kernel that transposes the weights in its stages is the op's
+        // reading them as stored (MN-major).
+        std::string why;
+        if (config.transposesInStages && !readsTransposedWeightCopies(gemm)) {
+          why = "transposes_in_stages on a kernel whose B is not every part "
+                "a transposed copy of a weight (fmlp-transpose-weights) "
+                "with A K-major";
+        } else if (config.transposesInStages) {
+          ReadingStoredWeights stored(op, transposedCopySource);
+          why = whyConfigDoesNotFit(config, describeGemm(op), info);
+        } else {
+          why = whyConfigDoesNotFit(config, gemm, info);
+        }
+        if (!why.empty()) {
           op->emitOpError("has a kernel config it cannot be built with: ")
               << why;
           return signalPassFailure();
         }
+      }
       for (const KernelConfig &config : *configs) {
         if (config.splitK == 1)
           continue;
@@ -1038,6 +1051,12 @@ struct ConvertFMLPToNVVMPass
     module.walk([&](RoundToTf32Op round) {
       storedWeightOf[round.getInits()[0]] = round.getInput();
     });
+    // Each transposed copy -> the weight: variants that transpose in their
+    // stages read the weight.
+    DenseMap<Value, Value> transposedWeightOf;
+    module.walk([&](TransposeOp transpose) {
+      transposedWeightOf[transpose.getInits()[0]] = transpose.getInput();
+    });
     DenseMap<Operation *, unsigned> countPerEntry;
     for (auto [fill, tokens] : fills) {
       auto entry = fill->getParentOfType<func::FuncOp>();
@@ -1067,16 +1086,12 @@ struct ConvertFMLPToNVVMPass
       if (isWeightCopyOp(op)) {
         OpBuilder b(op);
         Location loc = op->getLoc();
-        // A rounded copy is made only for the T some kernel reads it at.
-        std::optional<int64_t> fewest = 1;
-        if (auto round = dyn_cast<RoundToTf32Op>(op)) {
-          FailureOr<std::optional<int64_t>> guarded =
-              guardByReaders(b, round, configsByOp);
-          if (failed(guarded))
-            return signalPassFailure();
-          fewest = *guarded;
-        }
-        if (!fewest) {
+        // A copy is made only for the T some kernel reads it at.
+        FailureOr<std::optional<int64_t>> fewest =
+            guardByReaders(b, op, configsByOp);
+        if (failed(fewest))
+          return signalPassFailure();
+        if (!*fewest) {
           op->erase();
           continue;
         }
@@ -1096,8 +1111,8 @@ struct ConvertFMLPToNVVMPass
         Value unread = arith::ConstantIndexOp::create(b, loc, 0);
         gpu::LaunchFuncOp launch =
             createLaunch(b, loc, inits, kb.func, operands, unread, {});
-        if (*fewest > 1)
-          launch->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(*fewest));
+        if (**fewest > 1)
+          launch->setAttr("fmlp.min_tokens", b.getI64IntegerAttr(**fewest));
         op->erase();
         continue;
       }
@@ -1122,16 +1137,35 @@ struct ConvertFMLPToNVVMPass
         KernelConfig built = config;
         if (config.sameKernel(base))
           built.maxTokens = 0; // named and built as the kernel_config's
-        FailureOr<KernelVariant> variant = buildVariant(
-            op, gemm, built, minTokens, operands, info, gpuModule, name,
-            config.splitK > 1 ? splitKWorkspaces[entry] : Value());
+        Value splitK = config.splitK > 1 ? splitKWorkspaces[entry] : Value();
+        FailureOr<KernelVariant> variant = failure();
+        if (config.transposesInStages) {
+          // Built as the op reading the weights as stored (MN-major), at
+          // the copies' places among its parameters.
+          ReadingStoredWeights stored(
+              op, [&](Value copy) { return transposedWeightOf.lookup(copy); });
+          KernelOperands storedOperands(op);
+          if (storedOperands.buffers !=
+              operands.replacing(stored.weightOfCopy()).buffers) {
+            op->emitOpError("reads a weight beside its transposed copy: no "
+                            "kernel of it can transpose in its stages");
+            return signalPassFailure();
+          }
+          variant = buildVariant(op, describeGemm(op), built, minTokens,
+                                 storedOperands, info, gpuModule, name, splitK);
+          if (succeeded(variant))
+            variant->storedWeights = stored.weightOfCopy();
+        } else {
+          variant = buildVariant(op, gemm, built, minTokens, operands, info,
+                                 gpuModule, name, splitK);
+          if (succeeded(variant) && config.roundsInStages)
+            for (Value buffer : operands.buffers)
+              if (Value weight = storedWeightOf.lookup(buffer))
+                variant->storedWeights[buffer] = weight;
+        }
         if (failed(variant))
           return signalPassFailure();
         variant->maxTokens = config.maxTokens;
-        if (config.roundsInStages)
-          for (Value buffer : operands.buffers)
-            if (Value weight = storedWeightOf.lookup(buffer))
-              variant->storedWeights[buffer] = weight;
         if (config.sameKernel(base))
           baseKernel = *variant;
         variants.push_back(std::move(*variant));
@@ -1172,22 +1206,22 @@ struct ConvertFMLPToNVVMPass
     });
   }
 
-  /// The fewest T the launch of `round`'s copy serves, `b` placed where
-  /// it goes: F, the fewest T any kernel reads the copy at, under `scf.if
-  /// T >= F` where the readers' variants of fewer T read the weight as
-  /// stored (KernelConfig::roundsInStages); 1 (no guard) where some kernel
+  /// The fewest T the launch of a weight copy (`copyOp`: round_to_tf32 or
+  /// transpose) serves, `b` placed where it goes: F, the fewest T any
+  /// kernel reads the copy at, under `scf.if T >= F` where the readers'
+  /// variants of fewer T read the weight as stored
+  /// (KernelConfig::readsStoredWeights); 1 (no guard) where some kernel
   /// reads it at every T or a static T is at least F; nullopt (no launch)
   /// where none reads it or a static T is below F.
-  FailureOr<std::optional<int64_t>>
-  guardByReaders(OpBuilder &b, RoundToTf32Op round,
-                 const DenseMap<Operation *, SmallVector<KernelConfig>>
-                     &configsByOp) {
-    Value copy = round.getInits()[0];
-    auto entry = round->getParentOfType<func::FuncOp>();
+  FailureOr<std::optional<int64_t>> guardByReaders(
+      OpBuilder &b, Operation *copyOp,
+      const DenseMap<Operation *, SmallVector<KernelConfig>> &configsByOp) {
+    Value copy = cast<DestinationStyleOpInterface>(copyOp).getDpsInits()[0];
+    auto entry = copyOp->getParentOfType<func::FuncOp>();
     std::optional<int64_t> fewest;
     Value tokenOperand;
     for (Operation *reader : copy.getUsers()) {
-      if (reader == round.getOperation())
+      if (reader == copyOp)
         continue;
       auto configs = configsByOp.find(reader);
       if (configs == configsByOp.end()) {
@@ -1203,7 +1237,7 @@ struct ConvertFMLPToNVVMPass
                                 : std::numeric_limits<int64_t>::max();
       int64_t first = 1;
       for (const KernelConfig &config : configs->second) {
-        if (!config.roundsInStages) {
+        if (!config.readsStoredWeights()) {
           if (first <= most)
             fewest = std::min(fewest.value_or(first), first);
           break;
@@ -1216,7 +1250,7 @@ struct ConvertFMLPToNVVMPass
     // T: the product of the leading dimensions (all but the last) of the
     // entry's first argument with a dynamic one (the manifest's -1 rows,
     // which the runtime flattens so), or a reader's static T.
-    Location loc = round.getLoc();
+    Location loc = copyOp->getLoc();
     Value tokens;
     for (BlockArgument argument : entry.getArguments()) {
       auto type = dyn_cast<MemRefType>(argument.getType());
@@ -1237,8 +1271,8 @@ struct ConvertFMLPToNVVMPass
     if (!tokens) {
       auto type = cast<MemRefType>(tokenOperand.getType());
       if (type.isDynamicDim(0))
-        return round.emitOpError("has a reader whose T is dynamic but no "
-                                 "argument of T rows in its entry point");
+        return copyOp->emitOpError("has a reader whose T is dynamic but no "
+                                   "argument of T rows in its entry point");
       return type.getDimSize(0) < *fewest ? std::nullopt
                                           : std::optional<int64_t>(1);
     }
@@ -1311,6 +1345,8 @@ struct ConvertFMLPToNVVMPass
         kernelName += "_upto" + std::to_string(config.maxTokens);
       if (config.roundsInStages)
         kernelName += "_round_in_stages";
+      if (config.transposesInStages)
+        kernelName += "_transpose_in_stages";
       if (config.splitK > 1) {
         kernelName += "_splitk" + std::to_string(config.splitK);
         variant.splitKWorkspace = splitKWorkspace;

@@ -454,6 +454,16 @@ bool mlir::fmlp::readsRoundedWeightCopies(const KernelGemm &gemm) {
          });
 }
 
+bool mlir::fmlp::readsTransposedWeightCopies(const KernelGemm &gemm) {
+  auto kMajor = [](const GemmPart &part) { return part.kMajor; };
+  return gemm.element.isF32() && llvm::all_of(gemm.a.parts, kMajor) &&
+         llvm::all_of(gemm.b, [&](const GemmOperand &b) {
+           return llvm::all_of(b.parts, [&](const GemmPart &part) {
+             return kMajor(part) && transposedCopySource(part.memref);
+           });
+         });
+}
+
 GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
   KernelGemm gemm = describeGemm(op);
   GemmShape shape;
@@ -490,6 +500,11 @@ GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
   if (!gemm.k.tokens)
     shape.k = gemm.k.value;
   shape.readsRoundedWeightCopies = readsRoundedWeightCopies(gemm);
+  // The backward's K3 and K4, as the GPU tests verify them (their weights
+  // nn.Linear's [out, in]: K1 and K2 read transposed copies only of
+  // [in, out] weights, which no GPU test has).
+  shape.readsTransposedWeightCopies =
+      isa<DownGradOp, InputGradOp>(op) && readsTransposedWeightCopies(gemm);
   // The grid is static when neither M nor N is T (the weight gradients).
   if (!gemm.m.tokens && !gemm.n.tokens) {
     shape.rows = gemm.m.value;

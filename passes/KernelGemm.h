@@ -95,6 +95,11 @@ KernelGemm describeGemm(Operation *kernelOp);
 /// it may read the weights as stored instead and round them in its stages
 /// (KernelConfig::roundsInStages).
 bool readsRoundedWeightCopies(const KernelGemm &gemm);
+/// Whether `gemm` has fp32 operands, A K-major and every part of every B_j
+/// a K-major copy of a weight that fmlp-transpose-weights transposed: a
+/// WGMMA kernel may read the weights MN-major as stored and transpose
+/// them in its stages (KernelConfig::transposesInStages).
+bool readsTransposedWeightCopies(const KernelGemm &gemm);
 
 /// What tile selection reads of a kernel op's GEMM (codegen/TileSelection.h):
 /// its element, precision and accumulators, whether TMA can read its

@@ -7,6 +7,7 @@
 
 #include "passes/KernelGemm.h"
 #include "passes/Passes.h"
+#include "passes/WeightCopies.h"
 
 #include "dialects/FMLP/FMLPOps.h"
 #include "codegen/TileSelection.h"
@@ -154,13 +155,26 @@ struct SelectTilesPass
         config.reason += "; B rounded to tf32 in the stages";
       };
       roundInStages(base);
-      op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
       // SIMT asked for: no variants either (small_tokens is mma.sync). The
       // rule's variants, or its small_tokens ones and the fixed WGMMA ones.
       SmallVector<KernelConfig> ruled =
           choice == StrategyChoice::simt
               ? SmallVector<KernelConfig>()
               : selectTokenVariants(target.getInfo(), shape, base);
+      // The backward's weights read as stored, transposed in the stages,
+      // for the T the rule says: the variants of the op reading them so.
+      if (shape.readsTransposedWeightCopies && fixedTiles->empty() &&
+          choice != StrategyChoice::simt) {
+        ReadingStoredWeights stored(op, transposedCopySource);
+        GemmShape storedShape = describeGemmShape(op);
+        KernelConfig storedBase =
+            selectGemmConfig(target.getInfo(), storedShape, choice);
+        ruled = transposingTokenVariants(
+            shape, ruled,
+            selectTokenVariants(target.getInfo(), storedShape, storedBase),
+            base, storedBase);
+      }
+      op->setAttr(KernelConfigAttr::kName, base.toAttr(op->getContext()));
       SmallVector<KernelConfig> fixed;
       if (base.strategy == KernelStrategy::wgmma) {
         int64_t smallTokensMax = 0;

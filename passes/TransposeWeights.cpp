@@ -37,7 +37,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::fmlp {
 #define GEN_PASS_DEF_TRANSPOSEWEIGHTSPASS
@@ -48,32 +47,6 @@ using namespace mlir;
 using namespace mlir::fmlp;
 
 namespace {
-
-/// The weight operands of a GEMM kernel op, each with its KernelGemm role
-/// (`gate`, `up`, `down`), which also names its layout attribute
-/// (`down_layout`).
-SmallVector<std::pair<StringRef, OpOperand *>, 2>
-weightOperands(Operation *op) {
-  using Weights = SmallVector<std::pair<StringRef, OpOperand *>, 2>;
-  return llvm::TypeSwitch<Operation *, Weights>(op)
-      .Case<GateUpOp, InputGradOp>([](auto op) {
-        return Weights{{"gate", &op.getGateMutable()},
-                       {"up", &op.getUpMutable()}};
-      })
-      .Case<DownOp, DownGradOp>([](auto op) {
-        return Weights{{"down", &op.getDownMutable()}};
-      })
-      .Case<GateOp>([](GateOp op) {
-        return Weights{{"gate", &op.getGateMutable()}};
-      })
-      .Default([](Operation *) { return Weights{}; });
-}
-
-/// The other layout of a weight.
-WeightLayout flipped(WeightLayout layout) {
-  return layout == WeightLayout::out_in ? WeightLayout::in_out
-                                        : WeightLayout::out_in;
-}
 
 struct TransposeWeightsPass
     : mlir::fmlp::impl::TransposeWeightsPassBase<TransposeWeightsPass> {
@@ -120,13 +93,7 @@ struct TransposeWeightsPass
       };
       // Try the op on copies of its MN-major weights; keep them where the
       // rule then gives it WGMMA.
-      struct Swap {
-        OpOperand *operand;
-        Value weight;
-        StringAttr layoutName;
-        Attribute layout; // as it was (null: the default, out_in)
-      };
-      SmallVector<Swap> swaps;
+      SmallVector<WeightLayoutSwap> swaps;
       SmallVector<Value> made;
       for (auto [role, operand] : weightOperands(op)) {
         BlockArgument weight = copyableWeight(operand->get(), entry);
@@ -140,26 +107,14 @@ struct TransposeWeightsPass
                                        "_transposed");
           made.push_back(weight);
         }
-        auto layoutName = StringAttr::get(op->getContext(), role + "_layout");
-        auto layout = op->getAttrOfType<WeightLayoutAttr>(layoutName);
-        swaps.push_back({operand, weight, layoutName, layout});
-        operand->set(copy);
-        op->setAttr(layoutName, WeightLayoutAttr::get(
-                                    op->getContext(),
-                                    flipped(layout ? layout.getValue()
-                                                   : WeightLayout::out_in)));
+        swaps.emplace_back(op, role, operand, copy);
       }
       if (swaps.empty() ||
           selectGemmConfig(target, describeGemmShape(op), choice).strategy ==
               KernelStrategy::wgmma)
         continue;
-      for (const Swap &swap : swaps) {
-        swap.operand->set(swap.weight);
-        if (swap.layout)
-          op->setAttr(swap.layoutName, swap.layout);
-        else
-          op->removeAttr(swap.layoutName);
-      }
+      for (const WeightLayoutSwap &swap : swaps)
+        swap.undo();
       // The arguments made for this op alone are the entry's last.
       for (Value weight : llvm::reverse(made)) {
         unsigned index = copies[weight].getArgNumber();

@@ -5,6 +5,7 @@
 #include "dialects/FMLP/FMLPOps.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::fmlp;
@@ -19,12 +20,74 @@ BlockArgument mlir::fmlp::copyableWeight(Value weight, func::FuncOp entry) {
   return argument;
 }
 
-Value mlir::fmlp::roundedCopySource(Value copy) {
+/// The input of the `CopyOp` that writes `copy`, or null.
+template <typename CopyOp> static Value copySource(Value copy) {
   for (Operation *user : copy.getUsers())
-    if (auto round = dyn_cast<RoundToTf32Op>(user))
-      if (round.getInits()[0] == copy)
-        return round.getInput();
+    if (auto op = dyn_cast<CopyOp>(user))
+      if (op.getInits()[0] == copy)
+        return op.getInput();
   return nullptr;
+}
+
+Value mlir::fmlp::roundedCopySource(Value copy) {
+  return copySource<RoundToTf32Op>(copy);
+}
+
+Value mlir::fmlp::transposedCopySource(Value copy) {
+  return copySource<TransposeOp>(copy);
+}
+
+SmallVector<std::pair<StringRef, OpOperand *>, 2>
+mlir::fmlp::weightOperands(Operation *op) {
+  using Weights = SmallVector<std::pair<StringRef, OpOperand *>, 2>;
+  return llvm::TypeSwitch<Operation *, Weights>(op)
+      .Case<GateUpOp, InputGradOp>([](auto op) {
+        return Weights{{"gate", &op.getGateMutable()},
+                       {"up", &op.getUpMutable()}};
+      })
+      .Case<DownOp, DownGradOp>([](auto op) {
+        return Weights{{"down", &op.getDownMutable()}};
+      })
+      .Case<GateOp>([](GateOp op) {
+        return Weights{{"gate", &op.getGateMutable()}};
+      })
+      .Default([](Operation *) { return Weights{}; });
+}
+
+WeightLayoutSwap::WeightLayoutSwap(Operation *op, StringRef role,
+                                   OpOperand *operand, Value other)
+    : op(op), operand(operand), previous(operand->get()),
+      layoutName(StringAttr::get(op->getContext(), role + "_layout")),
+      layout(op->getAttr(layoutName)) {
+  auto current = dyn_cast_or_null<WeightLayoutAttr>(layout);
+  WeightLayout was = current ? current.getValue() : WeightLayout::out_in;
+  operand->set(other);
+  op->setAttr(layoutName, WeightLayoutAttr::get(op->getContext(),
+                                                was == WeightLayout::out_in
+                                                    ? WeightLayout::in_out
+                                                    : WeightLayout::out_in));
+}
+
+void WeightLayoutSwap::undo() const {
+  operand->set(previous);
+  if (layout)
+    op->setAttr(layoutName, layout);
+  else
+    op->removeAttr(layoutName);
+}
+
+ReadingStoredWeights::ReadingStoredWeights(
+    Operation *op, function_ref<Value(Value)> sourceOf) {
+  for (auto [role, operand] : weightOperands(op))
+    if (Value weight = sourceOf(operand->get())) {
+      swapped[operand->get()] = weight;
+      swaps.emplace_back(op, role, operand, weight);
+    }
+}
+
+ReadingStoredWeights::~ReadingStoredWeights() {
+  for (const WeightLayoutSwap &swap : llvm::reverse(swaps))
+    swap.undo();
 }
 
 BlockArgument mlir::fmlp::addWeightCopyArgument(BlockArgument weight,

@@ -87,14 +87,19 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 const Target &TargetAttr::getInfo() const { return *findTarget(getChip()); }
 
-LogicalResult KernelConfigAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, KernelStrategy strategy,
-    ArrayRef<int64_t> tile, int64_t stages, ArrayRef<int64_t> cluster,
-    int64_t sharedBytes, int64_t maxRegisters, StringRef reason,
-    int64_t maxTokens, int64_t splitK, bool roundsInStages) {
+LogicalResult
+KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         KernelStrategy strategy, ArrayRef<int64_t> tile,
+                         int64_t stages, ArrayRef<int64_t> cluster,
+                         int64_t sharedBytes, int64_t maxRegisters,
+                         StringRef reason, int64_t maxTokens, int64_t splitK,
+                         bool roundsInStages, bool transposesInStages) {
   if (roundsInStages && strategy != KernelStrategy::wgmma)
     return emitError() << "rounds_in_stages: only a wgmma kernel rounds its "
                           "operands in its stages";
+  if (transposesInStages && strategy != KernelStrategy::wgmma)
+    return emitError() << "transposes_in_stages: only a wgmma kernel "
+                          "transposes its operands in its stages";
   if (splitK < 1)
     return emitError() << "split_k must be at least 1 (1: K is not split)";
   if (splitK > 1 && strategy != KernelStrategy::wgmma)

@@ -143,7 +143,11 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     only, default false, printed when true) that the kernel reads the
     weights it multiplies as B as stored and rounds them to tf32 in its
     stages, not fmlp-round-tf32-weights' rounded copies (which are then
-    written only for the T that some kernel reads them at).
+    written only for the T that some kernel reads them at);
+    `transposes_in_stages` (wgmma, fp32 only, default false, printed when
+    true) that it reads the weights as stored, MN-major, and transposes
+    them in its landing slots, not fmlp-transpose-weights' K-major copies
+    (which are then written only for the T that some kernel reads them at).
 
     A kernel op may also carry `fmlp.token_variants`, an array of further
     configurations for launches of few tokens, ascending by `max_tokens`:
@@ -171,12 +175,16 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     DefaultValuedParameter<"int64_t", "1",
                            "K slices, one block each (1: no split)">:$split_k,
     DefaultValuedParameter<"bool", "false",
-                           "B rounded to tf32 in the stages">:$rounds_in_stages);
+                           "B rounded to tf32 in the stages">:$rounds_in_stages,
+    DefaultValuedParameter<"bool", "false",
+                           "B's weights transposed in the stages">:$transposes_in_stages);
   let assemblyFormat = [{
     `<` `strategy` `=` $strategy `,` `tile` `=` `[` $tile `]` `,`
     `stages` `=` $stages `,` `cluster` `=` `[` $cluster `]` `,`
     `shared_bytes` `=` $shared_bytes `,` `max_registers` `=` $max_registers
-    `,` (`split_k` `=` $split_k^ `,`)? `reason` `=` $reason
+    `,` (`split_k` `=` $split_k^ `,`)?
+    (`transposes_in_stages` `=` $transposes_in_stages^ `,`)?
+    `reason` `=` $reason
     (`,` `max_tokens` `=` $max_tokens^)?
     (`,` `rounds_in_stages` `=` $rounds_in_stages^)? `>`
   }];

@@ -353,23 +353,31 @@ class WorkspacesOnlyWhereUsed(unittest.TestCase):
         os.environ["FMLP_CACHE_DIR"] = cls.cache.name
         os.environ["PATH"] = os.environ["FMLP_BIN_DIR"] + os.pathsep + os.environ["PATH"]
         cls.path = str(spec.find_or_compile(spec.BlockSpec(1024, 2816, "f32", precision="tf32")))
-        entry = runtime.Bundle(cls.path).entry("forward_nograd")
-        cls.first_use = {a["name"]: a["min_tokens"] for a in entry.arguments}
+        bundle = runtime.Bundle(cls.path)
+        cls.first_use = {a["name"]: a["min_tokens"]
+                         for a in bundle.entry("forward_nograd").arguments}
+        cls.backward_first_use = {a["name"]: a["min_tokens"]
+                                  for a in bundle.entry("backward").arguments}
 
     def setUp(self):
         record_launches(self)
 
-    def passed(self, tokens):
-        """The arguments a no-grad call at T = tokens passes."""
+    def passed(self, tokens, kind="forward_nograd"):
+        """The arguments a call at T = tokens passes: a no-grad one, or
+        the backward of a training step."""
         torch = self.torch
         g = torch.Generator().manual_seed(tokens)
         weights = [torch.randn(2816, 1024, generator=g), torch.randn(2816, 1024, generator=g),
                    torch.randn(1024, 2816, generator=g)]
         x = torch.randn(tokens, 1024, generator=g)
         self.calls.clear()
-        torch.ops.fmlp.forward_nograd(self.path, x, *weights, None, None, None)
-        [(kind, args)] = self.calls
-        self.assertEqual(kind, "forward_nograd")
+        if kind == "forward_nograd":
+            torch.ops.fmlp.forward_nograd(self.path, x, *weights, None, None, None)
+        else:
+            weights = [w.requires_grad_() for w in weights]
+            y, _ = torch.ops.fmlp.forward(self.path, x, *weights, None, None, None)
+            y.backward(torch.randn(tokens, 1024, generator=g))
+        [args] = [args for called, args in self.calls if called == kind]
         return args
 
     def test_copies_from_their_first_reader(self):
@@ -387,6 +395,17 @@ class WorkspacesOnlyWhereUsed(unittest.TestCase):
             # split-K's among them).
             others = set(self.first_use) - set(copies)
             self.assertLessEqual(others - {"y"}, args, f"T = {tokens}")
+
+    def test_backward_transposed_copies_from_their_first_reader(self):
+        # The backward's K3 and K4 variants of few T transpose the weights
+        # in their stages: the K-major copies are first read at 257.
+        copies = ("down_transposed", "gate_transposed", "up_transposed")
+        first = {self.backward_first_use[c] for c in copies}
+        self.assertEqual(first, {257})
+        for tokens in (1, 256, 257, 300):
+            args = self.passed(tokens, "backward")
+            for copy in copies:
+                self.assertEqual(copy in args, tokens >= 257, f"{copy} at T = {tokens}")
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")

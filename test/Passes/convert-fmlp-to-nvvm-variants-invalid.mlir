@@ -270,3 +270,17 @@ func.func @rounds_without_copies(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16
       #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, reason = "narrow", max_tokens = 256, rounds_in_stages = true>]}
   return
 }
+
+// -----
+
+// transposes_in_stages asks a kernel to read the weights as stored where
+// its op names K-major copies that fmlp-transpose-weights transposed: a
+// bf16 down (or any op without such copies) cannot take it.
+func.func @transposes_without_copies(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: transposes_in_stages on a kernel whose B is not every part a transposed copy of a weight (fmlp-transpose-weights) with A K-major}}
+  fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "base">,
+    fmlp.token_variants = [
+      #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, transposes_in_stages = true, reason = "narrow", max_tokens = 256>]}
+  return
+}

@@ -3,6 +3,8 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=NONE
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-transpose-weights --split-input-file | FileCheck %s --check-prefix=NONE
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-select-tiles --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=KERNEL
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-select-tiles --fmlp-transpose-in-stages-max-tokens=0 --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=COPIES
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights --fmlp-select-tiles --fmlp-transpose-in-stages-max-tokens=-1 --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=STAGES
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-transpose-weights=strategy=wmma --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not fmlp-opt %s --fmlp-plan-pipeline --fmlp-transpose-weights --split-input-file 2>&1 | FileCheck %s --check-prefix=NOTARGET
 // BAD: error: fmlp-transpose-weights: strategy must be auto, mma_sync or simt, got 'wmma'
@@ -23,6 +25,10 @@
 // CHECK-NEXT: fmlp.transpose ins(%[[WG]] : memref<2816x1024xf32>) outs(%[[WGT]] : memref<1024x2816xf32>)
 // CHECK-NEXT: fmlp.transpose ins(%[[WU]] : memref<2816x1024xf32>) outs(%[[WUT]] : memref<1024x2816xf32>)
 // CHECK: fmlp.down_grad silu ins(%{{.+}}, %[[WDT]], %{{.+}}, %{{.+}} : {{.*}}) outs({{.*}}) {down_layout = #fmlp.layout<in_out>, fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 4, {{.*}} reason = "tf32 products of fp32 operands, both K-major, in TMA-addressable views on sm_90a">
+// The token variants of T <= 256 are those of the op reading Wd as stored
+// (MN-major: 6 stages of 64 columns beside the landing slots), transposing
+// it in their stages; from 257 on, the copy's.
+// CHECK-SAME: fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 6, {{.*}} transposes_in_stages = true, reason = "{{[^"]*}}B's weights transposed in the stages", max_tokens = 256>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 512>,
 // CHECK: fmlp.input_grad ins(%{{.+}}, %{{.+}}, %[[WGT]], %[[WUT]] : {{.*}}) outs({{.*}}) {fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 4, {{.*}} gate_layout = #fmlp.layout<in_out>, precision = #fmlp.precision<tf32>, up_layout = #fmlp.layout<in_out>}
 // CHECK-NOT: fmlp.transpose
 // CHECK-LABEL: func.func @mlp.forward_nograd(
@@ -45,12 +51,39 @@
 // NONE-NOT: _transposed
 
 // The copy as a kernel: 32 x 32 tiles (256 threads), grid x over the
-// input's 2816 columns, y over its 1024 rows, never over T.
+// input's 2816 columns, y over its 1024 rows, never over T; launched only
+// from T = 257 (fmlp.min_tokens), where the first kernel that reads it
+// serves: the token variants of T <= 256 read the weight as stored
+// (MN-major, Wd itself) and transpose it in their stages.
 // KERNEL-LABEL: func.func @mlp.backward(
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k0_transpose blocks in (%c88, %c32, %{{.+}}) threads in (%c256,
+// KERNEL: %[[T:.+]] = memref.dim %arg0, %{{.+}} : memref<?x1024xf32>
+// KERNEL: %[[FROM:.+]] = arith.constant 257 : index
+// KERNEL: %[[NEEDED:.+]] = arith.cmpi uge, %[[T]], %[[FROM]] : index
+// KERNEL: scf.if %[[NEEDED]] {
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k0_transpose blocks in (%c88, %c32, %{{.+}}) threads in (%c256{{[_0-9]*}},
 // KERNEL-SAME: args(%arg3 : memref<1024x2816xf32>, %arg10 : memref<2816x1024xf32>,
 // KERNEL-SAME: fmlp.grid_fixed = array<i64: 88, 32, 1>, fmlp.grid_tokens_per_block = array<i64: 0, 0, 0>
+// KERNEL-SAME: fmlp.min_tokens = 257
 // KERNEL-SAME: fmlp.written = array<i64: 1>
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k3_down_grad_upto256_transpose_in_stages
+// KERNEL-SAME: args(%arg4 : memref<?x1024xf32>, %arg3 : memref<1024x2816xf32>,
+// KERNEL-SAME: fmlp.max_tokens = 256
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k3_down_grad_upto512
+// KERNEL-SAME: args(%arg4 : memref<?x1024xf32>, %arg10 : memref<2816x1024xf32>,
+// KERNEL-SAME: fmlp.min_tokens = 257
+// The bound at 0: every kernel reads the copies, made at every T; at -1:
+// every kernel transposes in its stages, and no copy is made (its
+// workspace stays an argument that no launch refers to).
+// COPIES-LABEL: func.func @mlp.backward(
+// COPIES-NOT: scf.if
+// COPIES: gpu.launch_func @fmlp_kernels::@mlp_backward_k0_transpose
+// COPIES-NOT: transpose_in_stages
+// COPIES: return
+// STAGES-LABEL: func.func @mlp.backward(
+// STAGES-NOT: @mlp_backward_k{{[0-9]+}}_transpose
+// STAGES: gpu.launch_func @fmlp_kernels::@mlp_backward_k{{[0-9]+}}_down_grad_transpose_in_stages blocks
+// STAGES-NOT: @mlp_backward_k{{[0-9]+}}_transpose
+// STAGES: return
 // KERNEL-LABEL: llvm.func @mlp_backward_k0_transpose(
 // KERNEL: nvvm.barrier0
 // KERNEL: llvm.return

@@ -73,9 +73,10 @@
 // TF32-KERNELS: 38
 // TF32-VARIANTS-MMA: 2
 // The kernels that write their stages through the generic proxy, truncated
-// (below; rounded, every consumer fences its own loads of A too): K5 and K6
-// (K3 and K4 read the copies K-major).
-// TF32-TRANSPOSING: 2
+// (below; rounded, every consumer fences its own loads of A too): K5 and K6,
+// and K3's and K4's variants of T <= 256, which read the weights as stored
+// and transpose them in their stages (the others read the copies K-major).
+// TF32-TRANSPOSING: 6
 // With the transposition off (--fmlp-tf32-wgmma-mn-major=false, an A/B
 // knob) K5 and K6 take mma_sync; K3 and K4 stay on WGMMA by the copies.
 // RUN: mkdir -p %t/untransposed
@@ -88,13 +89,18 @@
 // the variants' fp32 block and a LoRA block, their WGMMA kernels taking A
 // from registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy
 // kernels (the forward's and the no-grad forward's rounded weights, the
-// adapters' among them): 38 + 65 + 40 kernels, no spill, and no WGMMA
+// adapters' among them): 38 + 66 + 41 kernels, no spill, and no WGMMA
 // pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
 // The Llama block's WGMMA token variants of K1 and K2 (T <= 512) read the
 // weights as stored and round them in their stages (KernelConfig::
 // roundsInStages): 14 kernels (their split-K counter fills among them),
 // one more per entry than truncated: K1's variant for T <= 128 takes the
-// kernel_config's tiles but is a kernel of its own.
+// kernel_config's tiles but is a kernel of its own. The backward's K3 and
+// K4 variants of T <= 256 transpose their weights in their stages
+// (KernelConfig::transposesInStages): 6 kernels in the Llama block (split-K
+// fills among them; as many as the copy readers they replace), one more
+// in the variants' block (K3's, a kernel of its own) and in the LoRA block
+// (the adapters' input_grad, reading Bg and Bu).
 // Truncated (=false): the Llama block's 30 kernels, no copy.
 // RUN: mkdir -p %t/rounded %t/truncated
 // RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false --precision=tf32 -o %t/rounded/tf32-lora.bundle
@@ -102,6 +108,13 @@
 // RUN: cat %t/tf32-sm90a.bundle/ptxas.log %t/tf32-variants.bundle/ptxas.log %t/rounded/tf32-lora.bundle/ptxas.log | grep -c "Compiling entry" | FileCheck %s --check-prefix=ROUNDED-KERNELS
 // RUN: grep -c "round_to_tf32'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUNDED-COPIES
 // RUN: grep -c "round_in_stages[_a-z0-9]*'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=ROUND-IN-STAGES
+// RUN: grep -c "transpose_in_stages[_a-z0-9]*'" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TRANSPOSE-IN-STAGES
+// Every K3 and K4 transposing in its stages (--fmlp-transpose-in-stages-
+// max-tokens=-1, an A/B setting: the kernel_configs too) for the Llama and
+// the variants' fp32 blocks: no spill either.
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-transpose-in-stages-max-tokens=-1 -o %t/rounded/tf32-transposing.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 --fmlp-transpose-in-stages-max-tokens=-1 -o %t/rounded/tf32-variants-transposing.bundle
+// RUN: cat %t/rounded/tf32-transposing.bundle/ptxas.log %t/rounded/tf32-variants-transposing.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // Every kernel rounding in its stages (--fmlp-tf32-round-in-stages-max-
 // tokens=-1, an A/B setting: the kernel_configs too, 256-column tiles among
 // them) for the variants' fp32 block and the LoRA block: no spill either.
@@ -115,10 +128,11 @@
 // RUN: not grep -q "cvt.rna" %t/truncated/tf32-sm90a.bundle/kernels.ptx
 // RUN: grep -c "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
 // TRUNCATED-KERNELS: 30
-// ROUNDED-KERNELS: 143
+// ROUNDED-KERNELS: 145
 // ROUNDED-COPIES: 6
 // ROUND-IN-STAGES: 14
 // ROUND-IN-STAGES-ALL: 18
+// TRANSPOSE-IN-STAGES: 6
 // ROUNDED-PTX: cvt.rna.tf32.f32
 // ROUNDED-PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32 {{{[^}]*}}}, {{{[^}]*}}}
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
@@ -131,7 +145,8 @@
 // sm_90a and for each of 10 more chips, 5 x 8 on tf32 and tf32x3 and 27
 // on tf32 for sm_90a (every kernel on WGMMA, with their token variants and
 // split-K counter fills; 2 more where K1's first variant rounds its
-// weights in its stages), and 58 for the variants at precision tf32. The
+// weights in its stages), and 59 for the variants at precision tf32 (K3's
+// variant of T <= 256 transposing Wd in its stages). The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32. Then the LoRA blocks: 112 on
@@ -143,7 +158,7 @@
 // adapters' B matrices). And 12 copies of the weights rounded to tf32
 // (fmlp-round-tf32-weights): 6 in each sm_90a bundle at precision tf32
 // (the forward's and the no-grad forward's Wg, Wu, Wd).
-// CHECK-COUNT-1304: Compiling entry function
+// CHECK-COUNT-1305: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

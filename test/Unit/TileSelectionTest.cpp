@@ -681,6 +681,69 @@ TEST(TileSelection, Tf32TokenVariantsRoundInTheirStages) {
   EXPECT_FALSE(roundsTf32InStages(noCopies, upTo(128)));
 }
 
+// The backward's K3 and K4 reading transposed copies: up to T = 256 (the
+// default bound) the variants of the op reading the weights as stored,
+// transposing in their stages; past it those reading the copies. Where the
+// stored layout has no variant of its own, its kernel_config serves T up
+// to the bound; where it takes no WGMMA, the copies' variants stay.
+TEST(TileSelection, TransposingVariantsUpTo256Tokens) {
+  MLIRContext context;
+  Builder b(&context);
+  GemmShape shape{b.getF32Type(), 1, true, ""};
+  shape.precision = Precision::tf32;
+  shape.readsTransposedWeightCopies = true;
+  auto wgmma = [](int64_t maxTokens, int64_t tileN) {
+    KernelConfig config;
+    config.strategy = KernelStrategy::wgmma;
+    config.maxTokens = maxTokens;
+    config.tileN = tileN;
+    return config;
+  };
+  SmallVector<KernelConfig> copies = {wgmma(128, 64), wgmma(256, 128),
+                                      wgmma(512, 128), wgmma(1024, 192)};
+  SmallVector<KernelConfig> stored = {wgmma(64, 64), wgmma(192, 64),
+                                      wgmma(512, 128)};
+  KernelConfig base = wgmma(0, 256), storedBase = wgmma(0, 128);
+  SmallVector<KernelConfig> merged =
+      transposingTokenVariants(shape, copies, stored, base, storedBase);
+  ASSERT_EQ(merged.size(), 5u);
+  const int64_t maxTokens[] = {64, 192, 256, 512, 1024};
+  const bool transposes[] = {true, true, false, false, false};
+  for (size_t i = 0; i < merged.size(); ++i) {
+    EXPECT_EQ(merged[i].maxTokens, maxTokens[i]) << i;
+    EXPECT_EQ(merged[i].transposesInStages, transposes[i]) << i;
+  }
+  EXPECT_EQ(merged[0].tileN, 64); // the stored layout's tiles
+  EXPECT_FALSE(base.transposesInStages);
+  EXPECT_EQ(base.tileN, 256);
+  // No stored variant: its kernel_config up to 256, then the copies'.
+  merged = transposingTokenVariants(shape, copies, {}, base, storedBase);
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged[0].maxTokens, 256);
+  EXPECT_EQ(merged[0].tileN, 128);
+  EXPECT_TRUE(merged[0].transposesInStages);
+  EXPECT_FALSE(merged[0].sameKernel(base));
+  EXPECT_EQ(merged[1].maxTokens, 512);
+  // The stored layout on no WGMMA: the copies' variants as they were.
+  KernelConfig simt = storedBase;
+  simt.strategy = KernelStrategy::simt;
+  merged = transposingTokenVariants(shape, copies, stored, base, simt);
+  ASSERT_EQ(merged.size(), copies.size());
+  EXPECT_TRUE(llvm::none_of(
+      merged, [](const KernelConfig &c) { return c.transposesInStages; }));
+  // tf32x3 (highest too), or an op on no transposed copy: the copies'.
+  for (auto [precision, copied] :
+       {std::pair(Precision::tf32x3, true), std::pair(Precision::highest, true),
+        std::pair(Precision::tf32, false)}) {
+    GemmShape other = shape;
+    other.precision = precision;
+    other.readsTransposedWeightCopies = copied;
+    merged = transposingTokenVariants(other, copies, stored, base, storedBase);
+    ASSERT_EQ(merged.size(), copies.size());
+    EXPECT_FALSE(merged[0].transposesInStages);
+  }
+}
+
 // The split-K workspace: a counter per tile, then 128-byte aligned fp32
 // partials per tile and slice.
 TEST(TileSelection, SplitKWorkspaceLayout) {

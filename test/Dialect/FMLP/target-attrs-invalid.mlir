@@ -98,3 +98,8 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64,
 
 // expected-error@+1 {{rounds_in_stages: only a wgmma kernel rounds its operands in its stages}}
 module attributes {fmlp.c = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, reason = "", max_tokens = 64, rounds_in_stages = true>} {}
+
+// -----
+
+// expected-error@+1 {{transposes_in_stages: only a wgmma kernel transposes its operands in its stages}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, transposes_in_stages = true, reason = "", max_tokens = 64>} {}
