@@ -30,12 +30,15 @@ def kernels_of(directory, dtype_name, d, h, t):
     g = torch.Generator(device="cuda").manual_seed(0)
     dtype = DTYPES[dtype_name]
     x, dy = (torch.randn(t, d, device="cuda", dtype=dtype, generator=g) for _ in range(2))
-    wg, wu = (torch.randn(h, d, device="cuda", dtype=dtype, generator=g) * 0.02 for _ in range(2))
-    wd = torch.randn(d, h, device="cuda", dtype=dtype, generator=g) * 0.02
     bundle = runtime.Bundle(f"{directory}/mlp-{dtype_name}-{d}-{h}.bundle")
-    bundle.load()
+    bundle.load()  # into torch's context, current since x was made
     fwd, bwd = bundle.entry("forward"), bundle.entry("backward")
     nograd = bundle.entry("forward_nograd")
+    # The weights as the bundle stores them: [out, in], or [in, out].
+    shapes = {a["name"]: a["shape"] for a in fwd.arguments}
+    wg, wu = (torch.randn(*shapes["gate"], device="cuda", dtype=dtype, generator=g) * 0.02
+              for _ in range(2))
+    wd = torch.randn(*shapes["down"], device="cuda", dtype=dtype, generator=g) * 0.02
     y, dx, saved = torch.empty_like(x), torch.empty_like(x), torch.empty(t, 3 * h, device="cuda", dtype=dtype)
     dw = [torch.empty_like(wg), torch.empty_like(wu), torch.empty_like(wd)]
     forward_args = [x, wg, wu, wd, y, saved]

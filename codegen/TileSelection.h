@@ -73,8 +73,9 @@
 //     are bound by their products, which the producer's pass over each
 //     stage slows more than the copy costs (K2 1.38x at (1024, 2816), T =
 //     2048).
-//   - tf32 on WGMMA where the backward's K3 and K4 read the weights
-//     MN-major (GemmShape::readsTransposedWeightCopies: they read the K-major
+//   - tf32 on WGMMA where a kernel reads the weights MN-major (the
+//     backward's K3 and K4; K1 and K2 where the weights are stored [in,
+//     out]; GemmShape::readsTransposedWeightCopies: they read the K-major
 //     copies fmlp-transpose-weights makes once per call): the token variants
 //     serving T <= 256 (--fmlp-transpose-in-stages-max-tokens; 0: none, -1:
 //     the kernel_config too) are those of the op reading the weights as
@@ -84,7 +85,9 @@
 //     them at. At few T the copies read and write the weights once more
 //     than the GEMMs read them: the training step at (4096, 11008) took
 //     1.49x the time of transposing in the stages at T = 1, 1.21x at 256,
-//     1.00x at 512, 0.94x at 1024 (H100, bench/NOTES.md item 86). Not for
+//     1.00x at 512, 0.94x at 1024; [in, out] weights at (1024, 2816): the
+//     no-grad forward 1.15x at T = 1 and 16, the step 1.63x at T = 1 (H100,
+//     bench/NOTES.md item 86). Not for
 //     tf32x3, whose three products per pair make the stages' pass cost
 //     more than the copies (1.02-1.03x the step at (1024, 2816), T <= 256).
 //   mma_sync (chips with mma.sync but no WGMMA: sm_80, sm_86, sm_89, sm_90,

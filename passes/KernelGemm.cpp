@@ -500,11 +500,7 @@ GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
   if (!gemm.k.tokens)
     shape.k = gemm.k.value;
   shape.readsRoundedWeightCopies = readsRoundedWeightCopies(gemm);
-  // The backward's K3 and K4, as the GPU tests verify them (their weights
-  // nn.Linear's [out, in]: K1 and K2 read transposed copies only of
-  // [in, out] weights, which no GPU test has).
-  shape.readsTransposedWeightCopies =
-      isa<DownGradOp, InputGradOp>(op) && readsTransposedWeightCopies(gemm);
+  shape.readsTransposedWeightCopies = readsTransposedWeightCopies(gemm);
   // The grid is static when neither M nor N is T (the weight gradients).
   if (!gemm.m.tokens && !gemm.n.tokens) {
     shape.rows = gemm.m.value;

@@ -12,6 +12,10 @@
 // judged again; y and dx must be the eager run's bit for bit (the kernels,
 // split-K's included, are deterministic).
 //
+// The weights are passed in the layout the bundle declares them: nn.Linear's
+// [out, in], or [in, out] as ONNX and JAX store them (gate's shape [D, H]);
+// their gradients are read back alike.
+//
 // The bundle may have any memory policy (save=agu, gu, u, x) and token chunks
 // (chunk-tokens): each entry point's arguments are made from the manifest
 // by name (the saved activations only where it has them, as wide as it
@@ -170,6 +174,16 @@ std::vector<unsigned char> encode(const Matrix &m, bool transpose,
       }
     }
   return bytes;
+}
+
+/// Whether the bundle stores its weights [in, out] (gate [D, H], as ONNX
+/// and JAX exports do) rather than nn.Linear's [out, in] ([H, D]); with D
+/// = H the shapes cannot tell, and [out, in] is assumed.
+bool weightsInOut(fmlp::Bundle &bundle, int entry, int64_t D, int64_t H) {
+  for (const fmlp_argument_info &a : bundle.arguments(entry))
+    if (std::strcmp(a.name, "gate") == 0)
+      return D != H && a.shape[0] == D && a.shape[1] == H;
+  return false;
 }
 
 /// A device buffer's values as doubles, transposed from [rows, cols] when
@@ -422,15 +436,23 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   const Exact &atTokens = *ref.atTokens, &atUnits = *ref.atUnits;
   const Bounds &tokenBounds = *ref.tokenBounds, &unitBounds = *ref.unitBounds;
 
-  // Weights in nn.Linear's [out, in] layout, as the bundle declares them.
+  int forward = bundle.entry("forward"), backward = bundle.entry("backward"),
+      nograd = bundle.entry("forward_nograd");
+  // Weights in the layout the bundle declares them: nn.Linear's [out, in]
+  // (the math's [in, out] transposed), or [in, out] as ONNX and JAX store
+  // them; their gradients alike.
+  bool outIn = !weightsInOut(bundle, forward, D, H);
   DeviceBuffer x(encode(in.x, false, format)), dy(encode(in.dy, false, format));
-  DeviceBuffer wg(encode(in.gate, true, format)),
-      wu(encode(in.up, true, format)), wd(encode(in.down, true, format));
+  DeviceBuffer wg(encode(in.gate, outIn, format)),
+      wu(encode(in.up, outIn, format)), wd(encode(in.down, outIn, format));
+  // A weight gradient of the math's [rows, cols] as stored.
+  auto weightGradient = [&](DeviceBuffer &b, int64_t rows, int64_t cols) {
+    return outIn ? decode(b.data, cols, rows, true, format)
+                 : decode(b.data, rows, cols, false, format);
+  };
   size_t e = format.bytes;
   DeviceBuffer y(T * D * e), yNograd(T * D * e), dx(T * D * e);
   DeviceBuffer dWg(H * D * e), dWu(H * D * e), dWd(D * H * e);
-  int forward = bundle.entry("forward"), backward = bundle.entry("backward"),
-      nograd = bundle.entry("forward_nograd");
   // The saved activations (save=agu: A, G, U; gu: G, U; x: none), as wide
   // as the forward's argument says.
   int64_t savedCols = 0;
@@ -489,7 +511,7 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   // dWg, dWu as [D, H] (math layout): the units' columns; dWd as [H, D]:
   // their rows.
   auto dDownAtUnits = [&] {
-    return pickRows(decode(dWd.data, D, H, true, format), D, ref.units);
+    return pickRows(weightGradient(dWd, H, D), D, ref.units);
   };
   // Every output of the forward and backward against one reference (its
   // values and bounds at the judged tokens and hidden units); the adapter
@@ -509,14 +531,12 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
     report(n, D, H, T, label("dx").c_str(),
            compare(tokenRows(dx), r.atTokens.dx, r.tokenBounds.dx), mustFail);
     report(n, D, H, T, label("d_gate").c_str(),
-           compare(pickColumns(decode(dWg.data, H, D, true, format), D, H,
-                               ref.units),
+           compare(pickColumns(weightGradient(dWg, D, H), D, H, ref.units),
                    r.atUnits.dGate, r.unitBounds.dGate,
                    &r.unitBounds.dGateChunk, chunks),
            mustFail);
     report(n, D, H, T, label("d_up").c_str(),
-           compare(pickColumns(decode(dWu.data, H, D, true, format), D, H,
-                               ref.units),
+           compare(pickColumns(weightGradient(dWu, D, H), D, H, ref.units),
                    r.atUnits.dUp, r.unitBounds.dUp, &r.unitBounds.dUpChunk,
                    chunks),
            mustFail);

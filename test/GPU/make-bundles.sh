@@ -69,6 +69,26 @@ if [[ " ${DTYPES:-bf16 f16 f32} " == *" f32 "* ]]; then
       -o "$out/mlp-f32-$d-$h-$precision.bundle" --report=false
   done
 fi
+# Weights stored [in, out]: gate and up [D, H], down [H, D].
+for variant in $gpu_test_in_out_variants; do
+  IFS=: read -r dtype shape <<<"$variant"
+  [[ " ${DTYPES:-bf16 f16 f32} " == *" $dtype "* ]] || continue
+  d=${shape%x*} h=${shape#*x} src="$out/mlp-$dtype-$d-$h-in-out.mlir"
+  x="tensor<?x${d}x${dtype}>" wgu="tensor<${d}x${h}x${dtype}>" wd="tensor<${h}x${d}x${dtype}>"
+  cat >"$src" <<MLIR
+func.func @mlp(%x: $x, %wg: $wgu, %wu: $wgu, %wd: $wd) -> $x {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      {gate_layout = #fmlp.layout<in_out>, up_layout = #fmlp.layout<in_out>,
+       down_layout = #fmlp.layout<in_out>}
+      : ($x, $wgu, $wgu, $wd) -> $x
+  return %y : $x
+}
+MLIR
+  precision=""
+  [[ $dtype == f32 ]] && precision=--precision=tf32
+  "$compile" "$src" --chip="$chip" ${FMLP_COMPILE_FLAGS:-} $precision \
+    -o "$out/mlp-$dtype-$d-$h-in-out.bundle" --report=false
+done
 for variant in $gpu_test_variants $gpu_test_sanitized_variant; do
   IFS=: read -r dtype shape save chunk <<<"$variant"
   [[ " ${DTYPES:-bf16 f16 f32} " == *" $dtype "* ]] || continue

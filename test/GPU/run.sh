@@ -19,7 +19,9 @@
 # {0, 1, 17, 1000, 1024, 2049, 2597, 4096} (below a chunk, one chunk, 2
 # chunks + 1, not a multiple of it), the others at {0, 1, 3, 16, 17, 37,
 # 2597, 4096}, full adding 65536; memcheck and racecheck also run a
-# save=x bundle in chunks of 64 at T = 129 (shapes.sh).
+# save=x bundle in chunks of 64 at T = 129 (shapes.sh). With them, the
+# blocks whose weights are stored [in, out] (bf16, and f32 at tf32) at
+# T in {0, 1, 16, 17, 256, 257, 2597}.
 # f32's default bundles are precision highest (judged by IEEE fp32's bound);
 # with f32, the other precisions of shapes.sh (ieee, tf32, tf32x3, highest
 # at D = 64), each judged by its own bound.
@@ -74,6 +76,16 @@ done
   echo "== precision=$precision (f32, D=$d, H=$h)"
   timeout 300 "$test" "$bundles/mlp-f32-$d-$h-$precision.bundle" f32 "$d" "$h" $tokens \
     --contraction="$precision" || status=1
+done
+[[ " $sets " == *" variants "* ]] && for variant in $gpu_test_in_out_variants; do
+  IFS=: read -r dtype shape <<<"$variant"
+  [[ " $dtypes " == *" $dtype "* ]] || continue
+  d=${shape%x*} h=${shape#*x}
+  contraction=""
+  [[ $dtype == f32 ]] && contraction=--contraction=tf32
+  echo "== weights [in, out] ($dtype, D=$d, H=$h)"
+  timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h-in-out.bundle" "$dtype" "$d" "$h" \
+    $gpu_test_in_out_tokens $contraction || status=1
 done
 [[ " $sets " == *" variants "* ]] && for variant in $gpu_test_variants; do
   IFS=: read -r dtype shape save chunk <<<"$variant"

@@ -36,6 +36,11 @@ gpu_test_sanitized_variant="bf16:1024x2816:x:64"
 gpu_test_precisions="ieee:1024x2816 ieee:64x128 highest:64x128 tf32:1024x2816
   tf32:64x128 tf32:1088x704 tf32x3:1024x2816 tf32x3:64x128 tf32x3:4096x11008"
 gpu_test_sanitized_tokens="129"
+# Blocks whose weights are stored [in, out] (ONNX and JAX exports), DTYPE:DxH;
+# f32 at precision tf32 (its kernels read them through transposed copies,
+# or transpose them in their stages at few T).
+gpu_test_in_out_variants="bf16:1024x2816 f32:1024x2816"
+gpu_test_in_out_tokens="0 1 16 17 256 257 2597"
 # Blocks with LoRA adapters (docs/LoRA.md), as DTYPE:DxH:R:RD:SAVE:CHUNK:
 # the gate's and up's adapters stacked to rank R, the down projection's of
 # rank RD (0: that group absent), each in

@@ -157,3 +157,32 @@ func.func @lora(%x: tensor<?x64xf32>, %wg: tensor<96x64xf32>, %wu: tensor<96x64x
          tensor<8x64xf32>, tensor<96x8xf32>, tensor<96x8xf32>, tensor<4x96xf32>, tensor<64x4xf32>) -> tensor<?x64xf32>
   return %y : tensor<?x64xf32>
 }
+
+// -----
+
+// Weights stored [in, out] (ONNX, JAX exports) at tf32: the forward's K1
+// and K2 read them MN-major, so they get transposed copies too; their
+// token variants of T <= 256 read the weights themselves and transpose
+// them in their stages, and the copies are launched from T = 257 only.
+// KERNEL-LABEL: func.func @mlp_in_out.forward_nograd(
+// KERNEL: %[[NEEDED:.+]] = arith.cmpi uge, %{{.+}}, %{{.+}} : index
+// KERNEL: scf.if %[[NEEDED]] {
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_in_out_forward_nograd_k0_transpose
+// KERNEL-SAME: args(%arg1 : memref<1024x2816xf32>, %arg6 : memref<2816x1024xf32>,
+// KERNEL-SAME: fmlp.min_tokens = 257
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_in_out_forward_nograd_k3_gate_up_upto256_transpose_in_stages
+// KERNEL-SAME: args(%arg0 : memref<?x1024xf32>, %arg1 : memref<1024x2816xf32>, %arg2 : memref<1024x2816xf32>,
+// KERNEL-SAME: fmlp.max_tokens = 256
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_in_out_forward_nograd_k3_gate_up_upto512
+// KERNEL-SAME: args(%arg0 : memref<?x1024xf32>, %arg6 : memref<2816x1024xf32>, %arg7 : memref<2816x1024xf32>,
+// KERNEL-SAME: fmlp.min_tokens = 257
+func.func @mlp_in_out(%x: tensor<?x1024xf32>, %wg: tensor<1024x2816xf32>,
+                      %wu: tensor<1024x2816xf32>, %wd: tensor<2816x1024xf32>)
+    -> tensor<?x1024xf32> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      {gate_layout = #fmlp.layout<in_out>, up_layout = #fmlp.layout<in_out>,
+       down_layout = #fmlp.layout<in_out>, precision = #fmlp.precision<tf32>}
+      : (tensor<?x1024xf32>, tensor<1024x2816xf32>, tensor<1024x2816xf32>,
+         tensor<2816x1024xf32>) -> tensor<?x1024xf32>
+  return %y : tensor<?x1024xf32>
+}

@@ -89,7 +89,7 @@
 // the variants' fp32 block and a LoRA block, their WGMMA kernels taking A
 // from registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy
 // kernels (the forward's and the no-grad forward's rounded weights, the
-// adapters' among them): 38 + 66 + 41 kernels, no spill, and no WGMMA
+// adapters' among them): 38 + 66 + 42 kernels, no spill, and no WGMMA
 // pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
 // The Llama block's WGMMA token variants of K1 and K2 (T <= 512) read the
 // weights as stored and round them in their stages (KernelConfig::
@@ -99,8 +99,9 @@
 // K4 variants of T <= 256 transpose their weights in their stages
 // (KernelConfig::transposesInStages): 6 kernels in the Llama block (split-K
 // fills among them; as many as the copy readers they replace), one more
-// in the variants' block (K3's, a kernel of its own) and in the LoRA block
-// (the adapters' input_grad, reading Bg and Bu).
+// in the variants' block (K3's, a kernel of its own) and two in the LoRA
+// block (the adapters' input_grad, reading Bg and Bu, and their down
+// projection of the backward, reading Bd's transposed copy).
 // Truncated (=false): the Llama block's 30 kernels, no copy.
 // RUN: mkdir -p %t/rounded %t/truncated
 // RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false --precision=tf32 -o %t/rounded/tf32-lora.bundle
@@ -128,7 +129,7 @@
 // RUN: not grep -q "cvt.rna" %t/truncated/tf32-sm90a.bundle/kernels.ptx
 // RUN: grep -c "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
 // TRUNCATED-KERNELS: 30
-// ROUNDED-KERNELS: 145
+// ROUNDED-KERNELS: 146
 // ROUNDED-COPIES: 6
 // ROUND-IN-STAGES: 14
 // ROUND-IN-STAGES-ALL: 18
