@@ -576,8 +576,13 @@ SmallVector<KernelConfig> mlir::fmlp::transposingTokenVariants(
     const GemmShape &shape, ArrayRef<KernelConfig> copies,
     ArrayRef<KernelConfig> stored, KernelConfig &base,
     const KernelConfig &storedBase) {
+  // Kernels with token variants only (the GPU tests verify them at every
+  // width: not save=u's gate recomputation), and the landing slots'
+  // transposition, which rounds (the cp.async copies of
+  // --fmlp-tf32-transpose=cp-async cannot).
   int64_t bound = transposeInStagesMaxTokens;
   if (bound == 0 || !shape.readsTransposedWeightCopies ||
+      !shape.tokenVariantsReady || !wgmmaRoundsTransposedFp32() ||
       tensorCoreProducts(shape) != Precision::tf32 ||
       storedBase.strategy != KernelStrategy::wgmma)
     return SmallVector<KernelConfig>(copies);

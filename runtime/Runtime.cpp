@@ -389,32 +389,57 @@ fmlp_status fmlp_argument_min_tokens(const fmlp_bundle *bundle, int entry,
   return FMLP_OK;
 }
 
-fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
-                                 int64_t tokens, int64_t *bytes) {
+} // extern "C"
+
+namespace {
+
+/// fmlp_workspace_bytes and fmlp_workspace_bytes_used (`name`): the bytes of
+/// the saved and workspace arguments at T, all of them or (`used`) those a
+/// launch at T uses.
+fmlp_status workspaceBytes(const char *name, const fmlp_bundle *bundle,
+                           int entry, int64_t tokens, bool used,
+                           int64_t *bytes) {
   if (!bytes || entry < 0 || entry >= fmlp_entry_count(bundle))
     return fail(FMLP_ERROR_INVALID_ARGUMENT,
-                "fmlp_workspace_bytes: no such entry point");
+                std::string(name) + ": no such entry point");
   if (tokens < 0)
     return fail(FMLP_ERROR_SHAPE,
-                "fmlp_workspace_bytes: T = " + std::to_string(tokens) + " < 0");
+                std::string(name) + ": T = " + std::to_string(tokens) + " < 0");
   const Entry &e = bundle->manifest.entries[entry];
   std::optional<int64_t> total = 0;
   for (const Argument &a : e.arguments)
     if ((a.role == FMLP_ROLE_SAVED || a.role == FMLP_ROLE_WORKSPACE) &&
-        a.neededAt(tokens)) {
+        (!used || a.neededAt(tokens))) {
       std::optional<int64_t> argumentBytes = a.bytes(tokens);
       if (argumentBytes)
         total = checkedAdd(*total, *argumentBytes);
       if (!argumentBytes || !total)
         return fail(FMLP_ERROR_SHAPE,
-                    "fmlp_workspace_bytes(" + e.symbol + "): at T = " +
-                        std::to_string(tokens) + " the saved and workspace "
+                    std::string(name) + "(" + e.symbol +
+                        "): at T = " + std::to_string(tokens) +
+                        " the saved and workspace "
                         "buffers overflow a 64-bit byte count (at argument " +
                         a.name + ", " + declaredShape(a) + " " +
                         dtypeName(a.dtype) + ")");
     }
   *bytes = *total;
   return FMLP_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
+                                 int64_t tokens, int64_t *bytes) {
+  return workspaceBytes("fmlp_workspace_bytes", bundle, entry, tokens,
+                        /*used=*/false, bytes);
+}
+
+fmlp_status fmlp_workspace_bytes_used(const fmlp_bundle *bundle, int entry,
+                                      int64_t tokens, int64_t *bytes) {
+  return workspaceBytes("fmlp_workspace_bytes_used", bundle, entry, tokens,
+                        /*used=*/true, bytes);
 }
 
 } // extern "C"
@@ -768,13 +793,18 @@ bool writtenTensorsOverlap(const Entry &entry, const fmlp_tensor *tensors,
     return std::make_pair(begin,
                           begin + uintptr_t(*entry.arguments[i].bytes(tokens)));
   };
+  // A workspace no launch uses at T may be passed anywhere: not a buffer
+  // of the call.
+  auto passed = [&](size_t i) {
+    return tensors[i].data && entry.arguments[i].neededAt(tokens);
+  };
   for (size_t i = 0; i < entry.arguments.size(); ++i) {
-    if (!tensors[i].data)
+    if (!passed(i))
       continue;
     auto [a0, a1] = range(i);
     for (size_t j = i + 1; j < entry.arguments.size(); ++j) {
-      if (!tensors[j].data || (entry.arguments[i].role == FMLP_ROLE_INPUT &&
-                               entry.arguments[j].role == FMLP_ROLE_INPUT))
+      if (!passed(j) || (entry.arguments[i].role == FMLP_ROLE_INPUT &&
+                         entry.arguments[j].role == FMLP_ROLE_INPUT))
         continue;
       auto [b0, b1] = range(j);
       if (a0 < b1 && b0 < a1)

@@ -178,18 +178,24 @@ FMLP_API fmlp_status fmlp_argument_info_get(const fmlp_bundle *bundle,
  * argument: the least min_tokens (fmlp_kernel_tokens) of the launches that
  * refer to it; INT64_MAX when none does. A workspace may be passed null
  * (data == NULL, its other fields not read) at fewer T, where nothing uses
- * it: tf32's rounded weight copies, which only the kernels of larger T
- * read (docs/Bundle.md). FMLP_ERROR_INVALID_ARGUMENT for a null bundle or
+ * it: tf32's weight copies, which only the kernels of larger T read
+ * (docs/Bundle.md). FMLP_ERROR_INVALID_ARGUMENT for a null bundle or
  * pointer, or no such entry point or argument. */
 FMLP_API fmlp_status fmlp_argument_min_tokens(const fmlp_bundle *bundle,
                                               int entry, int argument,
                                               int64_t *min_tokens);
-/* Bytes of the buffers an entry point needs for T tokens beyond its inputs
- * and outputs: its saved arguments and the workspaces it uses at that T
- * (fmlp_argument_min_tokens). FMLP_ERROR_SHAPE for a negative T, or one at
+/* Bytes of the buffers an entry point takes for T tokens beyond its inputs
+ * and outputs: all its saved and workspace arguments (a caller that passes
+ * every one allocates this). FMLP_ERROR_SHAPE for a negative T, or one at
  * which that byte count overflows int64. */
 FMLP_API fmlp_status fmlp_workspace_bytes(const fmlp_bundle *bundle, int entry,
                                           int64_t tokens, int64_t *bytes);
+/* The same for the buffers the entry point uses at T: its saved arguments
+ * and the workspaces whose fmlp_argument_min_tokens is at most T (a caller
+ * that passes the others null allocates this). */
+FMLP_API fmlp_status fmlp_workspace_bytes_used(const fmlp_bundle *bundle,
+                                               int entry, int64_t tokens,
+                                               int64_t *bytes);
 
 /* Launches `entry` on `stream` (a CUstream; NULL: the default stream) with
  * one tensor per argument, in the bundle's order, in the context the bundle

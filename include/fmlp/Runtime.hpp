@@ -80,6 +80,12 @@ public:
     check(fmlp_workspace_bytes(handle_, entry, tokens, &bytes));
     return bytes;
   }
+  /// fmlp_workspace_bytes_used: without the workspaces unused at T.
+  int64_t workspaceBytesUsed(int entry, int64_t tokens) const {
+    int64_t bytes = 0;
+    check(fmlp_workspace_bytes_used(handle_, entry, tokens, &bytes));
+    return bytes;
+  }
   /// Launches `entry` on `stream` (a CUstream, or nullptr).
   void launch(int entry, const std::vector<fmlp_tensor> &tensors,
               void *stream = nullptr) {

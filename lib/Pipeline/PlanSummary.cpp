@@ -25,8 +25,12 @@ void markLaunchUses(func::FuncOp func, EntryPoint &entry) {
   DenseMap<unsigned, int64_t> fewest;
   func.walk([&](gpu::LaunchFuncOp launch) {
     launches = true;
+    // As the bundle writer reads it (a signless or index integer, at
+    // least 1; it refuses any other).
     auto min = launch->getAttrOfType<IntegerAttr>("fmlp.min_tokens");
-    int64_t tokens = min ? min.getInt() : 1;
+    int64_t tokens = 1;
+    if (min && (min.getType().isIndex() || min.getType().isSignlessInteger()))
+      tokens = std::max<int64_t>(min.getInt(), 1);
     for (Value operand : launch.getKernelOperands())
       if (auto argument = dyn_cast<BlockArgument>(viewRoot(operand));
           argument && argument.getOwner()->getParentOp() == func) {

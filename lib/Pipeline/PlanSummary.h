@@ -73,7 +73,7 @@ bool checkTokens(const TokenDomain &domain, int64_t tokens, std::string &error);
 /// `saved` argument and every workspace argument used at T as the module
 /// declares them (a chunked workspace has chunk-tokens rows, whatever T
 /// is): the plan's, and, on a module through the GPU stages, the kernels'
-/// own (the runtime's fmlp_workspace_bytes counts the same).
+/// own (the runtime's fmlp_workspace_bytes_used counts the same).
 struct MemoryReport {
   int64_t tokens = 0;
   int64_t savedBytes = 0; // kept from forward to backward

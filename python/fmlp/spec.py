@@ -194,14 +194,15 @@ def memory_report(spec: BlockSpec, tokens: int) -> dict:
     saved_bytes (kept from forward to backward), forward_, backward_ and
     nograd_workspace_bytes, training_peak_bytes (saved plus the larger
     workspace), inference_peak_bytes. Needs fmlp-compile on PATH. The
-    workspaces are what the bundle's entry points take (the runtime's
-    fmlp_workspace_bytes): the plan's, and the GPU kernels' own, which
+    workspaces are what the bundle's entry points use at that T (the
+    runtime's fmlp_workspace_bytes_used): the plan's, and the GPU kernels' own, which
     fmlp-compile plans as far as the launches without compiling a kernel:
     `split_k_workspace` where kernels split K at a few hundred tokens (a
     few MiB, whatever T), and in an fp32 block whose backward runs on
     WGMMA (sm_90a) K-major copies of its weights, `*_transposed` (3 D H
     elements; and at precision tf32, `*_tf32`, 3 D H more in the forward
-    entry points: the weights rounded to tf32)."""
+    entry points: the weights rounded to tf32), each counted from the T of
+    its first reader (257 / 513 at (4096, 11008) at tf32)."""
     if shutil.which("fmlp-compile") is None:
         raise BundleMissing("fmlp.memory_report needs fmlp-compile on PATH")
     with tempfile.TemporaryDirectory(prefix="fmlp-report.") as directory:

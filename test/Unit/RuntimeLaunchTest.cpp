@@ -501,10 +501,18 @@ TEST_F(RuntimeWorkspaces, AWorkspaceIsNeededFromItsFirstUse) {
             FMLP_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(fmlp_argument_min_tokens(nullptr, 0, 0, &first),
             FMLP_ERROR_INVALID_ARGUMENT);
-  // w_tf32's 8 x 8 floats from T = 17; `spare` at no T.
-  EXPECT_EQ(bundle.workspaceBytes(0, 16), 0);
-  EXPECT_EQ(bundle.workspaceBytes(0, 17), 8 * 8 * 4);
-  EXPECT_EQ(bundle.workspaceBytes(0, 1000), 8 * 8 * 4);
+  // Used: w_tf32's 8 x 8 floats from T = 17, `spare` at no T; taken (what
+  // a caller passing every buffer allocates): both, whatever T.
+  EXPECT_EQ(bundle.workspaceBytesUsed(0, 16), 0);
+  EXPECT_EQ(bundle.workspaceBytesUsed(0, 17), 8 * 8 * 4);
+  EXPECT_EQ(bundle.workspaceBytesUsed(0, 1000), 8 * 8 * 4);
+  EXPECT_EQ(bundle.workspaceBytes(0, 16), 8 * 8 * 4 + 16 * 4 * 4);
+  EXPECT_EQ(bundle.workspaceBytes(0, 1000), 8 * 8 * 4 + 1000 * 4 * 4);
+  int64_t bytes = 0;
+  EXPECT_EQ(fmlp_workspace_bytes_used(bundle.get(), 0, -1, &bytes),
+            FMLP_ERROR_SHAPE);
+  EXPECT_EQ(fmlp_workspace_bytes_used(bundle.get(), 1, 1, &bytes),
+            FMLP_ERROR_INVALID_ARGUMENT);
 }
 
 TEST_F(RuntimeWorkspaces, ANullWorkspaceWhereNothingUsesIt) {

@@ -620,15 +620,17 @@ Wide firstUse(const json &entry, size_t a) {
   return first;
 }
 
-/// Bytes of the buffers fmlp_workspace_bytes counts at T = `tokens`: the
-/// saved arguments, and the workspaces some launch refers to at T (the
-/// others may be null there).
-Wide neededBytes(const json &entry, const Call &call, int64_t tokens) {
+/// Bytes of the saved and workspace arguments at T = `tokens`: all of them
+/// (fmlp_workspace_bytes), or (`used`) the saved and the workspaces some
+/// launch refers to at T (fmlp_workspace_bytes_used; the others may be null
+/// there).
+Wide workspaceBytesAt(const json &entry, const Call &call, int64_t tokens,
+                      bool used) {
   Wide bytes = 0;
   for (size_t a = 0; a < call.buffers.size(); ++a) {
     std::string role = entry.at("arguments").at(a).at("role");
     if (role == "saved" ||
-        (role == "workspace" && tokens >= firstUse(entry, a)))
+        (role == "workspace" && (!used || tokens >= firstUse(entry, a))))
       bytes += call.buffers[a].bytes;
   }
   return bytes;
@@ -713,8 +715,6 @@ CaseResult runCase(const std::string &text, int64_t tokens) {
                                 "bundle counts"};
     std::vector<fmlp_tensor> &tensors = call.tensors;
     std::vector<Buffer> &buffers = call.buffers;
-    Wide workspace =
-        neededBytes(manifest.at("entry_points").at(e), call, tokens);
     int count = static_cast<int>(tensors.size());
     // Without token arguments, T is the entry point's static_tokens.
     int64_t effectiveTokens = tokens;
@@ -729,17 +729,25 @@ CaseResult runCase(const std::string &text, int64_t tokens) {
                                       " accepted"};
       effectiveTokens = int64_t(*fixed);
     }
-    int64_t workspaceBytes = -1;
-    status = fmlp_workspace_bytes(bundle, e, tokens, &workspaceBytes);
-    if (status == FMLP_OK && Wide(workspaceBytes) != workspace)
-      return {Outcome::Misread, "fmlp_workspace_bytes(" +
-                                    std::to_string(tokens) + ") = " +
-                                    std::to_string(workspaceBytes) +
-                                    ", the arguments hold " + str(workspace)};
-    if (status != FMLP_OK && workspace <= INT64_MAX)
-      return {Outcome::Misread, "fmlp_workspace_bytes failed for a size "
-                                "that fits: " +
-                                    std::string(fmlp_last_error())};
+    for (bool used : {false, true}) {
+      const char *name =
+          used ? "fmlp_workspace_bytes_used" : "fmlp_workspace_bytes";
+      Wide workspace = workspaceBytesAt(manifest.at("entry_points").at(e), call,
+                                        tokens, used);
+      int64_t workspaceBytes = -1;
+      status =
+          used ? fmlp_workspace_bytes_used(bundle, e, tokens, &workspaceBytes)
+               : fmlp_workspace_bytes(bundle, e, tokens, &workspaceBytes);
+      if (status == FMLP_OK && Wide(workspaceBytes) != workspace)
+        return {Outcome::Misread, std::string(name) + "(" +
+                                      std::to_string(tokens) +
+                                      ") = " + std::to_string(workspaceBytes) +
+                                      ", the arguments hold " + str(workspace)};
+      if (status != FMLP_OK && workspace <= INT64_MAX)
+        return {Outcome::Misread, std::string(name) +
+                                      " failed for a size that fits: " +
+                                      std::string(fmlp_last_error())};
+    }
 
     int launchesBefore = fake_cuda_launch_count();
     int memsetsBefore = fake_cuda_memset_count();

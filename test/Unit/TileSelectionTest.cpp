@@ -692,6 +692,7 @@ TEST(TileSelection, TransposingVariantsUpTo256Tokens) {
   GemmShape shape{b.getF32Type(), 1, true, ""};
   shape.precision = Precision::tf32;
   shape.readsTransposedWeightCopies = true;
+  shape.tokenVariantsReady = true;
   auto wgmma = [](int64_t maxTokens, int64_t tileN) {
     KernelConfig config;
     config.strategy = KernelStrategy::wgmma;
@@ -731,13 +732,17 @@ TEST(TileSelection, TransposingVariantsUpTo256Tokens) {
   ASSERT_EQ(merged.size(), copies.size());
   EXPECT_TRUE(llvm::none_of(
       merged, [](const KernelConfig &c) { return c.transposesInStages; }));
-  // tf32x3 (highest too), or an op on no transposed copy: the copies'.
-  for (auto [precision, copied] :
-       {std::pair(Precision::tf32x3, true), std::pair(Precision::highest, true),
-        std::pair(Precision::tf32, false)}) {
+  // tf32x3 (highest too), an op on no transposed copy, or one without
+  // token variants (save=u's gate recomputation): the copies'.
+  for (auto [precision, copied, variants] :
+       {std::tuple(Precision::tf32x3, true, true),
+        std::tuple(Precision::highest, true, true),
+        std::tuple(Precision::tf32, false, true),
+        std::tuple(Precision::tf32, true, false)}) {
     GemmShape other = shape;
     other.precision = precision;
     other.readsTransposedWeightCopies = copied;
+    other.tokenVariantsReady = variants;
     merged = transposingTokenVariants(other, copies, stored, base, storedBase);
     ASSERT_EQ(merged.size(), copies.size());
     EXPECT_FALSE(merged[0].transposesInStages);

@@ -66,11 +66,13 @@ int main(int argc, char **argv) {
           chunk ? ", in chunks of " + std::to_string(chunk) + " tokens" : "";
       if (compiledFor)
         chunks += " (compiled for this T only)";
-      std::printf("entry %s (%s): %lld B saved + workspace at T = %lld%s\n",
+      std::printf("entry %s (%s): %lld B saved + workspace at T = %lld%s, "
+                  "%lld B of it used there\n",
                   fmlp_entry_symbol(bundle.get(), e),
                   fmlp_entry_kind(bundle.get(), e),
                   static_cast<long long>(bundle.workspaceBytes(e, tokens)),
-                  tokens, chunks.c_str());
+                  tokens, chunks.c_str(),
+                  static_cast<long long>(bundle.workspaceBytesUsed(e, tokens)));
       std::vector<fmlp_argument_info> arguments = bundle.arguments(e);
       for (size_t i = 0; i < arguments.size(); ++i) {
         const fmlp_argument_info &a = arguments[i];
