@@ -971,6 +971,19 @@ struct ConvertFMLPToNVVMPass
       return signalPassFailure();
     }
     const Target &info = targetAttr.getInfo();
+    // Each rounded tf32 copy of a weight, and each transposed one -> the
+    // weight (read before the copies' ops are lowered): variants that round
+    // or transpose in their stages read the weight.
+    DenseMap<Value, Value> storedWeightOf, transposedWeightOf;
+    module.walk([&](RoundToTf32Op round) {
+      storedWeightOf[round.getInits()[0]] = round.getInput();
+    });
+    module.walk([&](TransposeOp transpose) {
+      transposedWeightOf[transpose.getInits()[0]] = transpose.getInput();
+    });
+    auto transposedSource = [&](Value copy) {
+      return transposedWeightOf.lookup(copy);
+    };
     for (Operation *op : kernels) {
       if (!isGemmKernelOp(op))
         continue;
@@ -987,7 +1000,7 @@ struct ConvertFMLPToNVVMPass
                 "a transposed copy of a weight (fmlp-transpose-weights) "
                 "with A K-major";
         } else if (config.transposesInStages) {
-          ReadingStoredWeights stored(op, transposedCopySource);
+          ReadingStoredWeights stored(op, transposedSource);
           why = whyConfigDoesNotFit(config, describeGemm(op), info);
         } else {
           why = whyConfigDoesNotFit(config, gemm, info);
@@ -1044,19 +1057,6 @@ struct ConvertFMLPToNVVMPass
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModule,
                                               b.getArrayAttr({target}));
 
-    // Each rounded tf32 copy of a weight -> the weight (read before the
-    // copies' ops are lowered): variants that round in their stages read
-    // the weight.
-    DenseMap<Value, Value> storedWeightOf;
-    module.walk([&](RoundToTf32Op round) {
-      storedWeightOf[round.getInits()[0]] = round.getInput();
-    });
-    // Each transposed copy -> the weight: variants that transpose in their
-    // stages read the weight.
-    DenseMap<Value, Value> transposedWeightOf;
-    module.walk([&](TransposeOp transpose) {
-      transposedWeightOf[transpose.getInits()[0]] = transpose.getInput();
-    });
     DenseMap<Operation *, unsigned> countPerEntry;
     for (auto [fill, tokens] : fills) {
       auto entry = fill->getParentOfType<func::FuncOp>();
@@ -1142,8 +1142,7 @@ struct ConvertFMLPToNVVMPass
         if (config.transposesInStages) {
           // Built as the op reading the weights as stored (MN-major), at
           // the copies' places among its parameters.
-          ReadingStoredWeights stored(
-              op, [&](Value copy) { return transposedWeightOf.lookup(copy); });
+          ReadingStoredWeights stored(op, transposedSource);
           KernelOperands storedOperands(op);
           if (storedOperands.buffers !=
               operands.replacing(stored.weightOfCopy()).buffers) {

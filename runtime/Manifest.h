@@ -51,9 +51,8 @@ struct Argument {
   /// Bytes of the argument at T = `tokens` (>= 0); nullopt when that
   /// overflows int64.
   std::optional<int64_t> bytes(int64_t tokens) const;
-  /// Whether the caller must pass a buffer for it at T = `tokens` (>= 0):
-  /// every argument but a workspace no launch uses at that T (and, at T =
-  /// 0, one of T rows).
+  /// Whether a launch at T = `tokens` (>= 0) may use it: every argument but
+  /// a workspace no launch uses at that T, which the caller may pass null.
   bool neededAt(int64_t tokens) const {
     return role != FMLP_ROLE_WORKSPACE || tokens >= firstUsedTokens;
   }
