@@ -59,17 +59,18 @@
 // layout lowPartOffset further (B_j's alone where A is split in registers:
 // its low part would never be read). The operands arrive in the high part as
 // for tf32 (TMA, and the cp.async copies for MN-major ones); the
-// producer's 128 threads, splitLag() k-steps behind the loads, wait for
-// full[s], rewrite each word x of B (and of A where A is not split in
-// registers) as hi = rna(x) and write lo = rna(x - hi) at the same place
-// in the low part, fence for the async proxy and arrive on ready[s] (128
-// arrivals; ready[s] at 8 (2 stages + 2 + s), where the landing slots'
-// barriers would be). The consumers wait on ready[s] and, per k8, sum lo
-// hi' + hi lo' + hi hi' from zero in one WGMMA group, wait for it and add
-// the sums to the accumulators in fp32. By default each consumer loads its
-// own fragment of A's raw tile and splits it in registers (register-
-// sourced WGMMA), and then every consumer thread arrives on empty[s] (2 x
-// 128 arrivals), so that its loads are released with it.
+// producer's splitters (warps 1..3 while warp 0 issues the TMA loads; all
+// 128 threads, splitLag() k-steps behind their own loads, where they copy
+// MN-major operands) wait for full[s], rewrite each word x of B (and of A
+// where A is not split in registers) as hi = rna(x) and write lo = rna(x -
+// hi) at the same place in the low part, fence for the async proxy and
+// arrive on ready[s] (one arrival a splitter; ready[s] at 8 (2 stages + 2
+// + s), where the landing slots' barriers would be). The consumers wait on
+// ready[s] and, per k8, sum lo hi' + hi lo' + hi hi' from zero in one WGMMA
+// group, wait for it and add the sums to the accumulators in fp32. By default
+// each consumer loads its own fragment of A's raw tile and splits it in
+// registers (register- sourced WGMMA), and then every consumer thread arrives
+// on empty[s] (2 x 128 arrivals), so that its loads are released with it.
 //
 // tf32 rounding (WgmmaGemmSpec::roundsTf32): the tensor core reads an fp32
 // operand's bits as they are and keeps tf32's (truncation, toward zero:
@@ -832,7 +833,10 @@ struct Wgmma : EpilogueHost {
   // written back in place, lo = rna(x - hi) at the same place in the low
   // part (both exact tf32 values, so the tensor core's truncation of its
   // operands changes neither), fence their writes for the async proxy and
-  // arrive on ready[s] (128 arrivals), which the consumers wait on.
+  // arrive on ready[s] (one arrival a splitter), which the consumers wait
+  // on. Measured on an H100 (bench/NOTES.md item 87): the splitters apart
+  // from the loads take 0.94-0.99x the no-grad forward's time of one loop
+  // doing both at T = 256 .. 1024.
 
   /// Whether the producer writes the stages through the generic proxy
   /// (the copies, the split): the consumers' WGMMAs (async proxy) then
@@ -846,28 +850,55 @@ struct Wgmma : EpilogueHost {
   bool rewritesStages() const { return spec.tf32x3 || spec.roundsBInStages; }
   /// The rewritten stage's mbarrier, after the epilogue's.
   Value ready(Value stage) { return barrierPastEpilogue(stage); }
-  /// How many k-steps the loads run ahead of the split. The producer loads
-  /// step i once step i - stages is released, which the consumers do
-  /// once they start step i - stages + 1, split in the producer's
-  /// iteration i - stages + 1 + lag: before iteration i (no deadlock)
-  /// while lag <= stages - 2.
+  /// Whether the splitting producer's warp 0 only loads and its warps 1..3
+  /// only split (every operand arrives by TMA: one thread issues a step's
+  /// loads), so that the loads run as far ahead as the ring allows; else
+  /// (the cp.async copies of transposed operands, which take all 128
+  /// threads) every thread loads and splits in one loop, splitLag() steps
+  /// apart.
+  bool splitsApart() const { return !transposes(); }
+  /// The threads that split a stage and arrive on ready[s].
+  int64_t splitters() const { return splitsApart() ? 96 : 128; }
+  /// How many k-steps the loads run ahead of the split in the one loop.
+  /// The producer loads step i once step i - stages is released, which the
+  /// consumers do once they start step i - stages + 1, split in the
+  /// producer's iteration i - stages + 1 + lag: before iteration i (no
+  /// deadlock) while lag <= stages - 2.
   int64_t splitLag() const { return spec.stages - 2; }
 
-  /// Every thread of warpgroup 0, in iteration i: loads k-step i (if any)
-  /// as the copying producer does, then splits k-step i - splitLag() (if
-  /// any).
+  /// Warpgroup 0. Apart (splitsApart): warp 0 loads k-steps 0, 1, .. as
+  /// the copying producer does (each once its stage is free), warps 1..3
+  /// split them in order (each once it has arrived). The loads wait only
+  /// for the consumers' releases, the splits only for the loads, and the
+  /// consumers for the splits: no cycle. In one loop: iteration i loads
+  /// k-step i (if any), then splits k-step i - splitLag() (if any).
   void splittingProducer(Value kFirst, Value kSteps, Value m0, Value n0) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit({}).producer,
                                    NVVM::SetMaxRegisterAction::decrease);
     Value thread = kb.threadIdX(); // 0 .. 127 in warpgroup 0
     auto [aBoxes, arrivingBytes] = directLoads(m0);
-    int64_t lag = splitLag();
-    auto loop = scf::ForOp::create(b(), kb.loc, c32(0),
-                                   kb.add(kSteps, c32(lag)), c32(1));
-    {
+    auto forEachStep = [&](Value last, function_ref<void(Value)> body) {
+      auto loop = scf::ForOp::create(b(), kb.loc, c32(0), last, c32(1));
       OpBuilder::InsertionGuard guard(b());
       b().setInsertionPointToStart(loop.getBody());
-      Value step = loop.getInductionVar();
+      body(loop.getInductionVar());
+    };
+    if (splitsApart()) {
+      auto roles = scf::IfOp::create(b(), kb.loc, kb.lessThan(thread, c32(32)),
+                                     /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b());
+      b().setInsertionPointToStart(roles.thenBlock());
+      forEachStep(kSteps, [&](Value step) {
+        loadStep(step, kFirst, m0, n0, aBoxes, arrivingBytes, thread);
+      });
+      b().setInsertionPointToStart(roles.elseBlock());
+      forEachStep(kSteps, [&](Value step) {
+        splitStage(step, kb.add(thread, c32(-32)));
+      });
+      return;
+    }
+    int64_t lag = splitLag();
+    forEachStep(kb.add(kSteps, c32(lag)), [&](Value step) {
       kb.ifThen(kb.lessThan(step, kSteps), [&] {
         loadStep(step, kFirst, m0, n0, aBoxes, arrivingBytes, thread);
       });
@@ -879,32 +910,37 @@ struct Wgmma : EpilogueHost {
                                         splitStep, c32(0)),
                   [&] { splitStage(splitStep, thread); });
       }
-    }
+    });
     NVVM::CpAsyncCommitGroupOp::create(b(), kb.loc);
     NVVM::CpAsyncWaitGroupOp::create(b(), kb.loc, 0);
   }
 
   /// Once k-step `step`'s operands are in the high part of its stage
-  /// (full[s]): splits each of its words x (16 bytes a thread at a time,
-  /// consecutive threads consecutive pieces: no bank hit twice) into hi =
-  /// rna(x) in place and (tf32x3) lo = rna(x - hi) in the low part (x - hi
-  /// is exact in fp32), fences the writes for the WGMMAs and arrives on
-  /// ready[s].
-  void splitStage(Value step, Value thread) {
+  /// (full[s]): splits each of its words x into hi = rna(x) in place and
+  /// (tf32x3) lo = rna(x - hi) in the low part (x - hi is exact in fp32),
+  /// fences the writes for the WGMMAs and arrives on ready[s]. Splitter
+  /// `splitter` (0 .. splitters() - 1) takes the 16-byte pieces splitter +
+  /// splitters() r (consecutive threads consecutive pieces: no bank hit
+  /// twice), each read and written by one thread (lo = rna(x - rna(x))
+  /// needs the raw x: the split is not idempotent).
+  void splitStage(Value step, Value splitter) {
     Value stage = urem(step, spec.stages);
     Value parity = roundParity(step);
     waitParity(full(stage), parity);
     // Where the consumers split or round A in registers, its tile stays
     // raw: B's alone.
+    constexpr int64_t kPieceBytes = 16;
     int64_t from = readsAInRegisters() ? kWgmmaTileM * kRowBytes : 0;
-    Value first =
-        kb.add(stageOffset(stage), kb.add(c32(from), kb.mul(thread, c32(16))));
+    int64_t pieces = (stagePartBytes(spec) - from) / kPieceBytes;
+    int64_t threads = splitters();
+    Value first = kb.add(stageOffset(stage),
+                         kb.add(c32(from), kb.mul(splitter, c32(kPieceBytes))));
     auto quad = VectorType::get({4}, b().getF32Type());
     auto words = VectorType::get({4}, i32);
-    constexpr int64_t kPieceBytes = 16;
-    int64_t rounds = (stagePartBytes(spec) - from) / (128 * kPieceBytes);
-    for (int64_t r = 0; r < rounds; ++r) {
-      Value offset = kb.add(first, c32(r * 128 * kPieceBytes));
+    auto offsetOf = [&](int64_t r) {
+      return kb.add(first, c32(r * threads * kPieceBytes));
+    };
+    auto rewrite = [&](Value offset) {
       Value x = LLVM::LoadOp::create(b(), kb.loc, quad, at(offset), 16);
       Value hi = LLVM::UndefOp::create(b(), kb.loc, words);
       Value lo = hi;
@@ -921,7 +957,15 @@ struct Wgmma : EpilogueHost {
       if (spec.tf32x3)
         LLVM::StoreOp::create(b(), kb.loc, lo,
                               at(kb.add(offset, c32(lowPartOffset(spec)))), 16);
-    }
+    };
+    // Whole rounds, then the last round's pieces where the splitters do not
+    // divide them (96 splitters: 2,048 pieces of a 256-column B).
+    int64_t rounds = pieces / threads;
+    for (int64_t r = 0; r < rounds; ++r)
+      rewrite(offsetOf(r));
+    if (int64_t rest = pieces % threads)
+      kb.ifThen(kb.lessThan(splitter, c32(rest)),
+                [&] { rewrite(offsetOf(rounds)); });
     fenceProxyAsync();
     NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), ready(stage),
                                    /*count=*/Value());
@@ -1783,8 +1827,8 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
     }
     if (w.rewritesStages())
       for (int64_t s = 0; s < spec.stages; ++s)
-        NVVM::MBarrierInitOp::create(b, loc, w.ready(w.c32(s)), w.c32(128),
-                                     Value());
+        NVVM::MBarrierInitOp::create(b, loc, w.ready(w.c32(s)),
+                                     w.c32(w.splitters()), Value());
     else if (w.transposes())
       for (int64_t l = 0; l < landingSlots(); ++l)
         NVVM::MBarrierInitOp::create(b, loc, w.landingBarrier(w.c32(l)),

@@ -138,7 +138,8 @@
 // 512), its launch saying so (the manifest's min_tokens); the
 // variants' launches take the weights (%arg1..3), the kernel_config's the
 // copies (%arg6..8). The producer rounds B in place (cvt.rna) and arrives
-// on the stage's ready barrier, which the consumers wait on.
+// on the stage's ready barrier, which the consumers wait on: warp 0 loads,
+// warps 1..3 round (96 arrivals).
 // KERNEL-LABEL: func.func @mlp.forward_nograd(
 // KERNEL: %[[T:.+]] = memref.dim %arg0, %{{.+}} : memref<?x1024xf32>
 // KERNEL-NEXT: %[[F:.+]] = arith.constant 513 : index
@@ -168,7 +169,7 @@
 // KERNEL: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // KERNEL: llvm.return
 // KERNEL-LABEL: llvm.func @mlp_forward_nograd_k3_gate_up_upto512_round_in_stages(
-// KERNEL: nvvm.mbarrier.init %{{.+}}, %c128_i32
+// KERNEL: nvvm.mbarrier.init %{{.+}}, %c96_i32
 // KERNEL: nvvm.mbarrier.try_wait.parity
 // KERNEL: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // KERNEL-COUNT-4: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}

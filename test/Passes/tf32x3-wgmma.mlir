@@ -92,10 +92,11 @@ func.func @k3(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %g: memref<?x128xf
 
 // K1 (x, [Wg Wu]): both K-major, loaded by TMA alone (full[s] completes on
 // the leader's expect_tx), two accumulators of 64 columns: per k8 three
-// WGMMAs on each, 32 + 32 adds.
+// WGMMAs on each, 32 + 32 adds. The producer's warp 0 loads, its warps 1..3
+// split: ready[s] counts 96 arrivals.
 // CHECK-LABEL: llvm.func @k1_k0_gate_up(
 // CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c1_i32
-// CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c128_i32
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.+}}, %c96_i32
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK: nvvm.setmaxregister  increase 216
 // CHECK: nvvm.wgmma.fence.aligned
