@@ -109,13 +109,14 @@ static llvm::cl::opt<bool> tf32x3Wgmma(
 
 // tf32's rounded weights read as stored and rounded in the stages
 // (KernelConfig::roundsInStages) by the WGMMA token variants serving T up
-// to this many tokens (512: measured on an H100, bench/NOTES.md item 85,
-// the no-grad forward 0.36-0.87x the time of reading the copies at T <=
-// 512, 1.00x at 1024 and 1.07x at 2048 at (1024, 2816), where the wide
-// tiles' products outrun the producer's pass); 0: none (every kernel reads
-// the rounded copies); -1: every T, the kernel_config too (no copy is
-// made: 1.24x the no-grad forward's time at (4096, 11008), T = 8192). For
-// A/B runs.
+// to this many tokens (768: measured on an H100, bench/NOTES.md items 85
+// and 87, the no-grad forward 0.36-0.87x the time of reading the copies at
+// T <= 512 and 0.88-0.92x at T = 513 .. 768 at both Llama shapes; about
+// 1.0x at 896 and 1.02x at 1024, 1.24x at 2048 and 1.36x at 8192, where
+// the wide tiles are bound by shared memory's bandwidth, of which the
+// producer's pass over each stage takes a share); 0: none (every kernel
+// reads the rounded copies); -1: every T, the kernel_config too (no copy
+// is made). For A/B runs.
 // tf32: the backward's weights read as stored and transposed in the
 // landing slots (KernelConfig::transposesInStages) by the WGMMA token
 // variants serving T up to this many tokens (256: measured on an H100,
@@ -132,7 +133,7 @@ static llvm::cl::opt<int64_t> transposeInStagesMaxTokens(
 
 static llvm::cl::opt<int64_t> tf32RoundInStagesMaxTokens(
     "fmlp-tf32-round-in-stages-max-tokens", llvm::cl::Hidden,
-    llvm::cl::init(512),
+    llvm::cl::init(768),
     llvm::cl::desc("sm_90a, tf32: the largest T whose WGMMA kernels round "
                    "the weights in their stages, not from rounded copies "
                    "(0: none, -1: every T)"));
@@ -570,6 +571,43 @@ bool mlir::fmlp::roundsTf32InStages(const GemmShape &shape,
   if (tf32RoundInStagesMaxTokens < 0)
     return true;
   return config.maxTokens > 0 && config.maxTokens <= tf32RoundInStagesMaxTokens;
+}
+
+SmallVector<KernelConfig>
+mlir::fmlp::roundingTokenVariants(const GemmShape &shape,
+                                  ArrayRef<KernelConfig> variants,
+                                  const KernelConfig &base) {
+  int64_t bound = tf32RoundInStagesMaxTokens;
+  if (bound <= 0 || !shape.readsRoundedWeightCopies ||
+      !shape.tokenVariantsReady || base.strategy != KernelStrategy::wgmma)
+    return SmallVector<KernelConfig>(variants);
+  SmallVector<KernelConfig> served;
+  int64_t fewest = 0; // the most T the variants before this one serve
+  for (const KernelConfig &variant : variants) {
+    // T in (fewest, bound] round, those past it read the copies.
+    if (variant.strategy == KernelStrategy::wgmma && fewest < bound &&
+        variant.maxTokens > bound) {
+      KernelConfig below = variant;
+      below.maxTokens = bound;
+      // "T <= N: why" -> "T <= bound: why (split at the rounding bound)"
+      below.reason = "T <= " + std::to_string(bound) + ":" +
+                     StringRef(variant.reason).split(':').second.str() +
+                     " (split at the rounding bound)";
+      served.push_back(below);
+    }
+    served.push_back(variant);
+    fewest = variant.maxTokens;
+  }
+  if (fewest < bound) {
+    KernelConfig upToBound = base;
+    upToBound.maxTokens = bound;
+    upToBound.reason = "T <= " + std::to_string(bound) +
+                       ": the kernel_config's tiles, the weights read as "
+                       "stored (the copies from T = " +
+                       std::to_string(bound + 1) + ")";
+    served.push_back(upToBound);
+  }
+  return served;
 }
 
 SmallVector<KernelConfig> mlir::fmlp::transposingTokenVariants(

@@ -61,18 +61,22 @@
 //   - tf32 with its operands rounded to nearest (fmlp-round-tf32-weights:
 //     each weight a WGMMA kernel reads as B copied, rounded, once per
 //     call; GemmShape::readsRoundedWeightCopies): the WGMMA token variants
-//     serving T <= 512 (--fmlp-tf32-round-in-stages-max-tokens; 0: none,
+//     serving T <= 768 (--fmlp-tf32-round-in-stages-max-tokens; 0: none,
 //     -1: the kernel_config too) read the weights as stored and round B in
 //     their stages (KernelConfig::roundsInStages: the producer rewrites
-//     each word rna(x) in place, WgmmaGemm.cpp), and the copies are made
-//     only for the T a kernel reads them at. At T = 1 a copy reads and
-//     writes the weights once more than the GEMMs read them (2.8x the
-//     no-grad forward's time at (4096, 11008) on an H100, bench/NOTES.md
-//     item 84; rounding in the stages brings it back to 1.02x the
-//     truncating kernels', item 85); from about a thousand T the kernels
-//     are bound by their products, which the producer's pass over each
-//     stage slows more than the copy costs (K2 1.38x at (1024, 2816), T =
-//     2048).
+//     each word rna(x) in place, WgmmaGemm.cpp), the kernel_config's tiles
+//     serving as such a variant up to the bound where the rule's variants
+//     end below it (a variant straddling it is split there), and the
+//     copies are made only for the T a kernel reads them at. At T = 1 a
+//     copy reads and writes the weights once more than the GEMMs read
+//     them (2.8x the no-grad forward's time at (4096, 11008) on an H100,
+//     bench/NOTES.md item 84; rounding in the stages brings it back to
+//     1.02x the truncating kernels', item 85); from about a thousand T
+//     the kernels are bound by shared memory's bandwidth, of which the
+//     producer's pass over each stage (a read and a write of B's tile
+//     besides TMA's write and each consumer's WGMMA reads) costs more than
+//     the copy (the no-grad forward 0.88-0.92x at T = 513 .. 768, about
+//     1.0x at 896, 1.02x at 1024, 1.24x at 2048, 1.36x at 8192: item 87).
 //   - tf32 on WGMMA where a kernel reads the weights MN-major (the
 //     backward's K3 and K4; K1 and K2 where the weights are stored [in,
 //     out]; GemmShape::readsTransposedWeightCopies: they read the K-major
@@ -250,6 +254,14 @@ SmallVector<KernelConfig> selectTokenVariants(const Target &target,
 /// reads the weights as stored and rounds B in its stages (the rule
 /// above).
 bool roundsTf32InStages(const GemmShape &shape, const KernelConfig &config);
+/// `variants` (selectTokenVariants of `shape`) with every T up to the
+/// rounding bound served by a variant that rounds in its stages, where
+/// `shape` reads rounded weight copies on WGMMA: a variant serving T on
+/// both sides of the bound split at it, and `base`'s tiles as a variant
+/// up to the bound where the variants end below it (the rule above).
+SmallVector<KernelConfig> roundingTokenVariants(const GemmShape &shape,
+                                                ArrayRef<KernelConfig> variants,
+                                                const KernelConfig &base);
 /// The token variants of an op that reads transposed copies of weights
 /// (GemmShape::readsTransposedWeightCopies): `stored`, the variants of the
 /// op reading the weights as stored (selectTokenVariants of that shape),

@@ -160,7 +160,9 @@ struct SelectTilesPass
       SmallVector<KernelConfig> ruled =
           choice == StrategyChoice::simt
               ? SmallVector<KernelConfig>()
-              : selectTokenVariants(target.getInfo(), shape, base);
+              : roundingTokenVariants(
+                    shape, selectTokenVariants(target.getInfo(), shape, base),
+                    base);
       // The backward's weights read as stored, transposed in the stages,
       // for the T the rule says: the variants of the op reading them so.
       if (shape.readsTransposedWeightCopies && fixedTiles->empty() &&

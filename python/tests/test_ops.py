@@ -384,7 +384,7 @@ class WorkspacesOnlyWhereUsed(unittest.TestCase):
         copies = ("gate_tf32", "up_tf32", "down_tf32")
         first = [self.first_use[c] for c in copies]
         # The bundle's kernels of few T round in their stages: each copy
-        # is first read at some T > 1 (257..513 at this shape).
+        # is first read at some T > 1 (769 at this shape).
         self.assertTrue(all(1 < f < 2**62 for f in first), first)
         self.assertEqual(first[0], first[1])
         for tokens in sorted({1, 2, first[0] - 1, first[0], first[2] - 1, first[2], first[2] + 5}):

@@ -31,7 +31,7 @@ func.func @decode(%x: tensor<16x1024xf32>, %wg: tensor<2816x1024xf32>,
 // CHECK: %[[B:.+]] = memref.dim %arg0, %c0 : memref<4x?x1024xf32>
 // CHECK: %[[S:.+]] = memref.dim %arg0, %c1 : memref<4x?x1024xf32>
 // CHECK-NEXT: %[[T:.+]] = arith.muli %[[B]], %[[S]] : index
-// CHECK-NEXT: %[[F:.+]] = arith.constant 513 : index
+// CHECK-NEXT: %[[F:.+]] = arith.constant 769 : index
 // CHECK-NEXT: arith.cmpi uge, %[[T]], %[[F]] : index
 func.func @batched(%x: tensor<4x?x1024xf32>, %wg: tensor<2816x1024xf32>,
                    %wu: tensor<2816x1024xf32>, %wd: tensor<1024x2816xf32>)

@@ -72,12 +72,12 @@
 // CHUNKS: fmlp.down ins(%{{.+}}, %[[DC]] : {{.*}}fmlp.tf32_rounded
 // CHUNKS: return
 // Lowered: each chunk's kernels serve at most 1024 tokens; those of more
-// than 512 read the copies (K1's kernel_config, K2's variant of T <= 1024),
-// so each copy is launched from T = 513.
+// than 768 read the copies (K1's kernel_config, K2's variant of T <= 1024
+// past the bound), so each copy is launched from T = 769.
 // CHUNKS-KERNEL-LABEL: func.func @mlp.forward_nograd(
-// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k0_round_to_tf32 {{.*}}fmlp.min_tokens = 513
-// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k1_round_to_tf32 {{.*}}fmlp.min_tokens = 513
-// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k2_round_to_tf32 {{.*}}fmlp.min_tokens = 513
+// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k0_round_to_tf32 {{.*}}fmlp.min_tokens = 769
+// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k1_round_to_tf32 {{.*}}fmlp.min_tokens = 769
+// CHUNKS-KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k2_round_to_tf32 {{.*}}fmlp.min_tokens = 769
 // CHUNKS-KERNEL-NOT: round_to_tf32
 // CHUNKS-KERNEL: scf.for
 // CHUNKS-KERNEL-NOT: round_to_tf32
@@ -97,13 +97,15 @@
 // TWICE: return
 
 // The rule (codegen/TileSelection.h): the WGMMA token variants of K1 and
-// K2 up to T = 512 round B in their stages, the others (K2's of T <= 1024
-// and 2048, and the kernel_config, every larger T) read the copies; the backward's kernels read transposed copies, not
-// rounded ones: none. With the bound at 0, every kernel reads the copies;
-// at -1 none does, and no copy is launched.
+// K2 up to T = 768 round B in their stages (K1's kernel_config's tiles as a
+// variant of T <= 768, K2's variant of T <= 1024 split at 768), the others
+// (K2's of T in 769 .. 1024 and of T <= 2048, and the kernel_config, every
+// larger T) read the copies; the backward's kernels read transposed
+// copies, not rounded ones: none. With the bound at 0, every kernel reads
+// the copies; at -1 none does, and no copy is launched.
 // STAGES-LABEL: func.func @mlp.forward(
-// STAGES: fmlp.gate_up silu {{.*}}{fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, {{[^>]*}}reason = "tf32 products {{[^>"]*}}">, fmlp.tf32_rounded, fmlp.token_variants = [#fmlp.kernel_config<{{[^>]*}}B rounded to tf32 in the stages", max_tokens = 512, rounds_in_stages = true>]
-// STAGES: fmlp.down {{.*}}max_tokens = 512, rounds_in_stages = true>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 1024>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 2048>]
+// STAGES: fmlp.gate_up silu {{.*}}{fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, {{[^>]*}}reason = "tf32 products {{[^>"]*}}">, fmlp.tf32_rounded, fmlp.token_variants = [#fmlp.kernel_config<{{[^>]*}}B rounded to tf32 in the stages", max_tokens = 512, rounds_in_stages = true>, #fmlp.kernel_config<{{[^>]*}}reason = "T <= 768: the kernel_config's tiles, the weights read as stored (the copies from T = 769); B rounded to tf32 in the stages", max_tokens = 768, rounds_in_stages = true>]
+// STAGES: fmlp.down {{.*}}max_tokens = 512, rounds_in_stages = true>, #fmlp.kernel_config<{{[^>]*}}(split at the rounding bound); B rounded to tf32 in the stages", max_tokens = 768, rounds_in_stages = true>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 1024>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 2048>]
 // STAGES-LABEL: func.func @mlp.backward(
 // STAGES-NOT: rounds_in_stages
 // STAGES-LABEL: func.func @mlp.forward_nograd(
@@ -132,31 +134,36 @@
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_k0_round_to_tf32 blocks in (%c32, %c88, %{{.+}}) threads in (%c256,
 // KERNEL-SAME: args(%arg1 : memref<2816x1024xf32>, %arg6 : memref<2816x1024xf32>,
 // KERNEL-SAME: fmlp.written = array<i64: 1>
-// The token variants of T <= 512 read the weights as stored and round them
+// The token variants of T <= 768 read the weights as stored and round them
 // in their stages: each copy is launched under scf.if T >= F, F the fewest
-// T some kernel reads it at (513: K1's and K2's rounding variants end at
-// 512), its launch saying so (the manifest's min_tokens); the
+// T some kernel reads it at (769: K1's and K2's rounding variants end at
+// 768), its launch saying so (the manifest's min_tokens); the
 // variants' launches take the weights (%arg1..3), the kernel_config's the
-// copies (%arg6..8). The producer rounds B in place (cvt.rna) and arrives
-// on the stage's ready barrier, which the consumers wait on: warp 0 loads,
-// warps 1..3 round (96 arrivals).
+// copies (%arg6..8). K2's variant of T <= 1024 serves 513 .. 768 rounding
+// and 769 .. 1024 reading the copy: two kernels. The producer rounds B in
+// place (cvt.rna) and arrives on the stage's ready barrier, which the
+// consumers wait on: warp 0 loads, warps 1..3 round (96 arrivals).
 // KERNEL-LABEL: func.func @mlp.forward_nograd(
 // KERNEL: %[[T:.+]] = memref.dim %arg0, %{{.+}} : memref<?x1024xf32>
-// KERNEL-NEXT: %[[F:.+]] = arith.constant 513 : index
+// KERNEL-NEXT: %[[F:.+]] = arith.constant 769 : index
 // KERNEL-NEXT: %[[NEEDED:.+]] = arith.cmpi uge, %[[T]], %[[F]]
 // KERNEL-NEXT: scf.if %[[NEEDED]] {
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k0_round_to_tf32 {{.*}}args(%arg1 : memref<2816x1024xf32>, %arg6 : memref<2816x1024xf32>, {{.*}}fmlp.min_tokens = 513 : i64
-// KERNEL: arith.constant 513 : index
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k0_round_to_tf32 {{.*}}args(%arg1 : memref<2816x1024xf32>, %arg6 : memref<2816x1024xf32>, {{.*}}fmlp.min_tokens = 769 : i64
+// KERNEL: arith.constant 769 : index
 // KERNEL-NEXT: arith.cmpi uge
 // KERNEL-NEXT: scf.if
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k2_round_to_tf32 {{.*}}fmlp.min_tokens = 513 : i64
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k2_round_to_tf32 {{.*}}fmlp.min_tokens = 769 : i64
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k3_gate_up_upto512_round_in_stages {{.*}}args(%arg0 : memref<?x1024xf32>, %arg1 : memref<2816x1024xf32>, %arg2 : memref<2816x1024xf32>,
 // KERNEL-SAME: fmlp.max_tokens = 512 : i64
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k3_gate_up_upto768_round_in_stages {{.*}}args(%arg0 : memref<?x1024xf32>, %arg1 : memref<2816x1024xf32>, %arg2 : memref<2816x1024xf32>,
+// KERNEL-SAME: fmlp.max_tokens = 768 : i64, fmlp.min_tokens = 513 : i64
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k3_gate_up {{.*}}args(%arg0 : memref<?x1024xf32>, %arg6 : memref<2816x1024xf32>, %arg7 : memref<2816x1024xf32>,
-// KERNEL-SAME: fmlp.min_tokens = 513 : i64
+// KERNEL-SAME: fmlp.min_tokens = 769 : i64
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down_upto512_round_in_stages_splitk4 {{.*}}, %arg3 : memref<1024x2816xf32>,
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down_upto768_round_in_stages_splitk2 {{.*}}, %arg3 : memref<1024x2816xf32>,
+// KERNEL-SAME: fmlp.max_tokens = 768 : i64, fmlp.min_tokens = 513 : i64
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_forward_nograd_k4_down_upto1024_splitk2 {{.*}}, %arg8 : memref<1024x2816xf32>,
-// KERNEL-SAME: fmlp.min_tokens = 513 : i64
+// KERNEL-SAME: fmlp.min_tokens = 769 : i64
 // KERNEL-LABEL: llvm.func @mlp_forward_k0_round_to_tf32(
 // KERNEL-NOT: nvvm.barrier0
 // KERNEL: nvvm.convert.float.to.tf32 %{{.+}} {rnd = #nvvm.fp_rnd_mode<rna>}

@@ -181,27 +181,25 @@
 // PRECISION-NOT: mma_sync
 // PRECISION-NOT: "precision": "ieee"
 // The copies are used only from the T at which the kernels reading them
-// take over from the token variants that round in their stages (257 for
-// Wg's and Wu's, 513 for Wd's): below it the runtime asks no buffer for
-// them (fmlp_argument_min_tokens) and counts none among the bytes used
+// take over from the token variants that round in their stages (769, past
+// the rounding bound): below it the runtime asks no buffer for them
+// (fmlp_argument_min_tokens) and counts none among the bytes used
 // (fmlp_workspace_bytes_used: T H floats of the no-grad workspace and
-// split-K's 8,388,864 B at T = 256; 2 D H floats more at 257, D H more at
-// 513; fmlp_workspace_bytes counts every argument: the three copies' 3 D H
+// split-K's 8,388,864 B at T = 768; 3 D H floats more at 769;
+// fmlp_workspace_bytes counts every argument: the three copies' 3 D H
 // floats at every T); the compiler's memory report counts those used.
-// RUN: fmlp-bundle-info %t.precision.bundle --tokens=256 | FileCheck %s --check-prefix=FIRST-USE
-// RUN: fmlp-bundle-info %t.precision.bundle --tokens=257 | FileCheck %s --check-prefix=FIRST-USE-257
-// RUN: fmlp-bundle-info %t.precision.bundle --tokens=513 | FileCheck %s --check-prefix=FIRST-USE-513
-// FIRST-USE: entry llama_mlp.forward_nograd (forward_nograd): 560726272 B saved + workspace at T = 256, 19661056 B of it used there
-// FIRST-USE: gate_tf32 workspace f32 [11008, 4096] align 16, used from T = 257
-// FIRST-USE: up_tf32 workspace f32 [11008, 4096] align 16, used from T = 257
-// FIRST-USE: down_tf32 workspace f32 [4096, 11008] align 16, used from T = 513
+// RUN: fmlp-bundle-info %t.precision.bundle --tokens=768 | FileCheck %s --check-prefix=FIRST-USE
+// RUN: fmlp-bundle-info %t.precision.bundle --tokens=769 | FileCheck %s --check-prefix=FIRST-USE-769
+// FIRST-USE: entry llama_mlp.forward_nograd (forward_nograd): 583270656 B saved + workspace at T = 768, 42205440 B of it used there
+// FIRST-USE: gate_tf32 workspace f32 [11008, 4096] align 16, used from T = 769
+// FIRST-USE: up_tf32 workspace f32 [11008, 4096] align 16, used from T = 769
+// FIRST-USE: down_tf32 workspace f32 [4096, 11008] align 16, used from T = 769
 // FIRST-USE: split_k_workspace workspace f32 [2097216] align 16{{$}}
-// FIRST-USE-257: entry llama_mlp.forward_nograd (forward_nograd): 560770304 B saved + workspace at T = 257, 380415232 B of it used there
-// FIRST-USE-513: entry llama_mlp.forward_nograd (forward_nograd): 572042496 B saved + workspace at T = 513, 572042496 B of it used there
-// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=tf32 --tokens=256 --report-format=json --emit=gpu-mlir -o %t.report.mlir | FileCheck %s --check-prefix=REPORT-256
-// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=tf32 --tokens=257 --report-format=json --emit=gpu-mlir -o %t.report.mlir | FileCheck %s --check-prefix=REPORT-257
-// REPORT-256: "nograd_workspace_bytes":19661056
-// REPORT-257: "nograd_workspace_bytes":380415232
+// FIRST-USE-769: entry llama_mlp.forward_nograd (forward_nograd): 583314688 B saved + workspace at T = 769, 583314688 B of it used there
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=tf32 --tokens=768 --report-format=json --emit=gpu-mlir -o %t.report.mlir | FileCheck %s --check-prefix=REPORT-768
+// RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=tf32 --tokens=769 --report-format=json --emit=gpu-mlir -o %t.report.mlir | FileCheck %s --check-prefix=REPORT-769
+// REPORT-768: "nograd_workspace_bytes":42205440
+// REPORT-769: "nograd_workspace_bytes":583314688
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --precision=tf32x3 --report=false -o %t.tf32x3.bundle
 // RUN: FileCheck %s --check-prefix=TF32X3 < %t.tf32x3.bundle/manifest.json
 // TF32X3: "precision": "tf32x3",

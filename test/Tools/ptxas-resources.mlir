@@ -70,7 +70,7 @@
 // RUN: grep -c "Compiling entry" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-KERNELS
 // RUN: not grep "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-VARIANTS-MMA
-// TF32-KERNELS: 38
+// TF32-KERNELS: 42
 // TF32-VARIANTS-MMA: 2
 // The kernels that write their stages through the generic proxy, truncated
 // (below; rounded, every consumer fences its own loads of A too): K5 and K6,
@@ -89,13 +89,14 @@
 // the variants' fp32 block and a LoRA block, their WGMMA kernels taking A
 // from registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy
 // kernels (the forward's and the no-grad forward's rounded weights, the
-// adapters' among them): 38 + 66 + 42 kernels, no spill, and no WGMMA
+// adapters' among them): 42 + 70 + 50 kernels, no spill, and no WGMMA
 // pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
-// The Llama block's WGMMA token variants of K1 and K2 (T <= 512) read the
+// The Llama block's WGMMA token variants of K1 and K2 (T <= 768) read the
 // weights as stored and round them in their stages (KernelConfig::
-// roundsInStages): 14 kernels (their split-K counter fills among them),
-// one more per entry than truncated: K1's variant for T <= 128 takes the
-// kernel_config's tiles but is a kernel of its own. The backward's K3 and
+// roundsInStages): 18 kernels (their split-K counter fills among them),
+// three more per entry than truncated: K1's variant for T <= 128 takes the
+// kernel_config's tiles but is a kernel of its own, and K1's and K2's of
+// T <= 768 (the kernel_configs' tiles) beside the copy readers. The backward's K3 and
 // K4 variants of T <= 256 transpose their weights in their stages
 // (KernelConfig::transposesInStages): 6 kernels in the Llama block (split-K
 // fills among them; as many as the copy readers they replace), one more
@@ -129,9 +130,9 @@
 // RUN: not grep -q "cvt.rna" %t/truncated/tf32-sm90a.bundle/kernels.ptx
 // RUN: grep -c "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
 // TRUNCATED-KERNELS: 30
-// ROUNDED-KERNELS: 146
+// ROUNDED-KERNELS: 162
 // ROUNDED-COPIES: 6
-// ROUND-IN-STAGES: 14
+// ROUND-IN-STAGES: 18
 // ROUND-IN-STAGES-ALL: 18
 // TRANSPOSE-IN-STAGES: 6
 // ROUNDED-PTX: cvt.rna.tf32.f32
@@ -146,8 +147,10 @@
 // sm_90a and for each of 10 more chips, 5 x 8 on tf32 and tf32x3 and 27
 // on tf32 for sm_90a (every kernel on WGMMA, with their token variants and
 // split-K counter fills; 2 more where K1's first variant rounds its
-// weights in its stages), and 59 for the variants at precision tf32 (K3's
-// variant of T <= 256 transposing Wd in its stages). The
+// weights in its stages, 4 more for K1's and K2's variants of T <= 768,
+// which round in their stages where the copy readers serve larger T), and
+// 63 for the variants at precision tf32 (K3's variant of T <= 256
+// transposing Wd in its stages; 4 for T <= 768 as in the Llama block). The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32. Then the LoRA blocks: 112 on
@@ -159,7 +162,7 @@
 // adapters' B matrices). And 12 copies of the weights rounded to tf32
 // (fmlp-round-tf32-weights): 6 in each sm_90a bundle at precision tf32
 // (the forward's and the no-grad forward's Wg, Wu, Wd).
-// CHECK-COUNT-1305: Compiling entry function
+// CHECK-COUNT-1313: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

@@ -653,7 +653,7 @@ TEST(TileSelection, SameKernelIgnoresOnlyTheRangeAndReason) {
 }
 
 // tf32's rounded weights (fmlp-round-tf32-weights) read as stored and
-// rounded in the stages by the WGMMA token variants of up to 512 tokens
+// rounded in the stages by the WGMMA token variants of up to 768 tokens
 // (the default bound), never by the kernel_config (every larger T: the
 // copies), another strategy, or a GEMM that reads no rounded copies.
 TEST(TileSelection, Tf32TokenVariantsRoundInTheirStages) {
@@ -670,7 +670,7 @@ TEST(TileSelection, Tf32TokenVariantsRoundInTheirStages) {
     return variant;
   };
   EXPECT_TRUE(roundsTf32InStages(shape, upTo(128)));
-  EXPECT_TRUE(roundsTf32InStages(shape, upTo(512)));
+  EXPECT_TRUE(roundsTf32InStages(shape, upTo(768)));
   EXPECT_FALSE(roundsTf32InStages(shape, upTo(1024)));
   EXPECT_FALSE(roundsTf32InStages(shape, upTo(0))); // the kernel_config
   KernelConfig mmaSync = upTo(128);
@@ -679,6 +679,64 @@ TEST(TileSelection, Tf32TokenVariantsRoundInTheirStages) {
   GemmShape noCopies = shape;
   noCopies.readsRoundedWeightCopies = false;
   EXPECT_FALSE(roundsTf32InStages(noCopies, upTo(128)));
+}
+
+// Every T up to the bound (768) gets a variant that rounds in its stages:
+// the kernel_config's tiles up to it where the rule's variants end below
+// it, a variant serving T on both sides of it split there; none for a GEMM
+// reading no rounded copies or off WGMMA.
+TEST(TileSelection, RoundingVariantsUpTo768Tokens) {
+  MLIRContext context;
+  Builder b(&context);
+  GemmShape shape{b.getF32Type(), 1, true, ""};
+  shape.precision = Precision::tf32;
+  shape.readsRoundedWeightCopies = true;
+  shape.tokenVariantsReady = true;
+  auto wgmma = [](int64_t maxTokens, int64_t tileN, int64_t splitK) {
+    KernelConfig config;
+    config.strategy = KernelStrategy::wgmma;
+    config.maxTokens = maxTokens;
+    config.tileN = tileN;
+    config.splitK = splitK;
+    config.reason = "T <= " + std::to_string(maxTokens) + ": tiles";
+    return config;
+  };
+  KernelConfig base = wgmma(0, 256, 1);
+  auto rounding = [&](ArrayRef<KernelConfig> variants) {
+    SmallVector<KernelConfig> served =
+        roundingTokenVariants(shape, variants, base);
+    SmallVector<std::tuple<int64_t, int64_t, bool>> got;
+    for (const KernelConfig &v : served)
+      got.emplace_back(v.maxTokens, v.tileN, roundsTf32InStages(shape, v));
+    return got;
+  };
+  using Got = SmallVector<std::tuple<int64_t, int64_t, bool>>;
+  // Variants to 256: the kernel_config's tiles serve 257 .. 768.
+  EXPECT_EQ(rounding({wgmma(128, 64, 4), wgmma(256, 128, 2)}),
+            (Got{{128, 64, true}, {256, 128, true}, {768, 256, true}}));
+  // A variant of T <= 1024 split at 768, the copies past it.
+  EXPECT_EQ(
+      rounding({wgmma(512, 128, 4), wgmma(1024, 128, 2), wgmma(2048, 192, 1)}),
+      (Got{{512, 128, true},
+           {768, 128, true},
+           {1024, 128, false},
+           {2048, 192, false}}));
+  SmallVector<KernelConfig> split =
+      roundingTokenVariants(shape, {wgmma(1024, 128, 2)}, base);
+  ASSERT_EQ(split.size(), 2u);
+  EXPECT_EQ(split[0].splitK, 2);
+  EXPECT_EQ(split[0].reason, "T <= 768: tiles (split at the rounding bound)");
+  // A variant ending at the bound: nothing added.
+  EXPECT_EQ(rounding({wgmma(768, 128, 1)}), (Got{{768, 128, true}}));
+  // No variant at all: the kernel_config's tiles.
+  EXPECT_EQ(rounding({}), (Got{{768, 256, true}}));
+  // Nothing for a GEMM that reads no rounded copies, or off WGMMA.
+  GemmShape noCopies = shape;
+  noCopies.readsRoundedWeightCopies = false;
+  EXPECT_TRUE(roundingTokenVariants(noCopies, {}, base).empty());
+  KernelConfig simt = base;
+  simt.strategy = KernelStrategy::simt;
+  EXPECT_TRUE(roundingTokenVariants(shape, {}, simt).empty());
 }
 
 // The backward's K3 and K4 reading transposed copies: up to T = 256 (the
