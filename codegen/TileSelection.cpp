@@ -119,14 +119,14 @@ static llvm::cl::opt<bool> tf32x3Wgmma(
 // is made). For A/B runs.
 // tf32: the backward's weights read as stored and transposed in the
 // landing slots (KernelConfig::transposesInStages) by the WGMMA token
-// variants serving T up to this many tokens (256: measured on an H100,
-// bench/NOTES.md item 86, the training step at (4096, 11008) 0.67-0.82x
-// the time of reading the K-major copies at T <= 256, 1.00x at 512, 1.07x
-// at 1024); 0: none, -1: every T, the kernel_config too (1.12x at T =
-// 4096). For A/B runs.
+// variants serving T up to this many tokens (512: measured on an H100,
+// bench/NOTES.md items 86 and 88, the training step at (4096, 11008)
+// 0.67-0.82x the time of reading the K-major copies at T <= 256, 1.00x at
+// 512, 1.07x at 1024); 0: none, -1: every T, the kernel_config too (1.12x
+// at T = 4096). For A/B runs.
 static llvm::cl::opt<int64_t> transposeInStagesMaxTokens(
     "fmlp-transpose-in-stages-max-tokens", llvm::cl::Hidden,
-    llvm::cl::init(256),
+    llvm::cl::init(512),
     llvm::cl::desc("sm_90a, fp32: the largest T whose WGMMA kernels transpose "
                    "the weights in their stages, not read K-major copies "
                    "(0: none, -1: every T)"));
@@ -631,21 +631,29 @@ SmallVector<KernelConfig> mlir::fmlp::transposingTokenVariants(
   };
   SmallVector<KernelConfig> variants;
   int64_t served = 0; // the most T the stored variants serve
-  for (const KernelConfig &variant : stored)
-    if (variant.strategy == KernelStrategy::wgmma &&
-        (bound < 0 || variant.maxTokens <= bound)) {
-      variants.push_back(transposing(variant));
-      served = variant.maxTokens;
-    } else {
+  for (const KernelConfig &variant : stored) {
+    if (variant.strategy != KernelStrategy::wgmma)
+      break;
+    variants.push_back(transposing(variant));
+    if (bound >= 0 && variant.maxTokens >= bound) {
+      // One serving T on both sides of the bound serves T up to it.
+      if (variant.maxTokens > bound)
+        variants.back().reason =
+            "T <= " + std::to_string(bound) + ":" +
+            StringRef(variants.back().reason).split(':').second.str() +
+            " (to the transposing bound)";
+      variants.back().maxTokens = served = bound;
       break;
     }
+    served = variant.maxTokens;
+  }
   if (bound < 0) {
     base = transposing(storedBase);
     return variants;
   }
-  // No variant of its own for few T (tf32x3's kernels have none): the
-  // stored layout's kernel_config serves them.
-  if (served == 0) {
+  // The stored layout's variants end below the bound (tf32x3's kernels
+  // have none): its kernel_config serves the T up to it.
+  if (served < bound) {
     KernelConfig fewTokens = transposing(storedBase);
     fewTokens.maxTokens = served = bound;
     variants.push_back(fewTokens);

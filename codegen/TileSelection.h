@@ -81,11 +81,12 @@
 //     backward's K3 and K4; K1 and K2 where the weights are stored [in,
 //     out]; GemmShape::readsTransposedWeightCopies: they read the K-major
 //     copies fmlp-transpose-weights makes once per call): the token variants
-//     serving T <= 256 (--fmlp-transpose-in-stages-max-tokens; 0: none, -1:
+//     serving T <= 512 (--fmlp-transpose-in-stages-max-tokens; 0: none, -1:
 //     the kernel_config too) are those of the op reading the weights as
 //     stored and transposing them in the landing slots
 //     (KernelConfig::transposesInStages; their tiles and stages chosen for
-//     that layout), and the copies are made only for the T a kernel reads
+//     that layout; its kernel_config's up to the bound where its variants
+//     end below it), and the copies are made only for the T a kernel reads
 //     them at. At few T the copies read and write the weights once more
 //     than the GEMMs read them: the training step at (4096, 11008) took
 //     1.49x the time of transposing in the stages at T = 1, 1.21x at 256,
@@ -266,13 +267,12 @@ SmallVector<KernelConfig> roundingTokenVariants(const GemmShape &shape,
 /// (GemmShape::readsTransposedWeightCopies): `stored`, the variants of the
 /// op reading the weights as stored (selectTokenVariants of that shape),
 /// for T up to the bound (--fmlp-transpose-in-stages-max-tokens: the WGMMA
-/// ones whose maxTokens is within it, marked transposesInStages; where
-/// there is none, storedBase up to the bound), then `copies`, those of the
-/// op as it is, for the T beyond. With the bound at -1, `stored` and
-/// `storedBase` serve every T and `base` becomes storedBase, transposing
-/// too.
-/// Only where the products are tf32: tf32x3's three products per pair
-/// make the stages' transposition cost more than the copies at few T
+/// ones up to it, marked transposesInStages, one serving T on both sides
+/// cut at it; where they end below it, storedBase up to it), then
+/// `copies`, those of the op as it is, for the T beyond. With the bound at -1,
+/// `stored` and `storedBase` serve every T and `base` becomes storedBase,
+/// transposing too. Only where the products are tf32: tf32x3's three products
+/// per pair make the stages' transposition cost more than the copies at few T
 /// (bench/NOTES.md item 86).
 SmallVector<KernelConfig>
 transposingTokenVariants(const GemmShape &shape, ArrayRef<KernelConfig> copies,

@@ -398,14 +398,14 @@ class WorkspacesOnlyWhereUsed(unittest.TestCase):
 
     def test_backward_transposed_copies_from_their_first_reader(self):
         # The backward's K3 and K4 variants of few T transpose the weights
-        # in their stages: the K-major copies are first read at 257.
+        # in their stages: the K-major copies are first read at 513.
         copies = ("down_transposed", "gate_transposed", "up_transposed")
         first = {self.backward_first_use[c] for c in copies}
-        self.assertEqual(first, {257})
-        for tokens in (1, 256, 257, 300):
+        self.assertEqual(first, {513})
+        for tokens in (1, 512, 513, 600):
             args = self.passed(tokens, "backward")
             for copy in copies:
-                self.assertEqual(copy in args, tokens >= 257, f"{copy} at T = {tokens}")
+                self.assertEqual(copy in args, tokens >= 513, f"{copy} at T = {tokens}")
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")

@@ -25,10 +25,10 @@
 // CHECK-NEXT: fmlp.transpose ins(%[[WG]] : memref<2816x1024xf32>) outs(%[[WGT]] : memref<1024x2816xf32>)
 // CHECK-NEXT: fmlp.transpose ins(%[[WU]] : memref<2816x1024xf32>) outs(%[[WUT]] : memref<1024x2816xf32>)
 // CHECK: fmlp.down_grad silu ins(%{{.+}}, %[[WDT]], %{{.+}}, %{{.+}} : {{.*}}) outs({{.*}}) {down_layout = #fmlp.layout<in_out>, fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 4, {{.*}} reason = "tf32 products of fp32 operands, both K-major, in TMA-addressable views on sm_90a">
-// The token variants of T <= 256 are those of the op reading Wd as stored
-// (MN-major: 6 stages of 64 columns beside the landing slots), transposing
-// it in their stages; from 257 on, the copy's.
-// CHECK-SAME: fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 6, {{.*}} transposes_in_stages = true, reason = "{{[^"]*}}B's weights transposed in the stages", max_tokens = 256>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 512>,
+// The token variants of T <= 512 are those of the op reading Wd as stored
+// (MN-major: 6 stages of 64 columns beside the landing slots to 256, of
+// 128 to 512), transposing it in their stages; from 513 on, the copy's.
+// CHECK-SAME: fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 6, {{.*}} transposes_in_stages = true, reason = "{{[^"]*}}B's weights transposed in the stages", max_tokens = 256>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 32], stages = 6, {{[^>]*}}transposes_in_stages = true, {{[^>]*}}max_tokens = 512>, #fmlp.kernel_config<{{[^>]*}}max_tokens = 1024>]
 // CHECK: fmlp.input_grad ins(%{{.+}}, %{{.+}}, %[[WGT]], %[[WUT]] : {{.*}}) outs({{.*}}) {fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 32], stages = 4, {{.*}} gate_layout = #fmlp.layout<in_out>, precision = #fmlp.precision<tf32>, up_layout = #fmlp.layout<in_out>}
 // CHECK-NOT: fmlp.transpose
 // CHECK-LABEL: func.func @mlp.forward_nograd(
@@ -52,25 +52,28 @@
 
 // The copy as a kernel: 32 x 32 tiles (256 threads), grid x over the
 // input's 2816 columns, y over its 1024 rows, never over T; launched only
-// from T = 257 (fmlp.min_tokens), where the first kernel that reads it
-// serves: the token variants of T <= 256 read the weight as stored
+// from T = 513 (fmlp.min_tokens), where the first kernel that reads it
+// serves: the token variants of T <= 512 read the weight as stored
 // (MN-major, Wd itself) and transpose it in their stages.
 // KERNEL-LABEL: func.func @mlp.backward(
 // KERNEL: %[[T:.+]] = memref.dim %arg0, %{{.+}} : memref<?x1024xf32>
-// KERNEL: %[[FROM:.+]] = arith.constant 257 : index
+// KERNEL: %[[FROM:.+]] = arith.constant 513 : index
 // KERNEL: %[[NEEDED:.+]] = arith.cmpi uge, %[[T]], %[[FROM]] : index
 // KERNEL: scf.if %[[NEEDED]] {
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k0_transpose blocks in (%c88, %c32, %{{.+}}) threads in (%c256{{[_0-9]*}},
 // KERNEL-SAME: args(%arg3 : memref<1024x2816xf32>, %arg10 : memref<2816x1024xf32>,
 // KERNEL-SAME: fmlp.grid_fixed = array<i64: 88, 32, 1>, fmlp.grid_tokens_per_block = array<i64: 0, 0, 0>
-// KERNEL-SAME: fmlp.min_tokens = 257
+// KERNEL-SAME: fmlp.min_tokens = 513
 // KERNEL-SAME: fmlp.written = array<i64: 1>
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k3_down_grad_upto256_transpose_in_stages
 // KERNEL-SAME: args(%arg4 : memref<?x1024xf32>, %arg3 : memref<1024x2816xf32>,
 // KERNEL-SAME: fmlp.max_tokens = 256
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k3_down_grad_upto512
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k3_down_grad_upto512_transpose_in_stages
+// KERNEL-SAME: args(%arg4 : memref<?x1024xf32>, %arg3 : memref<1024x2816xf32>,
+// KERNEL-SAME: fmlp.max_tokens = 512 : i64, fmlp.min_tokens = 257
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_backward_k3_down_grad_upto1024
 // KERNEL-SAME: args(%arg4 : memref<?x1024xf32>, %arg10 : memref<2816x1024xf32>,
-// KERNEL-SAME: fmlp.min_tokens = 257
+// KERNEL-SAME: fmlp.min_tokens = 513
 // The bound at 0: every kernel reads the copies, made at every T; at -1:
 // every kernel transposes in its stages, and no copy is made (its
 // workspace stays an argument that no launch refers to).
@@ -162,20 +165,20 @@ func.func @lora(%x: tensor<?x64xf32>, %wg: tensor<96x64xf32>, %wu: tensor<96x64x
 
 // Weights stored [in, out] (ONNX, JAX exports) at tf32: the forward's K1
 // and K2 read them MN-major, so they get transposed copies too; their
-// token variants of T <= 256 read the weights themselves and transpose
-// them in their stages, and the copies are launched from T = 257 only.
+// token variants of T <= 512 read the weights themselves and transpose
+// them in their stages, and the copies are launched from T = 513 only.
 // KERNEL-LABEL: func.func @mlp_in_out.forward_nograd(
 // KERNEL: %[[NEEDED:.+]] = arith.cmpi uge, %{{.+}}, %{{.+}} : index
 // KERNEL: scf.if %[[NEEDED]] {
 // KERNEL: gpu.launch_func @fmlp_kernels::@mlp_in_out_forward_nograd_k0_transpose
 // KERNEL-SAME: args(%arg1 : memref<1024x2816xf32>, %arg6 : memref<2816x1024xf32>,
-// KERNEL-SAME: fmlp.min_tokens = 257
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_in_out_forward_nograd_k3_gate_up_upto256_transpose_in_stages
+// KERNEL-SAME: fmlp.min_tokens = 513
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_in_out_forward_nograd_k3_gate_up_upto512_transpose_in_stages
 // KERNEL-SAME: args(%arg0 : memref<?x1024xf32>, %arg1 : memref<1024x2816xf32>, %arg2 : memref<1024x2816xf32>,
-// KERNEL-SAME: fmlp.max_tokens = 256
-// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_in_out_forward_nograd_k3_gate_up_upto512
+// KERNEL-SAME: fmlp.max_tokens = 512
+// KERNEL: gpu.launch_func @fmlp_kernels::@mlp_in_out_forward_nograd_k3_gate_up
 // KERNEL-SAME: args(%arg0 : memref<?x1024xf32>, %arg6 : memref<2816x1024xf32>, %arg7 : memref<2816x1024xf32>,
-// KERNEL-SAME: fmlp.min_tokens = 257
+// KERNEL-SAME: fmlp.min_tokens = 513
 func.func @mlp_in_out(%x: tensor<?x1024xf32>, %wg: tensor<1024x2816xf32>,
                       %wu: tensor<1024x2816xf32>, %wd: tensor<2816x1024xf32>)
     -> tensor<?x1024xf32> {

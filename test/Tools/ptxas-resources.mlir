@@ -70,13 +70,13 @@
 // RUN: grep -c "Compiling entry" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-KERNELS
 // RUN: not grep "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-VARIANTS-MMA
-// TF32-KERNELS: 42
+// TF32-KERNELS: 43
 // TF32-VARIANTS-MMA: 2
 // The kernels that write their stages through the generic proxy, truncated
 // (below; rounded, every consumer fences its own loads of A too): K5 and K6,
-// and K3's and K4's variants of T <= 256, which read the weights as stored
+// and K3's and K4's variants of T <= 512, which read the weights as stored
 // and transpose them in their stages (the others read the copies K-major).
-// TF32-TRANSPOSING: 6
+// TF32-TRANSPOSING: 8
 // With the transposition off (--fmlp-tf32-wgmma-mn-major=false, an A/B
 // knob) K5 and K6 take mma_sync; K3 and K4 stay on WGMMA by the copies.
 // RUN: mkdir -p %t/untransposed
@@ -89,21 +89,23 @@
 // the variants' fp32 block and a LoRA block, their WGMMA kernels taking A
 // from registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy
 // kernels (the forward's and the no-grad forward's rounded weights, the
-// adapters' among them): 42 + 70 + 50 kernels, no spill, and no WGMMA
+// adapters' among them): 43 + 70 + 50 kernels, no spill, and no WGMMA
 // pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
 // The Llama block's WGMMA token variants of K1 and K2 (T <= 768) read the
 // weights as stored and round them in their stages (KernelConfig::
 // roundsInStages): 18 kernels (their split-K counter fills among them),
 // three more per entry than truncated: K1's variant for T <= 128 takes the
 // kernel_config's tiles but is a kernel of its own, and K1's and K2's of
-// T <= 768 (the kernel_configs' tiles) beside the copy readers. The backward's K3 and
-// K4 variants of T <= 256 transpose their weights in their stages
-// (KernelConfig::transposesInStages): 6 kernels in the Llama block (split-K
-// fills among them; as many as the copy readers they replace), one more
-// in the variants' block (K3's, a kernel of its own) and two in the LoRA
-// block (the adapters' input_grad, reading Bg and Bu, and their down
-// projection of the backward, reading Bd's transposed copy).
-// Truncated (=false): the Llama block's 30 kernels, no copy.
+// T <= 768 (the kernel_configs' tiles) beside the copy readers. The
+// backward's K3 and K4 variants of T <= 512 transpose their weights in
+// their stages (KernelConfig::transposesInStages): 8 kernels in the Llama
+// block (split-K fills among them; one more than the copy readers they
+// replace: K3's of T <= 512, the stored layout's kernel_config tiles, a
+// kernel of its own), one more in the variants' block (K3's, a kernel of
+// its own) and two in the LoRA block (the adapters' input_grad, reading Bg
+// and Bu, and their down projection of the backward, reading Bd's
+// transposed copy).
+// Truncated (=false): the Llama block's 31 kernels, no copy.
 // RUN: mkdir -p %t/rounded %t/truncated
 // RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false --precision=tf32 -o %t/rounded/tf32-lora.bundle
 // RUN: cat %t/tf32-sm90a.bundle/ptxas.log %t/tf32-variants.bundle/ptxas.log %t/rounded/tf32-lora.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
@@ -129,12 +131,12 @@
 // RUN: grep -c "Compiling entry" %t/truncated/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TRUNCATED-KERNELS
 // RUN: not grep -q "cvt.rna" %t/truncated/tf32-sm90a.bundle/kernels.ptx
 // RUN: grep -c "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
-// TRUNCATED-KERNELS: 30
-// ROUNDED-KERNELS: 162
+// TRUNCATED-KERNELS: 31
+// ROUNDED-KERNELS: 163
 // ROUNDED-COPIES: 6
 // ROUND-IN-STAGES: 18
 // ROUND-IN-STAGES-ALL: 18
-// TRANSPOSE-IN-STAGES: 6
+// TRANSPOSE-IN-STAGES: 8
 // ROUNDED-PTX: cvt.rna.tf32.f32
 // ROUNDED-PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32 {{{[^}]*}}}, {{{[^}]*}}}
 // RUN: cat %t/*.bundle/ptxas.log | FileCheck %s
@@ -148,7 +150,8 @@
 // on tf32 for sm_90a (every kernel on WGMMA, with their token variants and
 // split-K counter fills; 2 more where K1's first variant rounds its
 // weights in its stages, 4 more for K1's and K2's variants of T <= 768,
-// which round in their stages where the copy readers serve larger T), and
+// which round in their stages where the copy readers serve larger T, and 1
+// more for K3's variant of T <= 512 transposing in its stages), and
 // 63 for the variants at precision tf32 (K3's variant of T <= 256
 // transposing Wd in its stages; 4 for T <= 768 as in the Llama block). The
 // f32 blocks are precision highest (the default): their weight gradients
@@ -162,7 +165,7 @@
 // adapters' B matrices). And 12 copies of the weights rounded to tf32
 // (fmlp-round-tf32-weights): 6 in each sm_90a bundle at precision tf32
 // (the forward's and the no-grad forward's Wg, Wu, Wd).
-// CHECK-COUNT-1313: Compiling entry function
+// CHECK-COUNT-1314: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

@@ -739,12 +739,13 @@ TEST(TileSelection, RoundingVariantsUpTo768Tokens) {
   EXPECT_TRUE(roundingTokenVariants(shape, {}, simt).empty());
 }
 
-// The backward's K3 and K4 reading transposed copies: up to T = 256 (the
+// The backward's K3 and K4 reading transposed copies: up to T = 512 (the
 // default bound) the variants of the op reading the weights as stored,
-// transposing in their stages; past it those reading the copies. Where the
-// stored layout has no variant of its own, its kernel_config serves T up
-// to the bound; where it takes no WGMMA, the copies' variants stay.
-TEST(TileSelection, TransposingVariantsUpTo256Tokens) {
+// transposing in their stages (one serving T on both sides of the bound cut
+// there; its kernel_config up to the bound where they end below it); past
+// it those reading the copies; where the stored layout takes no WGMMA, the
+// copies' variants stay.
+TEST(TileSelection, TransposingVariantsUpTo512Tokens) {
   MLIRContext context;
   Builder b(&context);
   GemmShape shape{b.getF32Type(), 1, true, ""};
@@ -756,40 +757,53 @@ TEST(TileSelection, TransposingVariantsUpTo256Tokens) {
     config.strategy = KernelStrategy::wgmma;
     config.maxTokens = maxTokens;
     config.tileN = tileN;
+    config.reason = "T <= " + std::to_string(maxTokens) + ": tiles";
     return config;
   };
   SmallVector<KernelConfig> copies = {wgmma(128, 64), wgmma(256, 128),
                                       wgmma(512, 128), wgmma(1024, 192)};
+  KernelConfig base = wgmma(0, 256), storedBase = wgmma(0, 128);
+  // (maxTokens, tileN, transposes) of each variant.
+  using Got = SmallVector<std::tuple<int64_t, int64_t, bool>>;
+  auto merged = [&](ArrayRef<KernelConfig> stored) {
+    Got got;
+    for (const KernelConfig &v :
+         transposingTokenVariants(shape, copies, stored, base, storedBase))
+      got.emplace_back(v.maxTokens, v.tileN, v.transposesInStages);
+    return got;
+  };
+  // The stored layout's variants to the bound, then the copies' past it.
+  EXPECT_EQ(merged({wgmma(64, 64), wgmma(192, 64), wgmma(512, 128)}),
+            (Got{{64, 64, true},
+                 {192, 64, true},
+                 {512, 128, true},
+                 {1024, 192, false}}));
+  // One serving T on both sides of the bound: cut there.
+  EXPECT_EQ(merged({wgmma(64, 64), wgmma(1024, 192)}),
+            (Got{{64, 64, true}, {512, 192, true}, {1024, 192, false}}));
+  SmallVector<KernelConfig> cut = transposingTokenVariants(
+      shape, copies, {wgmma(1024, 192)}, base, storedBase);
+  EXPECT_EQ(cut[0].reason, "T <= 512: tiles; B's weights transposed in the "
+                           "stages (to the transposing bound)");
+  // Ending below the bound, or none at all: the stored layout's
+  // kernel_config up to it.
+  EXPECT_EQ(merged({wgmma(64, 64), wgmma(192, 64)}), (Got{{64, 64, true},
+                                                          {192, 64, true},
+                                                          {512, 128, true},
+                                                          {1024, 192, false}}));
+  EXPECT_EQ(merged({}), (Got{{512, 128, true}, {1024, 192, false}}));
   SmallVector<KernelConfig> stored = {wgmma(64, 64), wgmma(192, 64),
                                       wgmma(512, 128)};
-  KernelConfig base = wgmma(0, 256), storedBase = wgmma(0, 128);
-  SmallVector<KernelConfig> merged =
-      transposingTokenVariants(shape, copies, stored, base, storedBase);
-  ASSERT_EQ(merged.size(), 5u);
-  const int64_t maxTokens[] = {64, 192, 256, 512, 1024};
-  const bool transposes[] = {true, true, false, false, false};
-  for (size_t i = 0; i < merged.size(); ++i) {
-    EXPECT_EQ(merged[i].maxTokens, maxTokens[i]) << i;
-    EXPECT_EQ(merged[i].transposesInStages, transposes[i]) << i;
-  }
-  EXPECT_EQ(merged[0].tileN, 64); // the stored layout's tiles
   EXPECT_FALSE(base.transposesInStages);
   EXPECT_EQ(base.tileN, 256);
-  // No stored variant: its kernel_config up to 256, then the copies'.
-  merged = transposingTokenVariants(shape, copies, {}, base, storedBase);
-  ASSERT_EQ(merged.size(), 3u);
-  EXPECT_EQ(merged[0].maxTokens, 256);
-  EXPECT_EQ(merged[0].tileN, 128);
-  EXPECT_TRUE(merged[0].transposesInStages);
-  EXPECT_FALSE(merged[0].sameKernel(base));
-  EXPECT_EQ(merged[1].maxTokens, 512);
   // The stored layout on no WGMMA: the copies' variants as they were.
   KernelConfig simt = storedBase;
   simt.strategy = KernelStrategy::simt;
-  merged = transposingTokenVariants(shape, copies, stored, base, simt);
-  ASSERT_EQ(merged.size(), copies.size());
+  SmallVector<KernelConfig> kept =
+      transposingTokenVariants(shape, copies, stored, base, simt);
+  ASSERT_EQ(kept.size(), copies.size());
   EXPECT_TRUE(llvm::none_of(
-      merged, [](const KernelConfig &c) { return c.transposesInStages; }));
+      kept, [](const KernelConfig &c) { return c.transposesInStages; }));
   // tf32x3 (highest too), an op on no transposed copy, or one without
   // token variants (save=u's gate recomputation): the copies'.
   for (auto [precision, copied, variants] :
@@ -801,9 +815,9 @@ TEST(TileSelection, TransposingVariantsUpTo256Tokens) {
     other.precision = precision;
     other.readsTransposedWeightCopies = copied;
     other.tokenVariantsReady = variants;
-    merged = transposingTokenVariants(other, copies, stored, base, storedBase);
-    ASSERT_EQ(merged.size(), copies.size());
-    EXPECT_FALSE(merged[0].transposesInStages);
+    kept = transposingTokenVariants(other, copies, stored, base, storedBase);
+    ASSERT_EQ(kept.size(), copies.size());
+    EXPECT_FALSE(kept[0].transposesInStages);
   }
 }
 
