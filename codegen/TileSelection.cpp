@@ -112,18 +112,20 @@ static llvm::cl::opt<bool> tf32x3Wgmma(
 // to this many tokens (768: measured on an H100, bench/NOTES.md items 85
 // and 87, the no-grad forward 0.36-0.87x the time of reading the copies at
 // T <= 512 and 0.88-0.92x at T = 513 .. 768 at both Llama shapes; about
-// 1.0x at 896 and 1.02x at 1024, 1.24x at 2048 and 1.36x at 8192, where
-// the wide tiles are bound by shared memory's bandwidth, of which the
-// producer's pass over each stage takes a share); 0: none (every kernel
+// 1.0x at 896 and 1.02x at 1024; with every kernel rounding, 1.24x at
+// 2048 and 1.26x at 8192 (one loop), where the wide tiles are bound by
+// shared memory's bandwidth, of which the producer's pass over each stage
+// takes a share); 0: none (every kernel
 // reads the rounded copies); -1: every T, the kernel_config too (no copy
 // is made). For A/B runs.
 // tf32: the backward's weights read as stored and transposed in the
 // landing slots (KernelConfig::transposesInStages) by the WGMMA token
 // variants serving T up to this many tokens (512: measured on an H100,
 // bench/NOTES.md items 86 and 88, the training step at (4096, 11008)
-// 0.67-0.82x the time of reading the K-major copies at T <= 256, 1.00x at
-// 512, 1.07x at 1024); 0: none, -1: every T, the kernel_config too (1.12x
-// at T = 4096). For A/B runs.
+// 0.67-0.82x the time of reading the K-major copies at T <= 256, 0.92x at
+// 300, 0.93x at 384, 1.00-1.02x at 512, 1.07x at 1024; 0.90-0.93x at
+// (1024, 2816), T = 300 .. 512); 0: none, -1: every T, the kernel_config
+// too (1.12x at T = 4096). For A/B runs.
 static llvm::cl::opt<int64_t> transposeInStagesMaxTokens(
     "fmlp-transpose-in-stages-max-tokens", llvm::cl::Hidden,
     llvm::cl::init(512),
@@ -656,6 +658,9 @@ SmallVector<KernelConfig> mlir::fmlp::transposingTokenVariants(
   if (served < bound) {
     KernelConfig fewTokens = transposing(storedBase);
     fewTokens.maxTokens = served = bound;
+    fewTokens.reason = "T <= " + std::to_string(bound) +
+                       ": the stored layout's kernel_config tiles; " +
+                       fewTokens.reason;
     variants.push_back(fewTokens);
   }
   for (const KernelConfig &variant : copies)

@@ -76,7 +76,8 @@
 //     producer's pass over each stage (a read and a write of B's tile
 //     besides TMA's write and each consumer's WGMMA reads) costs more than
 //     the copy (the no-grad forward 0.88-0.92x at T = 513 .. 768, about
-//     1.0x at 896, 1.02x at 1024, 1.24x at 2048, 1.36x at 8192: item 87).
+//     1.0x at 896, 1.02x at 1024; every kernel rounding, 1.24x at 2048,
+//     1.26x at 8192: item 87).
 //   - tf32 on WGMMA where a kernel reads the weights MN-major (the
 //     backward's K3 and K4; K1 and K2 where the weights are stored [in,
 //     out]; GemmShape::readsTransposedWeightCopies: they read the K-major
@@ -256,10 +257,13 @@ SmallVector<KernelConfig> selectTokenVariants(const Target &target,
 /// above).
 bool roundsTf32InStages(const GemmShape &shape, const KernelConfig &config);
 /// `variants` (selectTokenVariants of `shape`) with every T up to the
-/// rounding bound served by a variant that rounds in its stages, where
-/// `shape` reads rounded weight copies on WGMMA: a variant serving T on
-/// both sides of the bound split at it, and `base`'s tiles as a variant
-/// up to the bound where the variants end below it (the rule above).
+/// rounding bound that a WGMMA variant or `base` would serve served by a
+/// WGMMA variant that rounds in its stages, where `shape` reads rounded
+/// weight copies on WGMMA: a variant serving T on both sides of the bound
+/// split at it, and `base`'s tiles as a variant up to the bound where the
+/// variants end below it (the rule above). Not applied to the fixed tiles
+/// of --fmlp-token-tiles (A/B runs: they round where they end within the
+/// bound).
 SmallVector<KernelConfig> roundingTokenVariants(const GemmShape &shape,
                                                 ArrayRef<KernelConfig> variants,
                                                 const KernelConfig &base);

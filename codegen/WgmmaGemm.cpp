@@ -59,7 +59,7 @@
 // layout lowPartOffset further (B_j's alone where A is split in registers:
 // its low part would never be read). The operands arrive in the high part as
 // for tf32 (TMA, and the cp.async copies for MN-major ones); the
-// producer's splitters (warps 1..3 while warp 0 issues the TMA loads; all
+// producer's splitters (warps 1..3 while thread 0 issues the TMA loads; all
 // 128 threads, splitLag() k-steps behind their own loads, where they copy
 // MN-major operands) wait for full[s], rewrite each word x of B (and of A
 // where A is not split in registers) as hi = rna(x) and write lo = rna(x -
@@ -69,7 +69,7 @@
 // ready[s] and, per k8, sum lo hi' + hi lo' + hi hi' from zero in one WGMMA
 // group, wait for it and add the sums to the accumulators in fp32. By default
 // each consumer loads its own fragment of A's raw tile and splits it in
-// registers (register- sourced WGMMA), and then every consumer thread arrives
+// registers (register-sourced WGMMA), and then every consumer thread arrives
 // on empty[s] (2 x 128 arrivals), so that its loads are released with it.
 //
 // tf32 rounding (WgmmaGemmSpec::roundsTf32): the tensor core reads an fp32
@@ -836,7 +836,9 @@ struct Wgmma : EpilogueHost {
   // arrive on ready[s] (one arrival a splitter), which the consumers wait
   // on. Measured on an H100 (bench/NOTES.md item 87): the splitters apart
   // from the loads take 0.94-0.99x the no-grad forward's time of one loop
-  // doing both at T = 256 .. 1024.
+  // doing both at T = 256 .. 1024 (tf32's variants rounding in their
+  // stages); at T = 8192, where only tf32x3 (and the A/B bound -1) splits,
+  // 1.00-1.03x.
 
   /// Whether the producer writes the stages through the generic proxy
   /// (the copies, the split): the consumers' WGMMAs (async proxy) then
@@ -866,7 +868,7 @@ struct Wgmma : EpilogueHost {
   /// deadlock) while lag <= stages - 2.
   int64_t splitLag() const { return spec.stages - 2; }
 
-  /// Warpgroup 0. Apart (splitsApart): warp 0 loads k-steps 0, 1, .. as
+  /// Warpgroup 0. Apart (splitsApart): thread 0 loads k-steps 0, 1, .. as
   /// the copying producer does (each once its stage is free), warps 1..3
   /// split them in order (each once it has arrived). The loads wait only
   /// for the consumers' releases, the splits only for the loads, and the
@@ -888,8 +890,13 @@ struct Wgmma : EpilogueHost {
                                      /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(b());
       b().setInsertionPointToStart(roles.thenBlock());
-      forEachStep(kSteps, [&](Value step) {
-        loadStep(step, kFirst, m0, n0, aBoxes, arrivingBytes, thread);
+      // Thread 0 alone waits for each stage's release and issues its loads
+      // (lanes that only waited could fall a phase behind: nothing they do
+      // holds thread 0 back).
+      kb.ifThen(eq(thread, 0), [&] {
+        forEachStep(kSteps, [&](Value step) {
+          loadStep(step, kFirst, m0, n0, aBoxes, arrivingBytes, thread);
+        });
       });
       b().setInsertionPointToStart(roles.elseBlock());
       forEachStep(kSteps, [&](Value step) {

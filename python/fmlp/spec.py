@@ -202,7 +202,7 @@ def memory_report(spec: BlockSpec, tokens: int) -> dict:
     WGMMA (sm_90a) K-major copies of its weights, `*_transposed` (3 D H
     elements; and at precision tf32, `*_tf32`, 3 D H more in the forward
     entry points: the weights rounded to tf32), each counted from the T of
-    its first reader (769 at tf32)."""
+    its first reader (at tf32: 513 for `*_transposed`, 769 for `*_tf32`)."""
     if shutil.which("fmlp-compile") is None:
         raise BundleMissing("fmlp.memory_report needs fmlp-compile on PATH")
     with tempfile.TemporaryDirectory(prefix="fmlp-report.") as directory:

@@ -152,7 +152,7 @@
 // weights in its stages, 4 more for K1's and K2's variants of T <= 768,
 // which round in their stages where the copy readers serve larger T, and 1
 // more for K3's variant of T <= 512 transposing in its stages), and
-// 63 for the variants at precision tf32 (K3's variant of T <= 256
+// 63 for the variants at precision tf32 (K3's variant of T <= 512
 // transposing Wd in its stages; 4 for T <= 768 as in the Llama block). The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44

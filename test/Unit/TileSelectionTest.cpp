@@ -726,8 +726,10 @@ TEST(TileSelection, RoundingVariantsUpTo768Tokens) {
   ASSERT_EQ(split.size(), 2u);
   EXPECT_EQ(split[0].splitK, 2);
   EXPECT_EQ(split[0].reason, "T <= 768: tiles (split at the rounding bound)");
-  // A variant ending at the bound: nothing added.
+  // A variant ending at the bound: nothing added, nothing split past it.
   EXPECT_EQ(rounding({wgmma(768, 128, 1)}), (Got{{768, 128, true}}));
+  EXPECT_EQ(rounding({wgmma(768, 128, 1), wgmma(1024, 192, 1)}),
+            (Got{{768, 128, true}, {1024, 192, false}}));
   // No variant at all: the kernel_config's tiles.
   EXPECT_EQ(rounding({}), (Got{{768, 256, true}}));
   // Nothing for a GEMM that reads no rounded copies, or off WGMMA.
@@ -792,6 +794,12 @@ TEST(TileSelection, TransposingVariantsUpTo512Tokens) {
                                                           {512, 128, true},
                                                           {1024, 192, false}}));
   EXPECT_EQ(merged({}), (Got{{512, 128, true}, {1024, 192, false}}));
+  SmallVector<KernelConfig> filled =
+      transposingTokenVariants(shape, copies, {}, base, storedBase);
+  EXPECT_TRUE(StringRef(filled[0].reason)
+                  .starts_with("T <= 512: the stored layout's kernel_config "
+                               "tiles; "))
+      << filled[0].reason;
   SmallVector<KernelConfig> stored = {wgmma(64, 64), wgmma(192, 64),
                                       wgmma(512, 128)};
   EXPECT_FALSE(base.transposesInStages);
