@@ -732,10 +732,20 @@ TEST(TileSelection, RoundingVariantsUpTo768Tokens) {
             (Got{{768, 128, true}, {1024, 192, false}}));
   // No variant at all: the kernel_config's tiles.
   EXPECT_EQ(rounding({}), (Got{{768, 256, true}}));
-  // Nothing for a GEMM that reads no rounded copies, or off WGMMA.
+  // A variant on another strategy (small_tokens at few T) stays as it is,
+  // the WGMMA ones past it are taken as above.
+  KernelConfig smallTokens = wgmma(16, 64, 1);
+  smallTokens.strategy = KernelStrategy::small_tokens;
+  EXPECT_EQ(rounding({smallTokens, wgmma(1024, 128, 2)}),
+            (Got{{16, 64, false}, {768, 128, true}, {1024, 128, false}}));
+  // Nothing for a GEMM that reads no rounded copies, has no token variants
+  // (save=u's gate recomputation), or is off WGMMA.
   GemmShape noCopies = shape;
   noCopies.readsRoundedWeightCopies = false;
   EXPECT_TRUE(roundingTokenVariants(noCopies, {}, base).empty());
+  GemmShape noVariants = shape;
+  noVariants.tokenVariantsReady = false;
+  EXPECT_TRUE(roundingTokenVariants(noVariants, {}, base).empty());
   KernelConfig simt = base;
   simt.strategy = KernelStrategy::simt;
   EXPECT_TRUE(roundingTokenVariants(shape, {}, simt).empty());
