@@ -575,6 +575,18 @@ bool mlir::fmlp::roundsTf32InStages(const GemmShape &shape,
   return config.maxTokens > 0 && config.maxTokens <= tf32RoundInStagesMaxTokens;
 }
 
+namespace {
+/// `variant` (whose reason reads "T <= N: why") serving T up to `bound` <
+/// N only: "T <= bound: why (`note`)".
+KernelConfig cutAt(KernelConfig variant, int64_t bound, StringRef note) {
+  variant.reason = "T <= " + std::to_string(bound) + ":" +
+                   StringRef(variant.reason).split(':').second.str() + " (" +
+                   note.str() + ")";
+  variant.maxTokens = bound;
+  return variant;
+}
+} // namespace
+
 SmallVector<KernelConfig>
 mlir::fmlp::roundingTokenVariants(const GemmShape &shape,
                                   ArrayRef<KernelConfig> variants,
@@ -588,15 +600,8 @@ mlir::fmlp::roundingTokenVariants(const GemmShape &shape,
   for (const KernelConfig &variant : variants) {
     // T in (fewest, bound] round, those past it read the copies.
     if (variant.strategy == KernelStrategy::wgmma && fewest < bound &&
-        variant.maxTokens > bound) {
-      KernelConfig below = variant;
-      below.maxTokens = bound;
-      // "T <= N: why" -> "T <= bound: why (split at the rounding bound)"
-      below.reason = "T <= " + std::to_string(bound) + ":" +
-                     StringRef(variant.reason).split(':').second.str() +
-                     " (split at the rounding bound)";
-      served.push_back(below);
-    }
+        variant.maxTokens > bound)
+      served.push_back(cutAt(variant, bound, "split at the rounding bound"));
     served.push_back(variant);
     fewest = variant.maxTokens;
   }
@@ -636,18 +641,15 @@ SmallVector<KernelConfig> mlir::fmlp::transposingTokenVariants(
   for (const KernelConfig &variant : stored) {
     if (variant.strategy != KernelStrategy::wgmma)
       break;
-    variants.push_back(transposing(variant));
-    if (bound >= 0 && variant.maxTokens >= bound) {
-      // One serving T on both sides of the bound serves T up to it.
-      if (variant.maxTokens > bound)
-        variants.back().reason =
-            "T <= " + std::to_string(bound) + ":" +
-            StringRef(variants.back().reason).split(':').second.str() +
-            " (to the transposing bound)";
-      variants.back().maxTokens = served = bound;
+    // One serving T on both sides of the bound serves T up to it.
+    if (bound >= 0 && variant.maxTokens > bound)
+      variants.push_back(
+          cutAt(transposing(variant), bound, "to the transposing bound"));
+    else
+      variants.push_back(transposing(variant));
+    served = variants.back().maxTokens;
+    if (bound >= 0 && served >= bound)
       break;
-    }
-    served = variant.maxTokens;
   }
   if (bound < 0) {
     base = transposing(storedBase);

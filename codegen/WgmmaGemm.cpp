@@ -627,6 +627,15 @@ struct Wgmma : EpilogueHost {
                     barrier);
   }
 
+  /// `body` for the k-steps 0 .. steps - 1 (an scf.for over i32; `body`
+  /// builds at the loop body's start).
+  void forEachStep(Value steps, function_ref<void(Value)> body) {
+    auto loop = scf::ForOp::create(b(), kb.loc, c32(0), steps, c32(1));
+    OpBuilder::InsertionGuard guard(b());
+    b().setInsertionPointToStart(loop.getBody());
+    body(loop.getInductionVar());
+  }
+
   /// Loads k-steps [kFirst, kFirst + kSteps) (kSteps >= 1) into the ring,
   /// the first in round 0 of stage 0.
   void producer(Value kFirst, Value kSteps, Value m0, Value n0,
@@ -646,14 +655,12 @@ struct Wgmma : EpilogueHost {
           NVVM::ElectSyncOp::create(b(), kb.loc, b().getI1Type(), Value());
       kb.ifThen(elected, [&] {
         auto [aBoxes, arrivingBytes] = directLoads(m0);
-        auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
-        OpBuilder::InsertionGuard guard(b());
-        b().setInsertionPointToStart(loop.getBody());
-        Value step = loop.getInductionVar();
-        Value stage = urem(step, spec.stages);
-        waitFree(step);
-        Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
-        loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
+        forEachStep(kSteps, [&](Value step) {
+          Value stage = urem(step, spec.stages);
+          waitFree(step);
+          Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
+          loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
+        });
       });
       if (staging && !staging->prefetched.empty())
         kb.ifThen(elected, [&] { prefetchStaged(*staging, kSteps, m0, n0); });
@@ -755,36 +762,34 @@ struct Wgmma : EpilogueHost {
       kb.ifThen(first == 0 ? leader
                            : kb.both(leader, kb.lessThan(c32(first), kSteps)),
                 [&] { fillLanding(c32(first)); });
-    auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
-    OpBuilder::InsertionGuard guard(b());
-    b().setInsertionPointToStart(loop.getBody());
-    Value step = loop.getInductionVar();
-    Value stage = urem(step, spec.stages);
-    Value next = kb.add(step, c32(ahead));
-    // That step's slot held step - 1's tiles, which every thread has read
-    // (the barrier at the end of the previous step).
-    kb.ifThen(kb.both(leader, kb.lessThan(next, kSteps)),
-              [&] { fillLanding(next); });
-    waitFree(step);
-    if (loadsDirectly())
+    forEachStep(kSteps, [&](Value step) {
+      Value stage = urem(step, spec.stages);
+      Value next = kb.add(step, c32(ahead));
+      // That step's slot held step - 1's tiles, which every thread has read
+      // (the barrier at the end of the previous step).
+      kb.ifThen(kb.both(leader, kb.lessThan(next, kSteps)),
+                [&] { fillLanding(next); });
+      waitFree(step);
+      if (loadsDirectly())
+        kb.ifThen(leader, [&] {
+          loadStage(stage, kTile(step), m0, n0, aBoxes, arrivingBytes);
+        });
+      Value slot = urem(step, landingSlots());
+      waitParity(landingBarrier(slot),
+                 arith::AndIOp::create(b(), kb.loc, udiv(step, landingSlots()),
+                                       c32(1)));
+      Value base = stageOffset(stage);
+      for (const Transposed &t : transposed)
+        transposeTile(kb.add(landing(slot), c32(t.landingAt)),
+                      kb.add(base, c32(t.stageAt)), t.rows, thread);
+      // This thread's writes, for the WGMMAs that read them (async proxy);
+      // its reads of the slot, before the TMA that next fills it.
+      fenceProxyAsync();
+      namedBarrier(c32(kProducerBarrier), 128);
       kb.ifThen(leader, [&] {
-        loadStage(stage, kTile(step), m0, n0, aBoxes, arrivingBytes);
+        NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), full(stage),
+                                       /*count=*/Value());
       });
-    Value slot = urem(step, landingSlots());
-    waitParity(landingBarrier(slot),
-               arith::AndIOp::create(b(), kb.loc, udiv(step, landingSlots()),
-                                     c32(1)));
-    Value base = stageOffset(stage);
-    for (const Transposed &t : transposed)
-      transposeTile(kb.add(landing(slot), c32(t.landingAt)),
-                    kb.add(base, c32(t.stageAt)), t.rows, thread);
-    // This thread's writes, for the WGMMAs that read them (async proxy);
-    // its reads of the slot, before the TMA that next fills it.
-    fenceProxyAsync();
-    namedBarrier(c32(kProducerBarrier), 128);
-    kb.ifThen(leader, [&] {
-      NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), full(stage),
-                                     /*count=*/Value());
     });
   }
 
@@ -814,13 +819,9 @@ struct Wgmma : EpilogueHost {
                                    NVVM::SetMaxRegisterAction::decrease);
     Value thread = kb.threadIdX(); // 0 .. 127 in warpgroup 0
     auto [aBoxes, arrivingBytes] = directLoads(m0);
-    auto loop = scf::ForOp::create(b(), kb.loc, c32(0), kSteps, c32(1));
-    {
-      OpBuilder::InsertionGuard guard(b());
-      b().setInsertionPointToStart(loop.getBody());
-      loadStep(loop.getInductionVar(), kFirst, m0, n0, aBoxes, arrivingBytes,
-               thread);
-    }
+    forEachStep(kSteps, [&](Value step) {
+      loadStep(step, kFirst, m0, n0, aBoxes, arrivingBytes, thread);
+    });
     // The last copies land before the block's shared memory may go.
     NVVM::CpAsyncCommitGroupOp::create(b(), kb.loc);
     NVVM::CpAsyncWaitGroupOp::create(b(), kb.loc, 0);
@@ -879,12 +880,6 @@ struct Wgmma : EpilogueHost {
                                    NVVM::SetMaxRegisterAction::decrease);
     Value thread = kb.threadIdX(); // 0 .. 127 in warpgroup 0
     auto [aBoxes, arrivingBytes] = directLoads(m0);
-    auto forEachStep = [&](Value last, function_ref<void(Value)> body) {
-      auto loop = scf::ForOp::create(b(), kb.loc, c32(0), last, c32(1));
-      OpBuilder::InsertionGuard guard(b());
-      b().setInsertionPointToStart(loop.getBody());
-      body(loop.getInductionVar());
-    };
     if (splitsApart()) {
       auto roles = scf::IfOp::create(b(), kb.loc, kb.lessThan(thread, c32(32)),
                                      /*withElseRegion=*/true);

@@ -681,6 +681,19 @@ TEST(TileSelection, Tf32TokenVariantsRoundInTheirStages) {
   EXPECT_FALSE(roundsTf32InStages(noCopies, upTo(128)));
 }
 
+/// A WGMMA token variant serving T up to `maxTokens` (0: the kernel_config)
+/// with tiles `tileN` wide and K in `splitK` slices, its reason as the rule
+/// writes one ("T <= N: ...").
+KernelConfig wgmma(int64_t maxTokens, int64_t tileN, int64_t splitK = 1) {
+  KernelConfig config;
+  config.strategy = KernelStrategy::wgmma;
+  config.maxTokens = maxTokens;
+  config.tileN = tileN;
+  config.splitK = splitK;
+  config.reason = "T <= " + std::to_string(maxTokens) + ": tiles";
+  return config;
+}
+
 // Every T up to the bound (768) gets a variant that rounds in its stages:
 // the kernel_config's tiles up to it where the rule's variants end below
 // it, a variant serving T on both sides of it split there; none for a GEMM
@@ -692,15 +705,6 @@ TEST(TileSelection, RoundingVariantsUpTo768Tokens) {
   shape.precision = Precision::tf32;
   shape.readsRoundedWeightCopies = true;
   shape.tokenVariantsReady = true;
-  auto wgmma = [](int64_t maxTokens, int64_t tileN, int64_t splitK) {
-    KernelConfig config;
-    config.strategy = KernelStrategy::wgmma;
-    config.maxTokens = maxTokens;
-    config.tileN = tileN;
-    config.splitK = splitK;
-    config.reason = "T <= " + std::to_string(maxTokens) + ": tiles";
-    return config;
-  };
   KernelConfig base = wgmma(0, 256, 1);
   auto rounding = [&](ArrayRef<KernelConfig> variants) {
     SmallVector<KernelConfig> served =
@@ -764,14 +768,6 @@ TEST(TileSelection, TransposingVariantsUpTo512Tokens) {
   shape.precision = Precision::tf32;
   shape.readsTransposedWeightCopies = true;
   shape.tokenVariantsReady = true;
-  auto wgmma = [](int64_t maxTokens, int64_t tileN) {
-    KernelConfig config;
-    config.strategy = KernelStrategy::wgmma;
-    config.maxTokens = maxTokens;
-    config.tileN = tileN;
-    config.reason = "T <= " + std::to_string(maxTokens) + ": tiles";
-    return config;
-  };
   SmallVector<KernelConfig> copies = {wgmma(128, 64), wgmma(256, 128),
                                       wgmma(512, 128), wgmma(1024, 192)};
   KernelConfig base = wgmma(0, 256), storedBase = wgmma(0, 128);
