@@ -325,6 +325,7 @@ WgmmaGemmSpec mlir::fmlp::wgmmaFootprint(const GemmShape &shape,
   spec.tileN = tileN;
   spec.stages = stages;
   spec.tf32x3 = tensorCoreProducts(shape) == Precision::tf32x3;
+  spec.roundsTf32 = shape.tf32Rounded && shape.element.isF32() && !spec.tf32x3;
   return spec;
 }
 

@@ -223,6 +223,10 @@ struct GemmShape {
   /// kernel may read the weights and transpose them in its landing slots
   /// instead (KernelConfig::transposesInStages; the rule above).
   bool readsTransposedWeightCopies = false;
+  /// Its tf32 products take operands rounded to nearest (fmlp-round-tf32-
+  /// weights marked it): the WGMMA kernel rounds an MN-major A in
+  /// registers, which then takes no landing slot (wgmmaSharedBytes).
+  bool tf32Rounded = false;
 };
 
 /// Which strategies the rule may take (fmlp-select-tiles' `strategy`):

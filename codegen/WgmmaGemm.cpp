@@ -186,6 +186,58 @@ static llvm::cl::opt<bool> tf32x3CompactStages(
     llvm::cl::desc("sm_90a: tf32x3's stages keep no low part of A where A "
                    "is split in registers"));
 
+/// Which of the kernels whose consumers read A into registers (tf32x3
+/// splitting it there, tf32 rounding it there) a measured choice applies
+/// to: none, tf32x3's, or every one.
+enum class RegisterAKernels { none, tf32x3, all };
+
+static auto registerAKernelValues() {
+  return llvm::cl::values(
+      clEnumValN(RegisterAKernels::none, "none", "no kernel"),
+      clEnumValN(RegisterAKernels::tf32x3, "tf32x3", "tf32x3's kernels"),
+      clEnumValN(RegisterAKernels::all, "all", "tf32x3's and tf32's kernels"));
+}
+
+// An MN-major fp32 A (the weight gradients' dy and [dG dU]) loaded by TMA
+// into the stage as stored, each consumer reading its fragment from there
+// into registers, so that the producer transposes (or copies) B alone; in
+// the other kernels A is transposed into the stage like B (the landing
+// producer) or copied there K-major (cp.async). Measured on an H100 at T =
+// 8192 (bench/NOTES.md item 89): tf32x3's weight gradients 0.87-0.92x the
+// time, the step 0.93-0.97x; tf32's 0.99-1.04x (its consumers then wait
+// for each k-step's group before loading A, where the landing producer's
+// K-major A lets them keep one group in flight): tf32x3's by default.
+static llvm::cl::opt<RegisterAKernels> mnMajorAInRegisters(
+    "fmlp-mn-major-a-in-registers", llvm::cl::Hidden,
+    llvm::cl::init(RegisterAKernels::tf32x3),
+    llvm::cl::desc("sm_90a: the kernels whose MN-major fp32 A the consumers "
+                   "read as stored (the others' A transposed in the stage)"),
+    registerAKernelValues());
+
+// The consumers of the kernels that read A into registers take turns
+// issuing their WGMMA groups (tf32x3's of each k8, tf32's of each k-step):
+// consumer c waits for its turn (a named barrier the other arrives on once
+// its group is issued), issues its WGMMAs and passes the turn on, so that
+// one consumer's group runs on the tensor cores while the other waits for
+// its own and adds its step sums or loads its next A; in the other kernels
+// each issues as soon as its stage is ready. Measured on an H100 at T =
+// 8192 (bench/NOTES.md item 89): tf32x3's no-grad forward 0.97x the time
+// at both Llama shapes (K1 0.96-0.98x, K2 0.97-0.99x), the step 0.99-
+// 1.00x; tf32's step 0.98-1.00x, its no-grad forward 0.99-1.01x (and 0.99-
+// 1.02x at T = 256 and 1024): tf32x3's by default.
+static llvm::cl::opt<RegisterAKernels> pingPongKernels(
+    "fmlp-ping-pong", llvm::cl::Hidden,
+    llvm::cl::init(RegisterAKernels::tf32x3),
+    llvm::cl::desc("sm_90a: the kernels whose two consumers issue their "
+                   "WGMMA groups in turn"),
+    registerAKernelValues());
+
+/// Whether `kernels` takes in a kernel of tf32x3 products (else tf32's).
+static bool applies(RegisterAKernels kernels, bool tf32x3) {
+  return kernels == RegisterAKernels::all ||
+         (kernels == RegisterAKernels::tf32x3 && tf32x3);
+}
+
 namespace {
 struct LandingSlots {
   static bool accepts(int n) { return n >= 2 && n <= 4; }
@@ -214,8 +266,9 @@ constexpr int64_t kRowBytes = kWgmmaRowBytes;
 /// Each consumer warpgroup holds one part of the staged epilogue.
 constexpr int64_t kConsumerRows = kEpiloguePartRows;
 /// Named barriers: 0 the block, 1 both consumers, 2 + c consumer c, 4 the
-/// producer warpgroup, 5 + c consumer c's hand-off to the producer.
-constexpr int64_t kProducerBarrier = 4, kHandoffBarrier = 5;
+/// producer warpgroup, 5 + c consumer c's hand-off to the producer, 7 + c
+/// consumer c's turn (the consumers' ping-pong).
+constexpr int64_t kProducerBarrier = 4, kHandoffBarrier = 5, kTurnBarrier = 7;
 
 /// Registers per thread after setmaxnreg: the producer warpgroup gives up
 /// what the two consumer warpgroups take. setmaxnreg.inc only draws on what
@@ -272,10 +325,22 @@ int64_t stageBytes(const WgmmaGemmSpec &spec) {
 constexpr int64_t kMnBlockBytes = 64 * kRowBytes;
 static_assert(kRowBytes == 64 * 2, "an MN-major row is 64 16-bit m/n");
 
+/// Whether the consumers load an MN-major fp32 A from the stage as TMA
+/// stores it, each its own fragment (rounded or split in registers, for
+/// register-sourced WGMMAs), so that the producer transposes B alone
+/// (--fmlp-mn-major-a-in-registers).
+bool readsMnMajorAInRegisters(const WgmmaGemmSpec &spec) {
+  bool registersA = spec.tf32x3 ? tf32x3RegisterA.getValue() : spec.roundsTf32;
+  return !spec.a.kMajor && spec.element && spec.element.isF32() && registersA &&
+         applies(mnMajorAInRegisters, spec.tf32x3);
+}
+
 /// Whether `op` is MN-major in memory but K-major in the stage: fp32 data,
-/// which WGMMA does not transpose, transposed by the producer warpgroup.
+/// which WGMMA does not transpose, transposed by the producer warpgroup
+/// (A only where the consumers do not read it into registers as stored).
 bool transposedInShared(const WgmmaGemmSpec &spec, const WgmmaOperand &op) {
-  return !op.kMajor && !wgmmaTakesMnMajor(spec.element);
+  bool registersA = &op == &spec.a && readsMnMajorAInRegisters(spec);
+  return !op.kMajor && !wgmmaTakesMnMajor(spec.element) && !registersA;
 }
 
 /// Rows (m of A, n of B_j) of a k-step's tiles that the producer transposes.
@@ -756,12 +821,28 @@ struct Wgmma : EpilogueHost {
         loadOperand(*t.op, landing(slot), c32(t.landingAt), t.row0, t.rows,
                     kTile(step), aBoxes, barrier);
     };
-    // Steps 0 .. L - 2 before the loop; step i + L - 1 in step i.
+    // The operands loaded into the stages as they are: step i + D in step
+    // i (D ahead of the transposition, as the landing loads are), once its
+    // stage is free. The consumers release step j once they start step j +
+    // 1, which the producer makes full in its iteration j + 1, so the wait
+    // in iteration i (for step i + D - stages) ends while D <= stages - 2.
     int64_t ahead = landingSlots() - 1;
-    for (int64_t first = 0; first < ahead; ++first) // kSteps >= 1
-      kb.ifThen(first == 0 ? leader
-                           : kb.both(leader, kb.lessThan(c32(first), kSteps)),
-                [&] { fillLanding(c32(first)); });
+    int64_t directAhead = std::min<int64_t>(ahead, spec.stages - 2);
+    auto loadDirectly = [&](Value step) {
+      waitFree(step);
+      loadStage(urem(step, spec.stages), kTile(step), m0, n0, aBoxes,
+                arrivingBytes);
+    };
+    auto firstSteps = [&](int64_t count, function_ref<void(Value)> fill) {
+      for (int64_t first = 0; first < count; ++first) // kSteps >= 1
+        kb.ifThen(first == 0 ? leader
+                             : kb.both(leader, kb.lessThan(c32(first), kSteps)),
+                  [&] { fill(c32(first)); });
+    };
+    // Steps 0 .. L - 2 before the loop; step i + L - 1 in step i.
+    firstSteps(ahead, fillLanding);
+    if (loadsDirectly())
+      firstSteps(directAhead, loadDirectly);
     forEachStep(kSteps, [&](Value step) {
       Value stage = urem(step, spec.stages);
       Value next = kb.add(step, c32(ahead));
@@ -769,11 +850,12 @@ struct Wgmma : EpilogueHost {
       // (the barrier at the end of the previous step).
       kb.ifThen(kb.both(leader, kb.lessThan(next, kSteps)),
                 [&] { fillLanding(next); });
+      if (loadsDirectly()) {
+        Value direct = kb.add(step, c32(directAhead));
+        kb.ifThen(kb.both(leader, kb.lessThan(direct, kSteps)),
+                  [&] { loadDirectly(direct); });
+      }
       waitFree(step);
-      if (loadsDirectly())
-        kb.ifThen(leader, [&] {
-          loadStage(stage, kTile(step), m0, n0, aBoxes, arrivingBytes);
-        });
       Value slot = urem(step, landingSlots());
       waitParity(landingBarrier(slot),
                  arith::AndIOp::create(b(), kb.loc, udiv(step, landingSlots()),
@@ -1223,6 +1305,8 @@ struct Wgmma : EpilogueHost {
                   [&](Value x) { words.push_back(kb.roundToTf32(x)); });
       }
     }
+    if (pingPong())
+      namedBarrier(turn(consumer), 2 * 128);
     NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
     SmallVector<Value> sums(acc);
     for (int64_t kk = 0; kk < instructions; ++kk) {
@@ -1239,6 +1323,8 @@ struct Wgmma : EpilogueHost {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
+    if (pingPong())
+      passTurn(consumer);
     if (aRounded.empty()) {
       NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 1);
       releaseBefore(step);
@@ -1285,6 +1371,8 @@ struct Wgmma : EpilogueHost {
           aParts->second.push_back(low);
         });
       }
+      if (pingPong())
+        namedBarrier(turn(consumer), 2 * 128);
       // The step sums were last read by the adds below (registers: a fence
       // before the WGMMAs write them again), A's parts just written.
       NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
@@ -1309,6 +1397,8 @@ struct Wgmma : EpilogueHost {
                                 /*accumulate=*/i > 0);
       }
       NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
+      if (pingPong())
+        passTurn(consumer);
       NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
       // Every group before this one is done, the previous k-step's too.
       if (kk == 0)
@@ -1321,24 +1411,69 @@ struct Wgmma : EpilogueHost {
     return next;
   }
 
+  // The consumers' ping-pong (--fmlp-ping-pong): turn[c] (a named barrier
+  // of both consumers' 256 threads) completes once consumer c waits on it
+  // and the other has arrived, after issuing its group. Consumer 1 arrives
+  // on turn[0] before the main loop, so consumer 0 issues first; each then
+  // waits for its turn before every group (tf32x3's of a k8, tf32's of a
+  // k-step) and passes it on after: the groups alternate 0, 1, 0, 1, ..
+  // A consumer cannot arrive twice on one phase: its next arrival follows
+  // its next wait, which the other's arrival after its own wait completes.
+  // Both issue the same groups, so consumer 1's last arrival on turn[0] is
+  // left, which consumer 0 meets after the main loop: every phase
+  // completes.
+
+  bool pingPong() const {
+    return readsAInRegisters() && applies(pingPongKernels, spec.tf32x3);
+  }
+  Value turn(Value consumer) { return kb.add(c32(kTurnBarrier), consumer); }
+  /// Arrives on the other consumer's turn.
+  void passTurn(Value consumer) {
+    Value other = arith::SubIOp::create(b(), kb.loc, c32(1), consumer);
+    NVVM::BarrierArriveOp::create(b(), kb.loc, turn(other), c32(2 * 128));
+  }
+
   /// This thread's fragment of k8 `kk` of the consumer's 64 rows of A (the
-  /// raw K-major tile at byte `tile`): `each` takes its four fp32 words in
-  /// register order, each as it is loaded. Register v of thread (warp w, lane
-  /// l) holds row 16 w + l / 4 + 8 (v mod 2), k 8 kk + l mod 4 + 4 (v div 2)
-  /// (the wgmma register layout of A for 32-bit types), at byte 128 row + 16
-  /// ((k div 4) ^ (row mod 8)) + 4 (k mod 4) of the 128-byte swizzled tile. A
-  /// warp's 32 loads touch 32 distinct banks: 4 ((2 kk + v div 2) ^ (l / 4)) +
-  /// l mod 4.
+  /// raw tile at byte `tile`, as staged): `each` takes its four fp32 words
+  /// in register order, each as it is loaded. Register v of thread (warp w,
+  /// lane l) holds row 16 w + l / 4 + 8 (v mod 2), k 8 kk + l mod 4 + 4 (v
+  /// div 2) (the wgmma register layout of A for 32-bit types).
+  ///
+  /// K-major (the 128-byte swizzled tile): at byte 128 row + 16 ((k div 4)
+  /// ^ (row mod 8)) + 4 (k mod 4). A warp's 32 loads touch 32 distinct
+  /// banks: 4 ((2 kk + v div 2) ^ (l / 4)) + l mod 4.
+  ///
+  /// MN-major (readsMnMajorAInRegisters: as TMA stores it, boxes of 32 k
+  /// rows x 32 m, 4 KiB, row k of box m div 32 holding m mod 32 = 4 c .. +
+  /// 3 in its 16-byte piece at position c ^ (k mod 8)): at byte 4096 (row
+  /// div 32) + 128 k + 16 (((row mod 32) div 4) ^ (k mod 8)) + 4 (row mod
+  /// 4), k mod 8 = l mod 4 + 4 (v div 2). Bank 4 ((4 (w mod 2) + 2 (v mod
+  /// 2) + (l / 4) div 4) ^ (k mod 8)) + (l / 4) mod 4: lanes whose (l / 4)
+  /// div 4 and bit 0 of l mod 4 both differ (bit 1 equal) meet, so each
+  /// load takes two wavefronts.
   void aFragment(Value tile, int64_t kk, function_ref<void(Value)> each) {
     Value thread = urem(kb.threadIdX(), 128);
     Value lane = urem(thread, 32), warp = udiv(thread, 32);
     Value group = udiv(lane, 4), quad = urem(lane, 4);
+    auto xorI = [&](Value x, Value y) {
+      return arith::XOrIOp::create(b(), kb.loc, x, y).getResult();
+    };
     for (int64_t v = 0; v < 4; ++v) {
       Value row = kb.add(kb.add(kb.mul(warp, c32(16)), group), c32(8 * (v % 2)));
-      Value piece = arith::XOrIOp::create(b(), kb.loc, c32(2 * kk + v / 2),
-                                          group);
-      Value byte = kb.add(kb.add(tile, kb.mul(row, c32(kRowBytes))),
-                          kb.add(kb.mul(piece, c32(16)), kb.mul(quad, c32(4))));
+      Value byte;
+      if (stagedKMajor(spec.a)) {
+        Value piece = xorI(c32(2 * kk + v / 2), group);
+        byte = kb.add(kb.add(tile, kb.mul(row, c32(kRowBytes))),
+                      kb.add(kb.mul(piece, c32(16)), kb.mul(quad, c32(4))));
+      } else {
+        Value k = kb.add(quad, c32(8 * kk + 4 * (v / 2)));
+        Value m = urem(row, 32);
+        Value piece = xorI(udiv(m, 4), urem(k, 8));
+        byte = kb.add(
+            kb.add(tile, kb.add(kb.mul(udiv(row, 32), c32(32 * kRowBytes)),
+                                kb.mul(k, c32(kRowBytes)))),
+            kb.add(kb.mul(piece, c32(16)), kb.mul(urem(m, 4), c32(4))));
+      }
       each(LLVM::LoadOp::create(b(), kb.loc, b().getF32Type(), at(byte), 4));
     }
   }
@@ -1430,6 +1565,8 @@ struct Wgmma : EpilogueHost {
                                    NVVM::SetMaxRegisterAction::increase);
     Value consumer = kb.add(udiv(kb.threadIdX(), 128), c32(-1)); // 0 or 1
     Value undefined = LLVM::UndefOp::create(b(), kb.loc, accumulatorType());
+    if (pingPong()) // consumer 0 issues first
+      kb.ifThen(eq(consumer, 1), [&] { passTurn(consumer); });
     scf::ForOp loop;
     if (spec.tf32x3) {
       // Not peeled: each k8 starts its sums from zero anyway, and the
@@ -1455,6 +1592,9 @@ struct Wgmma : EpilogueHost {
                            mmaStep(loop.getInductionVar(), consumer,
                                    loop.getRegionIterArgs(), /*first=*/false));
     }
+    if (pingPong()) // consumer 1's last turn passed
+      kb.ifThen(eq(consumer, 0),
+                [&] { namedBarrier(turn(consumer), 2 * 128); });
     NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
     releaseBefore(kSteps);
     SmallVector<Value> results(loop.getResults().take_front(spec.b.size()));

@@ -290,6 +290,12 @@ bool takesTf32x3(const KernelGemm &gemm) {
              Precision::tf32x3;
 }
 
+/// Whether `gemm`'s single tf32 products take operands rounded to nearest
+/// (fmlp-round-tf32-weights marked it; WgmmaGemmSpec::roundsTf32).
+bool roundsTf32(const KernelGemm &gemm) {
+  return gemm.tf32Rounded && gemm.element.isF32() && !takesTf32x3(gemm);
+}
+
 /// Why `config`'s split_k cannot split `gemm`'s K, or "".
 std::string notSplittable(const KernelGemm &gemm, const KernelConfig &config) {
   if (config.splitK == 1)
@@ -376,7 +382,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
   wgmma.tf32x3 = takesTf32x3(gemm);
-  wgmma.roundsTf32 = gemm.tf32Rounded && gemm.element.isF32() && !wgmma.tf32x3;
+  wgmma.roundsTf32 = roundsTf32(gemm);
   wgmma.roundsBInStages = config.roundsInStages;
   wgmma.epilogue = spec.epilogue;
   if (config.splitK > 1) {
@@ -828,6 +834,7 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
     spec.tileN = config.tileN;
     spec.stages = config.stages;
     spec.tf32x3 = takesTf32x3(gemm);
+    spec.roundsTf32 = roundsTf32(gemm);
     if (int64_t bytes = wgmmaSharedBytes(spec); bytes > limit)
       os << "wgmma stages = " << config.stages << " take " << bytes
          << " B of shared memory, past " << target.chip << "'s " << limit;

@@ -470,6 +470,7 @@ GemmShape mlir::fmlp::describeGemmShape(Operation *op) {
   shape.element = gemm.element;
   shape.accumulators = gemm.b.size();
   shape.precision = gemm.precision;
+  shape.tf32Rounded = gemm.tf32Rounded;
   FailureOr<TmaPlan> plan =
       planTma(op, gemm, 256 / shape.accumulators, shape.notTmaReady);
   shape.tmaReady = succeeded(plan);

@@ -26,17 +26,25 @@
 // CHECK-COUNT-6: nvvm.mbarrier.init %{{.+}}, %c2_i32
 // CHECK-COUNT-2: nvvm.mbarrier.init %{{.+}}, %c1_i32
 // CHECK: nvvm.setmaxregister  decrease 80
-// Step 0's landing boxes (4 of 32 columns), before the loop.
-// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
-// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg1,
-// CHECK: scf.for
-// The next step's landing boxes, the stage's release, dy's tile.
+// Step 0's landing boxes (4 of 32 columns), then its tile of dy, before
+// the loop: the direct loads run as far ahead of the transposition as the
+// landing loads (one step with 2 slots) where the ring has a stage to
+// spare (3 stages: stages - 2 = 1).
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
 // CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg1,
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg0,
-// The landing slot's wait, then 2 rounds of 4 loads and 4 stores.
+// CHECK: scf.for
+// The next step's landing boxes, and its dy tile once its stage is free.
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg1,
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg0,
+// This step's stage free, its landing slot's wait, then 2 rounds of 4
+// loads and 4 stores.
+// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-4: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-COUNT-4: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>

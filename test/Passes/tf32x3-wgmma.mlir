@@ -1,5 +1,7 @@
 // RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-register-a=false | FileCheck %s
 // RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=REGA
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=MN
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-mn-major-a-in-registers=none --fmlp-ping-pong=none | FileCheck %s --check-prefix=NOREG
 
 // tf32x3 on WGMMA (codegen/WgmmaGemm.cpp, the splitting producer), first
 // with A split by the producer like B (--fmlp-tf32x3-register-a=false): each
@@ -65,7 +67,9 @@
 // it, and passes both parts to register-sourced WGMMAs (inline PTX: A in
 // "r" registers, B by descriptor), lo hi' first, from zero. Every
 // consumer thread releases a stage (its loads before its arrival): 256
-// arrivals.
+// arrivals. The two consumers issue their groups in turn (--fmlp-ping-
+// pong): each waits on its turn's named barrier before its WGMMAs and
+// arrives on the other's once they are committed.
 // REGA-LABEL: llvm.func @k3_k0_down_grad(
 // REGA: nvvm.mbarrier.init %{{.+}}, %c256_i32
 // REGA: nvvm.setmaxregister  decrease 56
@@ -80,6 +84,7 @@
 // REGA: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;
 // REGA: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;
 // REGA-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// REGA: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
 // REGA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // REGA-NOT: nvvm.wgmma.mma_async
 func.func @k3(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %g: memref<?x128xf32>, %u: memref<?x128xf32>) {
@@ -106,5 +111,53 @@ func.func @k3(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %g: memref<?x128xf
 func.func @k1(%x: memref<?x64xf32>, %wg: memref<128x64xf32>, %wu: memref<128x64xf32>, %a: memref<?x128xf32>) {
   fmlp.gate_up silu ins(%x, %wg, %wu : memref<?x64xf32>, memref<128x64xf32>, memref<128x64xf32>) outs(%a : memref<?x128xf32>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}
+  return
+}
+
+// -----
+
+// K6 (dWd = dy^T A): both operands' rows index k = T. By default A (dy)
+// comes by TMA into the stage as stored (MN-major: 4 boxes of 32 k rows x
+// 32 columns, 16 KiB; --fmlp-mn-major-a-in-registers) and B (A's tile) is
+// copied K-major by cp.async: full[s] completes on the 128 copies'
+// arrivals and the leader's expect_tx. Each consumer loads its fragment of
+// A from the MN-major boxes (4-byte loads), splits it in registers, and
+// the consumers issue their k8 groups in turn: consumer 1 arrives on
+// consumer 0's turn before the loop, consumer 0 waits on it once after.
+// MN-LABEL: llvm.func @k6_k0_down_weight_grad(
+// MN: nvvm.mbarrier.init %{{.+}}, %c129_i32
+// MN: nvvm.mbarrier.init %{{.+}}, %c256_i32
+// MN: nvvm.setmaxregister  decrease 56
+// MN: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
+// MN-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg0,
+// MN-COUNT-32: nvvm.cp.async.shared.global %{{.+}}, %{{.+}}, 4, cache =  ca : !llvm.ptr<3>, !llvm.ptr<1>
+// MN: nvvm.cp.async.mbarrier.arrive %{{.+}} {noinc = true}
+// MN: nvvm.setmaxregister  increase 216
+// MN: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
+// MN: scf.for
+// MN-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// MN: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
+// MN-NEXT: nvvm.wgmma.fence.aligned
+// MN: nvvm.wgmma.commit.group.sync.aligned
+// MN: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
+// MN-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// MN: scf.yield
+// MN: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
+// MN: nvvm.wgmma.wait.group.sync.aligned 0
+// Without (=none, A/B runs): A copied K-major by cp.async like B (full[s]
+// on the copies' 128 arrivals alone), no TMA, no turns.
+// NOREG-LABEL: llvm.func @k6_k0_down_weight_grad(
+// NOREG-NOT: nvvm.mbarrier.init %{{.+}}, %c129_i32
+// NOREG: nvvm.mbarrier.init %{{.+}}, %c128_i32
+// NOREG-NOT: nvvm.mbarrier.init %{{.+}}, %c129_i32
+// NOREG: nvvm.setmaxregister  decrease 56
+// NOREG-NOT: nvvm.cp.async.bulk.tensor
+// NOREG-NOT: nvvm.barrier.arrive
+// NOREG: nvvm.setmaxregister  increase 216
+// NOREG-NOT: nvvm.barrier.arrive
+// NOREG: llvm.return
+func.func @k6(%dy: memref<?x64xf32>, %a: memref<?x128xf32>, %dwd: memref<64x128xf32>) {
+  fmlp.down_weight_grad ins(%dy, %a : memref<?x64xf32>, memref<?x128xf32>) outs(%dwd : memref<64x128xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 32], stages = 3, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}
   return
 }
