@@ -224,8 +224,9 @@ struct GemmShape {
   /// instead (KernelConfig::transposesInStages; the rule above).
   bool readsTransposedWeightCopies = false;
   /// Its tf32 products take operands rounded to nearest (fmlp-round-tf32-
-  /// weights marked it): the WGMMA kernel rounds an MN-major A in
-  /// registers, which then takes no landing slot (wgmmaSharedBytes).
+  /// weights marked it): where the WGMMA kernel rounds an MN-major A in
+  /// registers as stored (--fmlp-mn-major-a-in-registers=all), A takes no
+  /// landing slot (wgmmaSharedBytes).
   bool tf32Rounded = false;
 };
 

@@ -28,19 +28,23 @@
 // whose k is T) under --fmlp-tf32-wgmma-mn-major: tf32 WGMMA reads K-major
 // operands only, so their tiles land first. After the ring, landing slots
 // (2, or --fmlp-tf32-landing-slots) each hold one k-step's MN-major tiles
-// of those operands (A's
-// first), as TMA stores them: boxes of 32 k rows x 32 m/n (128 bytes a
-// row, 128-byte swizzled), landing[l] (an mbarrier after the epilogue's)
-// counting their bytes. The whole producer warpgroup then runs the loop:
-// thread 0 fills a later step's slot (L - 1 steps ahead of L slots) and
-// loads the K-major operands into
-// the stage directly (arrive.expect_tx on full[s], as before); every thread
-// waits for the stage to be free and this step's slot to land, writes the
-// slot's tiles K-major into the stage (transposeTile: the layout TMA gives
-// a K-major box), fences its writes for the async proxy and meets the
-// others on a named barrier; thread 0 then arrives on full[s], which
-// completes on these two arrivals (one where no operand is K-major). The
-// consumers are unchanged: both operands are K-major in the stage.
+// of those operands (A's first), as TMA stores them: boxes of 32 k rows x
+// 32 m/n (128 bytes a row, 128-byte swizzled), landing[l] (an mbarrier
+// after the epilogue's) counting their bytes. The whole producer warpgroup
+// then runs the loop: thread 0 fills a later step's slot (L - 1 steps
+// ahead of L slots) and loads the other operands into the stage directly
+// (arrive.expect_tx on full[s], as before); every thread waits for the
+// stage to be free and this step's slot to land, writes the slot's tiles
+// K-major into the stage (transposeTile: the layout TMA gives a K-major
+// box), fences its writes for the async proxy and meets the others on a
+// named barrier; thread 0 then arrives on full[s], which completes on these
+// two arrivals (one where no operand is loaded directly). The consumers'
+// WGMMAs read the transposed operands K-major.
+//
+// An MN-major A that the consumers read into registers anyway (tf32x3's
+// split, tf32's rounding: readsMnMajorAInRegisters, by default tf32x3's)
+// is not transposed: TMA loads it into the stage as stored, and each
+// consumer loads its fragment from that layout (aFragment).
 //
 // Or (--fmlp-tf32-transpose=cp-async, an A/B against the landing slots,
 // whose moves through shared memory bound the transposing kernels: bench/
@@ -58,7 +62,8 @@
 // high part (A's 128 rows, then each B_j's) and a low part of the same
 // layout lowPartOffset further (B_j's alone where A is split in registers:
 // its low part would never be read). The operands arrive in the high part as
-// for tf32 (TMA, and the cp.async copies for MN-major ones); the
+// for tf32 (TMA, and the cp.async copies for MN-major ones but an A read
+// into registers as stored); the
 // producer's splitters (warps 1..3 while thread 0 issues the TMA loads; all
 // 128 threads, splitLag() k-steps behind their own loads, where they copy
 // MN-major operands) wait for full[s], rewrite each word x of B (and of A
@@ -70,7 +75,9 @@
 // group, wait for it and add the sums to the accumulators in fp32. By default
 // each consumer loads its own fragment of A's raw tile and splits it in
 // registers (register-sourced WGMMA), and then every consumer thread arrives
-// on empty[s] (2 x 128 arrivals), so that its loads are released with it.
+// on empty[s] (2 x 128 arrivals), so that its loads are released with it;
+// the two consumers issue their k8 groups in turn (named barriers 7 and 8:
+// the consumers' ping-pong, --fmlp-ping-pong).
 //
 // tf32 rounding (WgmmaGemmSpec::roundsTf32): the tensor core reads an fp32
 // operand's bits as they are and keeps tf32's (truncation, toward zero:
@@ -339,6 +346,11 @@ bool readsMnMajorAInRegisters(const WgmmaGemmSpec &spec) {
 /// which WGMMA does not transpose, transposed by the producer warpgroup
 /// (A only where the consumers do not read it into registers as stored).
 bool transposedInShared(const WgmmaGemmSpec &spec, const WgmmaOperand &op) {
+  // `op` is one of spec's own operands: A is told by its address.
+  assert((&op == &spec.a ||
+          llvm::any_of(spec.b,
+                       [&](const WgmmaOperand &b) { return &op == &b; })) &&
+         "an operand of the spec itself");
   bool registersA = &op == &spec.a && readsMnMajorAInRegisters(spec);
   return !op.kMajor && !wgmmaTakesMnMajor(spec.element) && !registersA;
 }
@@ -781,11 +793,11 @@ struct Wgmma : EpilogueHost {
     return (loadsDirectly() ? 1 : 0) + (copiesTransposed(spec) ? 128 : 1);
   }
 
-  /// Every thread of warpgroup 0, for each k-step: thread 0 issues the
-  /// next step's landing loads and this step's direct ones, all wait for
-  /// this step's landing slot, write its tiles K-major into the stage,
-  /// fence them for WGMMA (the async proxy) and meet; thread 0 then
-  /// arrives on full[s].
+  /// Every thread of warpgroup 0, for each k-step: thread 0 issues a later
+  /// step's landing loads and direct ones (directAhead), all wait for this
+  /// step's landing slot, write its tiles K-major into the stage, fence
+  /// them for WGMMA (the async proxy) and meet; thread 0 then arrives on
+  /// full[s].
   void transposingProducer(Value kFirst, Value kSteps, Value m0, Value n0) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit({}).producer,
                                    NVVM::SetMaxRegisterAction::decrease);
@@ -822,27 +834,33 @@ struct Wgmma : EpilogueHost {
                     kTile(step), aBoxes, barrier);
     };
     // The operands loaded into the stages as they are: step i + D in step
-    // i (D ahead of the transposition, as the landing loads are), once its
-    // stage is free. The consumers release step j once they start step j +
-    // 1, which the producer makes full in its iteration j + 1, so the wait
-    // in iteration i (for step i + D - stages) ends while D <= stages - 2.
+    // i, once its stage is free. The consumers release step j once they
+    // start step j + 1, which the producer makes full in its iteration j +
+    // 1, so thread 0's wait in iteration i (for step i + D - stages) ends
+    // while D <= stages - 2; meanwhile the warpgroup's transposition of
+    // step i waits for it. D = 1 (as the landing loads of 2 slots) for an
+    // A read into registers as stored (measured with it, bench/NOTES.md
+    // item 89); 0 for the K-major operands of K3's and K5's variants
+    // that transpose their weights (measured so, item 86).
     int64_t ahead = landingSlots() - 1;
-    int64_t directAhead = std::min<int64_t>(ahead, spec.stages - 2);
-    auto loadDirectly = [&](Value step) {
-      waitFree(step);
-      loadStage(urem(step, spec.stages), kTile(step), m0, n0, aBoxes,
-                arrivingBytes);
-    };
+    int64_t directAhead = loadsDirectly() && readsMnMajorAInRegisters(spec)
+                              ? std::min<int64_t>(ahead, spec.stages - 2)
+                              : 0;
     auto firstSteps = [&](int64_t count, function_ref<void(Value)> fill) {
       for (int64_t first = 0; first < count; ++first) // kSteps >= 1
         kb.ifThen(first == 0 ? leader
                              : kb.both(leader, kb.lessThan(c32(first), kSteps)),
                   [&] { fill(c32(first)); });
     };
-    // Steps 0 .. L - 2 before the loop; step i + L - 1 in step i.
+    auto loadAhead = [&](Value step) {
+      waitFree(step);
+      loadStage(urem(step, spec.stages), kTile(step), m0, n0, aBoxes,
+                arrivingBytes);
+    };
+    // Steps 0 .. L - 2's landing loads and 0 .. D - 1's direct ones before
+    // the loop; step i + L - 1's and i + D's in step i.
     firstSteps(ahead, fillLanding);
-    if (loadsDirectly())
-      firstSteps(directAhead, loadDirectly);
+    firstSteps(directAhead, loadAhead);
     forEachStep(kSteps, [&](Value step) {
       Value stage = urem(step, spec.stages);
       Value next = kb.add(step, c32(ahead));
@@ -850,12 +868,19 @@ struct Wgmma : EpilogueHost {
       // (the barrier at the end of the previous step).
       kb.ifThen(kb.both(leader, kb.lessThan(next, kSteps)),
                 [&] { fillLanding(next); });
-      if (loadsDirectly()) {
-        Value direct = kb.add(step, c32(directAhead));
-        kb.ifThen(kb.both(leader, kb.lessThan(direct, kSteps)),
-                  [&] { loadDirectly(direct); });
+      if (directAhead > 0) {
+        Value later = kb.add(step, c32(directAhead));
+        kb.ifThen(kb.both(leader, kb.lessThan(later, kSteps)),
+                  [&] { loadAhead(later); });
+        // Warp 0 whole again after thread 0's wait, before the aligned
+        // barriers below.
+        NVVM::SyncWarpOp::create(b(), kb.loc, c32(-1));
       }
       waitFree(step);
+      if (loadsDirectly() && directAhead == 0)
+        kb.ifThen(leader, [&] {
+          loadStage(stage, kTile(step), m0, n0, aBoxes, arrivingBytes);
+        });
       Value slot = urem(step, landingSlots());
       waitParity(landingBarrier(slot),
                  arith::AndIOp::create(b(), kb.loc, udiv(step, landingSlots()),
@@ -1291,7 +1316,7 @@ struct Wgmma : EpilogueHost {
         kb.add(base, kb.mul(consumer, c32(kConsumerRows * kRowBytes)));
     int64_t instructions = tileK() / instructionK();
     // roundsAInRegisters: every k8's fragment of A, rounded, written before
-    // the fence (K-major in the stage: aFragment's layout), once the
+    // the fence (aFragment's loads, from A as staged), once the
     // previous step's WGMMAs (which read the same registers) are done.
     SmallVector<SmallVector<Value>> aRounded;
     if (roundsAInRegisters()) {
@@ -1879,6 +1904,9 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
                                (!w.transposes() || !copiesTransposed(spec)))) &&
          "tf32 rounding: fp32 operands as tf32, MN-major ones through the "
          "landing slots (the cp.async copies cannot round)");
+  assert((!readsMnMajorAInRegisters(spec) || w.readsAInRegisters()) &&
+         "an MN-major A read as stored is read into registers: WGMMA takes "
+         "a shared-memory tf32 A K-major only");
   assert((!spec.roundsBInStages ||
           (spec.roundsTf32 && !w.transposes() && spec.stages >= 2 &&
            8 * (3 * spec.stages + 2) <= kArrivalWord)) &&

@@ -1,6 +1,5 @@
 // RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-register-a=false | FileCheck %s
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=REGA
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefix=MN
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefixes=REGA,MN
 // RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-mn-major-a-in-registers=none --fmlp-ping-pong=none | FileCheck %s --check-prefix=NOREG
 
 // tf32x3 on WGMMA (codegen/WgmmaGemm.cpp, the splitting producer), first
@@ -130,11 +129,18 @@ func.func @k1(%x: memref<?x64xf32>, %wg: memref<128x64xf32>, %wu: memref<128x64x
 // MN: nvvm.setmaxregister  decrease 56
 // MN: nvvm.mbarrier.arrive.expect_tx %{{.+}}, %c16384_i32
 // MN-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg0,
-// MN-COUNT-32: nvvm.cp.async.shared.global %{{.+}}, %{{.+}}, 4, cache =  ca : !llvm.ptr<3>, !llvm.ptr<1>
+// MN-COUNT-32: nvvm.cp.async.shared.global %{{.+}}, %{{.+}}, 4, cache =  ca : !llvm.ptr<3>, !llvm.ptr<1>{{$}}
+// MN-NOT: nvvm.cp.async.shared.global %{{.+}}, %{{.+}}, 4, cache =  ca : !llvm.ptr<3>, !llvm.ptr<1>{{$}}
 // MN: nvvm.cp.async.mbarrier.arrive %{{.+}} {noinc = true}
 // MN: nvvm.setmaxregister  increase 216
 // MN: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
 // MN: scf.for
+// The fragment's word: its piece (m mod 32) div 4 xor k mod 8 in the row k
+// of box m div 32 (4 KiB apart).
+// MN: %[[K8:.+]] = arith.remui %{{.+}}, %c8_i32{{[_0-9]*}} : i32
+// MN: %[[CHUNK:.+]] = arith.divui %{{.+}}, %c4_i32{{[_0-9]*}} : i32
+// MN-NEXT: arith.xori %[[CHUNK]], %[[K8]] : i32
+// MN: arith.constant 4096 : i32
 // MN-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // MN: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
 // MN-NEXT: nvvm.wgmma.fence.aligned
