@@ -713,6 +713,19 @@ struct Wgmma : EpilogueHost {
     body(loop.getInductionVar());
   }
 
+  /// The first k of k-step `step` of those from k-tile `kFirst`.
+  Value kTile(Value kFirst, Value step) {
+    return kb.mul(kb.add(kFirst, step), c32(tileK()));
+  }
+  /// By one thread: waits for k-step `step`'s stage to be free, then loads
+  /// the operands TMA brings into it as they are (loadStage).
+  void loadWhenFree(Value step, Value kFirst, Value m0, Value n0, Value aBoxes,
+                    Value bytes) {
+    Value stage = urem(step, spec.stages);
+    waitFree(step);
+    loadStage(stage, kTile(kFirst, step), m0, n0, aBoxes, bytes);
+  }
+
   /// Loads k-steps [kFirst, kFirst + kSteps) (kSteps >= 1) into the ring,
   /// the first in round 0 of stage 0.
   void producer(Value kFirst, Value kSteps, Value m0, Value n0,
@@ -733,10 +746,7 @@ struct Wgmma : EpilogueHost {
       kb.ifThen(elected, [&] {
         auto [aBoxes, arrivingBytes] = directLoads(m0);
         forEachStep(kSteps, [&](Value step) {
-          Value stage = urem(step, spec.stages);
-          waitFree(step);
-          Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
-          loadStage(stage, kc, m0, n0, aBoxes, arrivingBytes);
+          loadWhenFree(step, kFirst, m0, n0, aBoxes, arrivingBytes);
         });
       });
       if (staging && !staging->prefetched.empty())
@@ -804,9 +814,6 @@ struct Wgmma : EpilogueHost {
     Value thread = kb.threadIdX(); // 0 .. 127 in warpgroup 0
     Value leader = eq(thread, 0);
     auto [aBoxes, arrivingBytes] = directLoads(m0);
-    auto kTile = [&](Value step) {
-      return kb.mul(kb.add(kFirst, step), c32(tileK()));
-    };
     // The transposed operands' tiles, in their landing order.
     struct Transposed {
       const WgmmaOperand *op;
@@ -831,7 +838,7 @@ struct Wgmma : EpilogueHost {
       expectBytes(barrier(), c32(landingSlotBytes(spec)));
       for (const Transposed &t : transposed)
         loadOperand(*t.op, landing(slot), c32(t.landingAt), t.row0, t.rows,
-                    kTile(step), aBoxes, barrier);
+                    kTile(kFirst, step), aBoxes, barrier);
     };
     // The operands loaded into the stages as they are: step i + D in step
     // i, once its stage is free. The consumers release step j once they
@@ -853,9 +860,7 @@ struct Wgmma : EpilogueHost {
                   [&] { fill(c32(first)); });
     };
     auto loadAhead = [&](Value step) {
-      waitFree(step);
-      loadStage(urem(step, spec.stages), kTile(step), m0, n0, aBoxes,
-                arrivingBytes);
+      loadWhenFree(step, kFirst, m0, n0, aBoxes, arrivingBytes);
     };
     // Steps 0 .. L - 2's landing loads and 0 .. D - 1's direct ones before
     // the loop; step i + L - 1's and i + D's in step i.
@@ -879,7 +884,7 @@ struct Wgmma : EpilogueHost {
       waitFree(step);
       if (loadsDirectly() && directAhead == 0)
         kb.ifThen(leader, [&] {
-          loadStage(stage, kTile(step), m0, n0, aBoxes, arrivingBytes);
+          loadStage(stage, kTile(kFirst, step), m0, n0, aBoxes, arrivingBytes);
         });
       Value slot = urem(step, landingSlots());
       waitParity(landingBarrier(slot),
@@ -1104,7 +1109,7 @@ struct Wgmma : EpilogueHost {
   void loadStep(Value step, Value kFirst, Value m0, Value n0, Value aBoxes,
                 Value bytes, Value thread) {
     Value stage = urem(step, spec.stages);
-    Value kc = kb.mul(kb.add(kFirst, step), c32(tileK()));
+    Value kc = kTile(kFirst, step);
     waitFree(step);
     if (loadsDirectly())
       kb.ifThen(eq(thread, 0),
