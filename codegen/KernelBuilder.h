@@ -321,6 +321,10 @@ struct WgmmaGemmSpec {
   /// products per k8 summed from zero and added to the accumulators in
   /// fp32: WgmmaGemm.cpp); tiles of 128 columns over all B_j.
   bool tf32x3 = false;
+  /// tf32x3: the k8 steps whose three products each are summed from zero
+  /// on the tensor core (one WGMMA group) before they are added to the
+  /// accumulators in fp32: 1, 2 or 4 (TileSelection.h's tf32x3GroupK8s).
+  int64_t tf32x3GroupK8s = 1;
   /// tf32 (not tf32x3): the operands the kernel stages itself reach the
   /// tensor core rounded to tf32 (to nearest, ties away): A from registers,
   /// rounded by the consumers, where it is K-major in the stage as loaded;

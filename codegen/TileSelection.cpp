@@ -18,6 +18,10 @@ struct RegisterCap {
   static bool accepts(int n) { return n >= 64 && n <= 255; }
   static constexpr const char *expected = "64 to 255";
 };
+struct Tf32x3GroupK8s {
+  static bool accepts(int n) { return n == 0 || n == 1 || n == 2 || n == 4; }
+  static constexpr const char *expected = "0, 1, 2 or 4";
+};
 struct SmallTokensRange {
   static bool accepts(int n) { return n == 16 || n == 32; }
   static constexpr const char *expected = "16 or 32";
@@ -314,6 +318,36 @@ KernelConfig simtConfig(const GemmShape &shape, std::string reason) {
 }
 } // namespace
 
+// For A/B runs: tf32x3's groups of k8 steps forced on every WGMMA kernel
+// (highest's no longer than its bound allows); 0 keeps the rule
+// (TileSelection.h).
+static llvm::cl::opt<int, false, CheckedIntParser<Tf32x3GroupK8s>>
+    forcedTf32x3GroupK8s(
+        "fmlp-tf32x3-group-k8s", llvm::cl::Hidden, llvm::cl::init(0),
+        llvm::cl::desc("sm_90a: the k8 steps tf32x3's WGMMA kernels sum on "
+                       "the tensor core before each fp32 add: 1, 2 or 4 for "
+                       "every kernel, 0 by the rule (over a static K 4, "
+                       "highest's 2; 1 over T)"));
+
+int64_t mlir::fmlp::tf32x3GroupK8s(Precision precision, int64_t k) {
+  bool highest = precision == Precision::highest;
+  int64_t group = forcedTf32x3GroupK8s ? forcedTf32x3GroupK8s
+                  : k == 0             ? 1
+                  : highest            ? 2
+                                       : 4;
+  if (highest)
+    while (group > 1 && (k == 0 || k < getHighestTf32x3MinTerms(group)))
+      group /= 2;
+  return group;
+}
+
+/// How tf32x3's sums of `group` k8 steps reach the accumulators, in words.
+static std::string groupedSums(int64_t group) {
+  return group == 1 ? "each k8 step's sums added in fp32"
+                    : std::to_string(group) +
+                          " k8 steps summed on the tensor core per fp32 add";
+}
+
 WgmmaGemmSpec mlir::fmlp::wgmmaFootprint(const GemmShape &shape,
                                          int64_t tileN, int64_t stages) {
   WgmmaGemmSpec spec;
@@ -389,9 +423,12 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
   config.maxRegisters = kWgmmaMaxRegisters;
   bool allKMajor = shape.aKMajor && llvm::all_of(shape.bKMajor,
                                                  [](bool k) { return k; });
+  int64_t group =
+      spec.tf32x3 ? tf32x3GroupK8s(*shape.precision, shape.k) : int64_t(1);
   std::string products =
       spec.tf32x3 ? "tf32x3 products of fp32 operands (each split into tf32 "
-                    "high and low parts)"
+                    "high and low parts, " +
+                        groupedSums(group) + ")"
                   : "tf32 products of fp32 operands";
   config.reason =
       (!isFloat32Precision(getElementPrecision(shape.element))
@@ -402,7 +439,8 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
       " in TMA-addressable views on " + std::string(target.chip);
   if (shape.precision == Precision::highest)
     config.reason += " (highest: within fp32's bound from " +
-                     std::to_string(kHighestTf32x3MinTerms) + " terms)";
+                     std::to_string(getHighestTf32x3MinTerms(group)) +
+                     " terms)";
   return config;
 }
 

@@ -71,8 +71,9 @@
 // hi) at the same place in the low part, fence for the async proxy and
 // arrive on ready[s] (one arrival a splitter; ready[s] at 8 (2 stages + 2
 // + s), where the landing slots' barriers would be). The consumers wait on
-// ready[s] and, per k8, sum lo hi' + hi lo' + hi hi' from zero in one WGMMA
-// group, wait for it and add the sums to the accumulators in fp32. By default
+// ready[s] and, per group of g k8s (WgmmaGemmSpec::tf32x3GroupK8s), sum
+// each k8's lo hi' + hi lo' + hi hi' from zero in one WGMMA group, wait for
+// it and add the sums to the accumulators in fp32. By default
 // each consumer loads its own fragment of A's raw tile and splits it in
 // registers (register-sourced WGMMA), and then every consumer thread arrives
 // on empty[s] (2 x 128 arrivals), so that its loads are released with it;
@@ -1362,12 +1363,13 @@ struct Wgmma : EpilogueHost {
     return sums;
   }
 
-  // tf32x3's k-step (the splitting producer's stages): for each k8 of
-  // the k-tile, lo hi' + hi lo' + hi hi' (the small products first) into
-  // step sums from zero, one WGMMA group, then, once it is done, the step
-  // sums added to the accumulators in fp32, rounded to nearest (a tensor
-  // core truncates its sums: lib/Numerics' tf32x3 bound, the same as
-  // mma_sync's k8 steps). The wait is for the whole group (wait_group 0):
+  // tf32x3's k-step (the splitting producer's stages): for each group of
+  // spec.tf32x3GroupK8s k8s of the k-tile, each k8's lo hi' + hi lo' + hi
+  // hi' (the small products first) into step sums from zero, one WGMMA
+  // group, then, once it is done, the step sums added to the accumulators
+  // in fp32, rounded to nearest (a tensor core truncates its sums: lib/
+  // Numerics' tf32x3 bound, BlockSpec::tf32x3GroupK8s; mma_sync's k8 steps
+  // are groups of one). The wait is for the whole group (wait_group 0):
   // ptxas serializes every WGMMA of a kernel where other instructions read
   // a WGMMA's accumulators while any group is pending (C7514), so the
   // tensor core is kept busy by the other consumer while this one adds.
@@ -1390,48 +1392,58 @@ struct Wgmma : EpilogueHost {
           at(kb.add(kb.add(part, offset), c32(kWgmmaInstructionKBytes * kk))),
           /*kMajor=*/true);
     };
-    for (int64_t kk = 0; kk < tileK() / instructionK(); ++kk) {
-      // A's parts in registers (splitsAInRegisters), before the fence.
-      std::optional<std::pair<SmallVector<Value>, SmallVector<Value>>> aParts;
+    int64_t k8s = tileK() / instructionK(), group = spec.tf32x3GroupK8s;
+    assert(k8s % group == 0 && "groups of k8s tile the k-step");
+    for (int64_t first = 0; first < k8s; first += group) {
+      // A's parts of the group's k8s in registers (splitsAInRegisters),
+      // before the fence: a k8's high and low parts, four words each.
+      SmallVector<std::pair<SmallVector<Value>, SmallVector<Value>>> aParts;
       if (splitsAInRegisters()) {
-        aParts.emplace();
-        aFragment(kb.add(hi, aOffset), kk, [&](Value x) {
-          auto [high, low] = kb.tf32Parts(x);
-          aParts->first.push_back(high);
-          aParts->second.push_back(low);
-        });
+        for (int64_t kk = first; kk < first + group; ++kk) {
+          auto &[high, low] = aParts.emplace_back();
+          aFragment(kb.add(hi, aOffset), kk, [&](Value x) {
+            auto [xHigh, xLow] = kb.tf32Parts(x);
+            high.push_back(xHigh);
+            low.push_back(xLow);
+          });
+        }
       }
       if (pingPong())
         namedBarrier(turn(consumer), 2 * 128);
       // The step sums were last read by the adds below (registers: a fence
       // before the WGMMAs write them again), A's parts just written.
       NVVM::WgmmaFenceAlignedOp::create(b(), kb.loc);
-      for (int64_t j = 0; j < parts; ++j) {
-        Value bOff = bOffset(j);
-        if (aParts) {
-          sums[j] = registerWgmma(sums[j], aParts->second,
-                                  operand(hi, bOff, kk), /*accumulate=*/false);
-          sums[j] = registerWgmma(sums[j], aParts->first,
-                                  operand(lo, bOff, kk), /*accumulate=*/true);
-          sums[j] = registerWgmma(sums[j], aParts->first,
-                                  operand(hi, bOff, kk), /*accumulate=*/true);
-          continue;
+      for (int64_t kk = first; kk < first + group; ++kk) {
+        // The group's first product starts its sums from zero.
+        bool fromZero = kk == first;
+        for (int64_t j = 0; j < parts; ++j) {
+          Value bOff = bOffset(j);
+          if (!aParts.empty()) {
+            auto &[high, low] = aParts[kk - first];
+            sums[j] = registerWgmma(sums[j], low, operand(hi, bOff, kk),
+                                    /*accumulate=*/!fromZero);
+            sums[j] = registerWgmma(sums[j], high, operand(lo, bOff, kk),
+                                    /*accumulate=*/true);
+            sums[j] = registerWgmma(sums[j], high, operand(hi, bOff, kk),
+                                    /*accumulate=*/true);
+            continue;
+          }
+          std::pair<Value, Value> products[] = {
+              {operand(lo, aOffset, kk), operand(hi, bOff, kk)},
+              {operand(hi, aOffset, kk), operand(lo, bOff, kk)},
+              {operand(hi, aOffset, kk), operand(hi, bOff, kk)}};
+          for (auto [i, product] : llvm::enumerate(products))
+            sums[j] = sharedWgmma(sums[j], product.first, /*aK=*/true,
+                                  product.second, /*bK=*/true,
+                                  /*accumulate=*/!fromZero || i > 0);
         }
-        std::pair<Value, Value> products[] = {
-            {operand(lo, aOffset, kk), operand(hi, bOff, kk)},
-            {operand(hi, aOffset, kk), operand(lo, bOff, kk)},
-            {operand(hi, aOffset, kk), operand(hi, bOff, kk)}};
-        for (auto [i, product] : llvm::enumerate(products))
-          sums[j] = sharedWgmma(sums[j], product.first, /*aK=*/true,
-                                product.second, /*bK=*/true,
-                                /*accumulate=*/i > 0);
       }
       NVVM::WgmmaGroupSyncAlignedOp::create(b(), kb.loc);
       if (pingPong())
         passTurn(consumer);
       NVVM::WgmmaWaitGroupSyncOp::create(b(), kb.loc, 0);
       // Every group before this one is done, the previous k-step's too.
-      if (kk == 0)
+      if (first == 0)
         releaseBefore(step);
       for (int64_t j = 0; j < parts; ++j)
         acc[j] = addSums(acc[j], sums[j]);

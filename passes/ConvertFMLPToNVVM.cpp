@@ -382,6 +382,9 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
   wgmma.stages = config.stages;
   wgmma.element = spec.element;
   wgmma.tf32x3 = takesTf32x3(gemm);
+  if (wgmma.tf32x3)
+    wgmma.tf32x3GroupK8s =
+        tf32x3GroupK8s(*gemm.precision, gemm.k.tokens ? 0 : gemm.k.value);
   wgmma.roundsTf32 = roundsTf32(gemm);
   wgmma.roundsBInStages = config.roundsInStages;
   wgmma.epilogue = spec.epilogue;

@@ -50,11 +50,19 @@ bool isFloat32Precision(Precision precision);
 /// True for the fp32 formats multiplied on tf32 (tf32, tf32x3).
 bool isTf32Precision(Precision precision);
 
-/// The fewest terms of a contraction that `highest` multiplies as tf32x3:
-/// from 84 terms on, tf32x3's error bound is within IEEE fp32's, gamma_n
-/// with u = 2^-24 (lib/Numerics contractionError: about (72 + n / 8) 2^-24
-/// against n 2^-24; test/Unit/NumericsTest.cpp checks the crossing).
-constexpr int64_t kHighestTf32x3MinTerms = 84;
+/// The fewest terms of a contraction that `highest` multiplies as tf32x3
+/// where the kernel sums the three products of `groupK8s` k8 steps (1, 2
+/// or 4) from zero on the tensor core before each fp32 add: from there on
+/// tf32x3's error bound is within IEEE fp32's, gamma_n with u = 2^-24
+/// (lib/Numerics contractionError: about (12 + 60 g + n / 8 g) 2^-24
+/// against n 2^-24; test/Unit/NumericsTest.cpp checks each crossing).
+constexpr int64_t getHighestTf32x3MinTerms(int64_t groupK8s) {
+  return groupK8s >= 4 ? 262 : groupK8s == 2 ? 142 : 84;
+}
+/// The fewest terms of a contraction `highest` multiplies as tf32x3 at all
+/// (k8 steps added one by one, as mma_sync's and the weight gradients' WGMMA
+/// kernels do).
+constexpr int64_t kHighestTf32x3MinTerms = getHighestTf32x3MinTerms(1);
 
 /// How a contraction of `precision` forms its products on a kernel with
 /// (`tensorCores`) or without tensor cores: `highest` as tf32x3 on tensor

@@ -230,16 +230,24 @@ double contractionError(const BlockSpec &spec, int64_t n) {
     // lo + e with |e| <= v |r| <= v^2 |x| and |lo| <= v (1 + v) |x|. The
     // sum hi hi' + hi lo' + lo hi' = (x - e)(y - e') - lo lo' is within
     // (2 v^2 + v^4 + v^2 (1 + v)^2) |x y| of x y; its 3 n exact products
-    // total at most (1 + v)^2 (1 + 2 v) |x y| per term. The kernels sum a
-    // k8 step's three products from zero on the tensor core (3 steps of 8
-    // products: below 3 (8 + 2) 2^-23 of their magnitude, by the model
-    // above) and add each step's sum to the accumulator in fp32 (rounded
-    // to nearest: gamma over ceil(n / 8) terms).
+    // total at most (1 + v)^2 (1 + 2 v) |x y| per term. A kernel sums the
+    // three products of g k8 steps from zero on the tensor core (3 g steps
+    // of 8 products, each below (8 + 2) 2^-23 of the group's magnitude, by
+    // the model above) and adds each group's sum to the accumulator in
+    // fp32 (rounded to nearest: gamma over ceil(n / 8 g) terms); the
+    // largest over the groups a kernel may take, 1, 2, 4 up to
+    // spec.tf32x3GroupK8s.
     double product = 2 * v * v + v * v * v * v + v * v * (1 + v) * (1 + v);
     double magnitude = (1 + v) * (1 + v) * (1 + 2 * v);
-    double stepSum = 3 * (8 + 2) * 0x1p-23;
-    return product + magnitude * (stepSum + (1 + stepSum) *
-                                                gamma((n + 7) / 8));
+    auto grouped = [&](int64_t group) {
+      double groupSum = 3 * group * (8 + 2) * 0x1p-23;
+      int64_t groups = (n + 8 * group - 1) / (8 * group);
+      return product + magnitude * (groupSum + (1 + groupSum) * gamma(groups));
+    };
+    double bound = 0;
+    for (int64_t group = 1; group <= spec.tf32x3GroupK8s; group *= 2)
+      bound = std::max(bound, grouped(group));
+    return bound;
   }
   }
   return 0;

@@ -410,6 +410,9 @@ int64_t chunksAt(fmlp::Bundle &bundle, int entry, int64_t T) {
 
 Contraction contraction = Contraction::Ieee;
 bool tf32Truncated = false;
+// The bound's longest tf32x3 group (BlockSpec::tf32x3GroupK8s): the
+// default covers every kernel fmlp builds; --tf32x3-group-k8s for A/B ones.
+int64_t tf32x3GroupK8s = BlockSpec{}.tf32x3GroupK8s;
 
 void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
                int64_t T, uint64_t seed) {
@@ -417,6 +420,7 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
   spec.storage = format.storage;
   spec.contraction = contraction;
   spec.tf32Truncated = tf32Truncated;
+  spec.tf32x3GroupK8s = tf32x3GroupK8s;
   readAdapterRanks(bundle, spec);
   bool adapters = spec.loraRank > 0 || spec.downLoraRank > 0;
   const char *n = format.name;
@@ -772,7 +776,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: %s BUNDLE DTYPE D H T... [--seed=N] "
                  "[--contraction=ieee|highest|tf32|tf32x3] "
-                 "[--tf32-truncated]\n",
+                 "[--tf32-truncated] [--tf32x3-group-k8s=1|2|4]\n",
                  argv[0]);
     return 2;
   }
@@ -786,7 +790,13 @@ int main(int argc, char **argv) {
       seed = std::strtoull(argv[i] + 7, nullptr, 10);
     else if (std::strcmp(argv[i], "--tf32-truncated") == 0)
       tf32Truncated = true;
-    else if (std::strncmp(argv[i], "--contraction=", 14) == 0) {
+    else if (std::strncmp(argv[i], "--tf32x3-group-k8s=", 19) == 0) {
+      tf32x3GroupK8s = std::atoll(argv[i] + 19);
+      if (tf32x3GroupK8s != 1 && tf32x3GroupK8s != 2 && tf32x3GroupK8s != 4) {
+        std::fprintf(stderr, "--tf32x3-group-k8s takes 1, 2 or 4\n");
+        return 2;
+      }
+    } else if (std::strncmp(argv[i], "--contraction=", 14) == 0) {
       std::string name = argv[i] + 14;
       if (name == "tf32")
         contraction = Contraction::Tf32;

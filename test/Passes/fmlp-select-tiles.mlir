@@ -111,15 +111,17 @@ func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x
 // accuracy): contractions of fewer than 84 terms (over D = 64) take the
 // SIMT kernels, 64 x 64 x 16 tiles in f32 shared memory; longer ones (over
 // H = 128 and 2H) tf32x3 on WGMMA (stages of a high part and B's low
-// part, 128 columns in all); the weight gradients (over T) a SIMT variant for T < 84.
+// part, 128 columns in all), each k8 step's sums added in fp32 over H =
+// 128 (groups of 2 need 142 terms), 2 k8 steps a group over 2H = 256 (4
+// need 262); the weight gradients (over T) a SIMT variant for T < 84.
 // CHECK-LABEL: func.func @f32.forward
 // CHECK: fmlp.gate_up {{.*}}strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 12288, max_registers = 128, reason = "fp32 operands contracted as highest (WGMMA takes 16-bit ones, and fp32 ones as tf32 or tf32x3); highest: a contraction of 64 terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)">, precision = #fmlp.precision<highest>}
 // CHECK-NOT: small_tokens
-// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 6, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts), both K-major, in TMA-addressable views on sm_90a (highest: within fp32's bound from 84 terms)">, precision = #fmlp.precision<highest>}
+// CHECK: fmlp.down {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 6, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts, each k8 step's sums added in fp32), both K-major, in TMA-addressable views on sm_90a (highest: within fp32's bound from 84 terms)">, precision = #fmlp.precision<highest>}
 // CHECK-LABEL: func.func @f32.backward
 // CHECK: fmlp.down_grad {{.*}}strategy = simt,
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], {{.*}}reason = "T < 84: highest contracts T terms as IEEE fp32 (tf32x3's bound is within fp32's from 84 on)", max_tokens = 83>]
-// CHECK: fmlp.input_grad {{.*}}strategy = wgmma,
+// CHECK: fmlp.input_grad {{.*}}strategy = wgmma, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts, 2 k8 steps summed on the tensor core per fp32 add), the MN-major ones transposed in shared memory, in TMA-addressable views on sm_90a (highest: within fp32's bound from 142 terms)"
 // CHECK-NOT: token_variants
 // CHECK-SAME: {{$}}
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, {{.*}}max_tokens = 83>]
@@ -269,10 +271,10 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // SM120A-LABEL: func.func @tf32.forward
 // SM120A: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 128, 16], stages = 3, cluster = [1, 1], shared_bytes = 78336, {{.*}}mma.sync on sm_120a, tf32 products">
 // CHECK-LABEL: func.func @tf32x3.forward
-// CHECK: fmlp.gate_up {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts), both K-major, in TMA-addressable views on sm_90a">, precision = #fmlp.precision<tf32x3>}
+// CHECK: fmlp.gate_up {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts, 4 k8 steps summed on the tensor core per fp32 add), both K-major, in TMA-addressable views on sm_90a">, precision = #fmlp.precision<tf32x3>}
 // CHECK-NOT: token_variants
 // CHECK-LABEL: func.func @tf32x3.backward
-// CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts), the MN-major ones transposed in shared memory,
+// CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts, 4 k8 steps summed on the tensor core per fp32 add), the MN-major ones transposed in shared memory,
 // X3MMA-LABEL: func.func @tf32x3.forward
 // X3MMA: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 64, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, {{.*}}reason = "fp32 operands: tf32x3 on WGMMA is off (--fmlp-tf32x3-wgmma=false); mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
 func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,

@@ -1,9 +1,10 @@
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-register-a=false | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-register-a=false --fmlp-tf32x3-group-k8s=1 | FileCheck %s
 // RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefixes=REGA,MN
 // RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-mn-major-a-in-registers=none --fmlp-ping-pong=none | FileCheck %s --check-prefix=NOREG
 
 // tf32x3 on WGMMA (codegen/WgmmaGemm.cpp, the splitting producer), first
-// with A split by the producer like B (--fmlp-tf32x3-register-a=false): each
+// with A split by the producer like B (--fmlp-tf32x3-register-a=false) and
+// each k8's sums added alone (--fmlp-tf32x3-group-k8s=1): each
 // stage holds a high part (A's 128 rows and B's 128, 32 KiB) and a low part
 // after it, so 3 stages of 64 KiB and the barriers' KiB. K3's Wd (MN-major)
 // is copied into the high part by cp.async (128 of full[s]'s 129
@@ -62,9 +63,11 @@
 // CHECK: scf.yield
 // With A split in registers (the default): the producer
 // splits B's 128 rows alone (8 pieces a thread: 16 stores), and each
-// consumer loads its A fragment of a k8 (4 words, 32-bit loads), splits
-// it, and passes both parts to register-sourced WGMMAs (inline PTX: A in
-// "r" registers, B by descriptor), lo hi' first, from zero. Every
+// consumer loads its A fragments of a group of 4 k8s (the default over a
+// static K: 16 words, 32-bit loads), splits them, and passes both parts to
+// register-sourced WGMMAs (inline PTX: A in "r" registers, B by
+// descriptor), lo hi' first, from zero, 12 in one group; then 64 adds of
+// the group's sums. Every
 // consumer thread releases a stage (its loads before its arrival): 256
 // arrivals. The two consumers issue their groups in turn (--fmlp-ping-
 // pong): each waits on its turn's named barrier before its WGMMAs and
@@ -77,15 +80,18 @@
 // REGA-NOT: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // REGA: nvvm.setmaxregister  increase 216
 // REGA: scf.for
-// REGA-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// REGA-COUNT-16: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// REGA-NOT: llvm.load
 // REGA: nvvm.wgmma.fence.aligned
 // REGA: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1;\0A}", "=f,{{.*}},63,r,r,r,r,l"
-// REGA: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;
-// REGA: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;
+// REGA-NOT: nvvm.wgmma.commit.group.sync.aligned
+// REGA-COUNT-11: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;
 // REGA-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // REGA: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
 // REGA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// REGA-COUNT-64: arith.addf
 // REGA-NOT: nvvm.wgmma.mma_async
+// REGA: scf.yield
 func.func @k3(%dy: memref<?x64xf32>, %wd: memref<64x128xf32>, %g: memref<?x128xf32>, %u: memref<?x128xf32>) {
   fmlp.down_grad silu ins(%dy, %wd, %g, %u : memref<?x64xf32>, memref<64x128xf32>, memref<?x128xf32>, memref<?x128xf32>) outs(%g, %u : memref<?x128xf32>, memref<?x128xf32>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 32], stages = 3, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, reason = "by hand">, precision = #fmlp.precision<tf32x3>}
@@ -123,6 +129,7 @@ func.func @k1(%x: memref<?x64xf32>, %wg: memref<128x64xf32>, %wu: memref<128x64x
 // A from the MN-major boxes (4-byte loads), splits it in registers, and
 // the consumers issue their k8 groups in turn: consumer 1 arrives on
 // consumer 0's turn before the loop, consumer 0 waits on it once after.
+// Over T, each k8's three products are one group (tf32x3GroupK8s).
 // MN-LABEL: llvm.func @k6_k0_down_weight_grad(
 // MN: nvvm.mbarrier.init %{{.+}}, %c129_i32
 // MN: nvvm.mbarrier.init %{{.+}}, %c256_i32
@@ -144,7 +151,9 @@ func.func @k1(%x: memref<?x64xf32>, %wg: memref<128x64xf32>, %wu: memref<128x64x
 // MN-COUNT-4: llvm.load %{{.+}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
 // MN: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
 // MN-NEXT: nvvm.wgmma.fence.aligned
-// MN: nvvm.wgmma.commit.group.sync.aligned
+// MN: setp.ne.b32 p, 0, 0;
+// MN-COUNT-2: setp.ne.b32 p, 1, 0;
+// MN-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // MN: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
 // MN-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // MN: scf.yield

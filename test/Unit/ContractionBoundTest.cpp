@@ -125,22 +125,27 @@ TEST(ContractionBound, EachFormatWithinItsOwnBoundAndNotATighterOne) {
 }
 
 TEST(ContractionBound, BoundsOrderedByFormat) {
-  for (int64_t n : {1, 8, 64, 83, 84, 96, 4096, 11008}) {
+  for (int64_t n : {1, 8, 64, 83, 84, 96, 261, 262, 4096, 11008}) {
     BlockSpec spec{1, 1, 1};
     double ieee = contractionError(spec, n);
     spec.storage = Storage::BF16; // 16-bit products on tensor cores
     double tensorCore = contractionError(spec, n);
     spec.storage = Storage::F32;
     spec.contraction = Contraction::Tf32x3;
-    double x3 = contractionError(spec, n);
+    double x3 = contractionError(spec, n); // groups of up to 4 k8 steps
+    spec.tf32x3GroupK8s = 1;
+    double x3Steps = contractionError(spec, n);
     spec.contraction = Contraction::Tf32;
     double tf32 = contractionError(spec, n);
     EXPECT_LT(ieee, tensorCore) << n;
     EXPECT_LT(x3, tf32) << n;
-    // tf32x3's sums are fp32's over ceil(n / 8) step sums, each within
-    // 30 2^-23 of its magnitude: about (72 + n / 8) 2^-24 against fp32's
-    // n 2^-24, below it from n = 84 on.
-    EXPECT_EQ(x3 < ieee, n >= 84) << n;
+    EXPECT_LE(x3Steps, x3) << n;
+    // tf32x3's sums are fp32's over ceil(n / 8 g) group sums, each within
+    // 30 g 2^-23 of its magnitude: about (12 + 60 g + n / 8 g) 2^-24
+    // against fp32's n 2^-24, below it from n = 84 on for g = 1 and from
+    // 262 on for g up to 4.
+    EXPECT_EQ(x3Steps < ieee, n >= 84) << n;
+    EXPECT_EQ(x3 < ieee, n >= 262) << n;
     // tf32's products alone: 2^-10 + 2^-22 (operands rounded: 2^-11).
     EXPECT_GT(tf32, 0x1p-10) << n;
   }

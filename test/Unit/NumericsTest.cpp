@@ -391,24 +391,31 @@ TEST(BlockNumericsSampling, RestrictionsMatchTheFullBlock) {
 
 namespace {
 // Precision `highest` takes tf32x3 products for a contraction of at least
-// kHighestTf32x3MinTerms terms (FMLPAttrs.h). That is sound only if
-// tf32x3's bound (lib/Numerics) is within IEEE fp32's from there on, and
-// the constant is the least such n: one term fewer must exceed it.
+// getHighestTf32x3MinTerms(g) terms where its kernel sums g k8 steps from
+// zero on the tensor core (FMLPAttrs.h). That is sound only if tf32x3's
+// bound for groups of up to g steps (lib/Numerics) is within IEEE fp32's
+// from there on, and each constant is the least such n: one term fewer
+// must exceed it.
 TEST(HighestPrecision, Tf32x3WithinIeeeBoundExactlyFromTheThreshold) {
   using ::fmlp::numerics::BlockSpec;
   using ::fmlp::numerics::Contraction;
-  auto bound = [](Contraction contraction, int64_t n) {
-    BlockSpec spec{1, 1, 1};
-    spec.storage = Storage::F32;
-    spec.contraction = contraction;
-    return ::fmlp::numerics::contractionError(spec, n);
-  };
-  const int64_t first = kHighestTf32x3MinTerms;
-  EXPECT_GT(bound(Contraction::Tf32x3, first - 1),
-            bound(Contraction::Ieee, first - 1));
-  for (int64_t n = first; n <= (int64_t(1) << 22); n += 1 + n / 64)
-    ASSERT_LE(bound(Contraction::Tf32x3, n), bound(Contraction::Ieee, n))
-        << n << " terms";
+  for (int64_t group : {1, 2, 4}) {
+    auto bound = [&](Contraction contraction, int64_t n) {
+      BlockSpec spec{1, 1, 1};
+      spec.storage = Storage::F32;
+      spec.contraction = contraction;
+      spec.tf32x3GroupK8s = group;
+      return ::fmlp::numerics::contractionError(spec, n);
+    };
+    const int64_t first = getHighestTf32x3MinTerms(group);
+    EXPECT_GT(bound(Contraction::Tf32x3, first - 1),
+              bound(Contraction::Ieee, first - 1))
+        << "groups of " << group;
+    for (int64_t n = first; n <= (int64_t(1) << 22); n += 1 + n / 64)
+      ASSERT_LE(bound(Contraction::Tf32x3, n), bound(Contraction::Ieee, n))
+          << n << " terms, groups of " << group;
+  }
+  EXPECT_EQ(kHighestTf32x3MinTerms, getHighestTf32x3MinTerms(1));
 }
 } // namespace
 

@@ -294,8 +294,22 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   EXPECT_EQ(onX3.sharedBytes, 4 * 49152 + 1024);
   EXPECT_EQ(onX3.reason,
             "tf32x3 products of fp32 operands (each split into tf32 high "
-            "and low parts), both K-major, in TMA-addressable views on "
-            "sm_90a");
+            "and low parts, each k8 step's sums added in fp32), both "
+            "K-major, in TMA-addressable views on sm_90a");
+  // Over a static K, 4 k8 steps a group (tf32x3GroupK8s); highest's 2,
+  // where its bound stays within IEEE fp32's.
+  tf32.k = 4096;
+  EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).reason,
+            "tf32x3 products of fp32 operands (each split into tf32 high "
+            "and low parts, 4 k8 steps summed on the tensor core per fp32 "
+            "add), both K-major, in TMA-addressable views on sm_90a");
+  EXPECT_EQ(tf32x3GroupK8s(Precision::tf32x3, 0), 1);
+  EXPECT_EQ(tf32x3GroupK8s(Precision::tf32x3, 96), 4);
+  EXPECT_EQ(tf32x3GroupK8s(Precision::highest, 0), 1);
+  EXPECT_EQ(tf32x3GroupK8s(Precision::highest, 141), 1);
+  EXPECT_EQ(tf32x3GroupK8s(Precision::highest, 142), 2);
+  EXPECT_EQ(tf32x3GroupK8s(Precision::highest, 4096), 2);
+  tf32.k = 0;
   // Without TMA, mma.sync's tf32x3: 64-byte rows.
   tf32.tmaReady = false;
   tf32.notTmaReady = "x is not 16-byte aligned";
