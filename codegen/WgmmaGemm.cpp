@@ -80,6 +80,18 @@
 // the two consumers issue their k8 groups in turn (named barriers 7 and 8:
 // the consumers' ping-pong, --fmlp-ping-pong).
 //
+// Or (--fmlp-tf32x3-transpose=landing, an A/B against the copies, where
+// every word to split is transposed: splitsAsTransposed) no splitting
+// producer: the MN-major operands land by TMA in the landing slots as for
+// tf32, and the transposing producer writes each element x K-major and
+// split in one pass (transposeTile): hi = rna(x) at its place in the high
+// part, lo = rna(x - hi) lowPartOffset further (a transposed A that the
+// consumers split in registers is moved raw: splitsInShared). Its threads
+// fence their writes for the async proxy and meet, then thread 0 arrives
+// on full[s], which completes on that arrival and the leader's expect_tx
+// for what TMA loads into the stage as stored (A, split in registers); the
+// consumers wait on full[s] (no ready[s]: landing[l] lies where it would).
+//
 // tf32 rounding (WgmmaGemmSpec::roundsTf32): the tensor core reads an fp32
 // operand's bits as they are and keeps tf32's (truncation, toward zero:
 // bench/NOTES.md item 80), so where the operands must be rounded to
@@ -173,6 +185,30 @@ static llvm::cl::opt<Fp32Transpose> fp32Transpose(
                    "TMA into landing slots, then moved by the producer"),
         clEnumValN(Fp32Transpose::cpAsync, "cp-async",
                    "each element copied to its place by cp.async")));
+
+namespace {
+/// How tf32x3's producer brings an MN-major fp32 operand's tiles into a
+/// stage K-major and split (the file comment).
+enum class Tf32x3Transpose { copy, landing };
+} // namespace
+
+// For A/B runs against the cp.async copies (copy, the default: 4-byte
+// copies into the high part, then the splitting producer's pass over the
+// stage) until one is measured the better: TMA into landing slots, then
+// the transposing producer's 16-byte moves, which write each element's hi
+// and lo K-major in one pass (landing).
+static llvm::cl::opt<Tf32x3Transpose> tf32x3Transpose(
+    "fmlp-tf32x3-transpose", llvm::cl::Hidden,
+    llvm::cl::init(Tf32x3Transpose::copy),
+    llvm::cl::desc("sm_90a: how tf32x3's MN-major fp32 operands come into "
+                   "the stages K-major and split"),
+    llvm::cl::values(
+        clEnumValN(Tf32x3Transpose::copy, "copy",
+                   "each element copied to its place by cp.async, then "
+                   "split in place"),
+        clEnumValN(Tf32x3Transpose::landing, "landing",
+                   "TMA into landing slots, then moved and split by the "
+                   "producer")));
 
 // tf32x3's A operand taken from registers (true, the default): each
 // consumer loads its fragment of the raw tile, splits it and passes it to
@@ -301,8 +337,13 @@ constexpr RegisterSplit kTransposing{80, 208};
 /// words, parts); a consumer holds 128 columns of accumulators and step
 /// sums.
 constexpr RegisterSplit kSplitting{56, 216};
+/// tf32x3 split as transposed (splitsAsTransposed): the transposing
+/// producer's pieces, addresses and a piece's parts; the consumers as in
+/// kSplitting (the block's whole file: 128 x 72 + 256 x 216 = 384 x 168).
+constexpr RegisterSplit kSplittingTransposed{72, 216};
 static_assert(fitsBlock(kLoadsOnly) && fitsBlock(kWithHandoff) &&
-              fitsBlock(kTransposing) && fitsBlock(kSplitting));
+              fitsBlock(kTransposing) && fitsBlock(kSplitting) &&
+              fitsBlock(kSplittingTransposed));
 
 /// One part of a stage: A's 128 rows and each B_j's tileN, a row of k
 /// each.
@@ -371,12 +412,32 @@ int64_t transposedRows(const WgmmaGemmSpec &spec) {
 int64_t transposedBytes(const WgmmaGemmSpec &spec) {
   return transposedRows(spec) * kRowBytes;
 }
+/// Whether tf32x3's transposing producer splits what it transposes
+/// (--fmlp-tf32x3-transpose=landing): each element's hi and lo written
+/// K-major in one pass, no splitting producer. Only where every word to be
+/// split is transposed: each B_j MN-major, and A split in registers by the
+/// consumers or transposed too (a K-major operand loaded into the stage as
+/// it is would be left raw). It reads only what wgmmaFootprint sets (the
+/// element, the layouts, tf32x3), so that tile selection counts the landing
+/// slots the kernel takes (landingSlotBytes).
+bool splitsAsTransposed(const WgmmaGemmSpec &spec) {
+  if (!spec.tf32x3 || tf32x3Transpose != Tf32x3Transpose::landing)
+    return false;
+  bool everyB = llvm::all_of(spec.b, [&](const WgmmaOperand &b) {
+    return transposedInShared(spec, b);
+  });
+  return everyB && !spec.b.empty() &&
+         (splitsTf32x3AInRegisters(spec) || transposedInShared(spec, spec.a));
+}
 /// Whether cp.async copies the transposed operands into the stages: under
-/// --fmlp-tf32-transpose=cp-async, and always for tf32x3 (its producer
-/// splits the stages, which the landing slots' transposition would have
-/// to wait for: one pass over shared memory less).
+/// --fmlp-tf32-transpose=cp-async (tf32), and for tf32x3 wherever its
+/// transposing producer does not split (splitsAsTransposed; by default
+/// never: the splitting producer splits the copies in place, one pass over
+/// shared memory less than the landing slots' transposition before it).
 bool copiesTransposed(const WgmmaGemmSpec &spec) {
-  return spec.tf32x3 || fp32Transpose == Fp32Transpose::cpAsync;
+  if (spec.tf32x3)
+    return !splitsAsTransposed(spec);
+  return fp32Transpose == Fp32Transpose::cpAsync;
 }
 /// A landing slot: the transposed operands' MN-major tiles of one k-step,
 /// A's first, each in boxes of 32 k rows x 32 m/n (4 KiB); none where
@@ -552,7 +613,7 @@ struct Wgmma : EpilogueHost {
     if (rewritesStages())
       return kSplitting;
     if (transposes() && !copiesTransposed(spec))
-      return kTransposing;
+      return spec.tf32x3 ? kSplittingTransposed : kTransposing;
     return handsOff(staging) ? kWithHandoff : kLoadsOnly;
   }
 
@@ -806,9 +867,10 @@ struct Wgmma : EpilogueHost {
 
   /// Every thread of warpgroup 0, for each k-step: thread 0 issues a later
   /// step's landing loads and direct ones (directAhead), all wait for this
-  /// step's landing slot, write its tiles K-major into the stage, fence
-  /// them for WGMMA (the async proxy) and meet; thread 0 then arrives on
-  /// full[s].
+  /// step's landing slot, write its tiles K-major into the stage (tf32x3:
+  /// split into both parts, transposeTile), fence them for WGMMA (the
+  /// async proxy) and meet; thread 0 then arrives on full[s], the barrier
+  /// the consumers wait on (complete).
   void transposingProducer(Value kFirst, Value kSteps, Value m0, Value n0) {
     NVVM::SetMaxRegisterOp::create(b(), kb.loc, registerSplit({}).producer,
                                    NVVM::SetMaxRegisterAction::decrease);
@@ -894,7 +956,8 @@ struct Wgmma : EpilogueHost {
       Value base = stageOffset(stage);
       for (const Transposed &t : transposed)
         transposeTile(kb.add(landing(slot), c32(t.landingAt)),
-                      kb.add(base, c32(t.stageAt)), t.rows, thread);
+                      kb.add(base, c32(t.stageAt)), t.rows, thread,
+                      splitsInShared(*t.op));
       // This thread's writes, for the WGMMAs that read them (async proxy);
       // its reads of the slot, before the TMA that next fills it.
       fenceProxyAsync();
@@ -961,11 +1024,21 @@ struct Wgmma : EpilogueHost {
     return rewritesStages() || (transposes() && copiesTransposed(spec));
   }
   /// Whether the splitting producer rewrites the stages once they arrive
-  /// (tf32x3's split, or roundsBInStages' rounding), the consumers waiting
-  /// on ready[s].
-  bool rewritesStages() const { return spec.tf32x3 || spec.roundsBInStages; }
+  /// (tf32x3's split, but where the transposing producer splits:
+  /// splitsAsTransposed; or roundsBInStages' rounding), the consumers
+  /// waiting on ready[s].
+  bool rewritesStages() const {
+    return (spec.tf32x3 && !splitsAsTransposed(spec)) || spec.roundsBInStages;
+  }
   /// The rewritten stage's mbarrier, after the epilogue's.
   Value ready(Value stage) { return barrierPastEpilogue(stage); }
+  /// The mbarrier whose phase r tells the consumers that their stage's
+  /// round r is complete: ready[s] where the splitting producer rewrites
+  /// it, else full[s] (TMA's bytes, and the transposing producer's arrival
+  /// once its writes, split or not, are fenced: fullArrivals).
+  Value complete(Value stage) {
+    return rewritesStages() ? ready(stage) : full(stage);
+  }
   /// Whether the splitting producer's warp 0 only loads and its warps 1..3
   /// only split (every operand arrives by TMA: one thread issues a step's
   /// loads), so that the loads run as far ahead as the ring allows; else
@@ -1248,8 +1321,11 @@ struct Wgmma : EpilogueHost {
   /// (4 (c mod 2) + r), each a bijection of c (bit 0 of c decides the flip
   /// of bit 2; the sum mod 8 keeps distinct c distinct). Each element is
   /// written rounded to tf32 where the kernel rounds its operands
-  /// (roundsTf32).
-  void transposeTile(Value from, Value to, int64_t rows, Value thread) {
+  /// (roundsTf32), or, where `split` (splitsInShared), split: x's hi =
+  /// rna(x) at its K-major place in the high part and lo = rna(x - hi) at
+  /// the same place lowPartOffset further, the same 16-byte pieces.
+  void transposeTile(Value from, Value to, int64_t rows, Value thread,
+                     bool split) {
     assert(rows % 64 == 0 && "a round of 128 threads moves two 32-row boxes");
     auto quad = VectorType::get({4}, b().getF32Type());
     auto xorI = [&](Value x, Value y) {
@@ -1270,23 +1346,45 @@ struct Wgmma : EpilogueHost {
             kb.mul(xorI(c, urem(k, 8)), c32(16)));
         kRows.push_back(LLVM::LoadOp::create(b(), kb.loc, quad, at(piece), 16));
       }
+      auto asF32 = [&](Value word) {
+        return LLVM::BitcastOp::create(b(), kb.loc, b().getF32Type(), word)
+            .getResult();
+      };
       for (int64_t r = 0; r < 4; ++r) {
         Value m = kb.add(kb.add(kb.mul(box, c32(32)), kb.mul(c, c32(4))),
                          c32(r));
         Value piece = LLVM::UndefOp::create(b(), kb.loc, quad);
+        Value low = split ? piece : Value(); // the lo words
         for (int64_t j = 0; j < 4; ++j) {
           Value x =
               LLVM::ExtractElementOp::create(b(), kb.loc, kRows[j], c32(r));
-          if (spec.roundsTf32)
-            x = LLVM::BitcastOp::create(b(), kb.loc, b().getF32Type(),
-                                        kb.roundToTf32(x));
+          if (split) {
+            auto [xHigh, xLow] = kb.tf32Parts(x);
+            x = asF32(xHigh);
+            low = LLVM::InsertElementOp::create(b(), kb.loc, low, asF32(xLow),
+                                                c32(j));
+          } else if (spec.roundsTf32) {
+            x = asF32(kb.roundToTf32(x));
+          }
           piece = LLVM::InsertElementOp::create(b(), kb.loc, piece, x, c32(j));
         }
         Value address = kb.add(kb.add(to, kb.mul(m, c32(kRowBytes))),
                                kb.mul(xorI(q, urem(m, 8)), c32(16)));
         LLVM::StoreOp::create(b(), kb.loc, piece, at(address), 16);
+        if (low)
+          LLVM::StoreOp::create(b(), kb.loc, low,
+                                at(kb.add(address, c32(lowPartOffset(spec)))),
+                                16);
       }
     }
+  }
+
+  /// Whether the transposing producer writes `op`'s words split into the
+  /// stage's two parts (tf32x3, splitsAsTransposed): each B_j's, and A's
+  /// unless the consumers split A's raw tile in registers (A then has no
+  /// low part where the stages are compact: lowPartOffset).
+  bool splitsInShared(const WgmmaOperand &op) const {
+    return spec.tf32x3 && !(&op == &spec.a && splitsAInRegisters());
   }
 
   LLVM::LLVMStructType accumulatorType() {
@@ -1309,7 +1407,7 @@ struct Wgmma : EpilogueHost {
                              bool first) {
     Value stage = urem(step, spec.stages);
     Value parity = roundParity(step);
-    waitParity(rewritesStages() ? ready(stage) : full(stage), parity);
+    waitParity(complete(stage), parity);
     // Elements cp.async copied in (or rounded in place) are written by the
     // generic proxy, which the WGMMAs (async proxy) see after this thread's
     // proxy fence: the barrier's completion ordered the writes before it.
@@ -1383,7 +1481,7 @@ struct Wgmma : EpilogueHost {
     SmallVector<Value> sums(state.slice(parts, parts));
     Value stage = urem(step, spec.stages);
     Value parity = roundParity(step);
-    waitParity(ready(stage), parity);
+    waitParity(complete(stage), parity);
     Value hi = stageOffset(stage);
     Value lo = kb.add(hi, c32(lowPartOffset(spec)));
     Value aOffset = kb.mul(consumer, c32(kConsumerRows * kRowBytes));

@@ -426,6 +426,45 @@ TEST(TileSelection, TransposedFp32OperandsTakeLandingSlots) {
   EXPECT_EQ(select(b.getF32Type(), false, false).stages, 2);
 }
 
+// tf32x3's MN-major operands (K4, K6: B MN-major, A read as stored and
+// split in registers) take no landing slots by default, cp.async copying
+// them (--fmlp-tf32x3-transpose=copy); landed and split as they are
+// transposed (=landing), two slots of B's k-step tile beside the ring. The
+// config's bytes are the kernel's either way (wgmmaSharedBytes of its
+// footprint).
+TEST(TileSelection, Tf32x3LandingTakesLandingSlots) {
+  MLIRContext context;
+  Builder b(&context);
+  const Target &h100 = target("sm_90a");
+  GemmShape shape{b.getF32Type(), 1, true, ""};
+  shape.precision = Precision::tf32x3;
+  shape.aKMajor = false;
+  shape.bKMajor = {false};
+  auto select = [&] {
+    KernelConfig c = selectGemmConfig(h100, shape);
+    EXPECT_EQ(c.strategy, KernelStrategy::wgmma) << c.reason;
+    EXPECT_EQ(c.sharedBytes,
+              wgmmaSharedBytes(wgmmaFootprint(shape, c.tileN, c.stages)));
+    EXPECT_GT(wgmmaSharedBytes(wgmmaFootprint(shape, c.tileN, c.stages + 1)),
+              h100.sharedBytesPerBlock);
+    return c;
+  };
+  constexpr int64_t kBarriers = 1024;
+  // A stage: the high part (A's 128 rows, B's tileN), then B's low part.
+  auto stage = [](int64_t tileN) { return (128 + 2 * tileN) * 128; };
+  KernelConfig copy = select();
+  EXPECT_EQ(copy.sharedBytes, kBarriers + copy.stages * stage(copy.tileN));
+  llvm::cl::Option *transpose =
+      llvm::cl::getRegisteredOptions()["fmlp-tf32x3-transpose"];
+  ASSERT_NE(transpose, nullptr);
+  ASSERT_FALSE(transpose->addOccurrence(0, "fmlp-tf32x3-transpose", "landing"));
+  KernelConfig landing = select();
+  EXPECT_EQ(landing.sharedBytes, kBarriers +
+                                     landing.stages * stage(landing.tileN) +
+                                     2 * landing.tileN * 128);
+  ASSERT_FALSE(transpose->addOccurrence(0, "fmlp-tf32x3-transpose", "copy"));
+}
+
 // The strategy asked for (fmlp-select-tiles' strategy=) replaces faster
 // ones where the operands allow it, and says so.
 TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
