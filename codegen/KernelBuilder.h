@@ -318,8 +318,9 @@ struct WgmmaGemmSpec {
   Type element; // bf16 or f16, or f32 (multiplied as tf32)
   /// fp32 operands contracted as tf32x3 (each split into a tf32 high and
   /// low part: B in its stage, A in registers or in its stage; three
-  /// products per k8 summed from zero and added to the accumulators in
-  /// fp32: WgmmaGemm.cpp); tiles of 128 columns over all B_j.
+  /// products per k8, those of tf32x3GroupK8s k8s summed from zero and
+  /// added to the accumulators in fp32: WgmmaGemm.cpp); tiles of 128
+  /// columns over all B_j.
   bool tf32x3 = false;
   /// tf32x3: the k8 steps whose three products each are summed from zero
   /// on the tensor core (one WGMMA group) before they are added to the

@@ -111,6 +111,17 @@ static llvm::cl::opt<bool> tf32x3Wgmma(
     llvm::cl::desc("sm_90a: fp32 operands contracted as tf32x3 or highest "
                    "take WGMMA (else mma_sync)"));
 
+// For A/B runs: tf32x3's groups of k8 steps forced on every WGMMA kernel
+// (highest's no longer than its bound allows); 0 keeps the rule
+// (TileSelection.h).
+static llvm::cl::opt<int, false, CheckedIntParser<Tf32x3GroupK8s>>
+    forcedTf32x3GroupK8s(
+        "fmlp-tf32x3-group-k8s", llvm::cl::Hidden, llvm::cl::init(0),
+        llvm::cl::desc("sm_90a: the k8 steps tf32x3's WGMMA kernels sum on "
+                       "the tensor core before each fp32 add: 1, 2 or 4 for "
+                       "every kernel, 0 by the rule (over a static K 4, "
+                       "highest's 2; 1 over T)"));
+
 // tf32's rounded weights read as stored and rounded in the stages
 // (KernelConfig::roundsInStages) by the WGMMA token variants serving T up
 // to this many tokens (768: measured on an H100, bench/NOTES.md items 85
@@ -317,17 +328,6 @@ KernelConfig simtConfig(const GemmShape &shape, std::string reason) {
   return config;
 }
 } // namespace
-
-// For A/B runs: tf32x3's groups of k8 steps forced on every WGMMA kernel
-// (highest's no longer than its bound allows); 0 keeps the rule
-// (TileSelection.h).
-static llvm::cl::opt<int, false, CheckedIntParser<Tf32x3GroupK8s>>
-    forcedTf32x3GroupK8s(
-        "fmlp-tf32x3-group-k8s", llvm::cl::Hidden, llvm::cl::init(0),
-        llvm::cl::desc("sm_90a: the k8 steps tf32x3's WGMMA kernels sum on "
-                       "the tensor core before each fp32 add: 1, 2 or 4 for "
-                       "every kernel, 0 by the rule (over a static K 4, "
-                       "highest's 2; 1 over T)"));
 
 int64_t mlir::fmlp::tf32x3GroupK8s(Precision precision, int64_t k) {
   bool highest = precision == Precision::highest;

@@ -7,12 +7,13 @@
 //
 //   WGMMA (targets with wgmma: sm_90a): 16-bit operands contracted in
 //     their own format (no precision, or the precision of their type), or
-//     fp32 operands with precision tf32 (one tf32 product each; tf32x3 and
-//     highest split operands in registers and stay on mma_sync), both
-//     TMA-addressable (16-byte aligned rows and views) and, for fp32, both
-//     K-major (WGMMA transposes 16-bit operands only: K1, K2 and gate with
-//     nn.Linear's weights; the backward's K3..K6 read an MN-major operand
-//     and take mma_sync); tile 128 x (256 / accumulators) x one 128-byte
+//     fp32 operands contracted on tf32 (tf32's one product each, tf32x3's
+//     and highest's three of their split parts), all TMA-addressable
+//     (16-byte aligned rows and views); WGMMA reads fp32 operands K-major
+//     only, so an MN-major one (the backward's K3..K6; K1 and K2 with [in,
+//     out] weights) is transposed into the stages by the producer or read
+//     from a K-major copy of the weights (below; codegen/WgmmaGemm.cpp);
+//     tile 128 x (256 / accumulators) x one 128-byte
 //     row of k (64 16-bit elements, 32 fp32), as many stages (at most 6)
 //     as the shared memory takes (a stage's bytes do not depend on the
 //     element: 4 of 48 KiB at 256 columns on sm_90a's 232,448 B). When M
