@@ -76,7 +76,7 @@ def main():
         kept, kernels = [], {}
         for spec in args.strategies:
             name, directory = spec.split("=", 1)
-            bundle, launches = kernels_of(directory, args.dtype, d, h, t)
+            bundle, launches, _ = kernels_of(directory, args.dtype, d, h, t)
             kept.append(bundle)
             kernels[name] = {role(k): f for k, f in launches.items() if role(k)}
         gemms = cublas_gemms(d, h, t, DTYPES[args.dtype])

@@ -9,7 +9,10 @@ of the rounds.
       [--dtype bf16] [--shapes 1024x2816,4096x11008] [--entries-only]
 
 --entries-only times the no-grad forward and the training step alone (not
-each kernel).
+each kernel). --bitwise then runs each side's training step once more on
+the same inputs, its outputs poisoned (NaN) first, and says whether A's and
+B's outputs (y, dx, dWg, dWu, dWd) are the same bits: for A/B runs of
+changes that must not change a result.
 """
 import argparse
 import os
@@ -25,7 +28,8 @@ DTYPES = {name: dtype for dtype, name in DTYPE_NAMES.items()}
 
 
 def kernels_of(directory, dtype_name, d, h, t):
-    """name -> a function launching it, for one bundle at T = t."""
+    """The bundle, name -> a function launching it at T = t, and the
+    training step's outputs (y, dx, dWg, dWu, dWd)."""
     from fmlp import runtime
     g = torch.Generator(device="cuda").manual_seed(0)
     dtype = DTYPES[dtype_name]
@@ -51,7 +55,21 @@ def kernels_of(directory, dtype_name, d, h, t):
     out["step (forward + backward)"] = lambda: (launcher(fwd)(forward_args),
                                                 launcher(bwd)(backward_args))
     out["no-grad forward"] = lambda: launcher(nograd)([x, wg, wu, wd, y])
-    return bundle, out
+    return bundle, out, [y, dx, *dw]
+
+
+def same_bits(step_a, outputs_a, step_b, outputs_b):
+    """Each output's name -> whether A's and B's steps write the same bits
+    (poisoned first, so that an output a side leaves unwritten differs)."""
+    for step, outputs in ((step_a, outputs_a), (step_b, outputs_b)):
+        for tensor in outputs:
+            tensor.fill_(float("nan"))
+        step()
+    torch.cuda.synchronize()
+    names = ("y", "dx", "dWg", "dWu", "dWd")
+    return {name: torch.equal(a.view(torch.int32 if a.element_size() == 4 else torch.int16),
+                              b.view(torch.int32 if b.element_size() == 4 else torch.int16))
+            for name, a, b in zip(names, outputs_a, outputs_b)}
 
 
 ENTRIES = ("step (forward + backward)", "no-grad forward")
@@ -65,14 +83,16 @@ def main():
     p.add_argument("--tokens", default="8192", help="T, or several: 1,16,64")
     p.add_argument("--shapes", default="1024x2816,4096x11008")
     p.add_argument("--entries-only", action="store_true")
+    p.add_argument("--bitwise", action="store_true",
+                   help="check that A's and B's training steps write the same bits")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
     args = p.parse_args()
     os.environ["FMLP_RUNTIME_LIB"] = args.runtime
     shapes = [tuple(map(int, shape.split("x"))) for shape in args.shapes.split(",")]
     for (d, h), t in ((shape, int(t)) for shape in shapes for t in args.tokens.split(",")):
-        keep_a, a = kernels_of(args.a, args.dtype, d, h, t)
-        keep_b, b = kernels_of(args.b, args.dtype, d, h, t)
+        keep_a, a, outputs_a = kernels_of(args.a, args.dtype, d, h, t)
+        keep_b, b, outputs_b = kernels_of(args.b, args.dtype, d, h, t)
         if args.entries_only:
             a = {n: f for n, f in a.items() if n in ENTRIES}
             b = {n: f for n, f in b.items() if n in ENTRIES}
@@ -93,6 +113,11 @@ def main():
             else:
                 side, times = ("A", ta) if ta else ("B", tb)
                 print(f"  {name:40s} {side} {statistics.median(times):8.4f} ({side} only)", flush=True)
+        if args.bitwise:
+            step = "step (forward + backward)"
+            same = same_bits(a[step], outputs_a, b[step], outputs_b)
+            print("  same bits: " + ", ".join(f"{n} {'yes' if v else 'NO'}" for n, v in same.items()),
+                  flush=True)
 
 if __name__ == "__main__":
     main()

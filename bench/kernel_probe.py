@@ -23,7 +23,7 @@ def main():
     p.add_argument("--tokens", type=int, default=8192)
     p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
     args = p.parse_args()
-    _, kernels = kernels_of(args.bundles, args.dtype, args.d, args.h, args.tokens)
+    _, kernels, _ = kernels_of(args.bundles, args.dtype, args.d, args.h, args.tokens)
     for _ in range(2):
         for name, launch in kernels.items():
             if not name.startswith("step"):

@@ -83,7 +83,7 @@ def main():
                 entries = {f"{impl} {'no-grad forward' if mode == 'nograd' else 'step'}": fn
                            for (mode, impl), fn in calls.items()}
             else:
-                _, entries = kernels_of(args.bundles, args.dtype, d, h, t)
+                _, entries, _ = kernels_of(args.bundles, args.dtype, d, h, t)
             names = sorted(entries) if args.modules else \
                 ("no-grad forward", "step (forward + backward)")
             for entry in names:
