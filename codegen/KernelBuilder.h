@@ -396,6 +396,15 @@ constexpr int32_t kWgmmaMaxRegisters = 168;
 int64_t wgmmaSharedBytes(const WgmmaGemmSpec &spec);
 void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 
+constexpr int64_t kMmaSyncTileM = 128, kMmaSyncThreads = 256;
+/// Every accumulator's columns of a tile together: 256, or 128 where a
+/// thread needs room beside its accumulators (64 of them, not 128: tf32x3's
+/// step sums, MmaSyncGemm.cpp) or two blocks share a multiprocessor
+/// (--fmlp-mma-sync-blocks-per-multiprocessor).
+constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncNarrowTileColumns = 128;
+/// One block per multiprocessor: up to 128 accumulators, the fragments
+/// and the addresses (two: half as many, TileSelection's config).
+constexpr int32_t kMmaSyncMaxRegisters = 255;
 /// The tensor-core instantiation for every chip with mma.sync (sm_80
 /// onwards; MmaSyncGemm.cpp), for operands each stored with one index
 /// contiguous, in 16-byte aligned pieces (MatrixView::vectors of the view
@@ -422,16 +431,9 @@ struct MmaSyncGemmSpec {
   /// fp32 operands: hi * hi + hi * lo + lo * hi of their tf32 parts (else
   /// one product of their tf32 roundings).
   bool tf32x3 = false;
+  int32_t maxRegisters = kMmaSyncMaxRegisters; // per thread (the config's)
   GemmSpec::Epilogue epilogue;
 };
-constexpr int64_t kMmaSyncTileM = 128, kMmaSyncThreads = 256;
-/// Every accumulator's columns of a tile together: 256, or 128 where a
-/// thread needs room beside its accumulators (64 of them, not 128: tf32x3's
-/// step sums, MmaSyncGemm.cpp).
-constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncNarrowTileColumns = 128;
-/// One block per multiprocessor: up to 128 accumulators, the fragments
-/// and the addresses.
-constexpr int32_t kMmaSyncMaxRegisters = 255;
 /// The k-tiles of the strategy: rows of 64 or 128 bytes (32 or 64 16-bit
 /// elements, 16 or 32 fp32 ones).
 constexpr int64_t kMmaSyncTileKBytes[] = {64, 128};

@@ -673,6 +673,6 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
   geometry.dynamicSharedBytes =
       mmaSyncSharedBytes(spec.tileK, spec.stages,
                          spec.element.getIntOrFloatBitWidth() / 8, columns);
-  geometry.maxRegisters = kMmaSyncMaxRegisters;
+  geometry.maxRegisters = spec.maxRegisters;
   kb.finish(geometry);
 }

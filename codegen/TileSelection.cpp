@@ -42,6 +42,10 @@ struct TileKBytes {
   }
   static constexpr const char *expected = "0, 64 or 128";
 };
+struct BlocksPerMultiprocessor {
+  static bool accepts(int n) { return n == 1 || n == 2; }
+  static constexpr const char *expected = "1 or 2";
+};
 } // namespace
 
 // For A/B runs on a GPU (bench/compare_bundles.py): the small_tokens
@@ -167,6 +171,19 @@ static llvm::cl::opt<int, false, CheckedIntParser<TileKBytes>>
         "fmlp-mma-sync-tile-k-bytes", llvm::cl::Hidden, llvm::cl::init(0),
         llvm::cl::desc("mma_sync kernels: the k-tile's bytes a row, 64 or "
                        "128 (0: the rule)"));
+// For A/B runs on a GPU (issue 24; bench/NOTES.md item 63: the 16-bit
+// mma_sync kernels wait on latency with two warps a scheduler): two blocks
+// a multiprocessor, each on 128 columns (64 accumulators a thread) within
+// half the registers and half the shared memory, so four warps a
+// scheduler and one block's barriers beside the other's MMAs. tf32x3's
+// kernels, whose step sums take the other half, keep one.
+static llvm::cl::opt<int, false, CheckedIntParser<BlocksPerMultiprocessor>>
+    mmaSyncBlocksPerMultiprocessor(
+        "fmlp-mma-sync-blocks-per-multiprocessor", llvm::cl::Hidden,
+        llvm::cl::init(1),
+        llvm::cl::desc("mma_sync kernels: resident blocks a multiprocessor, "
+                       "1 or 2 (2: 128 columns, at most 128 registers a "
+                       "thread)"));
 
 namespace {
 constexpr int64_t kMaxStages = 6;
@@ -454,25 +471,33 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   // tf32x3 adds each step's three products to its accumulators in fp32:
   // 128 columns (64 accumulators a thread) leave registers for the sums.
   bool tf32x3 = tensorCoreProducts(shape) == Precision::tf32x3;
-  int64_t columns = tf32x3 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
+  int64_t blocks = tf32x3 ? 1 : int64_t(mmaSyncBlocksPerMultiprocessor);
+  int64_t columns =
+      tf32x3 || blocks > 1 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
+  // Each resident block takes its share of the multiprocessor's shared
+  // memory less what the chip reserves a block (the opt-in maximum is the
+  // multiprocessor's less one such reservation).
+  int64_t reserved =
+      target.sharedBytesPerMultiprocessor - target.sharedBytesPerBlock;
+  int64_t sharedLimit =
+      std::min(target.sharedBytesPerBlock,
+               target.sharedBytesPerMultiprocessor / blocks - reserved);
   int64_t shortK = kMmaSyncTileKBytes[0] / elementBytes,
           longK = kMmaSyncTileKBytes[1] / elementBytes;
   // K-tiles of 128-byte rows (64 16-bit elements, 32 fp32: half the
   // barriers and cp.async rounds per MMA of 64-byte ones) where three
   // stages of them fit, else of 64-byte rows. tf32x3 (three MMAs per
   // fragment pair, two parts of each live) takes 64-byte rows.
-  int64_t tileK = forcedMmaSyncTileKBytes > 0
-                      ? forcedMmaSyncTileKBytes / elementBytes
-                  : !tf32x3 &&
-                          mmaSyncSharedBytes(longK, kMinMmaSyncStagesOfLongK,
-                                             elementBytes, columns) <=
-                              target.sharedBytesPerBlock
-                      ? longK
-                      : shortK;
+  int64_t tileK =
+      forcedMmaSyncTileKBytes > 0 ? forcedMmaSyncTileKBytes / elementBytes
+      : !tf32x3 && mmaSyncSharedBytes(longK, kMinMmaSyncStagesOfLongK,
+                                      elementBytes, columns) <= sharedLimit
+          ? longK
+          : shortK;
   int64_t stages = forcedMmaSyncStages > 0 ? forcedMmaSyncStages
                                            : kMaxMmaSyncStages;
-  while (stages >= 2 && mmaSyncSharedBytes(tileK, stages, elementBytes,
-                                           columns) > target.sharedBytesPerBlock)
+  while (stages >= 2 &&
+         mmaSyncSharedBytes(tileK, stages, elementBytes, columns) > sharedLimit)
     --stages;
   if (stages < 2)
     return std::nullopt;
@@ -483,7 +508,9 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   config.tileK = tileK;
   config.stages = stages;
   config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes, columns);
-  config.maxRegisters = kMmaSyncMaxRegisters;
+  config.maxRegisters = static_cast<int64_t>(std::min<int64_t>(
+      kMmaSyncMaxRegisters,
+      target.registersPerMultiprocessor / (blocks * kMmaSyncThreads)));
   return config;
 }
 

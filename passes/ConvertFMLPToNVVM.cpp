@@ -354,6 +354,7 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     mma.stages = config.stages;
     mma.element = gemm.element;
     mma.tf32x3 = takesTf32x3(gemm);
+    mma.maxRegisters = config.maxRegisters;
     mma.epilogue = std::move(epilogue);
     return buildMmaSyncGemm(kb, mma);
   }

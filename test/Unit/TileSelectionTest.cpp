@@ -493,6 +493,49 @@ TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
                          "contracted as ieee take the IEEE fp32 SIMT path");
 }
 
+// Two mma_sync blocks a multiprocessor (--fmlp-mma-sync-blocks-per-
+// multiprocessor=2, A/B runs): on every chip with mma.sync, both resident
+// blocks fit its shared memory (each less the chip's reservation) and its
+// register file, on 128 columns; tf32x3 keeps one block.
+TEST(TileSelection, TwoMmaSyncBlocksShareAMultiprocessor) {
+  MLIRContext context;
+  Builder b(&context);
+  GemmShape bf16{b.getBF16Type(), 1, true, ""};
+  bf16.mmaSyncReady = true;
+  GemmShape x3{b.getF32Type(), 1, true, ""};
+  x3.mmaSyncReady = true;
+  x3.precision = Precision::tf32x3;
+  llvm::cl::Option *blocks = llvm::cl::getRegisteredOptions()
+      ["fmlp-mma-sync-blocks-per-multiprocessor"];
+  ASSERT_NE(blocks, nullptr);
+  ASSERT_FALSE(
+      blocks->addOccurrence(0, "fmlp-mma-sync-blocks-per-multiprocessor", "2"));
+  for (const Target &chip : kTargets) {
+    if (!chip.has(kMmaSync))
+      continue;
+    SCOPED_TRACE(chip.chip);
+    KernelConfig c = selectGemmConfig(chip, bf16, StrategyChoice::mmaSync);
+    ASSERT_EQ(c.strategy, KernelStrategy::mma_sync);
+    EXPECT_EQ(c.tileN, kMmaSyncNarrowTileColumns);
+    EXPECT_EQ(c.maxRegisters, 128);
+    EXPECT_LE(2 * c.maxRegisters * kMmaSyncThreads,
+              chip.registersPerMultiprocessor);
+    int64_t reserved =
+        chip.sharedBytesPerMultiprocessor - chip.sharedBytesPerBlock;
+    EXPECT_LE(2 * (c.sharedBytes + reserved),
+              chip.sharedBytesPerMultiprocessor);
+    EXPECT_GE(c.stages, 2);
+    KernelConfig one = selectGemmConfig(chip, x3, StrategyChoice::mmaSync);
+    EXPECT_EQ(one.maxRegisters, kMmaSyncMaxRegisters);
+  }
+  ASSERT_FALSE(
+      blocks->addOccurrence(0, "fmlp-mma-sync-blocks-per-multiprocessor", "1"));
+  KernelConfig c =
+      selectGemmConfig(target("sm_90a"), bf16, StrategyChoice::mmaSync);
+  EXPECT_EQ(c.tileN, kMmaSyncTileColumns);
+  EXPECT_EQ(c.maxRegisters, kMmaSyncMaxRegisters);
+}
+
 // With M and N static the tile width follows the waves on 132
 // multiprocessors: waves x width is the busiest multiprocessor's work.
 TEST(TileSelection, StaticGridsChooseTheWidthByWaves) {
