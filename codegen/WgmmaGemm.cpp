@@ -61,9 +61,10 @@
 // tf32x3 (WgmmaGemmSpec::tf32x3; the splitting producer): a stage holds a
 // high part (A's 128 rows, then each B_j's) and a low part of the same
 // layout lowPartOffset further (B_j's alone where A is split in registers:
-// its low part would never be read). The operands arrive in the high part as
-// for tf32 (TMA, and the cp.async copies for MN-major ones but an A read
-// into registers as stored); the
+// its low part would never be read). K-major operands arrive in the high
+// part by TMA as for tf32; MN-major ones are split as the transposing
+// producer writes them (below), or, under --fmlp-tf32x3-transpose=copy,
+// copied there by cp.async (but an A read into registers as stored). The
 // producer's splitters (warps 1..3 while thread 0 issues the TMA loads; all
 // 128 threads, splitLag() k-steps behind their own loads, where they copy
 // MN-major operands) wait for full[s], rewrite each word x of B (and of A
@@ -80,10 +81,10 @@
 // the two consumers issue their k8 groups in turn (named barriers 7 and 8:
 // the consumers' ping-pong, --fmlp-ping-pong).
 //
-// Or (--fmlp-tf32x3-transpose=landing, an A/B against the copies, where
-// every word to split is transposed: splitsAsTransposed) no splitting
-// producer: the MN-major operands land by TMA in the landing slots as for
-// tf32, and the transposing producer writes each element x K-major and
+// Where every word to split is transposed (splitsAsTransposed: K4's and
+// K6's MN-major B, the default --fmlp-tf32x3-transpose=landing), no
+// splitting producer: the MN-major operands land by TMA in the landing slots as
+// for tf32, and the transposing producer writes each element x K-major and
 // split in one pass (transposeTile): hi = rna(x) at its place in the high
 // part, lo = rna(x - hi) lowPartOffset further (a transposed A that the
 // consumers split in registers is moved raw: splitsInShared). Its threads
@@ -192,14 +193,15 @@ namespace {
 enum class Tf32x3Transpose { copy, landing };
 } // namespace
 
-// For A/B runs against the cp.async copies (copy, the default: 4-byte
-// copies into the high part, then the splitting producer's pass over the
-// stage) until one is measured the better: TMA into landing slots, then
-// the transposing producer's 16-byte moves, which write each element's hi
-// and lo K-major in one pass (landing).
+// TMA into landing slots, then the transposing producer's 16-byte moves,
+// which write each element's hi and lo K-major in one pass (landing, the
+// default: the weight gradients 0.89-0.95x the time of the copies on an
+// H100, tf32x3's and highest's, the same bits: bench/NOTES.md items 92 and
+// 93); or, for A/B runs, 4-byte cp.async copies into the high part, then
+// the splitting producer's pass over the stage (copy).
 static llvm::cl::opt<Tf32x3Transpose> tf32x3Transpose(
     "fmlp-tf32x3-transpose", llvm::cl::Hidden,
-    llvm::cl::init(Tf32x3Transpose::copy),
+    llvm::cl::init(Tf32x3Transpose::landing),
     llvm::cl::desc("sm_90a: how tf32x3's MN-major fp32 operands come into "
                    "the stages K-major and split"),
     llvm::cl::values(
@@ -431,9 +433,8 @@ bool splitsAsTransposed(const WgmmaGemmSpec &spec) {
 }
 /// Whether cp.async copies the transposed operands into the stages: under
 /// --fmlp-tf32-transpose=cp-async (tf32), and for tf32x3 wherever its
-/// transposing producer does not split (splitsAsTransposed; by default
-/// never: the splitting producer splits the copies in place, one pass over
-/// shared memory less than the landing slots' transposition before it).
+/// transposing producer does not split (splitsAsTransposed; then the
+/// splitting producer splits the copies in place).
 bool copiesTransposed(const WgmmaGemmSpec &spec) {
   if (spec.tf32x3)
     return !splitsAsTransposed(spec);

@@ -274,7 +274,7 @@ func.func @biased_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: 
 // CHECK: fmlp.gate_up {{.*}}strategy = wgmma, tile = [128, 64, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts, 4 k8 steps summed on the tensor core per fp32 add), both K-major, in TMA-addressable views on sm_90a">, precision = #fmlp.precision<tf32x3>}
 // CHECK-NOT: token_variants
 // CHECK-LABEL: func.func @tf32x3.backward
-// CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 197632, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts, 4 k8 steps summed on the tensor core per fp32 add), the MN-major ones transposed in shared memory,
+// CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 128, 32], stages = 4, cluster = [1, 1], shared_bytes = 230400, {{.*}}reason = "tf32x3 products of fp32 operands (each split into tf32 high and low parts, 4 k8 steps summed on the tensor core per fp32 add), the MN-major ones transposed in shared memory,
 // X3MMA-LABEL: func.func @tf32x3.forward
 // X3MMA: fmlp.gate_up {{.*}}strategy = mma_sync, tile = [128, 64, 16], stages = 4, cluster = [1, 1], shared_bytes = 71680, {{.*}}reason = "fp32 operands: tf32x3 on WGMMA is off (--fmlp-tf32x3-wgmma=false); mma.sync on sm_90a, tf32x3 products">, precision = #fmlp.precision<tf32x3>}
 func.func @tf32(%x: tensor<?x64xf32>, %wg: tensor<128x64xf32>, %wu: tensor<128x64xf32>,

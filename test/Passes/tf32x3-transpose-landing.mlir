@@ -1,9 +1,9 @@
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --fmlp-tf32x3-transpose=landing | FileCheck %s --implicit-check-not=nvvm.cp.async.shared.global
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --fmlp-tf32x3-transpose=landing --fmlp-mn-major-a-in-registers=none | FileCheck %s --check-prefix=NOREG --implicit-check-not=nvvm.cp.async.shared.global
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=COPY
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm | FileCheck %s --implicit-check-not=nvvm.cp.async.shared.global
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --fmlp-mn-major-a-in-registers=none | FileCheck %s --check-prefix=NOREG --implicit-check-not=nvvm.cp.async.shared.global
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --fmlp-tf32x3-transpose=copy | FileCheck %s --check-prefix=COPY
 
-// tf32x3's MN-major B landed by TMA and split as it is transposed
-// (--fmlp-tf32x3-transpose=landing, codegen/WgmmaGemm.cpp): K6's B (A's
+// tf32x3's MN-major B landed by TMA and split as it is transposed (the
+// default, --fmlp-tf32x3-transpose=landing, codegen/WgmmaGemm.cpp): K6's B (A's
 // tile, its rows T) lands in a landing slot in 4 boxes of 32 k rows x 32
 // columns (16 KiB), no 4-byte cp.async copies; dy (A) comes by TMA into the
 // stage as stored, split in registers by the consumers. The producer's 128
@@ -93,7 +93,7 @@
 // NOREG-COUNT-16: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // NOREG-NOT: llvm.store
 // NOREG: nvvm.fence.proxy
-// The default (copy): B copied by cp.async (128 of full[s]'s 129
+// The A/B alternative (copy): B copied by cp.async (128 of full[s]'s 129
 // arrivals), split in place by the splitting producer (ready[s]).
 // COPY-LABEL: gpu.launch_func @fmlp_kernels::@k6_k0_down_weight_grad
 // COPY-SAME: dynamic_shared_memory_size %c148480_i32

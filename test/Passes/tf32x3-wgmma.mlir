@@ -1,8 +1,11 @@
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-register-a=false --fmlp-tf32x3-group-k8s=1 | FileCheck %s
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file | FileCheck %s --check-prefixes=REGA,MN
-// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-mn-major-a-in-registers=none --fmlp-ping-pong=none | FileCheck %s --check-prefix=NOREG
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-transpose=copy --fmlp-tf32x3-register-a=false --fmlp-tf32x3-group-k8s=1 | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-transpose=copy | FileCheck %s --check-prefixes=REGA,MN
+// RUN: fmlp-opt %s --fmlp-attach-target --convert-fmlp-to-nvvm --split-input-file --fmlp-tf32x3-transpose=copy --fmlp-mn-major-a-in-registers=none --fmlp-ping-pong=none | FileCheck %s --check-prefix=NOREG
 
-// tf32x3 on WGMMA (codegen/WgmmaGemm.cpp, the splitting producer), first
+// tf32x3 on WGMMA (codegen/WgmmaGemm.cpp, the splitting producer; MN-major
+// operands copied by cp.async, --fmlp-tf32x3-transpose=copy: the default,
+// landed by TMA and split as transposed, is tf32x3-transpose-landing.mlir's),
+// first
 // with A split by the producer like B (--fmlp-tf32x3-register-a=false) and
 // each k8's sums added alone (--fmlp-tf32x3-group-k8s=1): each
 // stage holds a high part (A's 128 rows and B's 128, 32 KiB) and a low part

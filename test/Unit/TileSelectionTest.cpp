@@ -427,9 +427,9 @@ TEST(TileSelection, TransposedFp32OperandsTakeLandingSlots) {
 }
 
 // tf32x3's MN-major operands (K4, K6: B MN-major, A read as stored and
-// split in registers) take no landing slots by default, cp.async copying
-// them (--fmlp-tf32x3-transpose=copy); landed and split as they are
-// transposed (=landing), two slots of B's k-step tile beside the ring. The
+// split in registers) land by TMA and are split as they are transposed
+// (--fmlp-tf32x3-transpose=landing, the default): two slots of B's k-step
+// tile beside the ring; cp.async copying them (=copy) takes no slots. The
 // config's bytes are the kernel's either way (wgmmaSharedBytes of its
 // footprint).
 TEST(TileSelection, Tf32x3LandingTakesLandingSlots) {
@@ -452,17 +452,17 @@ TEST(TileSelection, Tf32x3LandingTakesLandingSlots) {
   constexpr int64_t kBarriers = 1024;
   // A stage: the high part (A's 128 rows, B's tileN), then B's low part.
   auto stage = [](int64_t tileN) { return (128 + 2 * tileN) * 128; };
-  KernelConfig copy = select();
-  EXPECT_EQ(copy.sharedBytes, kBarriers + copy.stages * stage(copy.tileN));
-  llvm::cl::Option *transpose =
-      llvm::cl::getRegisteredOptions()["fmlp-tf32x3-transpose"];
-  ASSERT_NE(transpose, nullptr);
-  ASSERT_FALSE(transpose->addOccurrence(0, "fmlp-tf32x3-transpose", "landing"));
   KernelConfig landing = select();
   EXPECT_EQ(landing.sharedBytes, kBarriers +
                                      landing.stages * stage(landing.tileN) +
                                      2 * landing.tileN * 128);
+  llvm::cl::Option *transpose =
+      llvm::cl::getRegisteredOptions()["fmlp-tf32x3-transpose"];
+  ASSERT_NE(transpose, nullptr);
   ASSERT_FALSE(transpose->addOccurrence(0, "fmlp-tf32x3-transpose", "copy"));
+  KernelConfig copy = select();
+  EXPECT_EQ(copy.sharedBytes, kBarriers + copy.stages * stage(copy.tileN));
+  ASSERT_FALSE(transpose->addOccurrence(0, "fmlp-tf32x3-transpose", "landing"));
 }
 
 // The strategy asked for (fmlp-select-tiles' strategy=) replaces faster
