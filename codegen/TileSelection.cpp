@@ -475,13 +475,10 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   int64_t columns =
       tf32x3 || blocks > 1 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
   // Each resident block takes its share of the multiprocessor's shared
-  // memory less what the chip reserves a block (the opt-in maximum is the
-  // multiprocessor's less one such reservation).
-  int64_t reserved =
-      target.sharedBytesPerMultiprocessor - target.sharedBytesPerBlock;
-  int64_t sharedLimit =
-      std::min(target.sharedBytesPerBlock,
-               target.sharedBytesPerMultiprocessor / blocks - reserved);
+  // memory less what the chip reserves a block.
+  int64_t sharedLimit = std::min(target.sharedBytesPerBlock,
+                                 target.sharedBytesPerMultiprocessor / blocks -
+                                     target.sharedBytesReservedPerBlock());
   int64_t shortK = kMmaSyncTileKBytes[0] / elementBytes,
           longK = kMmaSyncTileKBytes[1] / elementBytes;
   // K-tiles of 128-byte rows (64 16-bit elements, 32 fp32: half the
@@ -508,9 +505,9 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   config.tileK = tileK;
   config.stages = stages;
   config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes, columns);
-  config.maxRegisters = static_cast<int64_t>(std::min<int64_t>(
-      kMmaSyncMaxRegisters,
-      target.registersPerMultiprocessor / (blocks * kMmaSyncThreads)));
+  config.maxRegisters = std::min<int64_t>(kMmaSyncMaxRegisters,
+                                          target.registersPerMultiprocessor /
+                                              (blocks * kMmaSyncThreads));
   return config;
 }
 

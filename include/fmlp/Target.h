@@ -54,6 +54,11 @@ struct Target {
   std::string_view ptxasArch; // ptxas -arch=
 
   bool has(MmaFamily family) const { return mma & family; }
+  /// Shared memory the chip reserves for each resident block: the opt-in
+  /// maximum is the multiprocessor's less one such reservation.
+  int64_t sharedBytesReservedPerBlock() const {
+    return sharedBytesPerMultiprocessor - sharedBytesPerBlock;
+  }
   /// griddepcontrol, programmatic dependent launch (sm_90 onwards): a
   /// kernel may be launched while the one before it on the stream ends.
   bool programmaticLaunch() const { return major >= 9; }

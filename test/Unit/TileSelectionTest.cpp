@@ -520,9 +520,7 @@ TEST(TileSelection, TwoMmaSyncBlocksShareAMultiprocessor) {
     EXPECT_EQ(c.maxRegisters, 128);
     EXPECT_LE(2 * c.maxRegisters * kMmaSyncThreads,
               chip.registersPerMultiprocessor);
-    int64_t reserved =
-        chip.sharedBytesPerMultiprocessor - chip.sharedBytesPerBlock;
-    EXPECT_LE(2 * (c.sharedBytes + reserved),
+    EXPECT_LE(2 * (c.sharedBytes + chip.sharedBytesReservedPerBlock()),
               chip.sharedBytesPerMultiprocessor);
     EXPECT_GE(c.stages, 2);
     KernelConfig one = selectGemmConfig(chip, x3, StrategyChoice::mmaSync);
