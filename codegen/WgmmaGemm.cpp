@@ -333,8 +333,10 @@ constexpr bool fitsBlock(RegisterSplit split) {
          split.producer % 8 == 0 && split.consumer % 8 == 0;
 }
 /// The producer warpgroup transposes fp32 operands (the file comment): its
-/// 128 threads each hold four 16-byte pieces and their addresses.
-constexpr RegisterSplit kTransposing{80, 208};
+/// 128 threads each hold eight 16-byte pieces (a round's and the next's
+/// loads: transposeTile) and their addresses (the block's whole file:
+/// 128 x 88 + 256 x 208 = 384 x 168).
+constexpr RegisterSplit kTransposing{88, 208};
 /// tf32x3: the producer copies and splits (its addresses and a piece's
 /// words, parts); a consumer holds 128 columns of accumulators and step
 /// sums.
@@ -1336,10 +1338,14 @@ struct Wgmma : EpilogueHost {
     Value c = urem(u, 8);
     Value q = urem(kb.add(c, udiv(u, 8)), 8);
     constexpr int64_t kBoxBytes = 32 * kRowBytes;
-    for (int64_t p = 0; p < rows / 64; ++p) {
-      Value box = kb.add(c32(2 * p), udiv(thread, 64));
-      Value fromBox = kb.add(from, kb.mul(box, c32(kBoxBytes)));
-      SmallVector<Value, 4> kRows; // k = 4 q + j: m = 32 box + 4 c .. + 3
+    int64_t rounds = rows / 64;
+    auto boxOf = [&](int64_t p) {
+      return kb.add(c32(2 * p), udiv(thread, 64));
+    };
+    // Round p's four rows k = 4 q + j (m = 32 box + 4 c .. + 3).
+    auto loadRound = [&](int64_t p) {
+      Value fromBox = kb.add(from, kb.mul(boxOf(p), c32(kBoxBytes)));
+      SmallVector<Value, 4> kRows;
       for (int64_t j = 0; j < 4; ++j) {
         Value k = kb.add(kb.mul(q, c32(4)), c32(j));
         Value piece = kb.add(
@@ -1347,6 +1353,19 @@ struct Wgmma : EpilogueHost {
             kb.mul(xorI(c, urem(k, 8)), c32(16)));
         kRows.push_back(LLVM::LoadOp::create(b(), kb.loc, quad, at(piece), 16));
       }
+      return kRows;
+    };
+    // Round p + 1's loads are issued before round p's stores (which they
+    // may alias for all the compiler knows, so it would not move them
+    // there: the landing slot and the stage never overlap), so that their
+    // latency overlaps round p's rounding or splitting and stores instead
+    // of following them.
+    SmallVector<Value, 4> nextRows = loadRound(0);
+    for (int64_t p = 0; p < rounds; ++p) {
+      Value box = boxOf(p);
+      SmallVector<Value, 4> kRows = nextRows;
+      if (p + 1 < rounds)
+        nextRows = loadRound(p + 1);
       auto asF32 = [&](Value word) {
         return LLVM::BitcastOp::create(b(), kb.loc, b().getF32Type(), word)
             .getResult();
