@@ -123,8 +123,8 @@ static llvm::cl::opt<int, false, CheckedIntParser<Tf32x3GroupK8s>>
         "fmlp-tf32x3-group-k8s", llvm::cl::Hidden, llvm::cl::init(0),
         llvm::cl::desc("sm_90a: the k8 steps tf32x3's WGMMA kernels sum on "
                        "the tensor core before each fp32 add: 1, 2 or 4 for "
-                       "every kernel, 0 by the rule (over a static K 4, "
-                       "highest's 2; 1 over T)"));
+                       "every kernel, 0 by the rule (4; highest's 2 over "
+                       "a static K, 1 over T)"));
 
 // tf32's rounded weights read as stored and rounded in the stages
 // (KernelConfig::roundsInStages) by the WGMMA token variants serving T up
@@ -348,10 +348,7 @@ KernelConfig simtConfig(const GemmShape &shape, std::string reason) {
 
 int64_t mlir::fmlp::tf32x3GroupK8s(Precision precision, int64_t k) {
   bool highest = precision == Precision::highest;
-  int64_t group = forcedTf32x3GroupK8s ? forcedTf32x3GroupK8s
-                  : k == 0             ? 1
-                  : highest            ? 2
-                                       : 4;
+  int64_t group = forcedTf32x3GroupK8s ? forcedTf32x3GroupK8s : highest ? 2 : 4;
   if (highest)
     while (group > 1 && (k == 0 || k < getHighestTf32x3MinTerms(group)))
       group /= 2;

@@ -23,14 +23,16 @@
 //     busiest multiprocessor, by at least 10 %.
 //     tf32x3 (and highest's tensor-core products) sums the three products
 //     of g k8 steps from zero on the tensor core before each fp32 add to
-//     the accumulators (tf32x3GroupK8s): over a static K (the consumers'
-//     A K-major: K1, K2, K3, K5) g = 4 for tf32x3, 2 for highest (at most:
-//     the longest group whose bound stays within IEEE fp32's for K,
-//     getHighestTf32x3MinTerms: 142 terms for 2); 1 over T (the weight
-//     gradients, whose MN-major A each consumer reads as stored). Measured
-//     on an H100 at T = 8192 (bench/NOTES.md item 90): groups of 4 take
-//     0.75-0.87x the time of single k8s on K1, K2, K3 and K5, groups of 2
-//     0.81-0.94x; on the weight gradients 4 take 1.22-1.31x, 2 0.98-1.03x.
+//     the accumulators (tf32x3GroupK8s): g = 4 for tf32x3; for highest 2
+//     over a static K (at most: the longest group whose bound stays within
+//     IEEE fp32's for K, getHighestTf32x3MinTerms: 142 terms for 2) and 1
+//     over T (the weight gradients: K unknown when the kernel is built).
+//     Measured on an H100 at T = 8192 (bench/NOTES.md item 90): groups of
+//     4 take 0.75-0.87x the time of single k8s on K1, K2, K3 and K5,
+//     groups of 2 0.81-0.94x; on the weight gradients, whose MN-major B
+//     the producer splits as it transposes it (item 95), 4 take 0.86-0.89x
+//     (2 0.86-0.91x; with B copied by cp.async before session 44, 4 took
+//     1.22-1.31x).
 //     Each output's error against float64, beside PyTorch strict fp32's:
 //     groups of 2 0.36-0.45x at T = 8192 and 0.74-1.10x at T = 74 (single
 //     k8s 0.39-0.54x, 0.76-1.26x), groups of 4 0.53-0.62x and 1.16-1.50x:

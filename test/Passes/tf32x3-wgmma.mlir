@@ -132,7 +132,8 @@ func.func @k1(%x: memref<?x64xf32>, %wg: memref<128x64xf32>, %wu: memref<128x64x
 // A from the MN-major boxes (4-byte loads), splits it in registers, and
 // the consumers issue their k8 groups in turn: consumer 1 arrives on
 // consumer 0's turn before the loop, consumer 0 waits on it once after.
-// Over T, each k8's three products are one group (tf32x3GroupK8s).
+// Over T as over a static K, the three products of 4 k8s are one group
+// (tf32x3GroupK8s).
 // MN-LABEL: llvm.func @k6_k0_down_weight_grad(
 // MN: nvvm.mbarrier.init %{{.+}}, %c129_i32
 // MN: nvvm.mbarrier.init %{{.+}}, %c256_i32
@@ -155,7 +156,7 @@ func.func @k1(%x: memref<?x64xf32>, %wg: memref<128x64xf32>, %wu: memref<128x64x
 // MN: nvvm.barrier id = %{{.+}} number_of_threads = %c256_i32
 // MN-NEXT: nvvm.wgmma.fence.aligned
 // MN: setp.ne.b32 p, 0, 0;
-// MN-COUNT-2: setp.ne.b32 p, 1, 0;
+// MN-COUNT-11: setp.ne.b32 p, 1, 0;
 // MN-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // MN: nvvm.barrier.arrive id = %{{.+}} number_of_threads = %c256_i32
 // MN-NEXT: nvvm.wgmma.wait.group.sync.aligned 0

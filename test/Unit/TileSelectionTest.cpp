@@ -292,18 +292,18 @@ TEST(TileSelection, ReasonsNameWhatRuledWgmmaOut) {
   // 4 x (32 KiB high + B's 16 KiB low: A is split in registers) + 1 KiB
   EXPECT_EQ(onX3.stages, 4);
   EXPECT_EQ(onX3.sharedBytes, 4 * 49152 + 1024);
-  EXPECT_EQ(onX3.reason,
+  EXPECT_EQ(onX3.reason, // K = T here: 4 k8 steps a group too
             "tf32x3 products of fp32 operands (each split into tf32 high "
-            "and low parts, each k8 step's sums added in fp32), both "
-            "K-major, in TMA-addressable views on sm_90a");
-  // Over a static K, 4 k8 steps a group (tf32x3GroupK8s); highest's 2,
-  // where its bound stays within IEEE fp32's.
+            "and low parts, 4 k8 steps summed on the tensor core per fp32 "
+            "add), both K-major, in TMA-addressable views on sm_90a");
+  // tf32x3: 4 k8 steps a group (tf32x3GroupK8s), over T too; highest's
+  // 2 over a static K where its bound stays within IEEE fp32's, else 1.
   tf32.k = 4096;
   EXPECT_EQ(selectGemmConfig(target("sm_90a"), tf32).reason,
             "tf32x3 products of fp32 operands (each split into tf32 high "
             "and low parts, 4 k8 steps summed on the tensor core per fp32 "
             "add), both K-major, in TMA-addressable views on sm_90a");
-  EXPECT_EQ(tf32x3GroupK8s(Precision::tf32x3, 0), 1);
+  EXPECT_EQ(tf32x3GroupK8s(Precision::tf32x3, 0), 4);
   EXPECT_EQ(tf32x3GroupK8s(Precision::tf32x3, 96), 4);
   EXPECT_EQ(tf32x3GroupK8s(Precision::highest, 0), 1);
   EXPECT_EQ(tf32x3GroupK8s(Precision::highest, 141), 1);
