@@ -35,7 +35,8 @@
 //     1.22-1.31x).
 //     Each output's error against float64, beside PyTorch strict fp32's:
 //     groups of 2 0.36-0.45x at T = 8192 and 0.74-1.10x at T = 74 (single
-//     k8s 0.39-0.54x, 0.76-1.26x), groups of 4 0.53-0.62x and 1.16-1.50x:
+//     k8s 0.39-0.54x, 0.76-1.26x), groups of 4 over D, H and 2H 0.53-0.62x
+//     and 1.16-1.50x, and over T too 0.53-0.58x and 1.41-1.71x (item 97):
 //     highest, PyTorch's default, takes the more accurate.
 //   Few tokens, variants beside either (fmlp.token_variants, each serving
 //   T up to its max_tokens; the kernel_config every larger T):
@@ -44,8 +45,8 @@
 //     Microseconds, rank it at most 0.9x the WGMMA variant: weights that
 //     L2 holds, as at D = 1024): on chips with mma.sync (sm_80 onwards), for
 //     a GEMM whose M is T with 16-bit operands contracted in their own
-//     format, both stored K-major in 16-byte pieces, K a multiple of 32
-//     and N of 16 (K1 and K2 with nn.Linear's weights; K3 with [in, out]
+//     format, both stored K-major in 16-byte pieces, K and N multiples
+//     of 16 (K1 and K2 with nn.Linear's weights; K3 with [in, out]
 //     weights would qualify but is left out until a GPU test runs it),
 //     tile 16 x 16 x 32. Below 17 tokens a GEMM streams its weights; the
 //     128-row WGMMA tile (or 64-row SIMT tile) would leave most
