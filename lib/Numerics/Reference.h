@@ -95,9 +95,9 @@ struct BlockSpec {
   bool tf32Truncated = false;
   /// Tf32x3: the most k8 steps a kernel sums from zero on the tensor core
   /// before adding to its accumulator in fp32 (1, 2 or 4); the bound
-  /// covers every group from one step to that many. 4: sm_90a's WGMMA
-  /// kernels over a static K (TileSelection.h's tf32x3GroupK8s); mma_sync's
-  /// and the weight gradients' take 1.
+  /// covers every group from one step to that many. 4: sm_90a's tf32x3
+  /// WGMMA kernels, over T too (TileSelection.h's tf32x3GroupK8s);
+  /// highest's take 2 or 1, mma_sync's 1.
   int64_t tf32x3GroupK8s = 4;
   /// The low-rank adapters' ranks (docs/LoRA.md): R of the gate's and up's
   /// (stacked), Rd of the down projection's; 0 without them.
