@@ -37,6 +37,17 @@ from fmlp import runtime  # noqa: E402  (the package's binding of the C API)
 from fmlp.ops import describe  # noqa: E402
 
 
+def saved_buffer(entry, t, dtype, device="cuda"):
+    """The forward's saved activations at T = t, as wide as the bundle's
+    memory policy makes them (the manifest's `saved` argument: 3 H at
+    save=agu, 2 H at gu, H at u; none at x)."""
+    for a in entry.arguments:
+        if a["name"] == "saved":
+            return torch.empty(tuple(t if s == -1 else s for s in a["shape"]), device=device,
+                               dtype=dtype)
+    raise ValueError(f"{entry.kind}: no saved activations (save=x): not timed here")
+
+
 def launcher(entry):
     """Launches `entry` (or one of its kernels) on torch's current stream.
     The tensors are the entry's first arguments (x first); those past them
@@ -163,7 +174,7 @@ def bench_shape(bundles, d, h, t, dtype=torch.bfloat16, rounds=5):
     bundle.load()
     fwd, bwd, nograd = (bundle.entry(kind) for kind in ("forward", "backward", "forward_nograd"))
     y, dx = torch.empty_like(x), torch.empty_like(x)
-    saved = torch.empty(t, 3 * h, device=dev, dtype=dtype)
+    saved = saved_buffer(fwd, t, dtype, dev)
     workspace = torch.empty(t, h, device=dev, dtype=dtype)
     dwg, dwu, dwd = torch.empty_like(wg), torch.empty_like(wu), torch.empty_like(wd)
 

@@ -20,7 +20,7 @@ import statistics
 
 import torch
 
-from bench_mlp import launcher, median_ms  # noqa: E402  (same directory; puts python/ on the path)
+from bench_mlp import launcher, median_ms, saved_buffer  # noqa: E402  (same directory; puts python/ on the path)
 from fmlp.ops import DTYPES as DTYPE_NAMES  # noqa: E402
 
 # The bundle's dtype name -> torch's dtype (the package's table, inverted).
@@ -43,7 +43,7 @@ def kernels_of(directory, dtype_name, d, h, t):
     wg, wu = (torch.randn(*shapes["gate"], device="cuda", dtype=dtype, generator=g) * 0.02
               for _ in range(2))
     wd = torch.randn(*shapes["down"], device="cuda", dtype=dtype, generator=g) * 0.02
-    y, dx, saved = torch.empty_like(x), torch.empty_like(x), torch.empty(t, 3 * h, device="cuda", dtype=dtype)
+    y, dx, saved = torch.empty_like(x), torch.empty_like(x), saved_buffer(fwd, t, dtype)
     dw = [torch.empty_like(wg), torch.empty_like(wu), torch.empty_like(wd)]
     forward_args = [x, wg, wu, wd, y, saved]
     backward_args = [x, wg, wu, wd, dy, dx, *dw, saved]
