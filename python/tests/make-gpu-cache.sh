@@ -66,6 +66,9 @@ for precision in ("highest", "ieee", "tf32", "tf32x3"):
     for d, h, bias in ((1024, 2816, False), (1024, 2816, True), (4096, 11008, False)):
         specs.append(BlockSpec(d, h, "f32", bias=bias, precision=precision,
                                save=DEFAULT.save))
+# gpu_modules.py precisions' control (tf32 judged by tf32x3's bound) at
+# its CONTROL_WIDTHS.
+specs.append(BlockSpec(64, 128, "f32", precision="tf32", save=DEFAULT.save))
 dtypes = os.environ.get("DTYPES", "bf16 f16 f32").split()
 for spec in dict.fromkeys(specs):
     if spec.dtype in dtypes:
