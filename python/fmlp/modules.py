@@ -1,7 +1,8 @@
 """Drop-in modules for Hugging Face gated MLPs, running fmlp's kernels.
 
 Each keeps its original's constructor, attribute names and state_dict keys
-(gate_proj, up_proj, down_proj or Phi3's gate_up_proj; act_fn), so
+(gate_proj, up_proj, down_proj or Phi3's gate_up_proj; act_fn, or Phi3's
+and Llama4's activation_fn), so
 checkpoints load unchanged, and uses the nn.Linear weights in place (no
 transposed or contiguous copies). An x the kernels cannot take (on the CPU,
 float64), or a block fmlp has no kernels for on this GPU (compute
@@ -19,7 +20,10 @@ their terms, built per call by lora.py, or kept from the last call where
 autograd records nothing and reuse_adapters is set; docs/LoRA.md); when
 it does not hold (DoRA and other adapters, a quantized Linear, hooks,
 ...), the module runs Hugging Face's own forward, calling the
-projections, and warns once per module and reason.
+projections, and warns once per module and reason. So it does where the
+block it would fuse is not the module's: biases on some projections only,
+or an activation module that fmlp does not fuse or that does more than
+its type's forward (hooks, a forward of its own; fused_activation).
 """
 from __future__ import annotations
 
@@ -387,6 +391,55 @@ def _act_fn(name: str):
                 "relu": nn.ReLU()}[specs.activation_of(name)]
 
 
+_activation_types: Dict[type, str] = {}
+
+
+def _fused_activation_types() -> Dict[type, str]:
+    """Activation module type -> fmlp's activation, for the modules whose
+    forward is the activation fmlp fuses: torch's nn.SiLU and nn.ReLU
+    (nn.GELU by its `approximate`: fused_activation), and what
+    transformers' ACT2FN builds for each name spec.HF_ACTIVATIONS takes."""
+    if not _activation_types:
+        _activation_types.update({nn.SiLU: "silu", nn.ReLU: "relu"})
+        try:
+            from transformers.activations import ACT2FN
+        except ImportError:
+            ACT2FN = None
+        for name, activation in specs.HF_ACTIVATIONS.items():
+            if ACT2FN is not None and name in ACT2FN:
+                kind = type(ACT2FN[name])
+                if kind is not nn.GELU:
+                    _activation_types[kind] = activation
+    return _activation_types
+
+
+def fused_activation(act: Optional[nn.Module]) -> Tuple[Optional[str], str]:
+    """(fmlp's activation, '') when the fused kernels may apply it in
+    place of calling the module `act` (a Hugging Face MLP's act_fn); else
+    (None, why not): a module fmlp does not fuse, or one whose call does
+    more than its type's forward (hooks, a forward of the instance's own)."""
+    if act is None:
+        return None, "it has no activation module"
+    if (act._forward_hooks or act._forward_pre_hooks or act._backward_hooks
+            or act._backward_pre_hooks or "forward" in act.__dict__):
+        return None, f"its activation {type(act).__name__} has hooks or a forward of its own"
+    kind = type(act)
+    if kind is nn.GELU:
+        if act.approximate == "tanh":
+            return "gelu_tanh", ""
+        return None, "its activation is nn.GELU(approximate='none'), which fmlp does not fuse"
+    activation = _fused_activation_types().get(kind)
+    if activation is None:
+        return None, f"its activation is {kind.__name__}, which fmlp does not fuse"
+    return activation, ""
+
+
+class _NotFused(specs.UnsupportedConfig):
+    """A module whose configuration the fused block does not compute (its
+    biases, say): its forward runs Hugging Face's, with a warning; the
+    module's other uses (block_spec, memory_report) raise it."""
+
+
 class FusedGatedMLP(nn.Module):
     """y = down(act(m_g gate(x)) * up(x)) m_d, as one fmlp bundle.
 
@@ -430,26 +483,59 @@ class FusedGatedMLP(nn.Module):
         self.down_proj = nn.Linear(self.intermediate_size, self.hidden_size, bias=bias)
         self._set_activation(config)
 
-    def _set_activation(self, config):
+    # The activation module's name: Hugging Face's MLPs call it act_fn,
+    # Phi3's and Llama4's activation_fn (wrap keeps the original's).
+    act_name = "act_fn"
+
+    def _set_activation(self, config, act: Optional[nn.Module] = None):
+        """The activation module: `act` (the original's) or the one the
+        config's hidden_act names; and the multipliers."""
         _warned.pop(id(self), None)  # a dead module's, at the same address
-        name = hidden_act(config)
-        self.activation = specs.activation_of(name)
-        self.act_fn = _act_fn(name)
+        _fused_activation_types()  # filled here, eagerly: forward may be traced
+        if act is None:
+            act = _act_fn(hidden_act(config))
+        setattr(self, self.act_name, act)
         multipliers = getattr(config, "mlp_multipliers", None)
         if multipliers is not None:
             self.gate_multiplier, self.down_multiplier = (float(m) for m in multipliers)
 
+    def __setstate__(self, state):
+        # A copy (copy.deepcopy, pickle) is a module of its own: the
+        # warnings given at its address by a module gone are not its.
+        super().__setstate__(state)
+        _warned.pop(id(self), None)
+
     @classmethod
     def wrap(cls, original: nn.Module, config) -> "FusedGatedMLP":
-        """A fused module over `original`'s own Linear modules (no copy)."""
+        """A fused module over `original`'s own Linear and activation
+        modules (no copy)."""
         fused = cls.__new__(cls)
         nn.Module.__init__(fused)
         fused.config = config
         for name in cls._linears():
             setattr(fused, name, getattr(original, name))
-        fused._set_activation(config)
+        for name in ("act_fn", "activation_fn"):
+            if isinstance(getattr(original, name, None), nn.Module):
+                fused.act_name = name
+                fused._set_activation(config, getattr(original, name))
+                break
+        else:
+            fused._set_activation(config)
         fused.hidden_size, fused.intermediate_size = fused._widths()
         return fused
+
+    @property
+    def activation(self) -> Optional[str]:
+        """The activation the fused block applies: its activation module's
+        (fused_activation; None where fmlp does not fuse it). Read at each
+        call, so that a module put in its place counts."""
+        return fused_activation(self._modules.get(self.act_name))[0]
+
+    def _why_not_fused_module(self) -> Optional[str]:
+        """Why the fused kernels cannot compute this module now, or None:
+        its activation module is one fmlp does not fuse, or does more
+        than its type's forward (hooks)."""
+        return fused_activation(self._modules.get(self.act_name))[1] or None
 
     @staticmethod
     def _linears() -> Tuple[str, ...]:
@@ -471,7 +557,13 @@ class FusedGatedMLP(nn.Module):
         else:
             weights = [l._parameters["weight"] for l in linears]
             biases = [l._parameters["bias"] for l in linears]
-        return weights + biases if biases[0] is not None else weights
+        if biases[0] is not None and biases[1] is not None and biases[2] is not None:
+            return weights + biases
+        if biases[0] is not None or biases[1] is not None or biases[2] is not None:
+            with_bias = [n for n, b in zip(("gate", "up", "down"), biases) if b is not None]
+            raise _NotFused(f"only {', '.join(with_bias)} of its projections have a bias, and "
+                            "the fused block takes a bias on all three or on none")
+        return weights
 
     def _adapters(self, found: List[guard.Projection]) -> Tuple[Optional[torch.Tensor], ...]:
         """(A_cat, Bg, Bu, Ad, Bd) of the adapters the guard found on gate,
@@ -570,7 +662,11 @@ class FusedGatedMLP(nn.Module):
         # forward, as the unpatched model would. Then the common case:
         # plain Linears with plain weights (never sharded), read once from
         # nn.Module's dicts.
-        reason = _why_not_fused_input(x)
+        precisions.check(precision)
+        precisions.check(self.precision)
+        policy.check(memory_policy)
+        policy.check(self.memory_policy, "the module's memory_policy")
+        reason = _why_not_fused_input(x) or self._why_not_fused_module()
         if reason is not None:
             self._warn_unfused(reason)
             return self.unfused(x)
@@ -595,6 +691,10 @@ class FusedGatedMLP(nn.Module):
             if sharded:
                 return parallel.forward(self, x, params, memory_policy, precision)
             return self.fused(x, params, memory_policy, precision)
+        except _NotFused as why:
+            # Raised by _params, before anything ran.
+            self._warn_unfused(str(why))
+            return self.unfused(x)
         except specs.Unavailable as why:
             # Raised by the bundle's lookup, before anything ran.
             if specs.strict():
@@ -606,10 +706,11 @@ class FusedGatedMLP(nn.Module):
         """Hugging Face's forward (LlamaMLP's; FalconH1MLP's with
         multipliers), calling the projection modules, so that whatever
         they compute (adapters, hooks) applies."""
+        act = getattr(self, self.act_name)
         if self.gate_multiplier is None and self.down_multiplier is None:
-            return self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))
+            return self.down_proj(act(self.gate_proj(x)) * self.up_proj(x))
         # FalconH1MLP.forward, in its order (up_proj is called first).
-        y = self.up_proj(x) * self.act_fn(self.gate_proj(x) * self.gate_multiplier)
+        y = self.up_proj(x) * act(self.gate_proj(x) * self.gate_multiplier)
         return self.down_proj(y) * self.down_multiplier
 
     def _warn_unfused(self, reason: str) -> None:
@@ -852,6 +953,8 @@ class FusedPhi3MLP(FusedGatedMLP):
     """Phi3MLP: one gate_up_proj ([2H, D], gate rows first) and down_proj.
     The gate and up weights are its two row halves (views, no copy)."""
 
+    act_name = "activation_fn"  # Phi3MLP's
+
     def __init__(self, config):
         nn.Module.__init__(self)
         self.config = config
@@ -879,7 +982,7 @@ class FusedPhi3MLP(FusedGatedMLP):
                 "Phi3's gate_up_proj cannot be tensor-parallel in fmlp: ColwiseParallel shards "
                 "its rows in p contiguous pieces, so gate and up rows would not pair on a rank")
         if bias is not None or down_bias is not None:
-            raise specs.UnsupportedConfig("Phi3's MLP has no biases in fmlp")
+            raise _NotFused("Phi3's MLP with biases is not fused by fmlp")
         h = self.intermediate_size
         return [w[:h], w[h:], down]
 
@@ -907,7 +1010,7 @@ class FusedPhi3MLP(FusedGatedMLP):
         """Phi3MLP.forward: gate_up_proj's output split in halves, gate
         first."""
         gate, up = self.gate_up_proj(x).chunk(2, dim=-1)
-        return self.down_proj(up * self.act_fn(gate))
+        return self.down_proj(up * getattr(self, self.act_name)(gate))
 
 
 # Hugging Face class name -> (its transformers.models package, fmlp module).

@@ -14,19 +14,22 @@ from typing import Dict
 from torch import nn
 
 from . import spec as specs
-from .modules import SUPPORTED, hidden_act, why_not_fusable
+from .modules import SUPPORTED, why_not_fusable
 
 
 def _why_not(module: nn.Module, config) -> str:
-    """'' when fmlp can run `module`, else the reason."""
-    try:
-        specs.activation_of(hidden_act(config))
-    except specs.UnsupportedConfig as error:
-        return str(error)
-    if type(module).__name__ == "Phi3MLP" and getattr(module.gate_up_proj, "bias", None) is not None:
-        return "Phi3's fused gate_up_proj with a bias is not supported"
+    """'' when fmlp can run `module`, else the reason: the fused module
+    over it (wrap, which shares its submodules) would run unfused."""
     _, fused = SUPPORTED[type(module).__name__]
-    return why_not_fusable(module, fused._linears()) or ""
+    wrapped = fused.wrap(module, config)
+    why = wrapped._why_not_fused_module() or why_not_fusable(module, fused._linears())
+    if why:
+        return why
+    try:
+        wrapped._params()
+    except specs.UnsupportedConfig as error:  # modules._NotFused: its biases
+        return str(error)
+    return ""
 
 
 def patch_model(model: nn.Module, config=None) -> int:

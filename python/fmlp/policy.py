@@ -104,10 +104,20 @@ def memory_policy(save: Optional[str] = None,
         scopes.pop()
 
 
+def check(value: Optional[MemoryPolicy], what: str = "memory_policy") -> None:
+    """A TypeError unless `value` is a MemoryPolicy or None (a module's
+    attribute or a call's argument, checked before any path is taken)."""
+    if value is not None and not isinstance(value, MemoryPolicy):
+        raise TypeError(f"fmlp: {what} must be an fmlp.MemoryPolicy or None, got "
+                        f"{type(value).__name__} {value!r}")
+
+
 def resolve(call: Optional[MemoryPolicy] = None,
             module: Optional[MemoryPolicy] = None) -> MemoryPolicy:
     """The policy a call runs with: the call's fields, then the module's,
     then the innermost scope's of this thread, then DEFAULT's."""
+    check(call)
+    check(module, "the module's memory_policy")
     policy = DEFAULT
     scopes = _scopes()
     for level in (scopes[-1] if scopes else None, module, call):

@@ -467,8 +467,8 @@ class ModuleKeepsItsBundle(unittest.TestCase):
             module.up_proj.weight.data = module.up_proj.weight.data.to(torch.bfloat16)
             self.assertTrue(torch.equal(module(self.x), y))
             self.assertEqual(len(self.specs), 1)
-            # Another activation: another spec (and bundle).
-            module.activation = "gelu_tanh"
+            # Another activation module: another spec (and bundle).
+            module.act_fn = torch.nn.GELU(approximate="tanh")
             module(self.x)
             self.assertEqual([s.activation for s in self.specs], ["silu", "gelu_tanh"])
             # x of another dtype: checked again, refused.
@@ -613,16 +613,12 @@ class UnfusedInputTest(unittest.TestCase):
 
 
 
-@unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
-class NoKernelsHereTest(unittest.TestCase):
-    """A block fmlp has no kernels for on the GPU at hand (a compute
-    capability the chip table lacks; a block fmlp-compile refuses) runs
-    Hugging Face's forward with one UnfusedWarning saying why, the
-    unpatched module's y bit for bit; FMLP_STRICT=1 raises spec.Unavailable
-    instead; with kernels (the control) the fused path runs, unwarned, and
-    torch.export keeps it. The GPU is stood in for: torch.cuda's capability is patched, an x on the
-    CPU passes the input check, block_spec skips its CUDA-only checks and
-    the kernels are emulated (ops.emulate)."""
+class StandInGPU(unittest.TestCase):
+    """A patched Llama MLP (self.wrapper.mlp, bf16) beside its original,
+    where the GPU is stood in for: torch.cuda's capability is patched, an x
+    on the CPU passes the input check, block_spec skips its CUDA-only
+    checks and the kernels are emulated (ops.emulate, recorded in
+    self.fused_calls). No tests of its own."""
 
     def setUp(self):
         import copy
@@ -697,6 +693,17 @@ class NoKernelsHereTest(unittest.TestCase):
         self.assertEqual(self.fused_calls, [])
         return warned[0]
 
+
+
+@unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
+class NoKernelsHereTest(StandInGPU):
+    """A block fmlp has no kernels for on the GPU at hand (a compute
+    capability the chip table lacks; a block fmlp-compile refuses) runs
+    Hugging Face's forward with one UnfusedWarning saying why, the
+    unpatched module's y bit for bit; FMLP_STRICT=1 raises spec.Unavailable
+    instead; with kernels (the control) the fused path runs, unwarned, and
+    torch.export keeps it."""
+
     def test_a_gpu_the_chip_table_lacks(self):
         self.capability = (7, 5)
         self.assert_unfused("no kernels for Stand-in GPU (compute capability 7.5)")
@@ -751,6 +758,92 @@ class NoKernelsHereTest(unittest.TestCase):
             for t in (T, 3):
                 x = torch.randn(t, D, dtype=torch.bfloat16)
                 self.assertTrue(torch.equal(program.module()(x), self.wrapper.mlp(x)))
+
+
+@unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
+class NotTheFusedBlockTest(StandInGPU):
+    """A module whose block is not the one the fused kernels would compute
+    runs Hugging Face's forward with one UnfusedWarning saying why, the
+    unpatched module's y bit for bit (found by session 46's probe: these
+    ran fused and wrong): biases on some projections only; an activation
+    module with a hook. An activation module replaced by another that fmlp
+    fuses runs fused with that activation (the control: with kernels, the
+    fused path). Copies warn each on their own; bad overrides raise on
+    every path; Phi3 with a bias is left alone by patch_model."""
+
+    def test_biases_on_some_projections_only(self):
+        torch = self.torch
+        bias = torch.randn(D, dtype=torch.bfloat16)
+        for module in (self.wrapper.mlp, self.original):
+            module.down_proj.bias = torch.nn.Parameter(bias.clone())
+        self.assert_unfused("only down of its projections have a bias")
+
+    def test_a_hooked_activation(self):
+        for module in (self.wrapper.mlp, self.original):
+            module.act_fn.register_forward_hook(lambda m, args, out: 2 * out)
+        self.assert_unfused("has hooks or a forward of its own")
+
+    def test_another_fused_activation_runs_fused(self):
+        torch = self.torch
+        self.wrapper.mlp.act_fn = torch.nn.ReLU()
+        y, warned = self.run_twice()
+        self.assertEqual(warned, [])
+        self.assertEqual(self.wrapper.mlp.activation, "relu")
+        self.assertEqual(self.fused_calls, ["forward_nograd"] * 2)
+        with torch.no_grad():
+            silu = self.original.double()(self.x.double())
+            self.original.act_fn = torch.nn.ReLU()
+            relu = self.original(self.x.double())
+        # Nearer ReLU's block than SiLU's everywhere it matters: the worst.
+        self.assertLess((y.double() - relu).abs().max(), (y.double() - silu).abs().max())
+
+    def test_each_copy_warns_on_its_own(self):
+        import copy
+        import gc
+        import warnings
+        self.wrapper.mlp.down_proj.bias = self.torch.nn.Parameter(
+            self.torch.randn(D, dtype=self.torch.bfloat16))
+        for _ in range(6):  # copies made where others died: ids reused
+            module = copy.deepcopy(self.wrapper.mlp)
+            with warnings.catch_warnings(record=True) as caught, self.torch.no_grad():
+                warnings.simplefilter("always")
+                module(self.x.clone())
+            self.assertEqual(len([w for w in caught
+                                  if issubclass(w.category, self.fmlp.UnfusedWarning)]), 1)
+            del module
+            gc.collect()
+
+    def test_bad_overrides_raise_on_every_path(self):
+        torch, mlp = self.torch, self.wrapper.mlp
+        for x in (self.x, self.x.double()):  # fused, and HF's forward (float64)
+            with self.assertRaisesRegex(ValueError, "precision must be one of"):
+                mlp(x.clone(), precision="fp32")
+            with self.assertRaisesRegex(TypeError, "memory_policy must be an fmlp.MemoryPolicy"):
+                mlp(x.clone(), memory_policy="x")
+            mlp.memory_policy = {"save": "x"}
+            with self.assertRaisesRegex(TypeError, "the module's memory_policy must be"):
+                mlp(x.clone())
+            mlp.memory_policy = None
+        self.assertEqual(self.fused_calls, [])
+
+    def test_phi3_with_a_bias_left_alone(self):
+        import warnings
+        from transformers import Phi3Config
+        from transformers.models.phi3.modeling_phi3 import Phi3MLP
+        config = Phi3Config(hidden_size=D, intermediate_size=H, hidden_act="silu",
+                            num_attention_heads=8, num_key_value_heads=8)
+        wrapper = self.torch.nn.Module()
+        wrapper.mlp = Phi3MLP(config)
+        wrapper.mlp.down_proj.bias = self.torch.nn.Parameter(self.torch.zeros(D))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertEqual(self.fmlp.patch_model(wrapper, config), 0)
+        self.assertIn("Phi3's MLP with biases is not fused", str(caught[-1].message))
+        del wrapper.mlp.down_proj.bias
+        wrapper.mlp.down_proj.register_parameter("bias", None)
+        self.assertEqual(self.fmlp.patch_model(wrapper, config), 1)  # the control
+        self.assertEqual(type(wrapper.mlp).__name__, "FusedPhi3MLP")
+        self.assertIs(type(wrapper.mlp.activation_fn), type(Phi3MLP(config).activation_fn))
 
 
 if __name__ == "__main__":
