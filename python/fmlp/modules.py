@@ -444,7 +444,7 @@ class FusedGatedMLP(nn.Module):
     """y = down(act(m_g gate(x)) * up(x)) m_d, as one fmlp bundle.
 
     The LlamaMLP family's constructor: (config, intermediate_size=None)
-    (Llama, Mistral, Qwen2/Qwen3 and their MoE experts, Granite, Llama4,
+    (Llama, Mistral, Qwen2/Qwen3 and their MoE blocks' MLPs, Granite, Llama4,
     Gemma); the bias from config.mlp_bias; Falcon-H1's
     config.mlp_multipliers = [m_g, m_d]."""
 
