@@ -19,12 +19,15 @@ narrower widths, where the emulation's worst is 2.1-3.0.
 
   python3 -m unittest -v tf32_control     (FMLP_RUNTIME_LIB or FMLP_JUDGE_LIB set)
 """
+import importlib.util
 import math
 import unittest
 
-import torch
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+if HAVE_TORCH:
+    import torch
 
-from fmlp import judge
+    from fmlp import judge
 
 # (D, H) of the control: contractions 16 times shorter than (1024, 2816)'s.
 CONTROL_WIDTHS = (64, 128)
@@ -85,6 +88,7 @@ def worst(outputs, inputs, bound):
     return max(judge.worst_ratio(outputs[n], *ref[n])[0] for n in ref)
 
 
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class Tf32JudgedByTf32x3(unittest.TestCase):
     def test_each_within_its_own_bound_and_tf32_not_within_tf32x3s(self):
         for seed in range(3):
