@@ -135,6 +135,14 @@ def math_layout(tensors):
     return out
 
 
+def judge_inputs(original, x, dy):
+    """judge.reference's inputs for `original` on x and dy: x and dy as
+    [T, D], the parameters in the math's layout (math_layout)."""
+    inputs = {"x": x.reshape(-1, D), "dy": dy.reshape(-1, D)}
+    inputs.update(math_layout(dict(original.named_parameters())))
+    return inputs
+
+
 def judged(ref, y, dx, grads):
     """worst error/bound per output of one run (y, dx, parameter grads)."""
     computed = {"y": y, "dx": dx}
@@ -156,8 +164,7 @@ def compare(case, class_name, extra, dtype, tokens=(2, 37), widths=""):
     report(f"{label} {dtype}: patched", replaced == 1, f"{replaced} module(s) replaced")
     x = torch.randn(*tokens, D, device="cuda", dtype=dtype)
     dy = torch.randn(*tokens, D, device="cuda", dtype=dtype)
-    inputs = {"x": x.reshape(-1, D), "dy": dy.reshape(-1, D)}
-    inputs.update(math_layout(dict(original.named_parameters())))
+    inputs = judge_inputs(original, x, dy)
     judge.poison_free_memory()
     ours = run(fused, x, dy)
     theirs = run(original, x, dy)
@@ -219,8 +226,7 @@ def frozen(dtype=torch.bfloat16, tokens=(2, 37)):
                 p.requires_grad_(n not in frozen_names)
             x = torch.randn(*tokens, D, device="cuda", dtype=dtype)
             dy = torch.randn(*tokens, D, device="cuda", dtype=dtype)
-            inputs = {"x": x.reshape(-1, D), "dy": dy.reshape(-1, D)}
-            inputs.update(math_layout(dict(original.named_parameters())))
+            inputs = judge_inputs(original, x, dy)
             ref = judge.reference(fused.activation, dtype, inputs, 1.0, 1.0)
             judge.poison_free_memory()
             xx = x.detach().clone().requires_grad_(x_grad)
@@ -676,8 +682,7 @@ def precisions():
         fused, _ = patched(original, config)
         x = torch.randn(2, 37, D, device="cuda")
         dy = torch.randn(2, 37, D, device="cuda")
-        inputs = {"x": x.reshape(-1, D), "dy": dy.reshape(-1, D)}
-        inputs.update(math_layout(dict(original.named_parameters())))
+        inputs = judge_inputs(original, x, dy)
         results = {}
         for precision in ("highest", "ieee", "tf32", "tf32x3"):
             fused.precision = precision
@@ -770,8 +775,7 @@ def tf32_by_tf32x3_bound():
         fused.precision = "tf32"
         x = torch.randn(2, 37, D, device="cuda")
         dy = torch.randn(2, 37, D, device="cuda")
-        inputs = {"x": x.reshape(-1, D), "dy": dy.reshape(-1, D)}
-        inputs.update(math_layout(dict(original.named_parameters())))
+        inputs = judge_inputs(original, x, dy)
         judge.poison_free_memory()
         ours = run(fused, x, dy)
         worst = {}
