@@ -37,14 +37,18 @@ from fmlp import runtime  # noqa: E402  (the package's binding of the C API)
 from fmlp.ops import describe  # noqa: E402
 
 
+def shape_at(argument, t):
+    """An entry argument's shape at T = t (the manifest's -1 rows are T)."""
+    return tuple(t if s == -1 else s for s in argument["shape"])
+
+
 def saved_buffer(entry, t, dtype, device="cuda"):
     """The forward's saved activations at T = t, as wide as the bundle's
     memory policy makes them (the manifest's `saved` argument: 3 H at
     save=agu, 2 H at gu, H at u; none at x)."""
     for a in entry.arguments:
         if a["name"] == "saved":
-            return torch.empty(tuple(t if s == -1 else s for s in a["shape"]), device=device,
-                               dtype=dtype)
+            return torch.empty(shape_at(a, t), device=device, dtype=dtype)
     raise ValueError(f"{entry.kind}: no saved activations (save=x): not timed here")
 
 
@@ -63,7 +67,7 @@ def launcher(entry):
         for a in entry.arguments[len(tensors):]:
             if a["role"] != "workspace":
                 raise ValueError(f"{entry.kind}: argument {a['name']} not given")
-            shape = tuple(tensors[0].shape[0] if s == -1 else s for s in a["shape"])
+            shape = shape_at(a, tensors[0].shape[0])
             if (a["name"], shape) not in entry.scratch:
                 entry.scratch[(a["name"], shape)] = torch.zeros(
                     shape, device=tensors[0].device, dtype=tensors[0].dtype)
