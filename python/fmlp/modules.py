@@ -403,13 +403,11 @@ def _fused_activation_types() -> Dict[type, str]:
         _activation_types.update({nn.SiLU: "silu", nn.ReLU: "relu"})
         try:
             from transformers.activations import ACT2FN
-        except ImportError:
-            ACT2FN = None
+        except ImportError:  # transformers is optional
+            return _activation_types
         for name, activation in specs.HF_ACTIVATIONS.items():
-            if ACT2FN is not None and name in ACT2FN:
-                kind = type(ACT2FN[name])
-                if kind is not nn.GELU:
-                    _activation_types[kind] = activation
+            if name in ACT2FN and type(ACT2FN[name]) is not nn.GELU:
+                _activation_types[type(ACT2FN[name])] = activation
     return _activation_types
 
 

@@ -27,7 +27,7 @@ def _why_not(module: nn.Module, config) -> str:
         return why
     try:
         wrapped._params()
-    except specs.UnsupportedConfig as error:  # modules._NotFused: its biases
+    except specs.UnsupportedConfig as error:  # its biases; Phi3's sharded gate_up_proj
         return str(error)
     return ""
 
