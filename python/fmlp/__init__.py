@@ -14,8 +14,9 @@ from .spec import (BlockSpec, BundleMissing, CompileFailed, Unavailable,  # noqa
                    UnsupportedConfig, find_or_compile, memory_report)
 
 # What fmlp offers only with torch (module attribute -> what it is).
-_TORCH_NAMES = ("ops", "modules", "patch", "parallel", "judge", "FusedGatedMLP", "FusedPhi3MLP",
-                "SUPPORTED", "UnfusedWarning", "patch_classes", "patch_model", "restore_classes")
+_TORCH_NAMES = ("ops", "modules", "patch", "parallel", "judge", "FusedGatedMLP", "FusedGemma2MLP",
+                "FusedPhi3MLP", "SUPPORTED", "UnfusedWarning", "patch_classes", "patch_model",
+                "restore_classes")
 
 try:
     import torch  # noqa: F401
@@ -24,7 +25,8 @@ except ImportError as error:  # the torch-free parts still work
 else:
     _torch_error = None
     from . import ops  # noqa: F401  (registers torch.ops.fmlp.*)
-    from .modules import FusedGatedMLP, FusedPhi3MLP, SUPPORTED, UnfusedWarning  # noqa: F401
+    from .modules import (FusedGatedMLP, FusedGemma2MLP, FusedPhi3MLP, SUPPORTED,  # noqa: F401
+                          UnfusedWarning)
     from .patch import patch_classes, patch_model, restore_classes  # noqa: F401
 
 

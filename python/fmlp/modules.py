@@ -23,7 +23,9 @@ it does not hold (DoRA and other adapters, a quantized Linear, hooks,
 projections, and warns once per module and reason. So it does where the
 block it would fuse is not the module's: biases on some projections only,
 or an activation module that fmlp does not fuse or that does more than
-its type's forward (hooks, a forward of its own; fused_activation).
+its type's forward (hooks, a forward of its own; fused_activation); and
+where a weight (a LoRA adapter's too) cannot be read in place: not dense
+row-major, or not on a 16-byte boundary (_in_place).
 """
 from __future__ import annotations
 
@@ -110,8 +112,21 @@ def projections(module: nn.Module, names: Sequence[str], autocast: bool = False
     found = _fast_projections(module, names, lora, autocast)
     if found is not None:
         return found
-    return guard.projections([(n, getattr(module, n, None)) for n in names], nn.Linear,
-                             TENSOR_TYPES, SHARDED_TYPES, lora, autocast)
+    found = guard.projections([(n, getattr(module, n, None)) for n in names], nn.Linear,
+                              TENSOR_TYPES, SHARDED_TYPES, lora, autocast)
+    if isinstance(found, str):
+        return found
+    # The adapters' weights must be dense in place as the base weights are
+    # (_params): one adapter of a padded rank and scale 1 reaches the
+    # kernels as it is (lora.stack). The fast path leaves an adapter that
+    # is not to the full guard (_lora_projection), and so to this check.
+    for name, projection in zip(names, found):
+        for adapter in projection.adapters:
+            for part, linear in (("lora_A", adapter.lora_A), ("lora_B", adapter.lora_B)):
+                why = _why_not_dense(linear.weight)
+                if why is not None:
+                    return f"its {name}'s adapter {adapter.name!r} {part} weight {why}"
+    return found
 
 
 def why_not_fusable(module: nn.Module, names: Sequence[str]) -> Optional[str]:
@@ -273,7 +288,8 @@ def _lora_projection(p, lora: guard.LoraTypes, autocast: bool) -> Optional[guard
             return None
         for w in (a._parameters["weight"], b._parameters["weight"]):
             if ((not autocast and w.dtype != weight.dtype
-                 and (w.dtype, weight.dtype) not in lora.casts) or w.device != weight.device):
+                 and (w.dtype, weight.dtype) not in lora.casts) or w.device != weight.device
+                    or not _in_place(w)):
                 return None
         adapters.append(guard.Adapter(name, a, b, scaling))
     return guard.Projection(base, tuple(adapters))
@@ -309,6 +325,50 @@ def _fast_projections(module: nn.Module, names: Sequence[str], lora: Optional[gu
             return None
         found.append(projection)
     return found
+
+
+# The address alignment (bytes) fmlp asks of every parameter (_in_place).
+ALIGNMENT = 16
+
+
+def _why_not_dense(t: torch.Tensor) -> Optional[str]:
+    """Why the fused kernels cannot read the parameter `t` where it is (a
+    phrase after its name), or None: _in_place's rule, on a sharded
+    weight's local shard, which the kernels read (parallel.py)."""
+    if type(t) not in _PLAIN_TYPES and SHARDED_TYPES and isinstance(t, SHARDED_TYPES):
+        t = t._local_tensor
+    if _in_place(t):
+        return None
+    if not t.is_contiguous():
+        return (f"is not contiguous (shape {tuple(t.shape)}, strides {t.stride()}), and the "
+                "fused kernels read it in place, dense row-major")
+    return (f"begins {t.storage_offset()} elements into its storage, not on a {ALIGNMENT}-byte "
+            "boundary, and the fused kernels read it in place from there")
+
+
+def _in_place(t: torch.Tensor) -> bool:
+    """Whether the fused kernels can read the tensor `t` where it is. They
+    read every parameter in place (no copy is made), dense row-major
+    (is_contiguous(): a dimension of size 1 may have any stride, as in the
+    runtime's layout check), from a 16-byte aligned address (TMA's and the
+    vector loads': ALIGNMENT; a bundle of SIMT kernels alone would take
+    less, but patch_model has no bundle to ask, and agrees with forward).
+    torch's allocators align a storage to 64 bytes or more, so t's offset
+    into its storage decides (a FakeTensor has one, and no address).
+    Cheap: it runs at every forward."""
+    return t.is_contiguous() and not t.storage_offset() * t.element_size() % ALIGNMENT
+
+
+def _dense(params: List[torch.Tensor], names: Sequence[str]) -> List[torch.Tensor]:
+    """`params`, the kernels' parameters (`names`: each one's), when the
+    kernels can read each in place (_why_not_dense); else _NotFused."""
+    for name, p in zip(names, params):
+        if type(p) in _PLAIN_TYPES and _in_place(p):
+            continue
+        why = _why_not_dense(p)
+        if why is not None:
+            raise _NotFused(f"its {name} {why}")
+    return params
 
 
 def _why_not_fused_input(x: torch.Tensor) -> Optional[str]:
@@ -374,11 +434,12 @@ def chip_of(device: torch.device) -> str:
     return chip
 
 
-def hidden_act(config) -> str:
-    # Gemma names it hidden_activation (hidden_act is the older key).
-    act = getattr(config, "hidden_activation", None) or getattr(config, "hidden_act", None)
+def hidden_act(config, key: str = "hidden_act") -> str:
+    """The activation's name in `config` under `key`, the key the Hugging
+    Face MLP in question reads (FusedGatedMLP.act_key)."""
+    act = getattr(config, key, None)
     if act is None:
-        raise specs.UnsupportedConfig("the config names no hidden_act")
+        raise specs.UnsupportedConfig(f"the config names no {key}")
     return act
 
 
@@ -438,13 +499,19 @@ class _NotFused(specs.UnsupportedConfig):
     module's other uses (block_spec, memory_report) raise it."""
 
 
+# The parameters _params returns, by what they are to the module (its
+# warnings name them so).
+_PARAMETER_NAMES = ("gate_proj's weight", "up_proj's weight", "down_proj's weight",
+                    "gate_proj's bias", "up_proj's bias", "down_proj's bias")
+
+
 class FusedGatedMLP(nn.Module):
     """y = down(act(m_g gate(x)) * up(x)) m_d, as one fmlp bundle.
 
     The LlamaMLP family's constructor: (config, intermediate_size=None)
     (Llama, Mistral, Qwen2/Qwen3 and their MoE blocks' MLPs, Granite, Llama4,
-    Gemma); the bias from config.mlp_bias; Falcon-H1's
-    config.mlp_multipliers = [m_g, m_d]."""
+    Gemma; Gemma2 and Gemma3 as FusedGemma2MLP); the bias from
+    config.mlp_bias; Falcon-H1's config.mlp_multipliers = [m_g, m_d]."""
 
     gate_multiplier: Optional[float] = None
     down_multiplier: Optional[float] = None
@@ -484,14 +551,19 @@ class FusedGatedMLP(nn.Module):
     # The activation module's name: Hugging Face's MLPs call it act_fn,
     # Phi3's and Llama4's activation_fn (wrap keeps the original's).
     act_name = "act_fn"
+    # The config key naming the activation, the one the Hugging Face MLP
+    # reads: hidden_act (transformers 5: every supported MLP but Gemma2's
+    # and Gemma3's, FusedGemma2MLP's hidden_activation; Gemma's reads
+    # hidden_act).
+    act_key = "hidden_act"
 
     def _set_activation(self, config, act: Optional[nn.Module] = None):
         """The activation module: `act` (the original's) or the one the
-        config's hidden_act names; and the multipliers."""
+        config names under act_key; and the multipliers."""
         _warned.pop(id(self), None)  # a dead module's, at the same address
         _fused_activation_types()  # filled here, eagerly: forward may be traced
         if act is None:
-            act = _act_fn(hidden_act(config))
+            act = _act_fn(hidden_act(config, self.act_key))
         setattr(self, self.act_name, act)
         multipliers = getattr(config, "mlp_multipliers", None)
         if multipliers is not None:
@@ -556,12 +628,12 @@ class FusedGatedMLP(nn.Module):
             weights = [l._parameters["weight"] for l in linears]
             biases = [l._parameters["bias"] for l in linears]
         if biases[0] is not None and biases[1] is not None and biases[2] is not None:
-            return weights + biases
+            return _dense(weights + biases, _PARAMETER_NAMES)
         if biases[0] is not None or biases[1] is not None or biases[2] is not None:
             with_bias = [n for n, b in zip(("gate", "up", "down"), biases) if b is not None]
             raise _NotFused(f"only {', '.join(with_bias)} of its projections have a bias, and "
                             "the fused block takes a bias on all three or on none")
-        return weights
+        return _dense(weights, _PARAMETER_NAMES)
 
     def _adapters(self, found: List[guard.Projection]) -> Tuple[Optional[torch.Tensor], ...]:
         """(A_cat, Bg, Bu, Ad, Bd) of the adapters the guard found on gate,
@@ -981,7 +1053,14 @@ class FusedPhi3MLP(FusedGatedMLP):
                 "its rows in p contiguous pieces, so gate and up rows would not pair on a rank")
         if bias is not None or down_bias is not None:
             raise _NotFused("Phi3's MLP with biases is not fused by fmlp")
+        _dense([w, down], ("gate_up_proj's weight", "down_proj's weight"))
+        # Its halves are dense where it is; up's begins h rows in (from the
+        # shape: dynamo cannot trace storage_offset() of a view it made).
         h = self.intermediate_size
+        if h * w.shape[1] * w.element_size() % ALIGNMENT:
+            raise _NotFused(f"its gate_up_proj's up rows begin {h * w.shape[1]} elements into "
+                            f"its weight, not on a {ALIGNMENT}-byte boundary, and the fused "
+                            "kernels read them in place from there")
         return [w[:h], w[h:], down]
 
     def _adapters(self, found):
@@ -1011,13 +1090,20 @@ class FusedPhi3MLP(FusedGatedMLP):
         return self.down_proj(up * getattr(self, self.act_name)(gate))
 
 
+class FusedGemma2MLP(FusedGatedMLP):
+    """Gemma2MLP and Gemma3MLP: LlamaMLP's block, the activation named by
+    config.hidden_activation, which they read."""
+
+    act_key = "hidden_activation"
+
+
 # Hugging Face class name -> (its transformers.models package, fmlp module).
 SUPPORTED = {
     "LlamaMLP": ("llama", FusedGatedMLP), "MistralMLP": ("mistral", FusedGatedMLP),
     "Qwen2MLP": ("qwen2", FusedGatedMLP), "Qwen3MLP": ("qwen3", FusedGatedMLP),
     "Qwen2MoeMLP": ("qwen2_moe", FusedGatedMLP), "Qwen3MoeMLP": ("qwen3_moe", FusedGatedMLP),
     "GraniteMLP": ("granite", FusedGatedMLP), "Llama4TextMLP": ("llama4", FusedGatedMLP),
-    "GemmaMLP": ("gemma", FusedGatedMLP), "Gemma2MLP": ("gemma2", FusedGatedMLP),
-    "Gemma3MLP": ("gemma3", FusedGatedMLP), "FalconH1MLP": ("falcon_h1", FusedGatedMLP),
+    "GemmaMLP": ("gemma", FusedGatedMLP), "Gemma2MLP": ("gemma2", FusedGemma2MLP),
+    "Gemma3MLP": ("gemma3", FusedGemma2MLP), "FalconH1MLP": ("falcon_h1", FusedGatedMLP),
     "Phi3MLP": ("phi3", FusedPhi3MLP),
 }

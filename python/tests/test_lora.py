@@ -341,6 +341,25 @@ class LoraOps(unittest.TestCase):
                     else:
                         self.assertIsNone(compiled[name], name)
 
+    def test_torch_func_grad(self):
+        # torch.func.grad through fmlp::forward_lora (x's and the adapters'
+        # gradients, the base frozen): the eager step's, bit for bit; only
+        # those gradients computed.
+        torch = self.torch
+        grad = ("x", "lora_a", "gate_lora_b", "up_lora_b", "down_lora_a", "down_lora_b")
+        eager, _ = self.step(16, 16, grad)
+        path = self.bundles[16, 16]
+        x, params = self.arguments(16, 16)
+
+        def loss(x, *params):
+            return (torch.ops.fmlp.forward_lora(path, x, *params)[0] * self.dy).sum()
+        self.calls.clear()
+        got = torch.func.grad(loss, argnums=(0, 7, 8, 9, 10, 11))(x, *params)
+        for name, g in zip(grad, got):
+            self.assertTrue(torch.equal(g, eager[name]), name)
+        [backward] = [args for kind, args in self.calls if kind == "backward"]
+        self.assertFalse({"d_gate", "d_up", "d_down"} & backward)
+
     def test_parameters(self):
         w = self.weights
         self.assertEqual(len(self.ops.parameters(w, [None] * 5)), 11)
@@ -788,6 +807,31 @@ class PeftGuardDecisions(_PeftCase, unittest.TestCase):
                     p.data = p.data.to(self.torch.bfloat16)
         self.assert_falls_back(adapted, "lora_A weight is torch.bfloat16 over a torch.float32 "
                                "base weight")
+
+    def test_adapter_weights_not_dense_in_place(self):
+        # r = 16 and scale 1: one adapter's A reaches the kernels as it is
+        # (A_cat, no padding, no product), so it must be dense row-major in
+        # place as the base weights are; a transposed copy seen through .t()
+        # ran fused (the runtime's layout check raised on a GPU). Now PEFT's
+        # forward, one warning naming it; patch_model leaves it alone.
+        targets = ["gate_proj", "up_proj", "down_proj"]
+        adapted, mlp = self.patched({"default": dict(r=16, lora_alpha=16,
+                                                     target_modules=targets)})
+        weight = mlp.up_proj.lora_A["default"].weight
+        weight.data = weight.data.t().contiguous().t()
+        reason = ("up_proj's adapter 'default' lora_A weight is not contiguous "
+                  f"(shape (16, {D}), strides (1, 16))")
+        self.assert_falls_back(adapted, reason)
+        model, config = self.llama()
+        adapted = self.adapt(model, {"default": dict(r=16, lora_alpha=16,
+                                                     target_modules=targets)})
+        weight = adapted.base_model.model.mlp.down_proj.lora_B["default"].weight
+        weight.data = weight.data.t().contiguous().t()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertEqual(self.fmlp.patch_model(adapted, config), 0)
+        self.assertIn("down_proj's adapter 'default' lora_B weight is not contiguous",
+                      str(caught[-1].message))
 
     def test_adapter_without_lora_b_bias(self):
         adapted, _ = self.patched(lora_bias=True)

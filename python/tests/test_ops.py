@@ -335,6 +335,39 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
         self.assertFalse({"d_gate", "d_up"} & backward[0])
         self.assertGradients(False, x, dict(zip(["gate", "up", "down"], params)), ("gate", "up"))
 
+    def test_torch_func_grad_and_vjp(self):
+        # torch.func.grad and vjp through fmlp::forward: eager autograd's
+        # gradients bit for bit (the same emulated backward, given dy:
+        # (y * dy).sum()'s gradient of y). A second derivative raises, as
+        # eager create_graph=True does: grad of grad, and a backward through
+        # the gradients grad returned.
+        torch = self.torch
+        path, func = self.bundles[True], torch.func
+        params = [t.clone() for t in self.weights + self.biases]
+        expected = self.reference(True)
+
+        def y_of(x, *params):
+            return torch.ops.fmlp.forward(path, x, *params)[0]
+
+        def loss(x, *params):
+            return (y_of(x, *params) * self.dy).sum()
+        grads = func.grad(loss, argnums=tuple(range(7)))(self.x, *params)
+        _, vjp = func.vjp(y_of, self.x, *params)
+        for got in (grads, vjp(self.dy)):
+            self.assertEqual(len(got), len(expected))
+            for name, grad, ref in zip(["x", "gate", "up", "down", "gate_bias", "up_bias",
+                                        "down_bias"], got, expected):
+                self.assertTrue(torch.equal(grad, ref), name)
+        with self.assertRaisesRegex(RuntimeError, "double backward is not supported"):
+            func.grad(lambda x: func.grad(loss)(x, *params).float().sum())(self.x)
+        x = self.x.clone().requires_grad_(True)
+        with self.assertRaisesRegex(RuntimeError, "double backward is not supported"):
+            func.grad(loss)(x, *params).float().sum().backward()
+        # Eager: refused at once (the control).
+        y = y_of(x, *params)
+        with self.assertRaisesRegex(RuntimeError, r"double backward \(create_graph=True\)"):
+            torch.autograd.grad(y, x, self.dy, create_graph=True)
+
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class WorkspacesOnlyWhereUsed(unittest.TestCase):
@@ -613,6 +646,33 @@ class UnfusedInputTest(unittest.TestCase):
 
 
 
+@unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
+class ActivationKeyTest(unittest.TestCase):
+    """Each fused module built from a config (patch_classes' way) applies
+    the activation its Hugging Face class does: from the config key that
+    class reads (transformers 5: Gemma2's and Gemma3's MLPs
+    hidden_activation, the others hidden_act, Gemma's too), with a config
+    carrying both keys, each naming another activation."""
+
+    def test_the_key_hugging_faces_class_reads(self):
+        import importlib
+        from transformers import AutoConfig
+        from fmlp import modules
+        model_types = {"llama4": "llama4_text", "gemma3": "gemma3_text"}
+        for name, (package, fused) in modules.SUPPORTED.items():
+            for act, other in (("silu", "gelu_pytorch_tanh"), ("gelu_pytorch_tanh", "silu")):
+                with self.subTest(name=name, hidden_act=act):
+                    config = AutoConfig.for_model(model_types.get(package, package),
+                                                  hidden_size=D, intermediate_size=H,
+                                                  num_attention_heads=8, num_key_value_heads=8)
+                    config.hidden_act, config.hidden_activation = act, other
+                    hf = getattr(importlib.import_module(
+                        f"transformers.models.{package}.modeling_{package}"), name)(config)
+                    theirs = getattr(hf, "act_fn", None) or hf.activation_fn
+                    module = fused(config)
+                    self.assertIs(type(getattr(module, module.act_name)), type(theirs))
+
+
 class StandInGPU(unittest.TestCase):
     """A patched Llama MLP (self.wrapper.mlp, bf16) beside its original,
     where the GPU is stood in for: torch.cuda's capability is patched, an x
@@ -783,6 +843,64 @@ class NotTheFusedBlockTest(StandInGPU):
             module.act_fn.register_forward_hook(lambda m, args, out: 2 * out)
         self.assert_unfused("has hooks or a forward of its own")
 
+    def test_a_weight_not_dense_in_place(self):
+        # A weight the kernels cannot read in place (not dense row-major: a
+        # transposed copy seen through .t(), a strided slice; or dense from
+        # an offset off a 16-byte boundary) ran fused, and the runtime's
+        # layout check raised at forward on a GPU. Now HF's forward, one
+        # warning naming it; patch_model leaves such a module alone, saying
+        # why; a dense weight fuses again (the control).
+        import copy
+        import warnings
+        torch = self.torch
+        w = self.original.up_proj.weight.detach()
+        transposed = w.t().contiguous().t()
+        strided = torch.empty(H, 2 * D, dtype=w.dtype)[:, ::2]
+        misaligned = torch.empty(H * D + 1, dtype=w.dtype)[1:].view(H, D)
+        for t in (strided, misaligned):
+            t.copy_(w)
+        for weight, reason in (
+                (transposed, f"up_proj's weight is not contiguous (shape ({H}, {D}), "
+                             f"strides (1, {H}))"),
+                (strided, f"strides ({2 * D}, 2)"),
+                (misaligned, "up_proj's weight begins 1 elements into its storage, not on a "
+                             "16-byte boundary")):
+            with self.subTest(reason=reason):
+                self.assertTrue(torch.equal(weight, w))
+                parameter = torch.nn.Parameter(weight)
+                for module in (self.wrapper.mlp, self.original):
+                    module.up_proj.weight = parameter
+                self.assert_unfused(reason)
+                wrapper = torch.nn.Module()
+                wrapper.mlp = copy.deepcopy(self.original)
+                wrapper.mlp.up_proj.weight = parameter  # deepcopy copies it
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    self.assertEqual(self.fmlp.patch_model(wrapper), 0)
+                self.assertIn(reason, str(caught[-1].message))
+        self.wrapper.mlp.up_proj.weight = torch.nn.Parameter(w.clone())
+        self.run_twice()
+        self.assertEqual(self.fused_calls, ["forward_nograd"] * 2)
+
+    def test_phi3_halves_not_on_a_boundary(self):
+        # Phi3's gate and up weights are gate_up_proj's row halves: up's
+        # begins H D elements in, off a 16-byte boundary where H D is odd
+        # (bf16). Left alone by patch_model, saying so; the control fuses.
+        import warnings
+        from transformers import Phi3Config
+        from transformers.models.phi3.modeling_phi3 import Phi3MLP
+        for h, fused in ((H + 1, 0), (H, 1)):
+            config = Phi3Config(hidden_size=D + 1, intermediate_size=h, hidden_act="silu",
+                                num_attention_heads=1, num_key_value_heads=1)
+            wrapper = self.torch.nn.Module()
+            wrapper.mlp = Phi3MLP(config).to(self.torch.bfloat16)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                self.assertEqual(self.fmlp.patch_model(wrapper, config), fused)
+            if not fused:
+                self.assertIn(f"gate_up_proj's up rows begin {h * (D + 1)} elements into "
+                              "its weight, not on a 16-byte boundary", str(caught[-1].message))
+
     def test_another_fused_activation_runs_fused(self):
         torch = self.torch
         self.wrapper.mlp.act_fn = torch.nn.ReLU()
@@ -814,7 +932,7 @@ class NotTheFusedBlockTest(StandInGPU):
             gc.collect()
 
     def test_bad_overrides_raise_on_every_path(self):
-        torch, mlp = self.torch, self.wrapper.mlp
+        mlp = self.wrapper.mlp
         for x in (self.x, self.x.double()):  # fused, and HF's forward (float64)
             with self.assertRaisesRegex(ValueError, "precision must be one of"):
                 mlp(x.clone(), precision="fp32")
@@ -844,6 +962,28 @@ class NotTheFusedBlockTest(StandInGPU):
         self.assertEqual(self.fmlp.patch_model(wrapper, config), 1)  # the control
         self.assertEqual(type(wrapper.mlp).__name__, "FusedPhi3MLP")
         self.assertIs(type(wrapper.mlp.activation_fn), type(Phi3MLP(config).activation_fn))
+
+
+@unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
+class TorchFuncTest(StandInGPU):
+    """torch.func.grad over a patched module (torch.func.functional_call)
+    runs the fused path, forward and backward, and gives eager autograd's
+    gradients through it bit for bit."""
+
+    def test_grad_of_a_patched_module(self):
+        torch, mlp = self.torch, self.wrapper.mlp
+        params = {name: p.detach() for name, p in mlp.named_parameters()}
+        dy = torch.randn_like(self.x)
+
+        def loss(params, x):
+            return (torch.func.functional_call(mlp, params, (x,)) * dy).sum()
+        grads, dx = torch.func.grad(loss, argnums=(0, 1))(params, self.x)
+        self.assertEqual(self.fused_calls, ["forward", "backward"])
+        x = self.x.clone().requires_grad_(True)
+        mlp(x).backward(dy)
+        self.assertTrue(torch.equal(dx, x.grad))
+        for name, p in mlp.named_parameters():
+            self.assertTrue(torch.equal(grads[name], p.grad), name)
 
 
 if __name__ == "__main__":
