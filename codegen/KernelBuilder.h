@@ -473,7 +473,7 @@ Type mmaAccumulatorType(MLIRContext *context);
 constexpr int64_t kSmallTokens = 16, kSmallTokensTileN = 16,
                   kSmallTokensChunk = 32, kSmallTokensThreads = 256;
 /// The instantiation for a few tokens (SmallTokensGemm.cpp), launched for
-/// T <= `tokens` (kSmallTokens, or 32 for A/B runs): C(t, n) = sum_k
+/// T <= `tokens` (kSmallTokens, 32; 64 for A/B runs): C(t, n) = sum_k
 /// A(t, k) B_j(k, n) with A stored [T, K] and each B_j stored [N, K] (both
 /// K-major, rows and base 16-byte aligned), 16-bit, K a multiple of 32 and
 /// N of tileN. Computed as its transpose on mma.sync m16n8k16 (the weights
@@ -501,6 +501,11 @@ constexpr int64_t smallTokensThreads(int64_t tileN = kSmallTokensTileN) {
 }
 /// Two blocks of 256 threads (or one of 512) per multiprocessor.
 constexpr int32_t kSmallTokensMaxRegisters = 128;
+/// 64 tokens (an A/B knob's, --fmlp-small-tokens-max=64; measured and not
+/// taken by the rule, bench/NOTES.md item 100): one block of 256 threads a
+/// multiprocessor (K1's 64 accumulators and a chunk's 8 token pieces spill
+/// at 128).
+constexpr int32_t kSmallTokens64MaxRegisters = 168;
 /// The warps' partial sums are added in shared memory in rounds, each
 /// round the accumulators of as many weights as static shared memory (48
 /// KiB) takes: all of them, or one at a time.

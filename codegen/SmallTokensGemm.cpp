@@ -1,8 +1,9 @@
 //===- SmallTokensGemm.cpp - GEMMs of a few tokens on mma.sync ------------===//
 //
 // buildSmallTokensGemm (KernelBuilder.h): C(t, n) = sum_k x(t, k) W_j(n, k)
-// for T <= 16 tokens (32 for A/B runs), at the speed of reading the
-// weights. With so few tokens the GEMM is a stream of W: the kernel
+// for T <= 16 tokens (32 where the rule takes it; 64 for A/B runs), at
+// the speed of reading the weights. With so few tokens the GEMM is a
+// stream of W: the kernel
 // computes its transpose, C^T = W x^T, so that the weights are mma.sync's
 // A operand (16 rows of n) and the tokens its N = 8 (token tiles of 8:
 // tokens 0-7, 8-15, ...).
@@ -135,10 +136,13 @@ public:
       hasToken[i] = kb.lessThan(token, kb.tokens());
     }
 
-    // This warp's chunks, U at a time, then one at a time.
+    // This warp's chunks, U at a time, then one at a time (U halved at 64
+    // tokens: a chunk's 8 token pieces take as many registers as its
+    // weights' pieces).
     int64_t chunks = llvm::divideCeil(spec.k, kSmallTokensChunk);
     int64_t unroll = std::max<int64_t>(
-        1, piecesInFlight / (int64_t(spec.b.size()) * rowTiles));
+        1, piecesInFlight / (int64_t(spec.b.size()) * rowTiles *
+                             std::max<int64_t>(1, spec.tokens / 32)));
     Value begin = kb.udiv(kb.mul(warp, kb.i32(chunks)), warps);
     Value end = kb.udiv(kb.mul(kb.add(warp, kb.i32(1)), kb.i32(chunks)), warps);
     Value whole = kb.add(

@@ -19,7 +19,7 @@
 // PIECES: for the --fmlp-small-tokens-pieces option: must be 1 to 8, not '-1'
 // PIECES-NOT: LLVM ERROR
 // PIECESBIG: for the --fmlp-small-tokens-pieces option: must be 1 to 8, not '1000000'
-// SMALL: for the --fmlp-small-tokens-max option: must be 16 or 32, not '24'
+// SMALL: for the --fmlp-small-tokens-max option: must be 16, 32 or 64, not '24'
 // REGS: for the --fmlp-small-tokens-max-registers option: must be 64 to 255, not '-5'
 // WIDTH: for the --fmlp-wgmma-tile-n option: must be 0, 64, 128, 192 or 256, not '96'
 // WIDTHNEG: for the --fmlp-wgmma-tile-n option: must be 0, 64, 128, 192 or 256, not '-64'

@@ -25,6 +25,9 @@
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-small-tokens-max=32 -o %t/small32.bundle
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-small-tokens-max=32 --chip=sm_80 -o %t/small32-sm80.bundle
 // RUN: grep -q "small_tokens_upto32' for 'sm_80'" %t/small32-sm80.bundle/ptxas.log
+// And for T <= 64 (the A/B knob's other count): within 168 registers.
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --fmlp-small-tokens-max=64 -o %t/small64.bundle
+// RUN: grep -q "small_tokens_upto64' for 'sm_90a'" %t/small64.bundle/ptxas.log
 // The mma_sync kernels as the H200 runs them (the other chips below get
 // them by the rule).
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --strategy=mma_sync -o %t/mma.bundle
@@ -156,7 +159,8 @@
 // transposing Wd in its stages; 4 for T <= 768 as in the Llama block). The
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
-// with the small_tokens kernels for T <= 32. Then the LoRA blocks: 112 on
+// with the small_tokens kernels for T <= 32, and 56 with them for T <= 64
+// on sm_90a. Then the LoRA blocks: 112 on
 // sm_90a, 69 on each of sm_80 and sm_120 (small_tokens K1 and K2 among
 // them). And 19 transpose kernels (fmlp-transpose-weights: the weights
 // that fp32 WGMMA kernels would read MN-major): 3 in each sm_90a Llama
@@ -165,7 +169,7 @@
 // adapters' B matrices). And 12 copies of the weights rounded to tf32
 // (fmlp-round-tf32-weights): 6 in each sm_90a bundle at precision tf32
 // (the forward's and the no-grad forward's Wg, Wu, Wd).
-// CHECK-COUNT-1314: Compiling entry function
+// CHECK-COUNT-1370: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
