@@ -37,10 +37,12 @@ neither weight-gradient GEMM, an x that needs no gradient not dX.
 
 The host path is lean (issue 22): the ops are registered with
 torch.library.Library (define, one kernel for every device, a fake
-kernel, autograd), not torch.library.custom_op, whose wrappers cost more
-than the op's own Python; the parameters are arguments of their own (a
-Tensor[] costs autograd a pytree flattening per call); and each (bundle, entry point, device) has a
-_Plan built once from the manifest: which arguments are given and which
+kernel, an Autograd kernel of fmlp's own: _register_autograd, which
+torch.func's grad and vjp also go through), not torch.library.custom_op,
+whose wrappers cost more than the op's own Python; the parameters are
+arguments of their own (a Tensor[] costs autograd a pytree flattening per
+call); and each (bundle, entry point, device) has a _Plan built once from
+the manifest: which arguments are given and which
 are allocated (shapes from the manifest, -1 = T: nothing here assumes
 the saved activations' width, or that there are any), and a ctypes array
 of tensor descriptions written in place per call.
@@ -51,6 +53,15 @@ import threading
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
+try:  # torch's own names for what torch.func does with an autograd.Function
+    from torch._C._functorch import is_gradtrackingtensor as _is_gradtrackingtensor
+    from torch._functorch.utils import enable_single_level_autograd_function as _single_level
+    from torch.autograd.function import _SingleLevelFunction
+except ImportError:  # a torch without them: torch.library.register_autograd
+    _SingleLevelFunction = None
+
+    def _is_gradtrackingtensor(t):
+        return False
 from torch.autograd.graph import increment_version
 
 from . import runtime
@@ -418,8 +429,13 @@ def _inputs_for_backward(ctx, dy):
     x, saved, *params = ctx.saved_tensors
     if dy is None:  # y's gradient is zero (not materialized)
         dy = torch.zeros_like(x)
-    if torch.is_grad_enabled() and any(t is not None and t.requires_grad
-                                       for t in [dy, x, *params]):
+    # A backward that autograd would record (create_graph=True) is refused
+    # at once; except under torch.func's grad and vjp (x is their level's
+    # GradTrackingTensor), which record every backward, a first derivative
+    # too: there fmlp::backward's own autograd refuses a second derivative
+    # when one is taken (_no_derivative).
+    if (torch.is_grad_enabled() and not _is_gradtrackingtensor(x)
+            and any(t is not None and t.requires_grad for t in [dy, x, *params])):
         raise RuntimeError("fmlp: double backward (create_graph=True) is not supported")
     ctx.consumed = True  # from here on, saved holds dG and dU
     return x, saved, params, dy.contiguous()
@@ -439,7 +455,60 @@ def _backward_lora(ctx, dy, _dsaved):
     return (None, *(g if want else None for g, want in zip(grads, wanted)))
 
 
-torch.library.register_autograd("fmlp::forward", _backward, setup_context=_setup_context,
-                                lib=_library)
-torch.library.register_autograd("fmlp::forward_lora", _backward_lora,
-                                setup_context=_setup_context_lora, lib=_library)
+def _no_context(ctx, inputs, output):
+    pass
+
+
+def _no_derivative(ctx, *grads):
+    raise RuntimeError(
+        "fmlp: double backward is not supported: fmlp::backward has no derivative (a "
+        "second derivative through fmlp's ops, e.g. torch.func.grad of torch.func.grad, "
+        "or a backward through the gradients torch.func.grad returned)")
+
+
+def _register_autograd(name: str, setup_context, backward) -> None:
+    """The Autograd kernel of fmlp::`name`: where autograd records (grad
+    mode on, an input requiring grad), an autograd.Function whose forward
+    runs the op below autograd (`setup_context` and `backward` its own);
+    else the op below autograd. What torch.library.register_autograd
+    registers, but for torch.func: its Function (forward(ctx, ...), also
+    torch.library.custom_op's) is refused by torch.func's transforms, and
+    a Function of the setup_context form cannot be applied from inside an
+    op under them (functorch's custom_function_call has no Autograd
+    kernel). So the Function applies at the current level, as an ATen
+    op's autograd kernel does: under torch.func's grad and vjp at their
+    level (a single-level Function, which functorch itself applies for an
+    autograd.Function at each level), its forward then running the op on
+    the level below with grad mode on (each level records its own)."""
+    if _SingleLevelFunction is None:  # no torch.func through fmlp's ops
+        if setup_context is not _no_context:
+            torch.library.register_autograd(f"fmlp::{name}", backward,
+                                            setup_context=setup_context, lib=_library)
+        return
+    op = getattr(torch.ops.fmlp, name).default
+
+    def forward(*args):
+        with torch.enable_grad(), torch._C._AutoDispatchBelowAutograd():
+            return op(*args)
+    function = type(f"fmlp_{name}", (_SingleLevelFunction,), {
+        "forward": staticmethod(forward), "setup_context": staticmethod(setup_context),
+        "backward": staticmethod(backward)})
+
+    def kernel(keyset, *args):
+        if torch.is_grad_enabled() and torch._C._any_requires_grad(*args):
+            if torch._C._are_functorch_transforms_active():
+                with _single_level():
+                    return function.apply(*args)
+            return function.apply(*args)
+        with torch._C._AutoDispatchBelowAutograd():
+            return op.redispatch(keyset & torch._C._after_autograd_keyset, *args)
+    _library.impl(name, kernel, "Autograd", with_keyset=True)
+
+
+_register_autograd("forward", _setup_context, _backward)
+_register_autograd("forward_lora", _setup_context_lora, _backward_lora)
+# The backward ops' derivative refuses: a second derivative raises (eager
+# create_graph=True is refused before, _inputs_for_backward), where
+# autograd's default for an op without one warns and gives none.
+_register_autograd("backward", _no_context, _no_derivative)
+_register_autograd("backward_lora", _no_context, _no_derivative)

@@ -341,6 +341,25 @@ class LoraOps(unittest.TestCase):
                     else:
                         self.assertIsNone(compiled[name], name)
 
+    def test_torch_func_grad(self):
+        # torch.func.grad through fmlp::forward_lora (x's and the adapters'
+        # gradients, the base frozen): the eager step's, bit for bit; only
+        # those gradients computed.
+        torch = self.torch
+        grad = ("x", "lora_a", "gate_lora_b", "up_lora_b", "down_lora_a", "down_lora_b")
+        eager, _ = self.step(16, 16, grad)
+        path = self.bundles[16, 16]
+        x, params = self.arguments(16, 16)
+
+        def loss(x, *params):
+            return (torch.ops.fmlp.forward_lora(path, x, *params)[0] * self.dy).sum()
+        self.calls.clear()
+        got = torch.func.grad(loss, argnums=(0, 7, 8, 9, 10, 11))(x, *params)
+        for name, g in zip(grad, got):
+            self.assertTrue(torch.equal(g, eager[name]), name)
+        [backward] = [args for kind, args in self.calls if kind == "backward"]
+        self.assertFalse({"d_gate", "d_up", "d_down"} & backward)
+
     def test_parameters(self):
         w = self.weights
         self.assertEqual(len(self.ops.parameters(w, [None] * 5)), 11)

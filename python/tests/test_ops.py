@@ -335,6 +335,39 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
         self.assertFalse({"d_gate", "d_up"} & backward[0])
         self.assertGradients(False, x, dict(zip(["gate", "up", "down"], params)), ("gate", "up"))
 
+    def test_torch_func_grad_and_vjp(self):
+        # torch.func.grad and vjp through fmlp::forward: eager autograd's
+        # gradients bit for bit (the same emulated backward, given dy:
+        # (y * dy).sum()'s gradient of y). A second derivative raises, as
+        # eager create_graph=True does: grad of grad, and a backward through
+        # the gradients grad returned.
+        torch = self.torch
+        path, func = self.bundles[True], torch.func
+        params = [t.clone() for t in self.weights + self.biases]
+        expected = self.reference(True)
+
+        def y_of(x, *params):
+            return torch.ops.fmlp.forward(path, x, *params)[0]
+
+        def loss(x, *params):
+            return (y_of(x, *params) * self.dy).sum()
+        grads = func.grad(loss, argnums=tuple(range(7)))(self.x, *params)
+        _, vjp = func.vjp(y_of, self.x, *params)
+        for got in (grads, vjp(self.dy)):
+            self.assertEqual(len(got), len(expected))
+            for name, grad, ref in zip(["x", "gate", "up", "down", "gate_bias", "up_bias",
+                                        "down_bias"], got, expected):
+                self.assertTrue(torch.equal(grad, ref), name)
+        with self.assertRaisesRegex(RuntimeError, "double backward is not supported"):
+            func.grad(lambda x: func.grad(loss)(x, *params).float().sum())(self.x)
+        x = self.x.clone().requires_grad_(True)
+        with self.assertRaisesRegex(RuntimeError, "double backward is not supported"):
+            func.grad(loss)(x, *params).float().sum().backward()
+        # Eager: refused at once (the control).
+        y = y_of(x, *params)
+        with self.assertRaisesRegex(RuntimeError, r"double backward \(create_graph=True\)"):
+            torch.autograd.grad(y, x, self.dy, create_graph=True)
+
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class WorkspacesOnlyWhereUsed(unittest.TestCase):
@@ -929,6 +962,28 @@ class NotTheFusedBlockTest(StandInGPU):
         self.assertEqual(self.fmlp.patch_model(wrapper, config), 1)  # the control
         self.assertEqual(type(wrapper.mlp).__name__, "FusedPhi3MLP")
         self.assertIs(type(wrapper.mlp.activation_fn), type(Phi3MLP(config).activation_fn))
+
+
+@unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
+class TorchFuncTest(StandInGPU):
+    """torch.func.grad over a patched module (torch.func.functional_call)
+    runs the fused path, forward and backward, and gives eager autograd's
+    gradients through it bit for bit."""
+
+    def test_grad_of_a_patched_module(self):
+        torch, mlp = self.torch, self.wrapper.mlp
+        params = {name: p.detach() for name, p in mlp.named_parameters()}
+        dy = torch.randn_like(self.x)
+
+        def loss(params, x):
+            return (torch.func.functional_call(mlp, params, (x,)) * dy).sum()
+        grads, dx = torch.func.grad(loss, argnums=(0, 1))(params, self.x)
+        self.assertEqual(self.fused_calls, ["forward", "backward"])
+        x = self.x.clone().requires_grad_(True)
+        mlp(x).backward(dy)
+        self.assertTrue(torch.equal(dx, x.grad))
+        for name, p in mlp.named_parameters():
+            self.assertTrue(torch.equal(grads[name], p.grad), name)
 
 
 if __name__ == "__main__":
