@@ -753,6 +753,16 @@ class StandInGPU(unittest.TestCase):
         self.assertEqual(self.fused_calls, [])
         return warned[0]
 
+    def assert_patches(self, wrapper, config, count, reason=None):
+        """patch_model(wrapper, config) patches `count` modules; its last
+        warning names `reason` where one is given (a module left alone)."""
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertEqual(self.fmlp.patch_model(wrapper, config), count)
+        if reason is not None:
+            self.assertIn(reason, str(caught[-1].message))
+
 
 
 @unittest.skipUnless(HAVE_TORCH and HAVE_TRANSFORMERS, "needs torch and transformers")
@@ -851,7 +861,6 @@ class NotTheFusedBlockTest(StandInGPU):
         # warning naming it; patch_model leaves such a module alone, saying
         # why; a dense weight fuses again (the control).
         import copy
-        import warnings
         torch = self.torch
         w = self.original.up_proj.weight.detach()
         transposed = w.t().contiguous().t()
@@ -874,10 +883,7 @@ class NotTheFusedBlockTest(StandInGPU):
                 wrapper = torch.nn.Module()
                 wrapper.mlp = copy.deepcopy(self.original)
                 wrapper.mlp.up_proj.weight = parameter  # deepcopy copies it
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    self.assertEqual(self.fmlp.patch_model(wrapper), 0)
-                self.assertIn(reason, str(caught[-1].message))
+                self.assert_patches(wrapper, None, 0, reason)
         self.wrapper.mlp.up_proj.weight = torch.nn.Parameter(w.clone())
         self.run_twice()
         self.assertEqual(self.fused_calls, ["forward_nograd"] * 2)
@@ -886,7 +892,6 @@ class NotTheFusedBlockTest(StandInGPU):
         # Phi3's gate and up weights are gate_up_proj's row halves: up's
         # begins H D elements in, off a 16-byte boundary where H D is odd
         # (bf16). Left alone by patch_model, saying so; the control fuses.
-        import warnings
         from transformers import Phi3Config
         from transformers.models.phi3.modeling_phi3 import Phi3MLP
         for h, fused in ((H + 1, 0), (H, 1)):
@@ -894,12 +899,10 @@ class NotTheFusedBlockTest(StandInGPU):
                                 num_attention_heads=1, num_key_value_heads=1)
             wrapper = self.torch.nn.Module()
             wrapper.mlp = Phi3MLP(config).to(self.torch.bfloat16)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                self.assertEqual(self.fmlp.patch_model(wrapper, config), fused)
-            if not fused:
-                self.assertIn(f"gate_up_proj's up rows begin {h * (D + 1)} elements into "
-                              "its weight, not on a 16-byte boundary", str(caught[-1].message))
+            self.assert_patches(
+                wrapper, config, fused,
+                None if fused else f"gate_up_proj's up rows begin {h * (D + 1)} elements "
+                                   "into its weight, not on a 16-byte boundary")
 
     def test_another_fused_activation_runs_fused(self):
         torch = self.torch
@@ -945,7 +948,6 @@ class NotTheFusedBlockTest(StandInGPU):
         self.assertEqual(self.fused_calls, [])
 
     def test_phi3_with_a_bias_left_alone(self):
-        import warnings
         from transformers import Phi3Config
         from transformers.models.phi3.modeling_phi3 import Phi3MLP
         config = Phi3Config(hidden_size=D, intermediate_size=H, hidden_act="silu",
@@ -953,10 +955,7 @@ class NotTheFusedBlockTest(StandInGPU):
         wrapper = self.torch.nn.Module()
         wrapper.mlp = Phi3MLP(config)
         wrapper.mlp.down_proj.bias = self.torch.nn.Parameter(self.torch.zeros(D))
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            self.assertEqual(self.fmlp.patch_model(wrapper, config), 0)
-        self.assertIn("Phi3's MLP with biases is not fused", str(caught[-1].message))
+        self.assert_patches(wrapper, config, 0, "Phi3's MLP with biases is not fused")
         del wrapper.mlp.down_proj.bias
         wrapper.mlp.down_proj.register_parameter("bias", None)
         self.assertEqual(self.fmlp.patch_model(wrapper, config), 1)  # the control
