@@ -3,10 +3,9 @@
 // buildSmallTokensGemm (KernelBuilder.h): C(t, n) = sum_k x(t, k) W_j(n, k)
 // for T <= 16 tokens (32 where the rule takes it; 64 for A/B runs), at
 // the speed of reading the weights. With so few tokens the GEMM is a
-// stream of W: the kernel
-// computes its transpose, C^T = W x^T, so that the weights are mma.sync's
-// A operand (16 rows of n) and the tokens its N = 8 (token tiles of 8:
-// tokens 0-7, 8-15, ...).
+// stream of W: the kernel computes its transpose, C^T = W x^T, so that
+// the weights are mma.sync's A operand (16 rows of n) and the tokens its
+// N = 8 (token tiles of 8: tokens 0-7, 8-15, ...).
 //
 // Block: W = 8 R warps on 16 R output columns n0 .. n0 + 16 R - 1 (grid:
 // N / (16 R) blocks; R = spec.tileN / 16 row tiles, 1 or 2: with 2, K is
