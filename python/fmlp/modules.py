@@ -35,6 +35,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import nn
+from torch.autograd import forward_ad
 from torch._subclasses.fake_tensor import FakeTensor
 from torch._subclasses.functional_tensor import FunctionalTensor
 
@@ -385,6 +386,17 @@ def _why_not_fused_input(x: torch.Tensor) -> Optional[str]:
     if x.dtype not in ops.DTYPES:
         return (f"x is {x.dtype}, and fmlp's kernels take "
                 + ", ".join(str(d) for d in ops.DTYPES))
+    return None
+
+
+def _why_not_fused_mode() -> Optional[str]:
+    """Why no fused kernel may run now, or None: under forward-mode AD (a
+    dual level: torch.func.jvp, jacfwd, torch.autograd.forward_ad) the
+    ops refuse (they have no forward derivative; ops.py), and Hugging
+    Face's forward gives the tangents. One global's read."""
+    if forward_ad._current_level >= 0:
+        return ("forward-mode AD is active (torch.func.jvp, jacfwd or "
+                "torch.autograd.forward_ad), and fmlp's kernels have no forward derivative")
     return None
 
 
@@ -741,7 +753,8 @@ class FusedGatedMLP(nn.Module):
         precisions.check(self.precision)
         policy.check(memory_policy)
         policy.check(self.memory_policy, "the module's memory_policy")
-        reason = _why_not_fused_input(x) or self._why_not_fused_module()
+        reason = (_why_not_fused_input(x) or _why_not_fused_mode()
+                  or self._why_not_fused_module())
         if reason is not None:
             self._warn_unfused(reason)
             return self.unfused(x)

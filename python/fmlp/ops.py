@@ -62,6 +62,7 @@ except ImportError:  # a torch without them: torch.library.register_autograd
 
     def _is_gradtrackingtensor(t):
         return False
+from torch.autograd import forward_ad
 from torch.autograd.graph import increment_version
 
 from . import runtime
@@ -288,6 +289,13 @@ def parameters(params: Sequence[Optional[torch.Tensor]],
     return six + tuple(adapters)
 
 
+_NO_FORWARD_DERIVATIVE = (
+    "fmlp: forward-mode AD (torch.func.jvp, jacfwd, torch.autograd.forward_ad) through "
+    "fmlp's ops is not supported: they have no forward derivative, and PyTorch would give "
+    "their results a zero tangent. Call the unpatched module (Hugging Face's forward) "
+    "there, or use reverse mode (torch.func.grad, vjp).")
+
+
 def _forward(bundle, x, *params):
     """y and the saved activations for backward (empty when the bundle
     keeps none)."""
@@ -301,7 +309,12 @@ def _forward_fake(bundle, x, *params):
 
 
 def _forward_nograd(bundle, x, *params):
-    """y alone: nothing is kept for a backward."""
+    """y alone: nothing is kept for a backward. It has no derivative of
+    either mode: under a dual level of forward-mode AD it refuses to run
+    (it has no Autograd kernel, which would cost every call host time,
+    and below autograd no tangent is visible: one global's read here)."""
+    if forward_ad._current_level >= 0:
+        raise RuntimeError(_NO_FORWARD_DERIVATIVE)
     return _plan(bundle, "forward_nograd", x).run(x, _named(params, x))["y"]
 
 
@@ -495,6 +508,13 @@ def _register_autograd(name: str, setup_context, backward) -> None:
         "backward": staticmethod(backward)})
 
     def kernel(keyset, *args):
+        # A forward-mode tangent on an argument (the op has no forward
+        # derivative): refused, never a silent zero tangent. Outside a
+        # dual level, one global's read.
+        if forward_ad._current_level >= 0 and any(
+                isinstance(a, torch.Tensor) and forward_ad.unpack_dual(a).tangent is not None
+                for a in args):
+            raise RuntimeError(_NO_FORWARD_DERIVATIVE)
         if torch.is_grad_enabled() and torch._C._any_requires_grad(*args):
             if torch._C._are_functorch_transforms_active():
                 with _single_level():

@@ -369,6 +369,37 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
             torch.autograd.grad(y, x, self.dy, create_graph=True)
 
 
+    def test_forward_mode_ad_refused(self):
+        # fmlp's ops have no forward derivative: a tangent reaching one
+        # (torch.func.jvp, torch.autograd.forward_ad) raises, where PyTorch
+        # would otherwise give y a zero tangent without a word. Under a dual
+        # level with no tangent on its arguments, fmlp::forward runs (the
+        # control: its check looks at the arguments); fmlp::forward_nograd,
+        # which has no derivative of either mode, refuses under any.
+        torch, fwad = self.torch, self.torch.autograd.forward_ad
+        path = self.bundles[False]
+        params = self.ops.parameters([t.clone() for t in self.weights])
+
+        def y_of(x, gate=params[0]):
+            return torch.ops.fmlp.forward(path, x, gate, *params[1:])[0]
+
+        def y_nograd(x):
+            return torch.ops.fmlp.forward_nograd(path, x, *params)
+        expected = y_nograd(self.x)
+        tangent = torch.randn_like(self.x)
+        for f in (y_of, y_nograd):
+            with self.assertRaisesRegex(RuntimeError, "forward-mode AD .* not supported"):
+                torch.func.jvp(f, (self.x,), (tangent,))
+            with fwad.dual_level():
+                with self.assertRaisesRegex(RuntimeError, "forward-mode AD"):
+                    f(fwad.make_dual(self.x, tangent))
+        with self.assertRaisesRegex(RuntimeError, "forward-mode AD"):  # a weight's tangent
+            torch.func.jvp(lambda w: y_of(self.x, w), (params[0],), (torch.randn_like(params[0]),))
+        with fwad.dual_level():
+            self.assertTrue(torch.equal(y_of(self.x), expected))
+            with self.assertRaisesRegex(RuntimeError, "forward-mode AD"):
+                y_nograd(self.x)
+
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class WorkspacesOnlyWhereUsed(unittest.TestCase):
     """tf32's rounded weight copies (gate_tf32, up_tf32, down_tf32: 3 D H
@@ -984,6 +1015,29 @@ class TorchFuncTest(StandInGPU):
         for name, p in mlp.named_parameters():
             self.assertTrue(torch.equal(grads[name], p.grad), name)
 
+
+    def test_jvp_of_a_patched_module_runs_unfused(self):
+        # Forward-mode AD (which fmlp's ops refuse) through a patched
+        # module: Hugging Face's forward, with one UnfusedWarning, gives the
+        # original module's tangents bit for bit; the fused path resumes
+        # outside the dual level.
+        import warnings
+        torch, mlp = self.torch, self.wrapper.mlp
+        tangent = torch.randn_like(self.x)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = torch.func.jvp(mlp, (self.x,), (tangent,))
+        expected = torch.func.jvp(self.original, (self.x,), (tangent,))
+        for a, b in zip(got, expected):
+            self.assertTrue(torch.equal(a, b))
+        self.assertGreater(expected[1].abs().max().item(), 0)
+        warned = [str(w.message) for w in caught if issubclass(w.category, self.fmlp.UnfusedWarning)]
+        self.assertEqual(len(warned), 1, warned)
+        self.assertIn("forward-mode AD is active", warned[0])
+        self.assertEqual(self.fused_calls, [])
+        with torch.no_grad():
+            mlp(self.x)
+        self.assertEqual(self.fused_calls, ["forward_nograd"])
 
 if __name__ == "__main__":
     unittest.main()
