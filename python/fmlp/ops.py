@@ -50,6 +50,7 @@ of tensor descriptions written in place per call.
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -161,6 +162,11 @@ class _Plan:
             self.arguments.append((a["name"], a["role"] == "output", shape, strides))
         self.unused_below = tuple(a["min_tokens"] if a["role"] == "workspace" else 0
                                   for a in entry.arguments)
+        # The byte boundary each input's pointer must be on (0: none; the
+        # saved activations, which the backward writes, are never copied).
+        self.copy_unless_on = tuple(a["alignment"] if a["role"] == "input" else 0
+                                    for a in entry.arguments)
+        self.index = {a["name"]: i for i, a in enumerate(entry.arguments)}
         self.count = len(self.arguments)
         self._launch = entry.launcher() if launch else None
         self._local = threading.local()
@@ -194,6 +200,10 @@ class _Plan:
         needed = None if wanted is None else self.needed(wanted)
         made = {}
         if emulate is not None:
+            for name, t in given.items():  # (the entry may not take each one)
+                boundary = self.copy_unless_on[self.index[name]] if name in self.index else 0
+                if boundary and t.data_ptr() % boundary:
+                    given[name] = _aligned_copy(t, name, boundary)
             for (name, output, shape, _), unused_below in zip(self.arguments, self.unused_below):
                 if (name not in given and tokens >= unused_below
                         and (needed is None or not output or name in needed)):
@@ -206,7 +216,11 @@ class _Plan:
         for i, (name, output, shape, strides) in enumerate(self.arguments):
             t = given.get(name)
             if t is not None:
-                tensors.set(i, t.data_ptr(), _code(t), t.shape, t.stride())
+                pointer = t.data_ptr()
+                if self.copy_unless_on[i] and pointer % self.copy_unless_on[i]:
+                    t = given[name] = _aligned_copy(t, name, self.copy_unless_on[i])
+                    pointer = t.data_ptr()
+                tensors.set(i, pointer, _code(t), t.shape, t.stride())
                 continue
             if tokens < self.unused_below[i] or (
                     output and needed is not None and name not in needed):
@@ -218,6 +232,19 @@ class _Plan:
             tensors.set(i, t.data_ptr(), code, shape, strides)
         self._launch(tensors, torch._C._cuda_getCurrentRawStream(x.get_device()))
         return made
+
+
+def _aligned_copy(t: torch.Tensor, name: str, boundary: int) -> torch.Tensor:
+    """A copy of input `t` on a `boundary`-byte boundary (the caching
+    allocator's blocks are), for a call whose `name` is not: its kernels
+    read it in 16-byte pieces, as tensor maps do. The patched modules run
+    Hugging Face's forward for such a weight in eager calls; under
+    torch.compile, whose tracing sees no pointers, the op copies it here
+    at every call (the launches are ordered before the copy is freed: the
+    runtime joins its lanes into the caller's stream before it returns)."""
+    warnings.warn(f"fmlp: {name} is not on a {boundary}-byte boundary, as fmlp's kernels "
+                  f"read it; it is copied for each call", stacklevel=4)
+    return t.clone()
 
 
 def _dense_strides(shape: Sequence[int]) -> List[int]:

@@ -400,6 +400,49 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
             with self.assertRaisesRegex(RuntimeError, "forward-mode AD"):
                 y_nograd(self.x)
 
+    def test_inputs_off_the_boundary_copied(self):
+        # A weight, bias, x or dy whose pointer is not on the boundary the
+        # entry point asks (16 bytes where kernels read it in pieces; a view
+        # into a flat buffer, as under torch.compile, where the modules'
+        # guard sees no pointers): the op passes an aligned copy of it,
+        # with a warning, and gives the bits of the aligned call. The
+        # emulated launches check every pointer against the manifest.
+        torch = self.torch
+        from fmlp import ops
+        path = self.bundles[True]
+        misaligned = []
+
+        def checking(path, kind, args):
+            boundary = {a["name"]: a["alignment"] for a in ops._manifest(path).entry(kind).arguments}
+            misaligned.extend(name for name, t in args.items() if t.data_ptr() % boundary[name])
+            emulate(path, kind, args)
+        ops.emulate = checking
+
+        def off_boundary(t):  # t's values one element past a 16-byte boundary
+            flat = torch.empty(t.numel() + 1, dtype=t.dtype)
+            view = flat[1:].view(t.shape)
+            view.copy_(t)
+            self.assertNotEqual(view.data_ptr() % 16, 0)
+            return view
+
+        def step(x, weights, dy):
+            params = [w.clone().requires_grad_(True) for w in weights]
+            params = [off_boundary(p.detach()).requires_grad_(True) if shifted else p
+                      for p, shifted in zip(params, moved)]
+            y, _ = torch.ops.fmlp.forward(path, x, *params)
+            y.backward(dy)
+            return y, [p.grad for p in params]
+        moved = [False] * 6
+        expected = step(self.x, self.weights + self.biases, self.dy)
+        self.assertEqual(misaligned, [])
+        moved = [True, False, True, False, True, False]
+        with self.assertWarnsRegex(UserWarning, "not on a 16-byte boundary"):
+            got = step(off_boundary(self.x), self.weights + self.biases, off_boundary(self.dy))
+        self.assertEqual(misaligned, [])
+        self.assertTrue(torch.equal(got[0], expected[0]))
+        for a, b in zip(got[1], expected[1]):
+            self.assertTrue(torch.equal(a, b))
+
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class WorkspacesOnlyWhereUsed(unittest.TestCase):
     """tf32's rounded weight copies (gate_tf32, up_tf32, down_tf32: 3 D H
