@@ -25,7 +25,8 @@ block it would fuse is not the module's: biases on some projections only,
 or an activation module that fmlp does not fuse or that does more than
 its type's forward (hooks, a forward of its own; fused_activation); and
 where a weight (a LoRA adapter's too) cannot be read in place: not dense
-row-major, or not on a 16-byte boundary (_in_place).
+row-major, or not on a 16-byte boundary (_in_place); and under
+forward-mode AD, which the ops refuse (_why_not_fused_mode).
 """
 from __future__ import annotations
 
