@@ -587,6 +587,19 @@ class FusedGatedMLP(nn.Module):
         if multipliers is not None:
             self.gate_multiplier, self.down_multiplier = (float(m) for m in multipliers)
 
+    # What a module finds or builds for this process, dropped from a pickle
+    # or deepcopy (__getstate__) and found again at its first call: the
+    # bundle's path (_bundle: a file of this machine's cache, for its
+    # chip and fmlp version, none of which its key holds) and the kept
+    # adapter matrices (_adapter_matrices: keyed by object ids).
+    _PROCESS_STATE = ("_fmlp_bundle", "_fmlp_adapters")
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        for key in self._PROCESS_STATE:
+            state.pop(key, None)
+        return state
+
     def __setstate__(self, state):
         # A copy (copy.deepcopy, pickle) is a module of its own: the
         # warnings given at its address by a module gone are not its.

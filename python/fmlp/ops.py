@@ -49,6 +49,7 @@ of tensor descriptions written in place per call.
 """
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -190,6 +191,27 @@ class _Plan:
             tensors = self._local.tensors = runtime.TensorArray(self.count)
         return tensors
 
+    def _aligned(self, given: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+        """Replaces each input of `given` whose pointer is not on the
+        boundary the manifest asks of it by an aligned copy (returned by
+        name), with a warning: the kernels read it in 16-byte pieces, as
+        tensor maps do. The patched modules run Hugging Face's forward for
+        such a weight in eager calls; under torch.compile, whose tracing
+        sees no pointers, the op copies it here at every call (the
+        launches end before the copy is freed: the runtime joins its lanes
+        into the caller's stream before it returns)."""
+        copies = {}
+        for name, t in given.items():  # (the entry may not take each one)
+            i = self.index.get(name)
+            boundary = self.copy_unless_on[i] if i is not None else 0
+            if boundary and t.data_ptr() % boundary:
+                warnings.warn(f"fmlp: {name} is not on a {boundary}-byte boundary, as the "
+                              f"kernels of {os.path.basename(self.path)} read it; it is "
+                              f"copied for each call")
+                copies[name] = t.clone()
+        given.update(copies)
+        return copies
+
     def run(self, x: torch.Tensor, given: Dict[str, torch.Tensor],
             wanted: Optional[Sequence[str]] = None) -> Dict[str, torch.Tensor]:
         """Launches the entry point with the `given` tensors and buffers
@@ -200,10 +222,7 @@ class _Plan:
         needed = None if wanted is None else self.needed(wanted)
         made = {}
         if emulate is not None:
-            for name, t in given.items():  # (the entry may not take each one)
-                boundary = self.copy_unless_on[self.index[name]] if name in self.index else 0
-                if boundary and t.data_ptr() % boundary:
-                    given[name] = _aligned_copy(t, name, boundary)
+            self._aligned(given)
             for (name, output, shape, _), unused_below in zip(self.arguments, self.unused_below):
                 if (name not in given and tokens >= unused_below
                         and (needed is None or not output or name in needed)):
@@ -216,11 +235,7 @@ class _Plan:
         for i, (name, output, shape, strides) in enumerate(self.arguments):
             t = given.get(name)
             if t is not None:
-                pointer = t.data_ptr()
-                if self.copy_unless_on[i] and pointer % self.copy_unless_on[i]:
-                    t = given[name] = _aligned_copy(t, name, self.copy_unless_on[i])
-                    pointer = t.data_ptr()
-                tensors.set(i, pointer, _code(t), t.shape, t.stride())
+                tensors.set(i, t.data_ptr(), _code(t), t.shape, t.stride())
                 continue
             if tokens < self.unused_below[i] or (
                     output and needed is not None and name not in needed):
@@ -230,21 +245,19 @@ class _Plan:
                 shape = (tokens,) + shape[1:]
             t = made[name] = torch.empty(shape, dtype=dtype, device=device)
             tensors.set(i, t.data_ptr(), code, shape, strides)
-        self._launch(tensors, torch._C._cuda_getCurrentRawStream(x.get_device()))
+        stream = torch._C._cuda_getCurrentRawStream(x.get_device())
+        try:
+            self._launch(tensors, stream)
+        except runtime.AlignmentError:
+            # Nothing launched (the runtime validates first): an input off
+            # its boundary, copied, then the call again; else the error.
+            copies = self._aligned(given)
+            if not copies:
+                raise
+            for name, t in copies.items():
+                tensors.set(self.index[name], t.data_ptr(), _code(t), t.shape, t.stride())
+            self._launch(tensors, stream)
         return made
-
-
-def _aligned_copy(t: torch.Tensor, name: str, boundary: int) -> torch.Tensor:
-    """A copy of input `t` on a `boundary`-byte boundary (the caching
-    allocator's blocks are), for a call whose `name` is not: its kernels
-    read it in 16-byte pieces, as tensor maps do. The patched modules run
-    Hugging Face's forward for such a weight in eager calls; under
-    torch.compile, whose tracing sees no pointers, the op copies it here
-    at every call (the launches are ordered before the copy is freed: the
-    runtime joins its lanes into the caller's stream before it returns)."""
-    warnings.warn(f"fmlp: {name} is not on a {boundary}-byte boundary, as fmlp's kernels "
-                  f"read it; it is copied for each call", stacklevel=4)
-    return t.clone()
 
 
 def _dense_strides(shape: Sequence[int]) -> List[int]:

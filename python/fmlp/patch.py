@@ -19,10 +19,21 @@ from .modules import SUPPORTED, why_not_fusable
 
 def _why_not(module: nn.Module, config) -> str:
     """'' when fmlp can run `module`, else the reason: the fused module
-    over it (wrap, which shares its submodules) would run unfused."""
+    over it (wrap, which shares its submodules) would run unfused. Judged
+    as in eval mode: training-mode dropout on LoRA adapters is a condition
+    of each call (the fused module runs Hugging Face's forward then, and
+    fuses in eval mode), not one to leave the module alone for; PEFT's
+    get_peft_model leaves a model in training mode."""
     _, fused = SUPPORTED[type(module).__name__]
     wrapped = fused.wrap(module, config)
-    why = wrapped._why_not_fused_module() or why_not_fusable(module, fused._linears())
+    modes = [(m, m.training) for m in module.modules()]
+    for m, _ in modes:  # the flags alone: no module's train() runs
+        m.training = False
+    try:
+        why = wrapped._why_not_fused_module() or why_not_fusable(module, fused._linears())
+    finally:
+        for m, training in modes:
+            m.training = training
     if why:
         return why
     try:

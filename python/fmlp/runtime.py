@@ -36,6 +36,14 @@ class RuntimeError_(RuntimeError):
     """A failing runtime call: the status name and the runtime's message."""
 
 
+class AlignmentError(RuntimeError_):
+    """fmlp_launch refused a pointer off the boundary its argument asks
+    (FMLP_ERROR_ALIGNMENT), before launching anything."""
+
+
+FMLP_ERROR_ALIGNMENT = 14  # include/fmlp/Runtime.h
+
+
 # fmlp_tensor's fields as struct packs them (native layout, the same as
 # Tensor's): data, dtype, rank, then the first `rank` sizes at byte 16 and
 # the first `rank` strides at byte 80 (pad bytes between them write zeros).
@@ -271,8 +279,9 @@ class Bundle:
 
     def _check(self, status: int) -> None:
         if status != 0:
-            raise RuntimeError_(f"{self.lib.fmlp_status_name(status).decode()}: "
-                                f"{self.lib.fmlp_last_error().decode()}")
+            error = AlignmentError if status == FMLP_ERROR_ALIGNMENT else RuntimeError_
+            raise error(f"{self.lib.fmlp_status_name(status).decode()}: "
+                        f"{self.lib.fmlp_last_error().decode()}")
 
     @property
     def chip(self) -> str:

@@ -720,6 +720,31 @@ class PeftGuardDecisions(_PeftCase, unittest.TestCase):
         self.assertEqual([kind for kind, _ in self.calls], ["forward"])
         self.assertClose(y, self.peft_run(adapted, x.double()), "y")
 
+    def test_dropout_patched_in_training_mode(self):
+        # PEFT first (get_peft_model leaves the model in training mode),
+        # then patch_model: training-mode dropout is a condition of each
+        # call, so the MLP is patched (judged as in eval mode, its modules'
+        # modes restored); it falls back in training mode and fuses in eval.
+        model, config = self.llama()
+        adapted = self.adapt(model, {"default": dict(
+            r=8, lora_alpha=16, lora_dropout=0.1,
+            target_modules=["gate_proj", "up_proj", "down_proj"])})
+        modes = [m.training for m in adapted.modules()]
+        self.assertTrue(all(modes))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertEqual(self.fmlp.patch_model(adapted, config), 1)
+        self.assertEqual([str(w.message) for w in caught], [])
+        self.assertEqual([m.training for m in adapted.modules()], modes)
+        self.assert_falls_back(adapted, "dropout p = 0.1 in training mode")
+        adapted.eval()
+        x = self.torch.randn(T, D)
+        self.calls.clear()
+        y, warned = self.unfused_warnings(lambda: adapted(x))
+        self.assertEqual(warned, [])
+        self.assertEqual([kind for kind, _ in self.calls], ["forward"])
+        self.assertClose(y, self.peft_run(adapted, x.double()), "y")
+
     def test_disabled_adapters_fuse_without_terms(self):
         adapted, _ = self.patched()
         x = self.torch.randn(T, D)

@@ -443,6 +443,52 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
         for a, b in zip(got[1], expected[1]):
             self.assertTrue(torch.equal(a, b))
 
+    def test_launch_copies_after_the_runtimes_refusal(self):
+        # The launch path (no emulation) checks no pointer itself: the
+        # runtime refuses one off its boundary before launching anything
+        # (FMLP_ERROR_ALIGNMENT, stood in for here by the manifest's
+        # check), and the call then passes aligned copies of the inputs
+        # and launches again. An argument it does not copy (the saved
+        # activations, which the backward writes) keeps the error.
+        torch = self.torch
+        from fmlp import ops, runtime
+        path = self.bundles[True]
+        launched = []
+
+        def plan(kind):
+            made = ops._Plan(ops._manifest(path), kind, launch=False)
+            arguments = ops._manifest(path).entry(kind).arguments
+
+            def launch(tensors, stream):
+                for i, a in enumerate(arguments):
+                    if tensors.array[i].data % a["alignment"]:
+                        raise runtime.AlignmentError(f"{a['name']} must be aligned")
+                launched.append({a["name"]: tensors.array[i].data
+                                 for i, a in enumerate(arguments)})
+            made._launch = launch
+            return made
+
+        def off_boundary(t):
+            view = torch.empty(t.numel() + 1, dtype=t.dtype)[1:].view(t.shape)
+            return view.copy_(t)
+        params = [off_boundary(w) for w in self.weights] + self.biases
+        given = ops._named(params, self.x)
+        with unittest.mock.patch.object(ops, "emulate", None), \
+                unittest.mock.patch.object(torch._C, "_cuda_getCurrentRawStream", lambda d: 0):
+            with self.assertWarnsRegex(UserWarning, "gate is not on a 16-byte boundary"):
+                plan("forward_nograd").run(self.x, given)
+            self.assertEqual(len(launched), 1)
+            self.assertFalse([n for n, p in launched[0].items() if p % 16])
+            for name in ("gate", "up", "down"):
+                self.assertEqual(launched[0][name], given[name].data_ptr())
+                self.assertTrue(torch.equal(given[name], self.weights[["gate", "up", "down"]
+                                                                     .index(name)]))
+            given = ops._named(self.weights + self.biases, self.x)
+            given["dy"], given["saved"] = self.dy, off_boundary(torch.randn(T, 2 * H).bfloat16())
+            with self.assertRaisesRegex(runtime.AlignmentError, "saved must be aligned"):
+                plan("backward").run(self.x, given)
+            self.assertEqual(len(launched), 1)
+
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed")
 class WorkspacesOnlyWhereUsed(unittest.TestCase):
     """tf32's rounded weight copies (gate_tf32, up_tf32, down_tf32: 3 D H
@@ -581,6 +627,25 @@ class ModuleKeepsItsBundle(unittest.TestCase):
             # x of another dtype: checked again, refused.
             with self.assertRaisesRegex(TypeError, "x is torch.float32"):
                 module(self.x.float())
+
+    def test_a_copy_looks_its_bundle_up_again(self):
+        # A pickled or deep-copied module carries no bundle path (a file of
+        # this machine's cache, for its chip and fmlp version): its first
+        # call checks the spec and finds the bundle again, giving the same
+        # y; the original keeps its own.
+        import copy
+        import pickle
+        torch, module = self.torch, self.module
+        with torch.no_grad():
+            y = module(self.x)
+            self.assertIn("_fmlp_bundle", module.__dict__)
+            for made in (pickle.loads(pickle.dumps(module)), copy.deepcopy(module)):
+                self.assertNotIn("_fmlp_bundle", made.__dict__)
+                specs = len(self.specs)
+                self.assertTrue(torch.equal(made(self.x), y))
+                self.assertEqual(len(self.specs), specs + 1)
+                self.assertTrue(torch.equal(module(self.x), y))
+                self.assertEqual(len(self.specs), specs + 1)
 
     def test_lora_ranks_are_in_the_key(self):
         """A block with adapters of ranks (R, Rd) (fused_lora's lora_ranks)
