@@ -7,6 +7,7 @@
 # (627c62b) under torch.compile on a GPU, torch 2.11: gpu_modules.py
 # modules, regimes, graph-step, precisions. Then issue 23's bar: the
 # module's fp32 step per mode beside HF strict and TF32 (bench_precision.py).
+# Between them: s48_aligned.py, the ops' aligned copies on the GPU.
 cd "$(dirname "$0")/../../../.." || exit 1
 source bench/device-session.sh .device/g48 || exit 1
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader | tee "$R/gpu.txt"
@@ -16,6 +17,9 @@ for mode in modules regimes graph-step precisions; do
   echo "$mode rc=$? $(grep -c '^pass' "$R/modules-$mode.log") pass, $(tail -1 "$R/modules-$mode.log") $(( $(date +%s) - s )) s"
   grep -E "^FAIL|Error" "$R/modules-$mode.log" | head -5
 done
+# The ops' aligned copies after the runtime's FMLP_ERROR_ALIGNMENT (72428a8).
+timeout 120 python3 bench/results/2026-12-07-session48/scripts/s48_aligned.py > "$R/aligned.log" 2>&1
+echo "aligned rc=$? $(tail -1 "$R/aligned.log") $(( $(date +%s) - s )) s"; grep -E "^FAIL|Error" "$R/aligned.log" | head -5
 timeout 170 python3 bench/bench_precision.py --modes highest,tf32x3,tf32 --tokens 8192 --rounds 3 \
   --shapes 4096x11008,1024x2816 --out "$R" > "$R/precision.txt" 2>&1
 echo "precision rc=$? $(( $(date +%s) - s )) s"; grep -E "^\| " "$R/precision.txt" | tail -12
