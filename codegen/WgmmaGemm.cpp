@@ -123,7 +123,9 @@
 // the slice's own k-steps from 0. Each tile's blocks meet in the workspace
 // (SplitKWorkspace), the last to arrive reducing, so no block ever waits
 // for another (no deadlock whatever the scheduling):
-//   1. every block stores its fp32 partial tile at [tile][slice], each
+//   1. every block stores its fp32 partial tile at [tile][slice] (the
+//      rows below M: a consumer whose 64 rows lie past M stores and sums
+//      nothing, its sums unread), each
 //      thread fences (fence.acq_rel.gpu); after a barrier of both
 //      consumers, one thread adds 1 to the tile's counter (a relaxed
 //      atom.add between two fence.acq_rel.gpu: release, then acquire) and
@@ -1771,12 +1773,27 @@ struct Wgmma : EpilogueHost {
     };
     if (spec.splitK == 1)
       return finish(results);
-    storePartial(tile, consumer, results);
+    // A consumer whose 64 rows all lie past M (the upper half of a last
+    // row tile at T mod 128 in 1 .. 64, as at T <= 64) neither stores
+    // its partial nor sums the others': the epilogue writes none of its
+    // rows, so its sums are never read. The barriers stay unconditional.
+    Value hasRows = arith::CmpIOp::create(
+        b(), kb.loc, arith::CmpIPredicate::slt,
+        kb.add(m0Index, kb.toI64(kb.mul(consumer, c32(kConsumerRows)))),
+        kb.extent(spec.m));
+    kb.ifThen(hasRows, [&] { storePartial(tile, consumer, results); });
     Value last = arriveLast(tile);
     auto branch = scf::IfOp::create(b(), kb.loc, last, false);
     OpBuilder::InsertionGuard guard(b());
     b().setInsertionPoint(branch.thenBlock()->getTerminator());
+    // The epilogue in each branch (its barriers are by ID and count, the
+    // same from either): a merge of the sums would keep both sets live
+    // (ptxas spilled the tf32 transposing input_grad's).
+    auto summed = scf::IfOp::create(b(), kb.loc, hasRows, /*withElseRegion=*/true);
+    b().setInsertionPoint(summed.thenBlock()->getTerminator());
     finish(sumSlices(tile, consumer, results));
+    b().setInsertionPoint(summed.elseBlock()->getTerminator());
+    finish(results);
   }
 
   // Split-K (the file comment). A block's partial tile: consumer c's

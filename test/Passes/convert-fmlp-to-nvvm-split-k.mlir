@@ -46,8 +46,11 @@
 // CHECK: %[[TILE:.+]] = arith.addi %[[MNT]], %{{.+}}
 // The producer's k coordinate: (first + step) x 64.
 // CHECK: arith.addi %[[FIRST]], %{{.+}}
-// After the main loop each consumer thread stores its partial (16-byte
-// pieces), fences, and the consumers meet (named barrier 1, 256 threads).
+// After the main loop each consumer thread whose warpgroup's 64 rows hold
+// some of M (m0 + 64 c < T) stores its partial (16-byte pieces); every
+// thread fences, and the consumers meet (named barrier 1, 256 threads).
+// CHECK: %[[HASROWS:.+]] = arith.cmpi slt, %{{.+}}, %[[T:arg[0-9]+]] : i64
+// CHECK-NEXT: scf.if %[[HASROWS]] {
 // CHECK: llvm.store %{{.+}}, %{{.+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT: %[[ONE:.+]] = arith.constant 1 : i32
@@ -71,14 +74,20 @@
 // CHECK: %[[FLAG:.+]] = llvm.load %[[WORD]]
 // CHECK: %[[LAST:.+]] = arith.cmpi eq, %[[FLAG]], %c1
 // The last block alone sums slice 0 then slice 1 (its own from registers,
-// arith.select on its slice) and runs the epilogue: Y's TMA store.
+// arith.select on its slice) and runs the epilogue: Y's TMA store; a
+// consumer whose rows lie past M runs the epilogue on its own sums (it
+// writes none of them), summing nothing.
 // CHECK: scf.if %[[LAST]] {
+// CHECK-NEXT: scf.if %[[HASROWS]] {
 // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
 // CHECK: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: %[[S0:.+]] = arith.select
 // CHECK: llvm.load %{{.+}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: %[[S1:.+]] = arith.select
 // CHECK-NEXT: arith.addf %[[S0]], %[[S1]]
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: } else {
+// CHECK-NOT: llvm.load {{.+}} !llvm.ptr<1> -> vector<4xf32>
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
 // CHECK-LABEL: llvm.func @down_k0_down(
 // CHECK-NOT: atomicrmw
