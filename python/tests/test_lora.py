@@ -708,10 +708,9 @@ class PeftGuardDecisions(_PeftCase, unittest.TestCase):
         self.assert_falls_back(adapted, "gate_proj is a PEFT LoRA layer whose adapter 'default'",
                                "LoRA variant", "Dora")
 
-    def test_dropout(self):
-        adapted, _ = self.patched(lora_dropout=0.1)
-        self.assert_falls_back(adapted, "dropout p = 0.1 in training mode")
-        # In eval mode PEFT's dropout is the identity: fused, PEFT's y.
+    def assert_fuses_in_eval(self, adapted):
+        """In eval mode PEFT's dropout is the identity: one fused forward,
+        no warning, PEFT's y."""
         adapted.eval()
         x = self.torch.randn(T, D)
         self.calls.clear()
@@ -719,6 +718,11 @@ class PeftGuardDecisions(_PeftCase, unittest.TestCase):
         self.assertEqual(warned, [])
         self.assertEqual([kind for kind, _ in self.calls], ["forward"])
         self.assertClose(y, self.peft_run(adapted, x.double()), "y")
+
+    def test_dropout(self):
+        adapted, _ = self.patched(lora_dropout=0.1)
+        self.assert_falls_back(adapted, "dropout p = 0.1 in training mode")
+        self.assert_fuses_in_eval(adapted)
 
     def test_dropout_patched_in_training_mode(self):
         # PEFT first (get_peft_model leaves the model in training mode),
@@ -737,13 +741,7 @@ class PeftGuardDecisions(_PeftCase, unittest.TestCase):
         self.assertEqual([str(w.message) for w in caught], [])
         self.assertEqual([m.training for m in adapted.modules()], modes)
         self.assert_falls_back(adapted, "dropout p = 0.1 in training mode")
-        adapted.eval()
-        x = self.torch.randn(T, D)
-        self.calls.clear()
-        y, warned = self.unfused_warnings(lambda: adapted(x))
-        self.assertEqual(warned, [])
-        self.assertEqual([kind for kind, _ in self.calls], ["forward"])
-        self.assertClose(y, self.peft_run(adapted, x.double()), "y")
+        self.assert_fuses_in_eval(adapted)
 
     def test_disabled_adapters_fuse_without_terms(self):
         adapted, _ = self.patched()
