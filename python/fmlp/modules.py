@@ -359,7 +359,7 @@ def _in_place(t: torch.Tensor) -> bool:
     into its storage decides (a FakeTensor has one, and no address).
     Cheap: it runs at every forward. Under torch.compile only the layout
     is checked: dynamo (torch 2.11) cannot trace storage_offset(), and the
-    op copies a misaligned weight there (ops._aligned_copy)."""
+    op copies a misaligned weight there (ops._Plan._aligned)."""
     if not t.is_contiguous():
         return False
     return (torch.compiler.is_compiling()

@@ -41,9 +41,6 @@ class AlignmentError(RuntimeError_):
     (FMLP_ERROR_ALIGNMENT), before launching anything."""
 
 
-FMLP_ERROR_ALIGNMENT = 14  # include/fmlp/Runtime.h
-
-
 # fmlp_tensor's fields as struct packs them (native layout, the same as
 # Tensor's): data, dtype, rank, then the first `rank` sizes at byte 16 and
 # the first `rank` strides at byte 80 (pad bytes between them write zeros).
@@ -279,9 +276,9 @@ class Bundle:
 
     def _check(self, status: int) -> None:
         if status != 0:
-            error = AlignmentError if status == FMLP_ERROR_ALIGNMENT else RuntimeError_
-            raise error(f"{self.lib.fmlp_status_name(status).decode()}: "
-                        f"{self.lib.fmlp_last_error().decode()}")
+            name = self.lib.fmlp_status_name(status).decode()
+            error = AlignmentError if name == "FMLP_ERROR_ALIGNMENT" else RuntimeError_
+            raise error(f"{name}: {self.lib.fmlp_last_error().decode()}")
 
     @property
     def chip(self) -> str:

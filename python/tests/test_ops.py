@@ -122,6 +122,15 @@ def emulate(path, kind, args):
         saved[:, end - 2 * h:end].copy_(torch.cat([dg, du], dim=1))
 
 
+def off_boundary(t):
+    """A copy of t one element past a 16-byte boundary (a view into a
+    flat buffer): off the boundary for every dtype fmlp takes."""
+    import torch
+    view = torch.empty(t.numel() + 1, dtype=t.dtype, device=t.device)[1:].view(t.shape)
+    assert view.data_ptr() % 16, "one element past an allocation is off its boundary"
+    return view.copy_(t)
+
+
 def record_launches(test):
     """fmlp's launches emulated (emulate) for `test`'s duration, each
     recorded in test.calls as (kind, the names of its arguments)."""
@@ -368,7 +377,6 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, r"double backward \(create_graph=True\)"):
             torch.autograd.grad(y, x, self.dy, create_graph=True)
 
-
     def test_forward_mode_ad_refused(self):
         # fmlp's ops have no forward derivative: a tangent reaching one
         # (torch.func.jvp, torch.autograd.forward_ad) raises, where PyTorch
@@ -418,13 +426,6 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
             emulate(path, kind, args)
         ops.emulate = checking
 
-        def off_boundary(t):  # t's values one element past a 16-byte boundary
-            flat = torch.empty(t.numel() + 1, dtype=t.dtype)
-            view = flat[1:].view(t.shape)
-            view.copy_(t)
-            self.assertNotEqual(view.data_ptr() % 16, 0)
-            return view
-
         def step(x, weights, dy):
             params = [w.clone().requires_grad_(True) for w in weights]
             params = [off_boundary(p.detach()).requires_grad_(True) if shifted else p
@@ -468,9 +469,6 @@ class GradientsOnlyWhereAsked(unittest.TestCase):
             made._launch = launch
             return made
 
-        def off_boundary(t):
-            view = torch.empty(t.numel() + 1, dtype=t.dtype)[1:].view(t.shape)
-            return view.copy_(t)
         params = [off_boundary(w) for w in self.weights] + self.biases
         given = ops._named(params, self.x)
         with unittest.mock.patch.object(ops, "emulate", None), \
