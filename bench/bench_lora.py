@@ -165,7 +165,7 @@ def profile(call, name, steps=10):
     from kernel_times import kernel_times  # same directory
     for _ in range(3):
         call()
-    times = kernel_times(call, steps)
+    times, _ = kernel_times(call, steps)
     print(f"{name}: GPU time per step {sum(us for _, us in times) / 1000:.3f} ms "
           f"over {steps} steps")
     for kernel, us in sorted(times, key=lambda entry: -entry[1]):

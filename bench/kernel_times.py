@@ -7,7 +7,7 @@ their entry point, not launched alone.
 
   python3 bench/kernel_times.py BUNDLES RUNTIME_LIB [--tokens 1,16,64]
       [--shapes 1024x2816,4096x11008] [--dtype bf16] [--calls 20]
-      [--modules fmlp,hf_compile]
+      [--modules fmlp,hf_compile] [--precision tf32x3] [--matmul-precision highest]
 
 BUNDLES holds mlp-DTYPE-D-H.bundle (test/GPU/make-bundles.sh). --modules
 profiles modules instead, called as bench/bench_sweep.py times them (its
@@ -39,8 +39,24 @@ def weights_read(kernel, d, h, element_bytes):
     return 0
 
 
+def wall_time(fn, calls):
+    """Mean microseconds per call of `calls` back-to-back calls, by CUDA
+    events: beside the kernels' sum it shows the gaps between them."""
+    fn()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    for _ in range(calls):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3 / calls
+
+
 def kernel_times(fn, calls):
-    """Mean device microseconds per call of each kernel `fn` launches."""
+    """Mean device microseconds per call of each kernel `fn` launches, and
+    of the span from the first kernel's start to the last one's end (beside
+    the kernels' sum: the gaps between them, or their overlap on lanes)."""
     fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -49,13 +65,16 @@ def kernel_times(fn, calls):
         torch.cuda.synchronize()
     times = collections.defaultdict(float)
     order = []
+    first, last = float("inf"), float("-inf")
     for event in prof.events():
         if event.device_type != torch.autograd.DeviceType.CUDA:
             continue
         if event.name not in times:
             order.append(event.name)
         times[event.name] += event.device_time / calls
-    return [(name, times[name]) for name in order]
+        first = min(first, event.time_range.start)
+        last = max(last, event.time_range.end)
+    return [(name, times[name]) for name in order], (last - first) / calls
 
 
 def main():
@@ -68,18 +87,30 @@ def main():
     p.add_argument("--calls", type=int, default=20)
     p.add_argument("--modules", default="",
                    help="implementations of bench_sweep.py to profile instead of BUNDLES")
+    p.add_argument("--precision", default=None, choices=["highest", "ieee", "tf32x3", "tf32"],
+                   help="with --modules and --dtype f32: fmlp's module precision (else "
+                        "PyTorch's setting, as the package does)")
+    p.add_argument("--matmul-precision", default=None, choices=["highest", "high", "medium"],
+                   help="torch.set_float32_matmul_precision for the run (HF's fp32 GEMMs)")
     args = p.parse_args()
     os.environ["FMLP_RUNTIME_LIB"] = args.runtime
     element_bytes = torch.tensor([], dtype=DTYPES[args.dtype]).element_size()
+    if args.matmul_precision:
+        torch.set_float32_matmul_precision(args.matmul_precision)
     print(f"{args.bundles}, {args.dtype}, {torch.cuda.get_device_name()}: "
           f"mean device us per call of each kernel over {args.calls} calls")
     for shape in args.shapes.split(","):
         d, h = map(int, shape.split("x"))
         for t in map(int, args.tokens.split(",")):
             if args.modules:
-                from bench_sweep import build
-                calls = build(d, h, t, torch.device("cuda"), DTYPES[args.dtype],
-                              args.modules.split(","))[0]
+                from bench_sweep import make_modules, module_calls
+                modules, original, x, dy = make_modules(d, h, t, torch.device("cuda"),
+                                                        DTYPES[args.dtype],
+                                                        args.modules.split(","))
+                for impl, module in modules.items():
+                    if impl.startswith("fmlp"):
+                        getattr(module, "_orig_mod", module).precision = args.precision
+                calls = module_calls(modules, original, x, dy)
                 entries = {f"{impl} {'no-grad forward' if mode == 'nograd' else 'step'}": fn
                            for (mode, impl), fn in calls.items()}
             else:
@@ -87,9 +118,12 @@ def main():
             names = sorted(entries) if args.modules else \
                 ("no-grad forward", "step (forward + backward)")
             for entry in names:
-                rows = kernel_times(entries[entry], args.calls)
+                rows, span = kernel_times(entries[entry], args.calls)
                 total = sum(us for _, us in rows)
-                print(f"D={d} H={h} T={t} {entry}: {total:.1f} us in kernels")
+                wall = wall_time(entries[entry], args.calls)
+                print(f"D={d} H={h} T={t} {entry}: {total:.1f} us in kernels, "
+                      f"{span:.1f} us a call from the first kernel's start to the last's "
+                      f"end, {wall:.1f} us a call by events (unprofiled)")
                 for name, us in rows:
                     weights = weights_read(name, d, h, element_bytes)
                     rate = f"{weights / us / 1e3:7.0f} GB/s" if weights else ""
