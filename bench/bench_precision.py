@@ -4,7 +4,8 @@
 call) of fmlp's module at each precision (highest, ieee, tf32x3, tf32) beside
 Hugging Face's LlamaMLP eager at PyTorch's 'highest' (strict fp32) and
 'high' (TF32), over the same weights, eagerly, in one run; medians of
-interleaved rounds (bench_sweep's timer).
+interleaved rounds (bench_sweep's timer), with the SM clock and board power
+each case ran at (gpu_clock.py).
 
   FMLP_CACHE_DIR=... python3 bench/bench_precision.py [--shapes 1024x2816,4096x11008]
       [--tokens 8192] [--rounds 3] [--modes highest,ieee,tf32x3,tf32] [--out DIR]
@@ -12,16 +13,58 @@ interleaved rounds (bench_sweep's timer).
 import argparse
 import statistics
 import sys
+import time
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_sweep  # noqa: E402  (same directory: make_modules, module_calls, Timer)
+import gpu_clock  # noqa: E402
 
 
 # fmlp's precision -> the PyTorch setting it is compared with.
 BASELINE = {"highest": "highest", "ieee": "highest", "tf32x3": "highest", "tf32": "high"}
+
+
+def time_shape(d, h, args, modes, settings, timer, clocks):
+    """One table row of times and ratios for (D, H), and the clock rows
+    (gpu_clock.ClockSampler's summary over each case's samples)."""
+    device = torch.device("cuda")
+    modules, original, x, dy = bench_sweep.make_modules(d, h, args.tokens, device,
+                                                        torch.float32, ["fmlp", "hf_eager"])
+    train = bench_sweep.module_calls(modules, original, x, dy)
+    fused = modules["fmlp"]
+    # (label, fp32 matmul setting, fmlp precision or None for HF)
+    cases = ([(f"HF {s}", s, None) for s in settings] +
+             [(f"fmlp {m}", BASELINE[m], m) for m in modes])
+    samples = {label: [] for label, _, _ in cases}
+    intervals = {label: [] for label, _, _ in cases}
+    previous = torch.get_float32_matmul_precision()
+    try:
+        for _ in range(args.rounds):
+            for label, setting, precision in cases:
+                torch.set_float32_matmul_precision(setting)
+                fused.precision = precision
+                call = train[("train", "fmlp" if precision else "hf_eager")]
+                calls = timer.calls_per_sample(call)
+                start = time.time()
+                samples[label].append(statistics.median(timer.samples(call, calls, 3, 2.0)))
+                intervals[label].append((start, time.time()))
+    finally:
+        torch.set_float32_matmul_precision(previous)
+    ms = {k: statistics.median(v) for k, v in samples.items()}
+    cells = ([f"{ms['HF ' + s]:.2f}" for s in settings] +
+             [f"{ms['fmlp ' + m]:.2f}" for m in modes] +
+             [f"{ms['fmlp ' + m] / ms['HF ' + BASELINE[m]]:.2f}" for m in modes])
+    row = f"| ({d}, {h}) | " + " | ".join(cells) + " |"
+    clock_rows = []
+    for label, _, _ in cases:
+        seen = clocks.summary(intervals[label])
+        if seen:
+            clock_rows.append(f"| ({d}, {h}) | {label} | {seen['mhz']:.0f} | {seen['watts']:.0f} "
+                              f"| {100 * seen['capped']:.0f} % | {seen['samples']} |")
+    return row, clock_rows
 
 
 def main():
@@ -35,40 +78,27 @@ def main():
     args = p.parse_args()
     modes = args.modes.split(",")
     settings = list(dict.fromkeys(BASELINE[m] for m in modes))
-    device = torch.device("cuda")
-    timer = bench_sweep.Timer(device, 2.0, 50, False)
-    previous = torch.get_float32_matmul_precision()
+    timer = bench_sweep.Timer(torch.device("cuda"), 2.0, 50, False)
     columns = ([f"HF {s} ms" for s in settings] + [f"fmlp {m} ms" for m in modes] +
                [f"{m} / HF {BASELINE[m]}" for m in modes])
     lines = [f"# fp32 training step per precision (T = {args.tokens}, {torch.cuda.get_device_name()}, "
              f"eager, medians of {args.rounds} rounds)", "",
              "| (D, H) | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
-    for shape in args.shapes.split(","):
-        d, h = map(int, shape.split("x"))
-        modules, original, x, dy = bench_sweep.make_modules(d, h, args.tokens, device,
-                                                            torch.float32, ["fmlp", "hf_eager"])
-        train = bench_sweep.module_calls(modules, original, x, dy)
-        fused = modules["fmlp"]
-        # (label, fp32 matmul setting, fmlp precision or None for HF)
-        cases = ([(f"HF {s}", s, None) for s in settings] +
-                 [(f"fmlp {m}", BASELINE[m], m) for m in modes])
-        samples = {label: [] for label, _, _ in cases}
-        try:
-            for _ in range(args.rounds):
-                for label, setting, precision in cases:
-                    torch.set_float32_matmul_precision(setting)
-                    fused.precision = precision
-                    call = train[("train", "fmlp" if precision else "hf_eager")]
-                    calls = timer.calls_per_sample(call)
-                    samples[label].append(statistics.median(timer.samples(call, calls, 3, 2.0)))
-        finally:
-            torch.set_float32_matmul_precision(previous)
-        ms = {k: statistics.median(v) for k, v in samples.items()}
-        cells = ([f"{ms['HF ' + s]:.2f}" for s in settings] +
-                 [f"{ms['fmlp ' + m]:.2f}" for m in modes] +
-                 [f"{ms['fmlp ' + m] / ms['HF ' + BASELINE[m]]:.2f}" for m in modes])
-        lines.append(f"| ({d}, {h}) | " + " | ".join(cells) + " |")
-        print(lines[-1], flush=True)
+    clock_rows = []
+    # The clock each case ran at: the tensor-core fp32 modes draw the board
+    # to its power cap, strict fp32's SIMT GEMMs do not (NOTES item 102).
+    with gpu_clock.ClockSampler(torch.cuda.current_device()) as clocks:
+        for shape in args.shapes.split(","):
+            d, h = map(int, shape.split("x"))
+            row, rows = time_shape(d, h, args, modes, settings, timer, clocks)
+            lines.append(row)
+            clock_rows += rows
+            print(row, flush=True)
+    if clock_rows:
+        lines += ["", "SM clock and board power while each case was timed (nvidia-smi every "
+                  "100 ms; capped: the share of samples clocked down for power):", "",
+                  "| (D, H) | case | mean SM MHz | mean W | capped | samples |",
+                  "|---|---|---|---|---|---|"] + clock_rows
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
