@@ -34,7 +34,6 @@ OUTPUTS = ("y", "dx", "gate_proj.weight", "up_proj.weight", "down_proj.weight",
 
 def run_module(module, x, dy):
     """y and every gradient (x's and each parameter's) of one step."""
-    import torch
     x = x.detach().clone().requires_grad_(True)
     for p in module.parameters():
         p.grad = None

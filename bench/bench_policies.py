@@ -125,7 +125,7 @@ def report(directory):
     """policies.md (and policies.png where matplotlib is) from
     policies.json in `directory`."""
     data = json.loads((Path(directory) / "policies.json").read_text())
-    lines = [f"# fmlp's memory policies: training step, module against module (bf16)", "",
+    lines = ["# fmlp's memory policies: training step, module against module (bf16)", "",
              data["header"], "",
              "time: median step (forward + backward, gradients set to None), eager. held: "
              "bytes the forward keeps for the backward (beyond y). extra peak: the step's "

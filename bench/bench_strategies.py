@@ -112,6 +112,7 @@ def main():
     if args.out:
         name = ("strategies.md" if args.dtype != "f32"
                 else f"strategies-f32-{args.torch_precision}.md")
+        os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, name), "w") as f:
             f.write(text + "\n")
 
