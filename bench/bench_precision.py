@@ -61,9 +61,9 @@ def time_shape(d, h, args, modes, settings, timer, clocks):
     clock_rows = []
     for label, _, _ in cases:
         seen = clocks.summary(intervals[label])
-        if seen:
-            clock_rows.append(f"| ({d}, {h}) | {label} | {seen['mhz']:.0f} | {seen['watts']:.0f} "
-                              f"| {100 * seen['capped']:.0f} % | {seen['samples']} |")
+        clock_rows.append(f"| ({d}, {h}) | {label} | " + (
+            f"{seen['mhz']:.0f} | {seen['watts']:.0f} | {100 * seen['power_flag']:.0f} % "
+            f"| {seen['samples']} |" if seen else "n/a | n/a | n/a | 0 |"))
     return row, clock_rows
 
 
@@ -87,18 +87,22 @@ def main():
     clock_rows = []
     # The clock each case ran at: the tensor-core fp32 modes draw the board
     # to its power cap, strict fp32's SIMT GEMMs do not (NOTES item 102).
-    with gpu_clock.ClockSampler(torch.cuda.current_device()) as clocks:
+    with gpu_clock.ClockSampler(gpu_clock.nvidia_smi_id(torch.cuda.current_device())) as clocks:
         for shape in args.shapes.split(","):
             d, h = map(int, shape.split("x"))
             row, rows = time_shape(d, h, args, modes, settings, timer, clocks)
             lines.append(row)
             clock_rows += rows
             print(row, flush=True)
-    if clock_rows:
+    if clocks.samples:
         lines += ["", "SM clock and board power while each case was timed (nvidia-smi every "
-                  "100 ms; capped: the share of samples clocked down for power):", "",
-                  "| (D, H) | case | mean SM MHz | mean W | capped | samples |",
+                  "100 ms; power flag: the share of samples with the power cap among the "
+                  "clock's event reasons, set whenever the limit trims the clock at all; "
+                  "a case of few samples ran for less than a second):", "",
+                  "| (D, H) | case | mean SM MHz | mean W | power flag | samples |",
                   "|---|---|---|---|---|---|"] + clock_rows
+    elif clocks.failure:
+        lines += ["", f"No clock samples: {clocks.failure}"]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

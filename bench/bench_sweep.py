@@ -14,6 +14,9 @@ token count T:
     call captured in one torch.cuda.CUDAGraph after a warm-up on a side
     stream; in training the capture holds forward and backward with static
     x and dy). A capture that fails is recorded with its error, not timed;
+  - the SM clock and board power of each timing where nvidia-smi is
+    (gpu_clock.py: a board near its power limit clocks the busier
+    implementation down), in each cell's "clock";
   - beside two floors measured in the same run: the weight-read floor
     (bytes of weights / the bandwidth of a large device-to-device copy) and
     the GEMM floor (the same GEMMs as raw torch.matmul calls into
@@ -48,6 +51,7 @@ from transformers import LlamaConfig
 from transformers.models.llama.modeling_llama import LlamaMLP
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gpu_clock  # noqa: E402  (same directory)
 import sweep_report  # noqa: E402  (same directory: the table, in one place)
 
 # fmlp_serial: fmlp's module with every kernel on the caller's stream
@@ -279,7 +283,7 @@ class Unusable(RuntimeError):
     """The device no longer runs work (after a failed graph capture)."""
 
 
-def run_cell(d, h, t, args, timer, bandwidth):
+def run_cell(d, h, t, args, timer, bandwidth, clocks):
     torch._dynamo.reset()  # a cell's compiled graphs only: no guard list grows over the sweep
     cell_start = time.monotonic()
     dtype, device = DTYPES[args.dtype], torch.device(args.device)
@@ -341,13 +345,23 @@ def run_cell(d, h, t, args, timer, bandwidth):
     # Rounds over everything in turn; each time the median of its per-round
     # medians.
     rounds = {k: [] for k in timed}
+    intervals = {k: [] for k in timed}  # when each was timed, for its clock
     for _ in range(args.rounds):
         for key, (run, per_sample) in timed.items():
+            begun = time.time()
             rounds[key].append(1e3 * statistics.median(
                 timer.samples(run, per_sample, args.samples, args.budget_s)))
+            intervals[key].append((begun, time.time()))
     for (mode, impl, launch), values in rounds.items():
         cell["us"].setdefault(mode, {}).setdefault(impl, {})[launch] = statistics.median(values)
         cell["rounds_us"].setdefault(mode, {}).setdefault(impl, {})[launch] = [round(v, 2) for v in values]
+        # The SM clock it ran at (gpu_clock.py): a board near its power limit clocks
+        # a busier implementation down (bench/NOTES.md item 102).
+        seen = clocks.summary(intervals[(mode, impl, launch)])
+        if seen:
+            cell.setdefault("clock", {}).setdefault(mode, {}).setdefault(impl, {})[launch] = {
+                "mhz": round(seen["mhz"]), "watts": round(seen["watts"]),
+                "power_flag": round(seen["power_flag"], 2), "samples": seen["samples"]}
     for mode in args.modes:  # a mode whose every call failed still has its row
         cell["us"].setdefault(mode, {})
     cell["wall_s"] = round(time.monotonic() - cell_start, 1)
@@ -369,6 +383,11 @@ def print_cell(cell, impls):
                 ratio = f"  fmlp/compile {times['fmlp'] / times['hf_compile']:.2f}"
             print(f"  {mode:6s} {launch:5s} us: {text}{ratio}  floors: weight {floors['weight_read']:.1f}"
                   f" GEMM {floors['gemm']:.1f}", flush=True)
+            seen = {i: cell.get("clock", {}).get(mode, {}).get(i, {}).get(launch) for i in impls}
+            if any(seen.values()):
+                print(f"  {mode:6s} {launch:5s} SM MHz (power flag): " + "  ".join(
+                    f"{sweep_report.NAMES[i]} {v['mhz']} ({100 * v['power_flag']:.0f} %)"
+                    for i, v in seen.items() if v), flush=True)
         peaks = {key.split("/")[1]: v for key, v in cell.get("extra_peak_bytes", {}).items()
                  if key.startswith(mode + "/")}
         if peaks:
@@ -449,25 +468,31 @@ def main():
         (args.out / "sweep.json").write_text(json.dumps(data, indent=1))
         (args.out / "sweep.md").write_text(sweep_report.markdown_table(data))
     order = cell_order(args.shapes, args.tokens, args.first)
-    for i, (d, h, t) in enumerate(order):
-        if args.deadline_s is not None and time.monotonic() - start > args.deadline_s:
-            meta["not_run"] = [list(c) for c in order[i:]]
-            print(f"deadline ({args.deadline_s} s) reached; not run: {meta['not_run']}", flush=True)
-            break
-        print(f"[{time.monotonic() - start:.0f} s] cell {i + 1}/{len(order)}: D={d} H={h} T={t}", flush=True)
-        try:
-            cell = run_cell(d, h, t, args, timer, bandwidth)
-        except Unusable as error:
-            meta["not_run"] = [list(c) for c in order[i:]]
-            meta["aborted"] = str(error)
-            print(f"stopped: the device is unusable {error}", flush=True)
-            break
-        data["cells"].append(cell)
-        print_cell(cell, args.impls)
-        write()
-        if cuda:
-            gc.collect()
-            torch.cuda.empty_cache()  # the cell's graphs' pools
+    # Each timing's SM clock (gpu_clock.py); nothing where nvidia-smi is not.
+    with gpu_clock.ClockSampler(gpu_clock.nvidia_smi_id(torch.cuda.current_device())
+                                if cuda else "0") as clocks:
+        for i, (d, h, t) in enumerate(order):
+            if args.deadline_s is not None and time.monotonic() - start > args.deadline_s:
+                meta["not_run"] = [list(c) for c in order[i:]]
+                print(f"deadline ({args.deadline_s} s) reached; not run: {meta['not_run']}", flush=True)
+                break
+            print(f"[{time.monotonic() - start:.0f} s] cell {i + 1}/{len(order)}: D={d} H={h} T={t}", flush=True)
+            try:
+                cell = run_cell(d, h, t, args, timer, bandwidth, clocks)
+            except Unusable as error:
+                meta["not_run"] = [list(c) for c in order[i:]]
+                meta["aborted"] = str(error)
+                print(f"stopped: the device is unusable {error}", flush=True)
+                break
+            data["cells"].append(cell)
+            print_cell(cell, args.impls)
+            write()
+            if cuda:
+                gc.collect()
+                torch.cuda.empty_cache()  # the cell's graphs' pools
+    if clocks.failure:
+        meta["clock"] = clocks.failure
+        print(clocks.failure, flush=True)
     write()
     print(f"done in {time.monotonic() - start:.0f} s: {args.out / 'sweep.json'}, {args.out / 'sweep.md'}")
 

@@ -55,8 +55,10 @@ def wall_time(fn, calls):
 
 def kernel_times(fn, calls):
     """Mean device microseconds per call of each kernel `fn` launches, and
-    of the span from the first kernel's start to the last one's end (beside
-    the kernels' sum: the gaps between them, or their overlap on lanes)."""
+    the span from the first call's first kernel's start to the last call's
+    last kernel's end over the number of calls: a call's time including
+    the gaps between kernels and between calls (beside the kernels' sum:
+    those gaps, or the kernels' overlap on lanes); 0 without kernels."""
     fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -74,7 +76,7 @@ def kernel_times(fn, calls):
         times[event.name] += event.device_time / calls
         first = min(first, event.time_range.start)
         last = max(last, event.time_range.end)
-    return [(name, times[name]) for name in order], (last - first) / calls
+    return [(name, times[name]) for name in order], max(0.0, last - first) / calls
 
 
 def main():
