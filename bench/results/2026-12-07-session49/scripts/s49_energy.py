@@ -30,9 +30,11 @@ def main():
     device = torch.device("cuda")
     print(f"{torch.cuda.get_device_name()}: training step (gradients reset), T = {args.tokens}, "
           f"{args.rounds} rounds of ~{args.seconds} s a case")
-    print("| (D, H) | dtype | case | ms a step | mean SM MHz | mean W | J a step | capped |")
+    # Calls 10 and 11 ran this with the column "capped" (reasons 0x4, 0x8 or
+    # 0x80 flagged); gpu_clock.py now counts the power reasons alone.
+    print("| (D, H) | dtype | case | ms a step | mean SM MHz | mean W | J a step | power flag |")
     print("|---|---|---|---|---|---|---|---|")
-    with gpu_clock.ClockSampler(torch.cuda.current_device()) as clocks:
+    with gpu_clock.ClockSampler(gpu_clock.nvidia_smi_id(torch.cuda.current_device())) as clocks:
         for shape in args.shapes.split(","):
             d, h = map(int, shape.split("x"))
             cases = {"bf16": (torch.bfloat16, ["fmlp", "hf_compile"]),
@@ -68,12 +70,12 @@ def main():
                         time.sleep(0.3)  # let the board cool between cases alike
                 for impl in impls:
                     ms = statistics.median(times[impl])
-                    seen = clocks.summary(spans[impl]) or {"mhz": 0, "watts": 0, "capped": 0}
+                    seen = clocks.summary(spans[impl]) or {"mhz": 0, "watts": 0, "power_flag": 0}
                     label = impl if dtype == torch.bfloat16 else \
                         f"{impl} {args.fp32_precision if impl == 'fmlp' else torch.get_float32_matmul_precision()}"
                     print(f"| ({d}, {h}) | {str(dtype)[6:]} | {label} | {ms:.3f} | {seen['mhz']:.0f} "
                           f"| {seen['watts']:.0f} | {seen['watts'] * ms / 1e3:.3f} "
-                          f"| {100 * seen['capped']:.0f} % |", flush=True)
+                          f"| {100 * seen['power_flag']:.0f} % |", flush=True)
                 del modules, original, x, dy, calls
                 torch.cuda.empty_cache()
 
