@@ -9,6 +9,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::fmlp;
 
@@ -210,9 +212,16 @@ constexpr int64_t kMinSliceKTiles = 4, kMaxSplitKWaves = 2,
 constexpr double kMmaMicrosPerColumn = 2.5e-3, kLoadMicrosPerRow = 1.35e-3,
                  kWaveMicros = 3.0, kSplitKMicros = 4.0,
                  kPartialMicrosPerColumn = 0.01, kHbmBytesPerMicro = 4.19e6;
-/// The ranges of row tiles the token variants are chosen for (T <= 128,
-/// 256, 512, 1024, 2048); past the last, the kernel_config.
-constexpr int64_t kTokenRangeRowTiles[] = {1, 2, 4, 8, 16};
+/// The ranges of row tiles the token variants are chosen for, T in
+/// (128 fewest, 128 most]; past the last (2048), the kernel_config. 16-bit
+/// kernels, whose times the model was fitted to, per count of row tiles:
+/// each count's own least (measured on an H100, bench/NOTES.md item 103:
+/// K1 at (1024, 2816), T = 384, 64 columns a gate and up, 132 blocks, 10.6
+/// against 15.2 us for the 66 of a range's shared choice). fp32 kernels
+/// (tf32, whose k-tiles the model counts as 16-bit ones, unfitted) in the
+/// ranges T <= 128, 256, 512, 1024, 2048 that sessions 39-41 measured.
+constexpr int64_t kTokenVariantRowTiles = 16;
+constexpr int64_t kTf32TokenRangeRowTiles[] = {1, 2, 4, 8, 16};
 /// A variant is taken where the model gives it at most 9/10 of the
 /// kernel_config's time over its range (as the static grids' widths).
 constexpr double kTokenVariantGain = 0.9;
@@ -753,17 +762,23 @@ mlir::fmlp::selectTokenVariants(const Target &target, const GemmShape &shape,
     fewTerms.maxTokens = kHighestTf32x3MinTerms - 1;
     variants.push_back(fewTerms);
   }
-  // The WGMMA configs per range of row tiles; adjacent ranges that take
-  // the same one are one variant, and the ranges past the last that
-  // differs from the kernel_config are the kernel_config's.
+  // The WGMMA configs per range of row tiles (one count each for 16-bit
+  // operands); adjacent ranges that take the same one are one variant, and
+  // the ranges past the last that differs from the kernel_config are the
+  // kernel_config's.
   SmallVector<KernelConfig> ranges;
   // Not for tf32x3 (its tiles are 128 columns at most; few tokens of
   // fp32 training are left to the kernel_config).
   bool wgmmaVariants = base.strategy == KernelStrategy::wgmma &&
                        tensorCoreProducts(shape) != Precision::tf32x3 &&
                        shape.tokenVariantsReady && shape.n > 0 && shape.k > 0;
+  SmallVector<int64_t> rangeEnds(kTokenVariantRowTiles);
+  std::iota(rangeEnds.begin(), rangeEnds.end(), 1);
+  if (isFloat32Precision(getElementPrecision(shape.element)))
+    rangeEnds.assign(std::begin(kTf32TokenRangeRowTiles),
+                     std::end(kTf32TokenRangeRowTiles));
   int64_t fewest = 0;
-  for (int64_t most : kTokenRangeRowTiles) {
+  for (int64_t most : rangeEnds) {
     if (!wgmmaVariants)
       break;
     KernelConfig config = tokenRangeConfig(target, shape, base, fewest, most);

@@ -53,13 +53,19 @@
 //     multiprocessors idle and most of its rows empty.
 //   - WGMMA token variants, T <= 2048: where the kernel_config is WGMMA,
 //     M is T and N and K are static (K1..K4; GemmShape::
-//     tokenVariantsReady), each range of row tiles (T <= 128, 256, 512,
-//     1024, 2048) takes the tile width (64, 128, 192, 256 per accumulator,
-//     at most 256 columns) and K slices S (1, 2, 4, 8; only K2 without a
-//     bias and K4, tiles at most 128 wide, width x slices at most 512,
-//     slices of at least 4 k-tiles, at most 2 waves) that a time model
-//     (wgmmaMicroseconds) gives the least time summed over the range's row
-//     tiles, where that is at most 0.9x the kernel_config's. The model: the
+//     tokenVariantsReady), each count r of 128-row tiles (T in (128 (r -
+//     1), 128 r], r <= 16; fp32 operands in the ranges T <= 128, 256, 512,
+//     1024, 2048, which the tf32 variants were measured in) takes the tile
+//     width (64, 128, 192, 256 per accumulator, at most 256 columns) and K
+//     slices S (1, 2, 4, 8; only K2 without a bias and K4, tiles at most
+//     128 wide, width x slices at most 512, slices of at least 4 k-tiles,
+//     at most 2 waves) that a time model (wgmmaMicroseconds) gives the
+//     least time (summed over a range's row tiles), where that is at most
+//     0.9x the kernel_config's. Per count, not per range: the model ranks
+//     each count's widths as measured, and a range's shared choice left
+//     K1 at (1024, 2816), T = 384 on 66 blocks of 132 multiprocessors
+//     (10.6 us at 64 columns a gate and up against 15.2; H100,
+//     bench/NOTES.md item 103). The model: the
 //     busiest multiprocessor's time, waves x (a wave's fixed cost + k-tiles per
 //     block x a k-tile's time, the longer of its products (per column) and its
 //     loads (per row of A and B)), plus split-K's fixed cost and its partials
@@ -210,7 +216,7 @@ struct GemmShape {
   bool smallTokensReady = false;
   std::string notSmallTokensReady; // why not, when !smallTokensReady
   /// M is T and its kernel is verified at every WGMMA tile width (K1..K4):
-  /// WGMMA token variants per range of T, where N and K are static.
+  /// WGMMA token variants per count of row tiles, where N and K are static.
   bool tokenVariantsReady = false;
   /// N and K when static (0 when T): the token variants need both;
   /// `highest` takes tensor cores for a static K of at least

@@ -167,27 +167,29 @@ func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tenso
 // tiles cut waves x width on sm_90a's 132 multiprocessors (K6: 8 x 15
 // tiles in one wave; K5: 44 x 6 in two), 6 stages where they fit.
 // The token variants per range of T (codegen/TileSelection.h; the unit
-// test TokenVariantsPerRangeOfT has every kernel's): K2's K = H = 2816 (44
-// k-tiles) in 4 slices of 64-wide tiles at T <= 256 (16 x 2 x 4 = 128
-// blocks), 2 at T <= 512, unsplit to T = 1024, 128 wide to 2048; K3 (N = H,
-// no split: its epilogue reads G and U) 64, 128 and 192 wide; K1 64 wide
-// (88 blocks, not 22) to T = 256. K1 and K2 also take small_tokens kernels
+// test TokenVariantsPerCountOfRowTiles has every kernel's; chosen per count
+// of 128-row tiles): K2's K = H = 2816 (44 k-tiles) in 4 slices of 64-wide
+// tiles at T <= 256 (16 x 2 x 4 = 128 blocks), 2 at T <= 512, unsplit to
+// T = 1024, 128 wide to 2048; K3 (N = H, no split: its epilogue reads G and
+// U) 64, 128 and 192 wide, the kernel_config's 256 for 9 to 12 row tiles
+// (99-132 blocks, one wave, where 192 takes two) and 192 again to 2048; K1
+// 64 wide (132 blocks, not 66) to T = 384. K1 and K2 also take small_tokens kernels
 // of 32 tokens for T = 17..32: their 6-12 MB of weights sit in L2, and a
 // WGMMA grid's fixed costs outweigh reading them (the time model).
 // --fmlp-token-tiles (FORCED) fixes the WGMMA ones instead, per kernel op.
 // The (4096, 11008) block keeps WGMMA from T = 17 (180 MB of weights:
 // bench/NOTES.md item 55; test/Tools/fmlp-compile-bundle.mlir).
 // CHECK-LABEL: func.func @llama_1k.forward
-// CHECK: fmlp.gate_up {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 32768, max_registers = 128, reason = "T <= 32: the weights streamed through mma.sync on sm_90a, K split over 8 warps (the time model: 5 us against 9 us on WGMMA)", max_tokens = 32>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 256>]}
+// CHECK: fmlp.gate_up {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], stages = 1, cluster = [1, 1], shared_bytes = 32768, max_registers = 128, reason = "T <= 32: the weights streamed through mma.sync on sm_90a, K split over 8 warps (the time model: 5 us against 9 us on WGMMA)", max_tokens = 32>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 384>]}
 // CHECK: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = small_tokens, tile = [32, 16, 32], {{.*}}max_tokens = 32>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, split_k = 4, reason = "T <= 256: tiles 64 wide, K in 4 slices (the time model's least on sm_90a)", max_tokens = 256>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}split_k = 2, {{.*}}max_tokens = 512>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{[^>]*}}max_tokens = 1024>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}max_tokens = 2048>]}
 // FORCED-LABEL: func.func @llama_1k.forward
 // FORCED: fmlp.down {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 16>, #fmlp.kernel_config<strategy = small_tokens, {{.*}}max_tokens = 32>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}reason = "T <= 300: tiles 128 wide (fixed for an A/B run)", max_tokens = 300>]}
 // FORCED-LABEL: func.func @llama_1k.backward
 // FORCED: fmlp.input_grad {{.*}}fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{.*}}split_k = 3, {{.*}}max_tokens = 300>]}
 // CHECK-LABEL: func.func @llama_1k.backward
-// CHECK: fmlp.down_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]
+// CHECK: fmlp.down_grad {{[^#]*}}#fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64]
 // CHECK-NOT: split_k
-// CHECK-SAME: fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 256>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{.*}}max_tokens = 512>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 192, 64], stages = 5, {{.*}}max_tokens = 1024>]}
+// CHECK-SAME: fmlp.token_variants = [#fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], {{.*}}max_tokens = 384>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{.*}}max_tokens = 768>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 192, 64], stages = 5, {{.*}}max_tokens = 1024>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], {{.*}}max_tokens = 1536>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 192, 64], stages = 5, {{.*}}max_tokens = 2048>]}
 // CHECK: fmlp.down_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
 // CHECK-NOT: split_k
 // CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]{{.*}}split_k = 8, {{.*}}max_tokens = 128>, {{.*}}split_k = 4, {{.*}}max_tokens = 256>, {{.*}}tile = [128, 128, 64], {{.*}}split_k = 4, {{.*}}max_tokens = 512>, {{.*}}split_k = 2, {{.*}}max_tokens = 1024>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}max_tokens = 2048>]}

@@ -160,16 +160,18 @@
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32, and 56 with them for T <= 64
-// on sm_90a. Then the LoRA blocks: 112 on
-// sm_90a, 69 on each of sm_80 and sm_120 (small_tokens K1 and K2 among
-// them). And 19 transpose kernels (fmlp-transpose-weights: the weights
-// that fp32 WGMMA kernels would read MN-major): 3 in each sm_90a Llama
+// on sm_90a. Then the LoRA blocks: 113 on sm_90a (its bf16 block's K3
+// variants chosen per count of 128-row tiles: to T = 384, 768, 1024 and
+// 2048, where ranges gave 256, 512 and 1024), 69 on each of sm_80 and
+// sm_120 (small_tokens K1 and K2 among them). And 19 transpose kernels
+// (fmlp-transpose-weights: the weights that fp32 WGMMA kernels would read
+// MN-major): 3 in each sm_90a Llama
 // fp32 bundle (tf32, tf32x3, tosa), 1 in each of the 7 sm_90a variants
 // bundles (its fp32 block's input_grad; not in infer), 3 in LoRA's (the
 // adapters' B matrices). And 12 copies of the weights rounded to tf32
 // (fmlp-round-tf32-weights): 6 in each sm_90a bundle at precision tf32
 // (the forward's and the no-grad forward's Wg, Wu, Wd).
-// CHECK-COUNT-1370: Compiling entry function
+// CHECK-COUNT-1371: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

@@ -607,11 +607,11 @@ TEST(TileSelection, WgmmaTimeModelFollowsTheH200) {
                    2.0 * (4096.0 * 22016 + 16 * 22016 + 16 * 4096) / 4.19e6);
 }
 
-// The token variants with N and K known: per range of T, the time model's
-// choice (TileSelection.h), each within the chip and surviving the
-// attribute; ranges past the last that differs from the kernel_config are
-// its own.
-TEST(TileSelection, TokenVariantsPerRangeOfT) {
+// The token variants with N and K known: per count of 128-row tiles, the
+// time model's choice (TileSelection.h), each within the chip and
+// surviving the attribute; ranges past the last that differs from the
+// kernel_config are its own.
+TEST(TileSelection, TokenVariantsPerCountOfRowTiles) {
   MLIRContext context;
   context.loadDialect<FMLPDialect>();
   Builder b(&context);
@@ -648,24 +648,49 @@ TEST(TileSelection, TokenVariantsPerRangeOfT) {
     return ranges;
   };
   // (4096, 11008): K1 (two accumulators of H), K2 (N = D, K = H), K3
-  // (N = H, K = D), K4 (N = D, K = 2H).
+  // (N = H, K = D), K4 (N = D, K = 2H). Each count r of 128-row tiles is
+  // timed alone, so a variant may sit between two others with the
+  // kernel_config's tiles (K2's 256 columns at T in (768, 1024]: 128
+  // blocks, one wave, where 192 would take two).
   EXPECT_EQ(variants(2, 11008, 4096, false),
             (Ranges{{128, 128, 1}, {256, 64, 1}}));
   EXPECT_EQ(variants(1, 4096, 11008, true),
-            (Ranges{{128, 128, 4}, {256, 128, 2}, {512, 128, 1}}));
+            (Ranges{{128, 128, 4}, {256, 128, 2}, {512, 128, 1}, {768, 192, 1},
+                    {1024, 256, 1}, {1536, 192, 1}}));
   EXPECT_EQ(variants(1, 11008, 4096, false),
-            (Ranges{{128, 128, 1}, {256, 192, 1}}));
+            (Ranges{{128, 128, 1}, {256, 192, 1}, {384, 256, 1}, {512, 192, 1}}));
   EXPECT_EQ(variants(1, 4096, 2 * 11008, true),
-            (Ranges{{128, 128, 4}, {256, 128, 2}, {512, 128, 1}}));
-  // (1024, 2816).
-  EXPECT_EQ(variants(2, 2816, 1024, false), (Ranges{{256, 64, 1}}));
+            (Ranges{{128, 128, 4}, {256, 128, 2}, {512, 128, 1}, {768, 192, 1},
+                    {1024, 256, 1}, {1536, 192, 1}}));
+  // (1024, 2816). K1 takes 64 columns a gate and up up to 3 row tiles
+  // (T <= 384: 132 blocks, one wave, against 66 of the kernel_config's
+  // 128; measured on an H100, bench/NOTES.md item 103: K1 10.6 against
+  // 15.2 us at T = 384).
+  EXPECT_EQ(variants(2, 2816, 1024, false), (Ranges{{384, 64, 1}}));
   EXPECT_EQ(variants(1, 1024, 2816, true),
             (Ranges{{256, 64, 4}, {512, 64, 2}, {1024, 64, 1}, {2048, 128, 1}}));
   EXPECT_EQ(variants(1, 2816, 1024, false),
-            (Ranges{{256, 64, 1}, {512, 128, 1}, {1024, 192, 1}}));
+            (Ranges{{384, 64, 1}, {768, 128, 1}, {1024, 192, 1}, {1536, 256, 1},
+                    {2048, 192, 1}}));
   EXPECT_EQ(variants(1, 1024, 2 * 2816, true),
             (Ranges{{128, 64, 8}, {256, 64, 4}, {512, 128, 4}, {1024, 128, 2},
                     {2048, 128, 1}}));
+  // The ranges are whole counts of row tiles, contiguous from 1, none past
+  // 2048 tokens, and two adjacent ones never the same kernel.
+  for (auto [accumulators, n, k] :
+       {std::tuple<unsigned, int64_t, int64_t>{2, 11008, 4096},
+        {1, 4096, 11008}, {1, 11008, 4096}, {2, 2816, 1024}, {1, 2816, 1024}}) {
+    Ranges ranges = variants(accumulators, n, k, accumulators == 1);
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      EXPECT_EQ(std::get<0>(ranges[i]) % 128, 0);
+      EXPECT_LE(std::get<0>(ranges[i]), 2048);
+      if (i > 0) {
+        EXPECT_LT(std::get<0>(ranges[i - 1]), std::get<0>(ranges[i]));
+        EXPECT_NE(std::make_pair(std::get<1>(ranges[i - 1]), std::get<2>(ranges[i - 1])),
+                  std::make_pair(std::get<1>(ranges[i]), std::get<2>(ranges[i])));
+      }
+    }
+  }
   // Without split K (K2 with a bias): widths only.
   for (auto [maxTokens, tileN, splitK] : variants(1, 1024, 2816, false))
     EXPECT_EQ(splitK, 1) << maxTokens;
