@@ -1131,23 +1131,39 @@ struct ConvertFMLPToNVVMPass
       ArrayRef<KernelConfig> configs = configsByOp[op];
       SmallVector<KernelVariant, 1> variants;
       int64_t minTokens = 0;
-      // The kernel_config's kernel (every T past the variants) is built
-      // once; a variant of the same kernel for a range of fewer T (the time
-      // model's choice between two others) launches it too.
+      // Each kernel is built once. The time model may take one config for
+      // two ranges of T apart (the 16-bit variants are chosen per count of
+      // row tiles, codegen/TileSelection.h): the kernel_config's between
+      // two variants, or a variant's on both sides of another; the later
+      // range launches the kernel built for the first. Such a kernel is
+      // named by what it is (the kernel_config's name; a variant's width),
+      // not by a range it does not bound. Split-K kernels are not shared:
+      // their workspace layout is sized by their range's T.
       const KernelConfig &base = configs.back();
       assert(base.splitK == 1 && base.maxTokens == 0 &&
              "the kernel_config serves every T in one slice of K");
-      std::optional<KernelVariant> baseKernel;
+      SmallVector<std::pair<KernelConfig, KernelVariant>, 4> builtKernels;
       for (const KernelConfig &config : configs) {
-        if (baseKernel && config.sameKernel(base)) {
-          variants.push_back(*baseKernel);
+        auto earlier = llvm::find_if(builtKernels, [&](const auto &built) {
+          return config.splitK == 1 && built.first.sameKernel(config);
+        });
+        if (earlier != builtKernels.end()) {
+          variants.push_back(earlier->second);
           variants.back().maxTokens = config.maxTokens;
           minTokens = config.maxTokens + 1;
           continue;
         }
         KernelConfig built = config;
-        if (config.sameKernel(base))
+        std::string variantName = name;
+        if (config.sameKernel(base)) {
           built.maxTokens = 0; // named and built as the kernel_config's
+        } else if (config.splitK == 1 &&
+                   llvm::count_if(configs, [&](const KernelConfig &other) {
+                     return other.sameKernel(config);
+                   }) > 1) {
+          built.maxTokens = 0;
+          variantName += "_n" + std::to_string(config.tileN);
+        }
         Value splitK = config.splitK > 1 ? splitKWorkspaces[entry] : Value();
         FailureOr<KernelVariant> variant = failure();
         if (config.transposesInStages) {
@@ -1162,12 +1178,13 @@ struct ConvertFMLPToNVVMPass
             return signalPassFailure();
           }
           variant = buildVariant(op, describeGemm(op), built, minTokens,
-                                 storedOperands, info, gpuModule, name, splitK);
+                                 storedOperands, info, gpuModule, variantName,
+                                 splitK);
           if (succeeded(variant))
             variant->storedWeights = stored.weightOfCopy();
         } else {
           variant = buildVariant(op, gemm, built, minTokens, operands, info,
-                                 gpuModule, name, splitK);
+                                 gpuModule, variantName, splitK);
           if (succeeded(variant) && config.roundsInStages)
             for (Value buffer : operands.buffers)
               if (Value weight = storedWeightOf.lookup(buffer))
@@ -1176,8 +1193,7 @@ struct ConvertFMLPToNVVMPass
         if (failed(variant))
           return signalPassFailure();
         variant->maxTokens = config.maxTokens;
-        if (config.sameKernel(base))
-          baseKernel = *variant;
+        builtKernels.push_back({config, *variant});
         variants.push_back(std::move(*variant));
         minTokens = config.maxTokens + 1;
       }

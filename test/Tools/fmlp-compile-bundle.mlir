@@ -84,7 +84,8 @@
 // backward's K4) chosen per count r of 128-row tiles from T = 513: 192
 // wide where 22 r blocks take no more waves than the 256-wide 16 r (r = 5,
 // 6: one; 9..12: two), the kernel_config's 256 where they would (r = 7, 8;
-// 13 on).
+// 13 on): one 192-wide kernel, named by its width, launched for both of
+// its ranges, as the kernel_config's is.
 // INFO-NEXT: split_k_workspace workspace bf16 [4194432] align 16
 // INFO-NEXT: kernel llama_mlp_forward_k0_gate_up_small_tokens: T in [1, 16], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k0_gate_up: T in [17, 128], runs at T = 37
@@ -96,9 +97,9 @@
 // INFO-NEXT: kernel llama_mlp_forward_k1_down_upto256_splitk2_zero_counters: T in [129, 256], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k1_down_upto256_splitk2: T in [129, 256], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k1_down_upto512: T in [257, 512], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto768: T in [513, 768], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_n192: T in [513, 768], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k1_down: T in [769, 1024], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_forward_k1_down_upto1536: T in [1025, 1536], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_forward_k1_down_n192: T in [1025, 1536], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_forward_k1_down: T in [1537, inf], not run at T = 37
 // INFO: entry llama_mlp.backward (backward)
 // INFO: saved      saved     bf16 [T, 33024] align 16 consumed
@@ -108,9 +109,9 @@
 // INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto256_splitk2_zero_counters: T in [129, 256], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto256_splitk2: T in [129, 256], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto512: T in [257, 512], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto768: T in [513, 768], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_n192: T in [513, 768], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_backward_k2_input_grad: T in [769, 1024], not run at T = 37
-// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_upto1536: T in [1025, 1536], not run at T = 37
+// INFO-NEXT: kernel llama_mlp_backward_k2_input_grad_n192: T in [1025, 1536], not run at T = 37
 // INFO-NEXT: kernel llama_mlp_backward_k2_input_grad: T in [1537, inf], not run at T = 37
 // INFO: entry llama_mlp.forward_nograd (forward_nograd): 9203456 B saved + workspace at T = 37
 

@@ -11,7 +11,7 @@
 // counters' fills), none of the training entries'.
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.bf16.mlir --report=false -o %t/default.bundle
 // RUN: python3 %S/Inputs/check-programmatic.py %t/default.bundle | FileCheck %s --check-prefix=NOGRAD
-// NOGRAD: programmatic: ['forward_nograd']; 12 kernels wait first
+// NOGRAD: programmatic: ['forward_nograd']; 11 kernels wait first
 // The same with LoRA adapters, and in per-chunk launches (SIMT, f32).
 // RUN: fmlp-compile %S/Inputs/lora-block.mlir --report=false -o %t/lora.bundle
 // RUN: python3 %S/Inputs/check-programmatic.py %t/lora.bundle | FileCheck %s --check-prefix=NOGRAD-ONLY

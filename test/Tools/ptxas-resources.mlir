@@ -65,6 +65,8 @@
 // variants' fp32 block (biases, widths not multiples of a tile: D = 96,
 // H = 200) at precision tf32, whose kernels take WGMMA too where TMA can
 // read their operands (the fp32 block's [Wg Wu] split at k = 200 cannot).
+// K1's variants of T <= 128 and T <= 768 round in their stages with one
+// tile: one kernel (_n128_round_in_stages) in each forward entry.
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 -o %t/tf32-variants.bundle
 // RUN: cat %t/tf32-sm90a.bundle/kernels.ptx %t/tf32-variants.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-WGMMA
 // TF32-WGMMA: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k8.f32.tf32.tf32
@@ -73,7 +75,7 @@
 // RUN: grep -c "Compiling entry" %t/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-KERNELS
 // RUN: not grep "mma_sync'" %t/tf32-sm90a.bundle/ptxas.log
 // RUN: grep -c "mma_sync'" %t/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-VARIANTS-MMA
-// TF32-KERNELS: 43
+// TF32-KERNELS: 41
 // TF32-VARIANTS-MMA: 2
 // The kernels that write their stages through the generic proxy, truncated
 // (below; rounded, every consumer fences its own loads of A too): K5 and K6,
@@ -92,14 +94,15 @@
 // the variants' fp32 block and a LoRA block, their WGMMA kernels taking A
 // from registers (cvt.rna, register-sourced WGMMA), 6 + 6 + 16 copy
 // kernels (the forward's and the no-grad forward's rounded weights, the
-// adapters' among them): 43 + 70 + 50 kernels, no spill, and no WGMMA
+// adapters' among them): 41 + 70 + 50 kernels, no spill, and no WGMMA
 // pipeline ptxas had to change (fmlp-compile checks both; NOSPILL again).
 // The Llama block's WGMMA token variants of K1 and K2 (T <= 768) read the
 // weights as stored and round them in their stages (KernelConfig::
-// roundsInStages): 18 kernels (their split-K counter fills among them),
-// three more per entry than truncated: K1's variant for T <= 128 takes the
-// kernel_config's tiles but is a kernel of its own, and K1's and K2's of
-// T <= 768 (the kernel_configs' tiles) beside the copy readers. The
+// roundsInStages): 16 kernels (their split-K counter fills among them),
+// two more per entry than truncated: K1's variants for T <= 128 and for
+// T in (256, 768] take the kernel_config's tiles, one kernel of their own
+// (_n128_round_in_stages, launched for both ranges), and K2's of T <= 768
+// beside the copy readers. The
 // backward's K3 and K4 variants of T <= 512 transpose their weights in
 // their stages (KernelConfig::transposesInStages): 8 kernels in the Llama
 // block (split-K fills among them; one more than the copy readers they
@@ -135,9 +138,9 @@
 // RUN: not grep -q "cvt.rna" %t/truncated/tf32-sm90a.bundle/kernels.ptx
 // RUN: grep -c "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
 // TRUNCATED-KERNELS: 31
-// ROUNDED-KERNELS: 163
+// ROUNDED-KERNELS: 161
 // ROUNDED-COPIES: 6
-// ROUND-IN-STAGES: 18
+// ROUND-IN-STAGES: 16
 // ROUND-IN-STAGES-ALL: 18
 // TRANSPOSE-IN-STAGES: 8
 // ROUNDED-PTX: cvt.rna.tf32.f32
@@ -160,9 +163,7 @@
 // f32 blocks are precision highest (the default): their weight gradients
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32, and 56 with them for T <= 64
-// on sm_90a. Then the LoRA blocks: 113 on sm_90a (its bf16 block's K3
-// variants chosen per count of 128-row tiles: to T = 384, 768, 1024 and
-// 2048, where ranges gave 256, 512 and 1024), 69 on each of sm_80 and
+// on sm_90a. Then the LoRA blocks: 112 on sm_90a, 69 on each of sm_80 and
 // sm_120 (small_tokens K1 and K2 among them). And 19 transpose kernels
 // (fmlp-transpose-weights: the weights that fp32 WGMMA kernels would read
 // MN-major): 3 in each sm_90a Llama
@@ -171,7 +172,13 @@
 // adapters' B matrices). And 12 copies of the weights rounded to tf32
 // (fmlp-round-tf32-weights): 6 in each sm_90a bundle at precision tf32
 // (the forward's and the no-grad forward's Wg, Wu, Wd).
-// CHECK-COUNT-1371: Compiling entry function
+// A kernel the rule takes for two ranges of T apart is built once and
+// launched for both (convert-fmlp-to-nvvm): the tf32 sm_90a Llama bundle's
+// K1 variants of T <= 128 and T <= 768, both rounding in their stages with
+// one tile, are one kernel in each forward entry (2 fewer than the counts
+// above add up to); the LoRA bf16 block's K3, chosen per count of 128-row
+// tiles, runs one 192-wide kernel for T in (768, 1024] and (1536, 2048].
+// CHECK-COUNT-1368: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.
