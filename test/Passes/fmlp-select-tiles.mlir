@@ -166,9 +166,8 @@ func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tenso
 // D = 1024, H = 2816: the weight gradients' grids are static and 192 wide
 // tiles cut waves x width on sm_90a's 132 multiprocessors (K6: 8 x 15
 // tiles in one wave; K5: 44 x 6 in two), 6 stages where they fit.
-// The token variants per range of T (codegen/TileSelection.h; the unit
-// test TokenVariantsPerCountOfRowTiles has every kernel's; chosen per count
-// of 128-row tiles): K2's K = H = 2816 (44 k-tiles) in 4 slices of 64-wide
+// The token variants per count of 128-row tiles (codegen/TileSelection.h;
+// the unit test TokenVariantsPerCountOfRowTiles has every kernel's): K2's K = H = 2816 (44 k-tiles) in 4 slices of 64-wide
 // tiles at T <= 256 (16 x 2 x 4 = 128 blocks), 2 at T <= 512, unsplit to
 // T = 1024, 128 wide to 2048; K3 (N = H, no split: its epilogue reads G and
 // U) 64, 128 and 192 wide, the kernel_config's 256 for 9 to 12 row tiles

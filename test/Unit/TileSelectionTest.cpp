@@ -675,12 +675,15 @@ TEST(TileSelection, TokenVariantsPerCountOfRowTiles) {
   EXPECT_EQ(variants(1, 1024, 2 * 2816, true),
             (Ranges{{128, 64, 8}, {256, 64, 4}, {512, 128, 4}, {1024, 128, 2},
                     {2048, 128, 1}}));
-  // The ranges are whole counts of row tiles, contiguous from 1, none past
-  // 2048 tokens, and two adjacent ones never the same kernel.
-  for (auto [accumulators, n, k] :
-       {std::tuple<unsigned, int64_t, int64_t>{2, 11008, 4096},
-        {1, 4096, 11008}, {1, 11008, 4096}, {2, 2816, 1024}, {1, 2816, 1024}}) {
-    Ranges ranges = variants(accumulators, n, k, accumulators == 1);
+  // Every shape above: the ranges end on whole counts of row tiles, rise,
+  // stop by 2048 tokens, and two adjacent ones are never the same kernel.
+  for (auto [accumulators, n, k, splitKReady] :
+       {std::tuple<unsigned, int64_t, int64_t, bool>{2, 11008, 4096, false},
+        {1, 4096, 11008, true}, {1, 11008, 4096, false},
+        {1, 4096, 2 * 11008, true}, {2, 2816, 1024, false},
+        {1, 1024, 2816, true}, {1, 2816, 1024, false},
+        {1, 1024, 2 * 2816, true}}) {
+    Ranges ranges = variants(accumulators, n, k, splitKReady);
     for (size_t i = 0; i < ranges.size(); ++i) {
       EXPECT_EQ(std::get<0>(ranges[i]) % 128, 0);
       EXPECT_LE(std::get<0>(ranges[i]), 2048);
