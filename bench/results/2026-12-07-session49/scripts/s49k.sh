@@ -2,9 +2,10 @@
 # Session 49, call 14: token variants chosen per count of 128-row tiles
 # (T in (128 (r - 1), 128 r], r <= 16) instead of the ranges T <= 128, 256,
 # 512, 1024, 2048 (.device/c49r, this tree's compiler; main's: c49).
-# Correctness: block tests of the c49r bundles at T on both sides of each
-# new variant's range; speed: modules graph-replayed, fmlp (main) against
-# fmlp_b (c49r) and torch.compile, no-grad and training.
+# Correctness: block tests of the c49r bundles, at (1024, 2816) on both
+# sides of each changed range, at (4096, 11008) inside each; speed:
+# modules graph-replayed, fmlp (main) against fmlp_b (c49r) and
+# torch.compile, no-grad and training.
 cd "$(dirname "$0")/../../../.." || exit 1
 source bench/device-session.sh .device/c49 .device/c49r || exit 1
 B=.device/c49r/fmlp0.3.0-d
