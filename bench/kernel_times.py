@@ -22,6 +22,7 @@ import os
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+from bench_mlp import median_ms  # noqa: E402  (same directory)
 from compare_bundles import DTYPES, kernels_of  # noqa: E402  (same directory)
 
 # The weights a kernel reads whole, in units of D H elements, by the kernel
@@ -37,20 +38,6 @@ def weights_read(kernel, d, h, element_bytes):
         if op in kernel:
             return units * d * h * element_bytes
     return 0
-
-
-def wall_time(fn, calls):
-    """Mean microseconds per call of `calls` back-to-back calls, by CUDA
-    events: beside the kernels' sum it shows the gaps between them."""
-    fn()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda.synchronize()
-    start.record()
-    for _ in range(calls):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) * 1e3 / calls
 
 
 def kernel_times(fn, calls):
@@ -122,10 +109,10 @@ def main():
             for entry in names:
                 rows, span = kernel_times(entries[entry], args.calls)
                 total = sum(us for _, us in rows)
-                wall = wall_time(entries[entry], args.calls)
+                wall = 1e3 * median_ms(entries[entry], warmup=1, reps=5)
                 print(f"D={d} H={h} T={t} {entry}: {total:.1f} us in kernels, "
                       f"{span:.1f} us a call from the first kernel's start to the last's "
-                      f"end, {wall:.1f} us a call by events (unprofiled)")
+                      f"end, {wall:.1f} us a call by events (unprofiled; bench_mlp.median_ms)")
                 for name, us in rows:
                     weights = weights_read(name, d, h, element_bytes)
                     rate = f"{weights / us / 1e3:7.0f} GB/s" if weights else ""
