@@ -235,6 +235,47 @@ void KernelBuilder::store(const MatrixView &view, Value row, Value col,
   emitStore(pointer, view.element, value);
 }
 
+std::pair<Value, Value> KernelBuilder::tileOfBlockGrouped() {
+  Type i32Type = b.getI32Type();
+  Value gx = NVVM::GridDimXOp::create(b, loc, i32Type);
+  Value gy = NVVM::GridDimYOp::create(b, loc, i32Type);
+  Value id = add(blockId(0), mul(blockId(1), gx));
+  Value perGroup = mul(gy, i32(kGroupedTileRows));
+  Value firstRow =
+      mul(arith::DivUIOp::create(b, loc, id, perGroup), i32(kGroupedTileRows));
+  Value rows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, gx, firstRow),
+      i32(kGroupedTileRows));
+  Value inGroup = arith::RemUIOp::create(b, loc, id, perGroup);
+  return {add(firstRow, arith::RemUIOp::create(b, loc, inGroup, rows)),
+          arith::DivUIOp::create(b, loc, inGroup, rows)};
+}
+
+void KernelBuilder::initBarrier(Value barrier, int64_t count) {
+  NVVM::MBarrierInitOp::create(b, loc, barrier, i32(count), Value());
+}
+
+void KernelBuilder::expectBytes(Value barrier, Value bytes) {
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, /*res=*/Type(), barrier, bytes, NVVM::MemScopeKind::CTA,
+      /*relaxed=*/false, /*predicate=*/Value());
+}
+
+void KernelBuilder::waitParity(Value barrier, Value parity) {
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
+                                        i32(10000000));
+}
+
+void KernelBuilder::tmaLoad(unsigned map, Value target, Value inner,
+                            Value outer, Value barrier) {
+  Value dst = LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), target);
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, loc, dst, tensorMap(map), ValueRange{inner, outer}, barrier,
+      ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+      /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+}
+
 Value KernelBuilder::dynamicShared() {
   constexpr StringLiteral kSymbol = "fmlp_dynamic_shared";
   auto module = func->getParentOfType<gpu::GPUModuleOp>();

@@ -207,6 +207,32 @@ public:
   Value sharedF32(StringRef suffix, int64_t count);
   Value sharedAt(Value array, Value index); // index: i32
 
+  /// This block's tile (m, n) (i32) in grouped order, the grid's x
+  /// indexing m and y n. Blocks start in the order of id = y gx + x: taken
+  /// as they are, the blocks running at once (a wave of 132) would share
+  /// one B column-block and each read its own A row-block (at T = 32768,
+  /// D = 4096 every wave would read 132 MiB of A, more than L2 holds, and
+  /// all of A again for each of the 86 n tiles). Consecutive ids here walk
+  /// kGroupedTileRows m tiles, then the next n tile, so a wave covers ~16 x
+  /// 8 tiles whose A and B blocks stay in L2 (the last group has gx mod
+  /// kGroupedTileRows rows).
+  std::pair<Value, Value> tileOfBlockGrouped();
+  static constexpr int64_t kGroupedTileRows = 16;
+
+  /// The mbarrier at `barrier` (ptr<3>, 8-byte aligned) expects `count`
+  /// arrivals a phase.
+  void initBarrier(Value barrier, int64_t count);
+  /// One arrival on `barrier` that also expects `bytes` (i32) more from TMA.
+  void expectBytes(Value barrier, Value bytes);
+  /// Waits (the op retries) until `barrier` completes the phase of `parity`
+  /// (i32, 0 or 1).
+  void waitParity(Value barrier, Value parity);
+  /// TMA: the box of tensor map `map` at (inner, outer) element coordinates
+  /// (i32) into shared memory at `target` (ptr<3>), its bytes counted on
+  /// `barrier`.
+  void tmaLoad(unsigned map, Value target, Value inner, Value outer,
+               Value barrier);
+
   /// Runs `body` when `condition` holds; `body` yields nothing.
   void ifThen(Value condition, function_ref<void()> body);
   /// fp32 `x` rounded to tf32 (to nearest, ties away: cvt.rna), as the i32

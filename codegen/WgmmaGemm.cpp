@@ -560,42 +560,11 @@ struct Wgmma : EpilogueHost {
     return kWgmmaInstructionKBytes * 8 / spec.element.getIntOrFloatBitWidth();
   }
 
-  /// This block's tile (m, n) in grouped order. Blocks start in the order
-  /// of id = y gx + x; the grid's x indexes m. Taken as they are, the
-  /// blocks running at once (a wave of 132) would share one B column-block
-  /// and each read its own A row-block: at T = 32768, D = 4096 every wave
-  /// reads 132 MiB of A, more than L2 holds, and all of A again for each
-  /// of the 86 n tiles. Consecutive ids here walk kGroupRows m tiles, then
-  /// the next n tile, so a wave covers ~16 x 8 tiles whose A and B blocks
-  /// stay in L2 (the last group has gx mod kGroupRows rows).
-  std::pair<Value, Value> tileOfBlock() {
-    constexpr int64_t kGroupRows = 16;
-    Value gx = NVVM::GridDimXOp::create(b(), kb.loc, i32);
-    Value gy = NVVM::GridDimYOp::create(b(), kb.loc, i32);
-    Value id = kb.add(kb.blockId(0), kb.mul(kb.blockId(1), gx));
-    Value perGroup = kb.mul(gy, c32(kGroupRows));
-    Value firstRow = kb.mul(arith::DivUIOp::create(b(), kb.loc, id, perGroup),
-                            c32(kGroupRows));
-    Value rows = arith::MinUIOp::create(
-        b(), kb.loc, arith::SubIOp::create(b(), kb.loc, gx, firstRow),
-        c32(kGroupRows));
-    Value inGroup = arith::RemUIOp::create(b(), kb.loc, id, perGroup);
-    return {
-        kb.add(firstRow, arith::RemUIOp::create(b(), kb.loc, inGroup, rows)),
-        arith::DivUIOp::create(b(), kb.loc, inGroup, rows)};
-  }
-
   /// TMA: the box of `map` at (inner, outer) into shared memory at byte
   /// `offset`, its bytes counted on `barrier`.
   void tmaLoad(unsigned map, Value offset, Value inner, Value outer,
                Value barrier) {
-    Value dst = LLVM::AddrSpaceCastOp::create(
-        b(), kb.loc, LLVM::LLVMPointerType::get(b().getContext(), 7),
-        at(offset));
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b(), kb.loc, dst, kb.tensorMap(map), ValueRange{inner, outer}, barrier,
-        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
-        /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+    kb.tmaLoad(map, at(offset), inner, outer, barrier);
   }
   /// The epilogue's mbarrier of consumer `consumer` (its blocks loaded by
   /// TMA), after the ring's.
@@ -606,8 +575,7 @@ struct Wgmma : EpilogueHost {
   /// Waits (the op retries) until `barrier` completes the phase of
   /// `parity`.
   void waitParity(Value barrier, Value parity) {
-    NVVM::MBarrierTryWaitParityOp::create(b(), kb.loc, barrier, parity,
-                                          c32(10000000));
+    kb.waitParity(barrier, parity);
   }
 
   static bool handsOff(const std::optional<StagingPlan> &staging) {
@@ -750,9 +718,7 @@ struct Wgmma : EpilogueHost {
 
   /// One arrival on `barrier` that also expects `bytes` more from TMA.
   void expectBytes(Value barrier, Value bytes) {
-    NVVM::MBarrierArriveExpectTxOp::create(
-        b(), kb.loc, /*res=*/Type(), barrier, bytes, NVVM::MemScopeKind::CTA,
-        /*relaxed=*/false, /*predicate=*/Value());
+    kb.expectBytes(barrier, bytes);
   }
 
   /// The operands of k-tile `kc` that TMA loads into stage `stage` as they
@@ -2103,7 +2069,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   };
   auto work = [&] {
     Work at;
-    auto [mTile, nTile] = w.tileOfBlock();
+    auto [mTile, nTile] = kb.tileOfBlockGrouped();
     at.m0 = kb.mul(mTile, w.c32(kWgmmaTileM));
     at.n0 = kb.mul(nTile, w.c32(spec.tileN));
     // ceil(K / tileK) k-steps; the tensor maps zero-fill past K.
