@@ -23,6 +23,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <functional>
+#include <optional>
 
 namespace mlir::fmlp {
 
@@ -438,7 +439,7 @@ constexpr int32_t kMmaSyncMaxRegisters = 255;
 /// MN-contiguous (rows index k). 256 threads on a tile of 128 rows x tileN
 /// columns per accumulator (tileN x accumulators = 256, or 128 for
 /// tf32x3), K in steps of tileK through a ring of `stages` shared-memory
-/// slots filled by cp.async (zero-filled past the extents), fp32
+/// slots filled by cp.async or TMA (zero-filled past the extents), fp32
 /// accumulators (128 per thread, 64 on 128 columns); the
 /// epilogue runs through the staged-epilogue engine (batched, column pairs
 /// merged). 16-bit operands: ldmatrix (.trans for MN-contiguous ones) into
@@ -459,7 +460,21 @@ struct MmaSyncGemmSpec {
   bool tf32x3 = false;
   int32_t maxRegisters = kMmaSyncMaxRegisters; // per thread (the config's)
   GemmSpec::Epilogue epilogue;
+  /// Staging by TMA (a chip with cp.async.bulk.tensor, 16-bit operands,
+  /// k-tiles of 128-byte rows; --fmlp-mma-sync-staging): A and each B_j
+  /// arrive through these tensor maps (KernelGemm.h's planTma), issued by
+  /// one thread and counted on an mbarrier per ring slot, in the stage
+  /// layout WGMMA reads (K-major: a row of k a row; MN-major: boxes of 64
+  /// k rows x 64 m/n), instead of by every thread's cp.async.
+  struct TmaStaging {
+    WgmmaOperand a;
+    SmallVector<WgmmaOperand> b;
+  };
+  std::optional<TmaStaging> tma;
 };
+/// Staging by TMA (MmaSyncGemmSpec::tma): k-tiles of 16-bit elements in
+/// rows of 128 bytes, TMA's 128-byte swizzle.
+constexpr int64_t kMmaSyncTmaRowBytes = 128;
 /// The k-tiles of the strategy: rows of 64 or 128 bytes (32 or 64 16-bit
 /// elements, 16 or 32 fp32 ones).
 constexpr int64_t kMmaSyncTileKBytes[] = {64, 128};
@@ -474,9 +489,12 @@ constexpr int64_t mmaSyncStageBytes(int64_t tileK, int64_t elementBytes,
   return (kMmaSyncTileM + columns) * tileK * elementBytes +
          (elementBytes == 4 ? 3 * tileK * kMmaSyncFp32RowPadding : 0);
 }
+/// The ring, and past it (staging by TMA) an mbarrier per slot.
 constexpr int64_t mmaSyncSharedBytes(int64_t tileK, int64_t stages,
-                                     int64_t elementBytes, int64_t columns) {
-  return stages * mmaSyncStageBytes(tileK, elementBytes, columns);
+                                     int64_t elementBytes, int64_t columns,
+                                     bool tmaStaging = false) {
+  return stages * mmaSyncStageBytes(tileK, elementBytes, columns) +
+         (tmaStaging ? 8 * stages : 0);
 }
 /// Whether `view` (element (i, j) of an operand) can be staged by the
 /// mma.sync strategy: one of its indices contiguous, 16-byte pieces along it.

@@ -62,6 +62,19 @@
 // slot, and multiplies tile t. An operand chunk past an extent reads fewer
 // bytes (cp.async's src-size) and the rest is zero-filled.
 //
+// Staging by TMA (MmaSyncGemmSpec::tma: chips with TMA, 16-bit k-tiles of
+// 128-byte rows): thread 0 loads a tile's boxes through the operands'
+// tensor maps, counted on the slot's mbarrier (arrive.expect_tx of the
+// whole stage: TMA zero-fills a box past an extent and counts its bytes
+// all the same); the iteration of tile t waits on that mbarrier's phase,
+// meets the block, and thread 0 loads tile t + stages - 1 into the slot
+// everyone is done with. No thread computes addresses or bounds for the
+// copies: the loop's other instructions a k-tile fall by about half and
+// the kernels use 210-230 registers, not 255. TMA's 128-byte swizzle is
+// the K-contiguous layout above (s(r) = r mod 8 on 128-byte rows); an
+// MN-contiguous tile arrives in boxes of 64 m/n (128 bytes) x tileK k
+// rows, one after the other, the same swizzle within each.
+//
 //===----------------------------------------------------------------------===//
 
 #include "codegen/CheckedOption.h"
@@ -88,6 +101,21 @@ static llvm::cl::opt<int, false, CheckedIntParser<CopySteps>> copySteps(
     "fmlp-mma-sync-copy-steps", llvm::cl::Hidden, llvm::cl::init(1),
     llvm::cl::desc("mma_sync kernels: the k-steps over which the next "
                    "k-tile's copies are spread, 1 to 8"));
+
+// For A/B runs on a GPU: where TMA stages the operands
+// (MmaSyncGemmSpec::tma), whether the threads release each slot on an
+// mbarrier that thread 0 waits for before it refills the slot, instead of
+// meeting at a block barrier every k-tile.
+static llvm::cl::opt<bool> releaseByMbarrier(
+    "fmlp-mma-sync-release-mbarrier", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("mma_sync kernels staged by TMA: slots released on "
+                   "mbarriers, not a block barrier a k-tile"));
+
+// For A/B runs on a GPU: the blocks' tiles in grouped order
+// (KernelBuilder::tileOfBlockGrouped, as the WGMMA kernels take them).
+static llvm::cl::opt<bool> groupedTiles(
+    "fmlp-mma-sync-grouped-tiles", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("mma_sync kernels: the blocks' tiles in grouped order"));
 
 namespace {
 
@@ -149,8 +177,14 @@ public:
     warpRow = kb.mul(kb.udiv(warp, kWarpsAlongN), kb.i32(kWarpRows));
     warpCol = kb.mul(kb.urem(warp, kWarpsAlongN),
                      kb.i32(spec.tileN / kWarpsAlongN));
-    m0 = kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kMmaSyncTileM));
-    n0 = kb.mul(kb.toI64(kb.blockId(1)), kb.i64(spec.tileN));
+    if (groupedTiles) {
+      auto [mTile, nTile] = kb.tileOfBlockGrouped();
+      m0 = kb.mul(kb.toI64(mTile), kb.i64(kMmaSyncTileM));
+      n0 = kb.mul(kb.toI64(nTile), kb.i64(spec.tileN));
+    } else {
+      m0 = kb.mul(kb.toI64(kb.blockId(0)), kb.i64(kMmaSyncTileM));
+      n0 = kb.mul(kb.toI64(kb.blockId(1)), kb.i64(spec.tileN));
+    }
     extentK = kb.extent(spec.k);
 
     operands.push_back(staged(spec.a, /*isA=*/true, 0));
@@ -163,7 +197,21 @@ public:
 
     Value kTiles = arith::CeilDivSIOp::create(b, loc, extentK,
                                               kb.i64(spec.tileK));
+    if (spec.tma) {
+      kb.ifThen(kb.eq(tid, 0), [&] {
+        for (int64_t s = 0; s < spec.stages; ++s) {
+          kb.initBarrier(full(kb.i32(s)), 1);
+          if (releaseByMbarrier)
+            kb.initBarrier(empty(kb.i32(s)), kMmaSyncThreads);
+        }
+      });
+      kb.barrier();
+    }
     for (int64_t s = 0; s + 1 < spec.stages; ++s) {
+      if (spec.tma) {
+        loadByTma(kb.i64(s), kTiles);
+        continue;
+      }
       issue(kb.i64(s), kb.i32(s), kTiles);
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
@@ -176,16 +224,35 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value t = loop.getInductionVar();
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, spec.stages - 2);
-      kb.barrier();
       Value next = kb.add(t, kb.i64(spec.stages - 1));
+      if (spec.tma && releaseByMbarrier) {
+        // Tile t has arrived. Tile t + stages - 1 takes the slot of tile
+        // t - 1 once every thread has released that.
+        kb.waitParity(full(slotOf(t)), roundParity(t));
+        kb.ifThen(kb.both(kb.eq(tid, 0), kb.lessThan(next, kTiles)), [&] {
+          kb.ifThen(kb.lessThan(kb.i64(0), t), [&] {
+            kb.waitParity(empty(slotOf(next)),
+                          roundParity(kb.add(t, kb.i64(-1))));
+          });
+          loadTileByTma(next);
+        });
+      } else if (spec.tma) {
+        // Tile t has arrived; after the barrier every warp is done with
+        // tile t - 1, whose slot tile t + stages - 1 then takes.
+        kb.waitParity(full(slotOf(t)), roundParity(t));
+        kb.barrier();
+        loadByTma(next, kTiles);
+      } else {
+        NVVM::CpAsyncWaitGroupOp::create(b, loc, spec.stages - 2);
+        kb.barrier();
+      }
       TileCopy copy = tileCopy(next, slotOf(next), kTiles);
       SmallVector<Value> acc(loop.getRegionIterArgs());
       Value slot = kb.mul(slotOf(t), kb.i32(stageBytes()));
       // The next tile's pieces spread over the first `spread` steps (the
       // first step's MMAs then issue sooner after the barrier).
       int64_t steps = spec.tileK / stepK;
-      int64_t spread = std::min<int64_t>(copySteps, steps);
+      int64_t spread = spec.tma ? 0 : std::min<int64_t>(copySteps, steps);
       int64_t pieces = copyPieces();
       for (int64_t step = 0; step < steps; ++step) {
         if (step < spread) {
@@ -200,9 +267,13 @@ public:
         else
           multiply(slot, step, acc);
       }
+      if (spec.tma && releaseByMbarrier)
+        NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
+                                       empty(slotOf(t)), /*count=*/Value());
       scf::YieldOp::create(b, loc, acc);
     }
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    if (!spec.tma)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
     epilogue(loop.getResults());
   }
 
@@ -244,6 +315,86 @@ private:
                                                 {}, {}, {}, {}, {}, {}, {}, {},
                                                 {}, {}, {}));
   }
+  /// Staging by TMA: ring slot `slot`'s mbarrier (i32), past the ring; it
+  /// completes a phase when a tile's bytes have arrived in the slot.
+  Value full(Value slot) {
+    return sharedAt(kb.add(kb.i32(spec.stages * stageBytes()),
+                           kb.mul(slot, kb.i32(8))));
+  }
+  /// Released by mbarriers: slot `slot`'s mbarrier that completes a phase
+  /// when every thread is done with a tile there.
+  Value empty(Value slot) {
+    return sharedAt(kb.add(kb.i32(spec.stages * (stageBytes() + 8)),
+                           kb.mul(slot, kb.i32(8))));
+  }
+  /// The phase parity of tile `tile`'s (i64) use of its slot.
+  Value roundParity(Value tile) {
+    Value round = arith::DivUIOp::create(b, loc, tile, kb.i64(spec.stages));
+    return arith::TruncIOp::create(
+        b, loc, i32, arith::AndIOp::create(b, loc, round, kb.i64(1)));
+  }
+  /// By thread 0, if tile `tile` (i64) is below `kTiles`: every operand's
+  /// tile by TMA into its slot, counted on the slot's mbarrier. A box
+  /// reaching past an extent is zero-filled there, and its bytes count all
+  /// the same.
+  void loadByTma(Value tile, Value kTiles) {
+    kb.ifThen(kb.both(kb.eq(tid, 0), kb.lessThan(tile, kTiles)),
+              [&] { loadTileByTma(tile); });
+  }
+  /// Every operand's tile `tile` (i64) by TMA into its slot, counted there.
+  void loadTileByTma(Value tile) {
+    {
+      Value slot = slotOf(tile);
+      Value barrier = full(slot);
+      kb.expectBytes(barrier, kb.i32(stageBytes()));
+      Value base = kb.mul(slot, kb.i32(stageBytes()));
+      Value k0 = arith::TruncIOp::create(b, loc, i32,
+                                         kb.mul(tile, kb.i64(spec.tileK)));
+      auto mn0 = [&](Value v) { return arith::TruncIOp::create(b, loc, i32, v); };
+      loadOperandByTma(spec.tma->a, operands[0], base, mn0(m0), k0, barrier);
+      for (size_t j = 0; j < spec.b.size(); ++j)
+        loadOperandByTma(spec.tma->b[j], operands[1 + j], base, mn0(n0), k0,
+                         barrier);
+    }
+  }
+  /// `op`'s tile of k from `k0` (i32) and m or n from `mn0`, from the map
+  /// of the segment k0 lies in (a chain of scf.if on k0 below each further
+  /// segment's start, each map read at k0 less its start): K-major, boxes
+  /// of a row of k x rowsPerBox m/n (the tile's rows where 0); MN-major,
+  /// boxes of tileK k x 64 m/n, each a block of tileK rows of 128 bytes.
+  void loadOperandByTma(const WgmmaOperand &maps, const StagedOperand &op,
+                        Value base, Value mn0, Value k0, Value barrier) {
+    OpBuilder::InsertionGuard guard(b);
+    auto load = [&](unsigned map, Value k) {
+      Value tile = kb.add(base, kb.i32(op.offset));
+      if (op.kContiguous) {
+        int64_t rowsPerBox = maps.rowsPerBox ? maps.rowsPerBox : op.rows;
+        for (int64_t r = 0; r < op.rows; r += rowsPerBox)
+          kb.tmaLoad(map, sharedAt(kb.add(tile, kb.i32(r * kMmaSyncTmaRowBytes))), k,
+                     kb.add(mn0, kb.i32(r)), barrier);
+        return;
+      }
+      int64_t boxColumns = kMmaSyncTmaRowBytes / elementBytes;
+      for (int64_t c = 0; c < op.rows; c += boxColumns)
+        kb.tmaLoad(map,
+                   sharedAt(kb.add(tile, kb.i32(c / boxColumns * spec.tileK *
+                                                kMmaSyncTmaRowBytes))),
+                   kb.add(mn0, kb.i32(c)), k, barrier);
+    };
+    unsigned map = maps.map;
+    Value k = k0;
+    for (const WgmmaOperand::Segment &next : maps.further) {
+      auto branch = scf::IfOp::create(
+          b, loc, kb.lessThan(k0, kb.i32(next.kStart)), true);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      load(map, k);
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      map = next.map;
+      k = arith::SubIOp::create(b, loc, k0, kb.i32(next.kStart));
+    }
+    load(map, k);
+  }
+
   Value slotOf(Value tile) {
     return arith::TruncIOp::create(
         b, loc, i32, arith::RemUIOp::create(b, loc, tile, kb.i64(spec.stages)));
@@ -282,8 +433,19 @@ private:
     if (paddedRows(op))
       return kb.add(kb.mul(row, kb.i32(rowBytes(op))),
                     kb.mul(chunk, kb.i32(kChunkBytes)));
+    if (spec.tma && !op.kContiguous) {
+      // TMA's boxes of 64 m/n (128 bytes, 8 chunks) x tileK rows k, one
+      // after the other; TMA's 128-byte swizzle within each.
+      Value box = kb.udiv(chunk, kMmaSyncTmaRowBytes / kChunkBytes);
+      Value inBox = kb.urem(chunk, kMmaSyncTmaRowBytes / kChunkBytes);
+      Value swizzled = arith::XOrIOp::create(b, loc, inBox, kb.urem(row, 8));
+      return kb.add(kb.mul(box, kb.i32(spec.tileK * kMmaSyncTmaRowBytes)),
+                    kb.add(kb.mul(row, kb.i32(kMmaSyncTmaRowBytes)),
+                           kb.mul(swizzled, kb.i32(kChunkBytes))));
+    }
     // The 8 rows one ldmatrix reads span 8 x 16-byte bank groups of 128
-    // bytes: a row of 4 chunks shares them with its odd or even neighbour.
+    // bytes (TMA's 128-byte swizzle, where it stages 128-byte rows): a row
+    // of 4 chunks shares them with its odd or even neighbour.
     Value swizzle = perRow >= 8 ? kb.urem(row, 8)
                                 : kb.urem(kb.udiv(row, 8 / perRow), perRow);
     Value swizzled = arith::XOrIOp::create(b, loc, chunk, swizzle);
@@ -665,6 +827,9 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
           columns == kMmaSyncNarrowTileColumns) &&
          spec.stages >= 2 && (!spec.tf32x3 || spec.element.isF32()) &&
          "an mma.sync configuration");
+  assert((!spec.tma || (spec.element.getIntOrFloatBitWidth() == 16 &&
+                        spec.tileK * 2 == kMmaSyncTmaRowBytes)) &&
+         "TMA stages 16-bit k-tiles of 128-byte rows");
   MmaSync(kb, spec).build();
   LaunchGeometry geometry;
   geometry.block = {kMmaSyncThreads, 1, 1};
@@ -672,7 +837,9 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
   geometry.tile(1, spec.n, spec.tileN);
   geometry.dynamicSharedBytes =
       mmaSyncSharedBytes(spec.tileK, spec.stages,
-                         spec.element.getIntOrFloatBitWidth() / 8, columns);
+                         spec.element.getIntOrFloatBitWidth() / 8, columns,
+                         spec.tma.has_value()) +
+      (spec.tma && releaseByMbarrier ? 8 * spec.stages : 0);
   geometry.maxRegisters = spec.maxRegisters;
   kb.finish(geometry);
 }

@@ -188,6 +188,13 @@ static llvm::cl::opt<int, false, CheckedIntParser<BlocksPerMultiprocessor>>
                        "1 or 2 (2: 128 columns, at most 128 registers a "
                        "thread)"));
 
+// For A/B runs on a GPU: the mma_sync kernels stage their operands by
+// cp.async on every chip (off), not by TMA where the rule takes it.
+static llvm::cl::opt<bool> mmaSyncTma(
+    "fmlp-mma-sync-tma", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("mma_sync kernels: stage 16-bit operands of 128-byte "
+                   "k-tile rows by TMA on chips that have it"));
+
 namespace {
 constexpr int64_t kMaxStages = 6;
 /// Split-K: the fewest k-tiles of 64 a slice contracts, the most waves;
@@ -394,14 +401,15 @@ bool KernelConfig::sameKernel(const KernelConfig &other) const {
          clusterN == other.clusterN && sharedBytes == other.sharedBytes &&
          maxRegisters == other.maxRegisters && splitK == other.splitK &&
          roundsInStages == other.roundsInStages &&
-         transposesInStages == other.transposesInStages;
+         transposesInStages == other.transposesInStages &&
+         stagesByTma == other.stagesByTma;
 }
 
 KernelConfigAttr KernelConfig::toAttr(MLIRContext *context) const {
   return KernelConfigAttr::get(context, strategy, {tileM, tileN, tileK}, stages,
                                {clusterM, clusterN}, sharedBytes, maxRegisters,
                                reason, maxTokens, splitK, roundsInStages,
-                               transposesInStages);
+                               transposesInStages, stagesByTma);
 }
 
 KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
@@ -420,6 +428,7 @@ KernelConfig KernelConfig::fromAttr(KernelConfigAttr attr) {
   config.splitK = attr.getSplitK();
   config.roundsInStages = attr.getRoundsInStages();
   config.transposesInStages = attr.getTransposesInStages();
+  config.stagesByTma = attr.getStagesByTma();
   return config;
 }
 
@@ -511,7 +520,19 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   config.tileN = columns / shape.accumulators;
   config.tileK = tileK;
   config.stages = stages;
-  config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes, columns);
+  // One thread loads a k-tile by TMA where the chip has it, instead of
+  // every thread computing its cp.async pieces' addresses and bounds each
+  // k-tile: on the H100 the kernels took 0.77-1.0x the time (bench/
+  // NOTES.md item 104). TMA's 128-byte swizzle is the ring's layout for
+  // 16-bit k-tiles of 128-byte rows (MmaSyncGemm.cpp); its operands must
+  // be TMA-addressable, and the stages' mbarriers fit beside the ring.
+  config.stagesByTma =
+      mmaSyncTma && target.tma && elementBytes == 2 &&
+      tileK * elementBytes == kMmaSyncTmaRowBytes && shape.tmaReady &&
+      mmaSyncSharedBytes(tileK, stages, elementBytes, columns, true) <=
+          sharedLimit;
+  config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes, columns,
+                                          config.stagesByTma);
   config.maxRegisters = std::min<int64_t>(kMmaSyncMaxRegisters,
                                           target.registersPerMultiprocessor /
                                               (blocks * kMmaSyncThreads));

@@ -187,6 +187,9 @@ struct KernelConfig {
   /// the landing slots (WgmmaGemm.cpp), not from the K-major copies of
   /// fmlp-transpose-weights.
   bool transposesInStages = false;
+  /// mma_sync: the operands loaded into the ring by TMA (MmaSyncGemmSpec::
+  /// tma), not by every thread's cp.async.
+  bool stagesByTma = false;
   /// Reads weights as stored where the op names their per-call copies.
   bool readsStoredWeights() const {
     return roundsInStages || transposesInStages;

@@ -356,6 +356,8 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     mma.tf32x3 = takesTf32x3(gemm);
     mma.maxRegisters = config.maxRegisters;
     mma.epilogue = std::move(epilogue);
+    if (tma)
+      mma.tma = MmaSyncGemmSpec::TmaStaging{tma->a, tma->b};
     return buildMmaSyncGemm(kb, mma);
   }
   GemmSpec spec = OperandViews(kb, ops).spec(gemm);
@@ -846,9 +848,22 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
   }
   case KernelStrategy::mma_sync: {
     int64_t elementBytes = gemm.element.getIntOrFloatBitWidth() / 8;
+    if (config.stagesByTma && !target.tma) {
+      os << "stages_by_tma on " << target.chip << ", which has no TMA";
+      break;
+    }
+    if (config.stagesByTma &&
+        (elementBytes != 2 ||
+         config.tileK * elementBytes != kMmaSyncTmaRowBytes)) {
+      os << "stages_by_tma on k-tiles of " << config.tileK << " "
+         << gemm.element << ": TMA stages 16-bit k-tiles of "
+         << kMmaSyncTmaRowBytes << "-byte rows";
+      break;
+    }
     int64_t bytes = mmaSyncSharedBytes(config.tileK, config.stages,
                                        elementBytes,
-                                       config.tileN * accumulators);
+                                       config.tileN * accumulators,
+                                       config.stagesByTma);
     if (bytes > limit)
       os << "mma_sync stages = " << config.stages << " of k-tiles of "
          << config.tileK << " take " << bytes << " B of shared memory, past "
@@ -1433,7 +1448,8 @@ struct ConvertFMLPToNVVMPass
                << " bits; its rows take " << kMmaSyncTileKBytes[0] << " or "
                << kMmaSyncTileKBytes[1] << " bytes";
       int64_t shared = mmaSyncSharedBytes(config.tileK, config.stages,
-                                          elementBytes, columns);
+                                          elementBytes, columns,
+                                          config.stagesByTma);
       if (shared > info.sharedBytesPerBlock)
         return op->emitOpError("has an mma_sync config of ")
                << config.stages << " stages of k-tiles of " << config.tileK
@@ -1441,6 +1457,18 @@ struct ConvertFMLPToNVVMPass
                << StringRef(info.chip) << "'s " << info.sharedBytesPerBlock;
       variant.vectorAccess = true;
       kernelName += "_mma_sync";
+      if (config.stagesByTma) {
+        std::string whyNot;
+        FailureOr<TmaPlan> planned = planTma(op, gemm, config.tileN, whyNot);
+        if (failed(planned))
+          return op->emitOpError("has an mma_sync config staged by TMA, but ")
+                 << whyNot;
+        // The operands' maps only: the epilogue stores by threads.
+        if (!planned->outputMaps.empty())
+          planned->maps.truncate(planned->outputMaps.front().second);
+        planned->outputMaps.clear();
+        variant.tma = std::move(*planned);
+      }
       if (config.maxTokens)
         kernelName += "_upto" + std::to_string(config.maxTokens);
       break;

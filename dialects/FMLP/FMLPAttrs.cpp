@@ -93,7 +93,11 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          int64_t stages, ArrayRef<int64_t> cluster,
                          int64_t sharedBytes, int64_t maxRegisters,
                          StringRef reason, int64_t maxTokens, int64_t splitK,
-                         bool roundsInStages, bool transposesInStages) {
+                         bool roundsInStages, bool transposesInStages,
+                         bool stagesByTma) {
+  if (stagesByTma && strategy != KernelStrategy::mma_sync)
+    return emitError() << "stages_by_tma: only an mma_sync kernel chooses "
+                          "how it stages its operands";
   if (roundsInStages && strategy != KernelStrategy::wgmma)
     return emitError() << "rounds_in_stages: only a wgmma kernel rounds its "
                           "operands in its stages";

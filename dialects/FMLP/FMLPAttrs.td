@@ -147,7 +147,12 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     `transposes_in_stages` (wgmma, fp32 only, default false, printed when
     true) that it reads the weights as stored, MN-major, and transposes
     them in its landing slots, not fmlp-transpose-weights' K-major copies
-    (which are then written only for the T that some kernel reads them at).
+    (which are then written only for the T that some kernel reads them at);
+    `stages_by_tma` (mma_sync only, default false, printed when true) that
+    one thread loads the operands into the ring by TMA, counted on an
+    mbarrier per stage, instead of every thread by cp.async (chips with
+    TMA, 16-bit operands in k-tiles of 128-byte rows: codegen/
+    MmaSyncGemm.cpp).
 
     A kernel op may also carry `fmlp.token_variants`, an array of further
     configurations for launches of few tokens, ascending by `max_tokens`:
@@ -177,13 +182,16 @@ def FMLP_KernelConfigAttr : AttrDef<FMLP_Dialect, "KernelConfig"> {
     DefaultValuedParameter<"bool", "false",
                            "B rounded to tf32 in the stages">:$rounds_in_stages,
     DefaultValuedParameter<"bool", "false",
-                           "B's weights transposed in the stages">:$transposes_in_stages);
+                           "B's weights transposed in the stages">:$transposes_in_stages,
+    DefaultValuedParameter<"bool", "false",
+                           "operands staged by TMA (mma_sync)">:$stages_by_tma);
   let assemblyFormat = [{
     `<` `strategy` `=` $strategy `,` `tile` `=` `[` $tile `]` `,`
     `stages` `=` $stages `,` `cluster` `=` `[` $cluster `]` `,`
     `shared_bytes` `=` $shared_bytes `,` `max_registers` `=` $max_registers
     `,` (`split_k` `=` $split_k^ `,`)?
     (`transposes_in_stages` `=` $transposes_in_stages^ `,`)?
+    (`stages_by_tma` `=` $stages_by_tma^ `,`)?
     `reason` `=` $reason
     (`,` `max_tokens` `=` $max_tokens^)?
     (`,` `rounds_in_stages` `=` $rounds_in_stages^)? `>`

@@ -284,3 +284,16 @@ func.func @transposes_without_copies(%a: memref<?x128xbf16>, %wd: memref<64x128x
       #fmlp.kernel_config<strategy = wgmma, tile = [128, 64, 64], stages = 6, cluster = [1, 1], shared_bytes = 148480, max_registers = 168, transposes_in_stages = true, reason = "narrow", max_tokens = 256>]}
   return
 }
+
+// -----
+
+// stages_by_tma asks an mma_sync kernel to load its operands by TMA, whose
+// 128-byte swizzle is the ring's layout for k-tiles of 128-byte rows: k-tiles
+// of 32 bf16 elements cannot take it (a chip without TMA cannot either:
+// mma-sync-tma-invalid.mlir).
+func.func @tma_rows_of_64_bytes(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
+  // expected-error@+1 {{has a kernel config it cannot be built with: stages_by_tma on k-tiles of 32 bf16: TMA stages 16-bit k-tiles of 128-byte rows}}
+  fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 256, 32], stages = 4, cluster = [1, 1], shared_bytes = 98336, max_registers = 255, stages_by_tma = true, reason = "tma">}
+  return
+}

@@ -201,8 +201,13 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                                                   columns) <= limit
                             ? 128
                             : 64);
+              // Operands by TMA where the chip has it, 16-bit in rows of
+              // 128 bytes, every operand TMA-addressable.
+              EXPECT_EQ(c.stagesByTma, chip.tma && bytes == 2 &&
+                                           c.tileK * bytes == 128 && tmaReady);
               EXPECT_EQ(c.sharedBytes,
-                        mmaSyncSharedBytes(c.tileK, c.stages, bytes, columns));
+                        mmaSyncSharedBytes(c.tileK, c.stages, bytes, columns,
+                                           c.stagesByTma));
               // Maximal: one more stage would not fit (or the cap of 4).
               EXPECT_GE(c.stages, 2);
               EXPECT_TRUE(c.stages == 4 ||

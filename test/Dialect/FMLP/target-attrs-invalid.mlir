@@ -103,3 +103,8 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = mma_sync, tile = [128
 
 // expected-error@+1 {{transposes_in_stages: only a wgmma kernel transposes its operands in its stages}}
 module attributes {fmlp.c = #fmlp.kernel_config<strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = 8192, max_registers = 128, transposes_in_stages = true, reason = "", max_tokens = 64>} {}
+
+// -----
+
+// expected-error@+1 {{stages_by_tma: only an mma_sync kernel chooses how it stages its operands}}
+module attributes {fmlp.c = #fmlp.kernel_config<strategy = wgmma, tile = [128, 256, 64], stages = 4, cluster = [1, 1], shared_bytes = 197632, max_registers = 168, stages_by_tma = true, reason = "">} {}

@@ -1,0 +1,43 @@
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
+// RUN:   -fmlp-mma-sync-tma=false | FileCheck %s --check-prefix=CP-ASYNC
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=CP-ASYNC
+
+// The mma_sync kernels on a chip with TMA (sm_90a asked for them, sm_100a
+// has no other tensor-core path yet): thread 0 loads each k-tile's boxes by
+// TMA, counted on the stage's mbarrier (4 stages, 8 B each past the 4 x
+// 48 KiB ring); the threads wait on it, meet, and multiply from ldmatrix
+// fragments. K2 (down) reads A = [T, H] in boxes of 32 token rows x 64 k
+// (its 128 rows in 4) and the down weight [D, H] K-major in one box of
+// 256 rows; its 3 tiles ahead and the loop's one make 4 x 5 boxes. No
+// cp.async piece is left.
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_mma_sync {{.*}}dynamic_shared_memory_size %c196640_i32 {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64>, fmlp.tensor_map_box_rows = array<i64: 32, 256>
+// CHECK-LABEL: llvm.func @mlp_forward_k1_down_mma_sync(%arg0: !llvm.ptr {{{.*}}nvvm.grid_constant}, %arg1: !llvm.ptr {{{.*}}nvvm.grid_constant}, %arg2: !llvm.ptr<1>
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK-COUNT-4: nvvm.mbarrier.init
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK-COUNT-15: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.barrier
+// CHECK-COUNT-5: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK-LABEL: llvm.func @mlp_backward_k0_down_grad_mma_sync(
+
+// Without TMA (sm_80), or with it turned off (the A/B knob), every thread
+// copies its 16-byte pieces by cp.async and no tensor map is passed.
+// CP-ASYNC: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_mma_sync {{.*}}dynamic_shared_memory_size %c{{196608|147456}}_i32 {{.*}}fmlp.tensor_map_box_cols = array<i64>
+// CP-ASYNC-LABEL: llvm.func @mlp_forward_k1_down_mma_sync(%arg0: !llvm.ptr<1>
+// CP-ASYNC-NOT: nvvm.mbarrier
+// CP-ASYNC: nvvm.cp.async.shared.global
+// CP-ASYNC-NOT: nvvm.cp.async.bulk.tensor
+// CP-ASYNC: nvvm.mma.sync
+// CP-ASYNC-LABEL: llvm.func @mlp_backward_k0_down_grad_mma_sync(
+func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,
+               %wd: tensor<64x128xbf16>) -> tensor<?x64xbf16> {
+  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
+      : (tensor<?x64xbf16>, tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<?x64xbf16>
+  return %y : tensor<?x64xbf16>
+}
