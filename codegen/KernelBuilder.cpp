@@ -276,6 +276,59 @@ void KernelBuilder::tmaLoad(unsigned map, Value target, Value inner,
       /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
 }
 
+void mlir::fmlp::loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op,
+                             Value shared, Value tile, Value row0,
+                             int64_t rows, Value k, int64_t tileK, Value boxes,
+                             function_ref<Value()> barrier) {
+  OpBuilder &b = kb.b;
+  OpBuilder::InsertionGuard guard(b);
+  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  auto tileOf = [&](unsigned map, Value k0) {
+    auto load = [&](Value dstOffset, Value inner, Value outer) {
+      Value target = LLVM::GEPOp::create(b, kb.loc, ptr3, b.getI8Type(),
+                                         shared, ValueRange{dstOffset});
+      kb.tmaLoad(map, target, inner, outer, barrier());
+    };
+    if (op.kMajor && op.rowsPerBox) {
+      load(tile, k0, row0); // the tile's first row is below M
+      for (int64_t j = 1; j < rows / op.rowsPerBox; ++j)
+        kb.ifThen(kb.lessThan(kb.i32(j), boxes), [&] {
+          load(kb.add(tile, kb.i32(j * op.rowsPerBox * kTmaRowBytes)), k0,
+               kb.add(row0, kb.i32(j * op.rowsPerBox)));
+        });
+      return;
+    }
+    if (op.kMajor)
+      return load(tile, k0, row0);
+    for (int64_t j = 0; j < rows / tileK; ++j)
+      load(kb.add(tile, kb.i32(j * tileK * kTmaRowBytes)),
+           kb.add(row0, kb.i32(tileK * j)), k0);
+  };
+  unsigned map = op.map;
+  Value k0 = k;
+  for (const WgmmaOperand::Segment &next : op.further) {
+    Value below = kb.lessThan(k, kb.i32(next.kStart));
+    auto branch = scf::IfOp::create(b, kb.loc, below, true);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    tileOf(map, k0);
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    map = next.map;
+    k0 = kb.add(k, kb.i32(-next.kStart));
+  }
+  tileOf(map, k0);
+}
+
+Value mlir::fmlp::tmaBoxesBelow(KernelBuilder &kb, const WgmmaOperand &op,
+                                Extent m, Value row0, int64_t rows) {
+  OpBuilder &b = kb.b;
+  Value rowsLeft = arith::SubIOp::create(
+      b, kb.loc,
+      arith::TruncIOp::create(b, kb.loc, b.getI32Type(), kb.extent(m)), row0);
+  return arith::MinUIOp::create(
+      b, kb.loc, kb.i32(rows / op.rowsPerBox),
+      arith::CeilDivUIOp::create(b, kb.loc, rowsLeft, kb.i32(op.rowsPerBox)));
+}
+
 Value KernelBuilder::dynamicShared() {
   constexpr StringLiteral kSymbol = "fmlp_dynamic_shared";
   auto module = func->getParentOfType<gpu::GPUModuleOp>();

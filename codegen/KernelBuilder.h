@@ -325,6 +325,28 @@ struct WgmmaOperand {
   /// (H200, D = 4096, H = 11008; bench/NOTES.md item 53).
   int64_t rowsPerBox = 0;
 };
+/// Stages of the tensor-core strategies that TMA fills: rows of 128 bytes
+/// (TMA's 128-byte swizzle's span), k along a row (K-major: a row of k of
+/// one m/n) or m/n along it (MN-major: 128 bytes of m/n of one k).
+constexpr int64_t kTmaRowBytes = 128;
+/// One operand's k-tile by TMA into shared memory at byte `tile` of
+/// `shared` (ptr<3>), counted on `barrier()`: `rows` m/n from `row0` and
+/// the k-tile of `tileK` elements (a row: tileK x element = kTmaRowBytes)
+/// from `k` (i32), read through the map of the segment k lies in (a chain
+/// of scf.if on k below each further segment's start, each map read at k
+/// less its start). K-major: a box of rows x a row of k, or (rowsPerBox)
+/// boxes of rowsPerBox rows of which the first `boxes` are loaded (i32;
+/// tmaBoxesBelow); MN-major: rows / tileK boxes of tileK k rows x tileK
+/// m/n, one after the other.
+void loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op, Value shared,
+                 Value tile, Value row0, int64_t rows, Value k, int64_t tileK,
+                 Value boxes, function_ref<Value()> barrier);
+/// The boxes of `op.rowsPerBox` rows (`op` K-major, its rows T: M) of a
+/// tile of `rows` from `row0` (i32) that hold rows below M:
+/// min(rows / rowsPerBox, ceil((M - row0) / rowsPerBox)), i32.
+Value tmaBoxesBelow(KernelBuilder &kb, const WgmmaOperand &op, Extent m,
+                    Value row0, int64_t rows);
+
 struct WgmmaGemmSpec {
   Extent m, n, k;
   WgmmaOperand a;
@@ -380,7 +402,7 @@ struct WgmmaGemmSpec {
 constexpr int64_t kWgmmaTileM = 128, kWgmmaThreads = 384;
 /// A stage's row of k (the 128-byte swizzle's row) and one instruction's
 /// part of it, in bytes, whatever the element width.
-constexpr int64_t kWgmmaRowBytes = 128, kWgmmaInstructionKBytes = 32;
+constexpr int64_t kWgmmaRowBytes = kTmaRowBytes, kWgmmaInstructionKBytes = 32;
 /// The k-tile of `element`s: one stage's row, 64 16-bit or 32 fp32 ones.
 int64_t wgmmaTileK(Type element);
 /// Whether WGMMA reads MN-major operands of `element`: it transposes
@@ -472,9 +494,6 @@ struct MmaSyncGemmSpec {
   };
   std::optional<TmaStaging> tma;
 };
-/// Staging by TMA (MmaSyncGemmSpec::tma): k-tiles of 16-bit elements in
-/// rows of 128 bytes, TMA's 128-byte swizzle.
-constexpr int64_t kMmaSyncTmaRowBytes = 128;
 /// The k-tiles of the strategy: rows of 64 or 128 bytes (32 or 64 16-bit
 /// elements, 16 or 32 fp32 ones).
 constexpr int64_t kMmaSyncTileKBytes[] = {64, 128};

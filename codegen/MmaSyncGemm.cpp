@@ -198,6 +198,19 @@ public:
     Value kTiles = arith::CeilDivSIOp::create(b, loc, extentK,
                                               kb.i64(spec.tileK));
     if (spec.tma) {
+      m0i32 = arith::TruncIOp::create(b, loc, i32, m0);
+      n0i32 = arith::TruncIOp::create(b, loc, i32, n0);
+      // A of token rows in boxes of rowsPerBox (planTma): those wholly
+      // past T are not loaded (rows past T are never stored) and their
+      // bytes not expected.
+      tmaBytes = kb.i32(stageBytes());
+      if (int64_t rowsPerBox = spec.tma->a.rowsPerBox) {
+        aBoxes = tmaBoxesBelow(kb, spec.tma->a, spec.m, m0i32, kMmaSyncTileM);
+        Value skipped = arith::SubIOp::create(
+            b, loc, kb.i32(kMmaSyncTileM / rowsPerBox), aBoxes);
+        tmaBytes = arith::SubIOp::create(
+            b, loc, tmaBytes, kb.mul(skipped, kb.i32(rowsPerBox * kTmaRowBytes)));
+      }
       kb.ifThen(kb.eq(tid, 0), [&] {
         for (int64_t s = 0; s < spec.stages; ++s) {
           kb.initBarrier(full(kb.i32(s)), 1);
@@ -246,19 +259,21 @@ public:
         NVVM::CpAsyncWaitGroupOp::create(b, loc, spec.stages - 2);
         kb.barrier();
       }
-      TileCopy copy = tileCopy(next, slotOf(next), kTiles);
       SmallVector<Value> acc(loop.getRegionIterArgs());
       Value slot = kb.mul(slotOf(t), kb.i32(stageBytes()));
-      // The next tile's pieces spread over the first `spread` steps (the
-      // first step's MMAs then issue sooner after the barrier).
+      // cp.async: the next tile's pieces spread over the first `spread`
+      // steps (the first step's MMAs then issue sooner after the barrier).
       int64_t steps = spec.tileK / stepK;
       int64_t spread = spec.tma ? 0 : std::min<int64_t>(copySteps, steps);
-      int64_t pieces = copyPieces();
+      std::optional<TileCopy> copy;
+      if (!spec.tma)
+        copy = tileCopy(next, slotOf(next), kTiles);
       for (int64_t step = 0; step < steps; ++step) {
         if (step < spread) {
+          int64_t pieces = copyPieces();
           for (int64_t piece = pieces * step / spread;
                piece < pieces * (step + 1) / spread; ++piece)
-            issuePiece(copy, piece);
+            issuePiece(*copy, piece);
           if (step == spread - 1)
             NVVM::CpAsyncCommitGroupOp::create(b, loc);
         }
@@ -343,56 +358,18 @@ private:
   }
   /// Every operand's tile `tile` (i64) by TMA into its slot, counted there.
   void loadTileByTma(Value tile) {
-    {
-      Value slot = slotOf(tile);
-      Value barrier = full(slot);
-      kb.expectBytes(barrier, kb.i32(stageBytes()));
-      Value base = kb.mul(slot, kb.i32(stageBytes()));
-      Value k0 = arith::TruncIOp::create(b, loc, i32,
-                                         kb.mul(tile, kb.i64(spec.tileK)));
-      auto mn0 = [&](Value v) { return arith::TruncIOp::create(b, loc, i32, v); };
-      loadOperandByTma(spec.tma->a, operands[0], base, mn0(m0), k0, barrier);
-      for (size_t j = 0; j < spec.b.size(); ++j)
-        loadOperandByTma(spec.tma->b[j], operands[1 + j], base, mn0(n0), k0,
-                         barrier);
+    Value slot = slotOf(tile);
+    Value barrier = full(slot);
+    kb.expectBytes(barrier, tmaBytes);
+    Value base = kb.mul(slot, kb.i32(stageBytes()));
+    Value k0 = arith::TruncIOp::create(b, loc, i32,
+                                       kb.mul(tile, kb.i64(spec.tileK)));
+    for (auto [index, op] : llvm::enumerate(operands)) {
+      const WgmmaOperand &maps = index ? spec.tma->b[index - 1] : spec.tma->a;
+      loadTmaTile(kb, maps, shared, kb.add(base, kb.i32(op.offset)),
+                  index ? n0i32 : m0i32, op.rows, k0, spec.tileK, aBoxes,
+                  [&] { return barrier; });
     }
-  }
-  /// `op`'s tile of k from `k0` (i32) and m or n from `mn0`, from the map
-  /// of the segment k0 lies in (a chain of scf.if on k0 below each further
-  /// segment's start, each map read at k0 less its start): K-major, boxes
-  /// of a row of k x rowsPerBox m/n (the tile's rows where 0); MN-major,
-  /// boxes of tileK k x 64 m/n, each a block of tileK rows of 128 bytes.
-  void loadOperandByTma(const WgmmaOperand &maps, const StagedOperand &op,
-                        Value base, Value mn0, Value k0, Value barrier) {
-    OpBuilder::InsertionGuard guard(b);
-    auto load = [&](unsigned map, Value k) {
-      Value tile = kb.add(base, kb.i32(op.offset));
-      if (op.kContiguous) {
-        int64_t rowsPerBox = maps.rowsPerBox ? maps.rowsPerBox : op.rows;
-        for (int64_t r = 0; r < op.rows; r += rowsPerBox)
-          kb.tmaLoad(map, sharedAt(kb.add(tile, kb.i32(r * kMmaSyncTmaRowBytes))), k,
-                     kb.add(mn0, kb.i32(r)), barrier);
-        return;
-      }
-      int64_t boxColumns = kMmaSyncTmaRowBytes / elementBytes;
-      for (int64_t c = 0; c < op.rows; c += boxColumns)
-        kb.tmaLoad(map,
-                   sharedAt(kb.add(tile, kb.i32(c / boxColumns * spec.tileK *
-                                                kMmaSyncTmaRowBytes))),
-                   kb.add(mn0, kb.i32(c)), k, barrier);
-    };
-    unsigned map = maps.map;
-    Value k = k0;
-    for (const WgmmaOperand::Segment &next : maps.further) {
-      auto branch = scf::IfOp::create(
-          b, loc, kb.lessThan(k0, kb.i32(next.kStart)), true);
-      b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      load(map, k);
-      b.setInsertionPoint(branch.elseBlock()->getTerminator());
-      map = next.map;
-      k = arith::SubIOp::create(b, loc, k0, kb.i32(next.kStart));
-    }
-    load(map, k);
   }
 
   Value slotOf(Value tile) {
@@ -436,11 +413,11 @@ private:
     if (spec.tma && !op.kContiguous) {
       // TMA's boxes of 64 m/n (128 bytes, 8 chunks) x tileK rows k, one
       // after the other; TMA's 128-byte swizzle within each.
-      Value box = kb.udiv(chunk, kMmaSyncTmaRowBytes / kChunkBytes);
-      Value inBox = kb.urem(chunk, kMmaSyncTmaRowBytes / kChunkBytes);
+      Value box = kb.udiv(chunk, kTmaRowBytes / kChunkBytes);
+      Value inBox = kb.urem(chunk, kTmaRowBytes / kChunkBytes);
       Value swizzled = arith::XOrIOp::create(b, loc, inBox, kb.urem(row, 8));
-      return kb.add(kb.mul(box, kb.i32(spec.tileK * kMmaSyncTmaRowBytes)),
-                    kb.add(kb.mul(row, kb.i32(kMmaSyncTmaRowBytes)),
+      return kb.add(kb.mul(box, kb.i32(spec.tileK * kTmaRowBytes)),
+                    kb.add(kb.mul(row, kb.i32(kTmaRowBytes)),
                            kb.mul(swizzled, kb.i32(kChunkBytes))));
     }
     // The 8 rows one ldmatrix reads span 8 x 16-byte bank groups of 128
@@ -759,6 +736,9 @@ private:
   int64_t elementBytes, chunkElements;
   int64_t stepK; // k of one MMA: 16 (16-bit elements) or 8 (tf32)
   Value shared, tid, lane, warpRow, warpCol, m0, n0, extentK;
+  // Staging by TMA: the tile's origin (i32), the boxes of A below M (null:
+  // every box) and the bytes a stage's loads bring.
+  Value m0i32, n0i32, aBoxes, tmaBytes;
   SmallVector<StagedOperand> operands; // A, then each B_j
 };
 
@@ -828,7 +808,7 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
          spec.stages >= 2 && (!spec.tf32x3 || spec.element.isF32()) &&
          "an mma.sync configuration");
   assert((!spec.tma || (spec.element.getIntOrFloatBitWidth() == 16 &&
-                        spec.tileK * 2 == kMmaSyncTmaRowBytes)) &&
+                        spec.tileK * 2 == kTmaRowBytes)) &&
          "TMA stages 16-bit k-tiles of 128-byte rows");
   MmaSync(kb, spec).build();
   LaunchGeometry geometry;

@@ -526,11 +526,22 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   // NOTES.md item 104). TMA's 128-byte swizzle is the ring's layout for
   // 16-bit k-tiles of 128-byte rows (MmaSyncGemm.cpp); its operands must
   // be TMA-addressable, and the stages' mbarriers fit beside the ring.
-  config.stagesByTma =
-      mmaSyncTma && target.tma && elementBytes == 2 &&
-      tileK * elementBytes == kMmaSyncTmaRowBytes && shape.tmaReady &&
-      mmaSyncSharedBytes(tileK, stages, elementBytes, columns, true) <=
-          sharedLimit;
+  // Where a 16-bit kernel of 128-byte rows on a chip with TMA does not
+  // take it, the reason says why (selectGemmConfig appends it, unless that
+  // is what ruled WGMMA out).
+  bool tmaLayout = target.tma && elementBytes == 2 &&
+                   tileK * elementBytes == kTmaRowBytes;
+  std::string byCpAsync;
+  if (!mmaSyncTma)
+    byCpAsync = "--fmlp-mma-sync-tma=false";
+  else if (!shape.tmaReady)
+    byCpAsync = shape.notTmaReady;
+  else if (mmaSyncSharedBytes(tileK, stages, elementBytes, columns, true) >
+           sharedLimit)
+    byCpAsync = "no room for the stages' mbarriers";
+  config.stagesByTma = tmaLayout && byCpAsync.empty();
+  if (tmaLayout)
+    config.reason = byCpAsync;
   config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes, columns,
                                           config.stagesByTma);
   config.maxRegisters = std::min<int64_t>(kMmaSyncMaxRegisters,
@@ -909,6 +920,7 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
   else if (!shape.mmaSyncReady)
     notMmaSync = shape.notMmaSyncReady;
   else if (std::optional<KernelConfig> config = mmaSyncConfig(target, shape)) {
+    std::string byCpAsync = config->reason;
     config->reason = why + "; mma.sync on " + std::string(target.chip);
     if (tf32Contraction(shape))
       config->reason += ", " +
@@ -917,6 +929,8 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     if (shape.precision == Precision::highest)
       config->reason += " (highest: within fp32's bound from " +
                         std::to_string(kHighestTf32x3MinTerms) + " terms)";
+    if (!byCpAsync.empty() && byCpAsync != why)
+      config->reason += "; operands by cp.async: " + byCpAsync;
     return *config;
   } else
     notMmaSync = "no two mma.sync stages fit " + std::string(target.chip) +

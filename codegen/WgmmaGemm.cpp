@@ -651,12 +651,7 @@ struct Wgmma : EpilogueHost {
     Value aBoxes,
         arrivingBytes = c32(stagePartBytes(spec) - transposedBytes(spec));
     if (int64_t rowsPerBox = spec.a.rowsPerBox) {
-      Value rowsLeft = arith::SubIOp::create(
-          b(), kb.loc,
-          arith::TruncIOp::create(b(), kb.loc, i32, kb.extent(spec.m)), m0);
-      aBoxes = arith::MinUIOp::create(
-          b(), kb.loc, c32(kWgmmaTileM / rowsPerBox),
-          arith::CeilDivUIOp::create(b(), kb.loc, rowsLeft, c32(rowsPerBox)));
+      aBoxes = tmaBoxesBelow(kb, spec.a, spec.m, m0, kWgmmaTileM);
       Value skipped = arith::SubIOp::create(
           b(), kb.loc, c32(kWgmmaTileM / rowsPerBox), aBoxes);
       arrivingBytes = arith::SubIOp::create(
@@ -666,54 +661,13 @@ struct Wgmma : EpilogueHost {
     return {aBoxes, arrivingBytes};
   }
 
-  /// One operand's tile of `rows` m/n from `row0` and k from `k0`, read
-  /// through `map` into shared memory at byte `base` + `offset`, counted
-  /// on `barrier()`: a box of a row of k x rows (K-major; A in boxes of
-  /// rowsPerBox, the first aBoxes of them) or rows / tileK boxes of tileK
-  /// m/n x tileK k (MN-major: 64 x 64 16-bit, 32 x 32 fp32 elements).
-  void loadTile(unsigned map, Value base, Value offset, Value row0, Value k0,
-                bool kMajor, int64_t rows, int64_t rowsPerBox, Value aBoxes,
-                function_ref<Value()> barrier) {
-    auto load = [&](Value dstOffset, Value inner, Value outer) {
-      tmaLoad(map, kb.add(base, dstOffset), inner, outer, barrier());
-    };
-    if (kMajor && rowsPerBox) {
-      load(offset, k0, row0); // the tile's first row is below M
-      for (int64_t j = 1; j < rows / rowsPerBox; ++j)
-        kb.ifThen(kb.lessThan(c32(j), aBoxes), [&] {
-          load(kb.add(offset, c32(j * rowsPerBox * kRowBytes)), k0,
-               kb.add(row0, c32(j * rowsPerBox)));
-        });
-      return;
-    }
-    if (kMajor)
-      return load(offset, k0, row0);
-    for (int64_t j = 0; j < rows / tileK(); ++j)
-      load(kb.add(offset, c32(j * tileK() * kRowBytes)),
-           kb.add(row0, c32(tileK() * j)), k0);
-  }
-
-  /// One operand's tile (loadTile) of k-tile `kc` from the map whose
-  /// segment kc is in: a chain of scf.if on kc below each further
-  /// segment's start, each map read at kc less its start.
+  /// One operand's tile (loadTmaTile) of k-tile `kc` into shared memory at
+  /// byte `base` + `offset`.
   void loadOperand(const WgmmaOperand &op, Value base, Value offset,
                    Value row0, int64_t rows, Value kc, Value aBoxes,
                    function_ref<Value()> barrier) {
-    OpBuilder::InsertionGuard guard(b());
-    unsigned map = op.map;
-    Value k0 = kc;
-    for (const WgmmaOperand::Segment &next : op.further) {
-      Value below = kb.lessThan(kc, c32(next.kStart));
-      auto branch = scf::IfOp::create(b(), kb.loc, below, true);
-      b().setInsertionPoint(branch.thenBlock()->getTerminator());
-      loadTile(map, base, offset, row0, k0, op.kMajor, rows, op.rowsPerBox,
-               aBoxes, barrier);
-      b().setInsertionPoint(branch.elseBlock()->getTerminator());
-      map = next.map;
-      k0 = kb.add(kc, c32(-next.kStart));
-    }
-    loadTile(map, base, offset, row0, k0, op.kMajor, rows, op.rowsPerBox,
-             aBoxes, barrier);
+    loadTmaTile(kb, op, shared, kb.add(base, offset), row0, rows, kc, tileK(),
+                aBoxes, barrier);
   }
 
   /// One arrival on `barrier` that also expects `bytes` more from TMA.

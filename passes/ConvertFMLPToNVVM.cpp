@@ -854,10 +854,10 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
     }
     if (config.stagesByTma &&
         (elementBytes != 2 ||
-         config.tileK * elementBytes != kMmaSyncTmaRowBytes)) {
+         config.tileK * elementBytes != kTmaRowBytes)) {
       os << "stages_by_tma on k-tiles of " << config.tileK << " "
          << gemm.element << ": TMA stages 16-bit k-tiles of "
-         << kMmaSyncTmaRowBytes << "-byte rows";
+         << kTmaRowBytes << "-byte rows";
       break;
     }
     int64_t bytes = mmaSyncSharedBytes(config.tileK, config.stages,

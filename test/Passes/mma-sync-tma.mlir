@@ -9,22 +9,36 @@
 // TMA, counted on the stage's mbarrier (4 stages, 8 B each past the 4 x
 // 48 KiB ring); the threads wait on it, meet, and multiply from ldmatrix
 // fragments. K2 (down) reads A = [T, H] in boxes of 32 token rows x 64 k
-// (its 128 rows in 4) and the down weight [D, H] K-major in one box of
-// 256 rows; its 3 tiles ahead and the loop's one make 4 x 5 boxes. No
-// cp.async piece is left.
+// (its 128 rows in 4, those wholly past T not loaded) and the down weight
+// [D, H] K-major in one box of 256 rows: 5 boxes a tile, 3 tiles ahead and
+// one in the loop. K3 (down_grad) reads the down weight MN-major (rows
+// k = D): 4 boxes of 64 k x 64 n for its 256 columns, fragments by
+// ldmatrix.trans. No cp.async piece is left.
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_mma_sync {{.*}}dynamic_shared_memory_size %c196640_i32 {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64>, fmlp.tensor_map_box_rows = array<i64: 32, 256>
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k0_down_grad_mma_sync {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64>, fmlp.tensor_map_box_rows = array<i64: 32, 64>
 // CHECK-LABEL: llvm.func @mlp_forward_k1_down_mma_sync(%arg0: !llvm.ptr {{{.*}}nvvm.grid_constant}, %arg1: !llvm.ptr {{{.*}}nvvm.grid_constant}, %arg2: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK-COUNT-4: nvvm.mbarrier.init
-// CHECK-NOT: nvvm.cp.async.shared.global
-// CHECK-COUNT-15: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.barrier
+// CHECK-COUNT-3: nvvm.mbarrier.arrive.expect_tx
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.barrier
+// CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK-COUNT-5: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.ldmatrix
 // CHECK: nvvm.mma.sync
-// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK-NOT: nvvm.cp.async
 // CHECK-LABEL: llvm.func @mlp_backward_k0_down_grad_mma_sync(
+// CHECK-COUNT-3: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-NOT: nvvm.cp.async
+// CHECK-LABEL: llvm.func @mlp_backward_k1_down_weight_grad_mma_sync(
 
 // Without TMA (sm_80), or with it turned off (the A/B knob), every thread
 // copies its 16-byte pieces by cp.async and no tensor map is passed.

@@ -231,6 +231,7 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
             EXPECT_EQ(back.tileK, c.tileK);
             EXPECT_EQ(back.stages, c.stages);
             EXPECT_EQ(back.sharedBytes, c.sharedBytes);
+            EXPECT_EQ(back.stagesByTma, c.stagesByTma);
             EXPECT_EQ(back.reason, c.reason);
           }
   }
@@ -489,6 +490,18 @@ TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
   EXPECT_EQ(simt.reason, "the simt strategy was asked for");
   EXPECT_EQ(selectGemmConfig(target("sm_120"), ready).reason,
             "sm_120 has no WGMMA; mma.sync on sm_120");
+  // Operands by TMA where they are TMA-addressable (k-tiles of 128-byte
+  // rows on sm_90a; sm_120's are of 64); else the reason says why not.
+  EXPECT_TRUE(mma.stagesByTma);
+  EXPECT_FALSE(selectGemmConfig(target("sm_120"), ready).stagesByTma);
+  GemmShape odd = ready;
+  odd.tmaReady = false;
+  odd.notTmaReady = "x's rows are not 16-byte aligned";
+  KernelConfig byCpAsync = selectGemmConfig(h200, odd, StrategyChoice::mmaSync);
+  EXPECT_FALSE(byCpAsync.stagesByTma);
+  EXPECT_EQ(byCpAsync.reason,
+            "the mma_sync strategy was asked for; mma.sync on sm_90a; operands "
+            "by cp.async: x's rows are not 16-byte aligned");
   // fp32 contracted as ieee stays on SIMT whatever is asked.
   GemmShape f32{b.getF32Type(), 1, true, ""};
   f32.mmaSyncReady = true;
