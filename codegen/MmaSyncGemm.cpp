@@ -209,7 +209,8 @@ public:
         Value skipped = arith::SubIOp::create(
             b, loc, kb.i32(kMmaSyncTileM / rowsPerBox), aBoxes);
         tmaBytes = arith::SubIOp::create(
-            b, loc, tmaBytes, kb.mul(skipped, kb.i32(rowsPerBox * kTmaRowBytes)));
+            b, loc, tmaBytes,
+            kb.mul(skipped, kb.i32(rowsPerBox * kTmaRowBytes)));
       }
       kb.ifThen(kb.eq(tid, 0), [&] {
         for (int64_t s = 0; s < spec.stages; ++s) {

@@ -513,7 +513,7 @@ struct Wgmma : EpilogueHost {
                  128);
   }
   void waitPrefetched(Value consumer) override {
-    waitParity(epilogueBarrier(consumer), c32(0));
+    kb.waitParity(epilogueBarrier(consumer), c32(0));
   }
   Value full(Value stage) { return at(kb.mul(stage, c32(8))); }
   Value empty(Value stage) {
@@ -572,11 +572,6 @@ struct Wgmma : EpilogueHost {
     return at(kb.add(kb.mul(consumer, c32(8)), c32(16 * spec.stages)));
   }
 
-  /// Waits (the op retries) until `barrier` completes the phase of
-  /// `parity`.
-  void waitParity(Value barrier, Value parity) {
-    kb.waitParity(barrier, parity);
-  }
 
   static bool handsOff(const std::optional<StagingPlan> &staging) {
     return staging && staging->handedOffBoxes;
@@ -596,7 +591,7 @@ struct Wgmma : EpilogueHost {
     Value round = udiv(step, spec.stages);
     Value parity = arith::XOrIOp::create(
         b(), kb.loc, arith::AndIOp::create(b(), kb.loc, round, c32(1)), c32(1));
-    waitParity(empty(urem(step, spec.stages)), parity);
+    kb.waitParity(empty(urem(step, spec.stages)), parity);
   }
 
   /// After the main loop's loads: each consumer's blocks of the views read
@@ -612,7 +607,8 @@ struct Wgmma : EpilogueHost {
                       Value n0) {
     ArrayRef<std::pair<unsigned, unsigned>> read = plan.prefetched;
     for (int64_t c = 0; c < 2; ++c)
-      expectBytes(epilogueBarrier(c32(c)), c32(read.size() * plan.slotBytes));
+      kb.expectBytes(epilogueBarrier(c32(c)),
+                     c32(read.size() * plan.slotBytes));
     // (map, byte offset, column, consumer) of each box, by stage.
     struct Box {
       unsigned map;
@@ -670,17 +666,13 @@ struct Wgmma : EpilogueHost {
                 aBoxes, barrier);
   }
 
-  /// One arrival on `barrier` that also expects `bytes` more from TMA.
-  void expectBytes(Value barrier, Value bytes) {
-    kb.expectBytes(barrier, bytes);
-  }
 
   /// The operands of k-tile `kc` that TMA loads into stage `stage` as they
   /// are (all but those transposed in shared memory), counted on full[s]
   /// after an arrival that expects their `bytes` (directLoads).
   void loadStage(Value stage, Value kc, Value m0, Value n0, Value aBoxes,
                  Value bytes) {
-    expectBytes(full(stage), bytes);
+    kb.expectBytes(full(stage), bytes);
     Value base = stageOffset(stage);
     auto barrier = [&] { return full(stage); };
     if (!transposedInShared(spec, spec.a))
@@ -823,7 +815,7 @@ struct Wgmma : EpilogueHost {
     auto fillLanding = [&](Value step) {
       Value slot = urem(step, landingSlots());
       auto barrier = [&] { return landingBarrier(slot); };
-      expectBytes(barrier(), c32(landingSlotBytes(spec)));
+      kb.expectBytes(barrier(), c32(landingSlotBytes(spec)));
       for (const Transposed &t : transposed)
         loadOperand(*t.op, landing(slot), c32(t.landingAt), t.row0, t.rows,
                     kTile(kFirst, step), aBoxes, barrier);
@@ -875,7 +867,7 @@ struct Wgmma : EpilogueHost {
           loadStage(stage, kTile(kFirst, step), m0, n0, aBoxes, arrivingBytes);
         });
       Value slot = urem(step, landingSlots());
-      waitParity(landingBarrier(slot),
+      kb.waitParity(landingBarrier(slot),
                  arith::AndIOp::create(b(), kb.loc, udiv(step, landingSlots()),
                                        c32(1)));
       Value base = stageOffset(stage);
@@ -1039,7 +1031,7 @@ struct Wgmma : EpilogueHost {
   void splitStage(Value step, Value splitter) {
     Value stage = urem(step, spec.stages);
     Value parity = roundParity(step);
-    waitParity(full(stage), parity);
+    kb.waitParity(full(stage), parity);
     // Where the consumers split or round A in registers, its tile stays
     // raw: B's alone.
     constexpr int64_t kPieceBytes = 16;
@@ -1349,7 +1341,7 @@ struct Wgmma : EpilogueHost {
                              bool first) {
     Value stage = urem(step, spec.stages);
     Value parity = roundParity(step);
-    waitParity(complete(stage), parity);
+    kb.waitParity(complete(stage), parity);
     // Elements cp.async copied in (or rounded in place) are written by the
     // generic proxy, which the WGMMAs (async proxy) see after this thread's
     // proxy fence: the barrier's completion ordered the writes before it.
@@ -1423,7 +1415,7 @@ struct Wgmma : EpilogueHost {
     SmallVector<Value> sums(state.slice(parts, parts));
     Value stage = urem(step, spec.stages);
     Value parity = roundParity(step);
-    waitParity(complete(stage), parity);
+    kb.waitParity(complete(stage), parity);
     Value hi = stageOffset(stage);
     Value lo = kb.add(hi, c32(lowPartOffset(spec)));
     Value aOffset = kb.mul(consumer, c32(kConsumerRows * kRowBytes));
@@ -2061,24 +2053,18 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
 
   kb.ifThen(w.eq(tid, 0), [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
-      NVVM::MBarrierInitOp::create(b, loc, w.full(w.c32(s)),
-                                   w.c32(w.fullArrivals()), Value());
-      NVVM::MBarrierInitOp::create(b, loc, w.empty(w.c32(s)),
-                                   w.c32(2 * w.releasesPerConsumer()),
-                                   Value());
+      kb.initBarrier(w.full(w.c32(s)), w.fullArrivals());
+      kb.initBarrier(w.empty(w.c32(s)), 2 * w.releasesPerConsumer());
     }
     if (w.rewritesStages())
       for (int64_t s = 0; s < spec.stages; ++s)
-        NVVM::MBarrierInitOp::create(b, loc, w.ready(w.c32(s)),
-                                     w.c32(w.splitters()), Value());
+        kb.initBarrier(w.ready(w.c32(s)), w.splitters());
     else if (w.transposes())
       for (int64_t l = 0; l < landingSlots(); ++l)
-        NVVM::MBarrierInitOp::create(b, loc, w.landingBarrier(w.c32(l)),
-                                     w.c32(1), Value());
+        kb.initBarrier(w.landingBarrier(w.c32(l)), 1);
     if (!spec.outputMaps.empty())
       for (int64_t c = 0; c < 2; ++c)
-        NVVM::MBarrierInitOp::create(b, loc, w.epilogueBarrier(w.c32(c)),
-                                     w.c32(1), Value());
+        kb.initBarrier(w.epilogueBarrier(w.c32(c)), 1);
   });
   kb.barrier();
 
