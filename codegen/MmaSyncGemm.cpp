@@ -64,16 +64,19 @@
 //
 // Staging by TMA (MmaSyncGemmSpec::tma: chips with TMA, 16-bit k-tiles of
 // 128-byte rows): thread 0 loads a tile's boxes through the operands'
-// tensor maps, counted on the slot's mbarrier (arrive.expect_tx of the
-// whole stage: TMA zero-fills a box past an extent and counts its bytes
-// all the same); the iteration of tile t waits on that mbarrier's phase,
-// meets the block, and thread 0 loads tile t + stages - 1 into the slot
-// everyone is done with. No thread computes addresses or bounds for the
-// copies: the loop's other instructions a k-tile fall by about half and
-// the kernels use 210-230 registers, not 255. TMA's 128-byte swizzle is
-// the K-contiguous layout above (s(r) = r mod 8 on 128-byte rows); an
-// MN-contiguous tile arrives in boxes of 64 m/n (128 bytes) x tileK k
-// rows, one after the other, the same swizzle within each.
+// tensor maps (loadTmaTile), counted on the slot's mbarrier
+// (arrive.expect_tx of the stage's bytes: TMA zero-fills a box past an
+// extent and counts its bytes all the same; A's boxes of token rows wholly
+// past T are neither loaded nor counted); the iteration of tile t waits on
+// that mbarrier's phase, meets the block, and thread 0 loads tile t +
+// stages - 1 into the slot everyone is done with. No thread computes
+// addresses or bounds for the copies: beside a k-tile's 128 MMAs and 32
+// ldmatrix the loop's PTX has 95 instructions, not 217 (input_grad at
+// (1024, 2816)), and the kernels use 209-227 registers, not 255 (bench/
+// NOTES.md item 104). TMA's 128-byte swizzle is the K-contiguous layout
+// above (s(r) = r mod 8 on 128-byte rows); an MN-contiguous tile arrives
+// in boxes of 64 m/n (128 bytes) x tileK k rows, one after the other, the
+// same swizzle within each.
 //
 //===----------------------------------------------------------------------===//
 
