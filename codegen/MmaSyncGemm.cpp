@@ -108,7 +108,9 @@ static llvm::cl::opt<int, false, CheckedIntParser<CopySteps>> copySteps(
 // For A/B runs on a GPU: where TMA stages the operands
 // (MmaSyncGemmSpec::tma), whether the threads release each slot on an
 // mbarrier that thread 0 waits for before it refills the slot, instead of
-// meeting at a block barrier every k-tile.
+// meeting at a block barrier every k-tile. Those mbarriers' 8 B a stage
+// lie past the kernel config's shared bytes (the launch asks for them; no
+// chip is within 32 B of its limit at the rule's stages).
 static llvm::cl::opt<bool> releaseByMbarrier(
     "fmlp-mma-sync-release-mbarrier", llvm::cl::Hidden, llvm::cl::init(false),
     llvm::cl::desc("mma_sync kernels staged by TMA: slots released on "
