@@ -277,31 +277,32 @@ void KernelBuilder::tmaLoad(unsigned map, Value target, Value inner,
 }
 
 void mlir::fmlp::loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op,
-                             Value shared, Value tile, Value row0,
-                             int64_t rows, Value k, int64_t tileK, Value boxes,
-                             function_ref<Value()> barrier) {
+                             Value shared, Value base, Value offset,
+                             Value row0, int64_t rows, Value k, int64_t tileK,
+                             Value boxes, function_ref<Value()> barrier) {
   OpBuilder &b = kb.b;
   OpBuilder::InsertionGuard guard(b);
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
   auto tileOf = [&](unsigned map, Value k0) {
     auto load = [&](Value dstOffset, Value inner, Value outer) {
-      Value target = LLVM::GEPOp::create(b, kb.loc, ptr3, b.getI8Type(),
-                                         shared, ValueRange{dstOffset});
+      Value target =
+          LLVM::GEPOp::create(b, kb.loc, ptr3, b.getI8Type(), shared,
+                              ValueRange{kb.add(base, dstOffset)});
       kb.tmaLoad(map, target, inner, outer, barrier());
     };
     if (op.kMajor && op.rowsPerBox) {
-      load(tile, k0, row0); // the tile's first row is below M
+      load(offset, k0, row0); // the tile's first row is below M
       for (int64_t j = 1; j < rows / op.rowsPerBox; ++j)
         kb.ifThen(kb.lessThan(kb.i32(j), boxes), [&] {
-          load(kb.add(tile, kb.i32(j * op.rowsPerBox * kTmaRowBytes)), k0,
+          load(kb.add(offset, kb.i32(j * op.rowsPerBox * kTmaRowBytes)), k0,
                kb.add(row0, kb.i32(j * op.rowsPerBox)));
         });
       return;
     }
     if (op.kMajor)
-      return load(tile, k0, row0);
+      return load(offset, k0, row0);
     for (int64_t j = 0; j < rows / tileK; ++j)
-      load(kb.add(tile, kb.i32(j * tileK * kTmaRowBytes)),
+      load(kb.add(offset, kb.i32(j * tileK * kTmaRowBytes)),
            kb.add(row0, kb.i32(tileK * j)), k0);
   };
   unsigned map = op.map;

@@ -329,8 +329,8 @@ struct WgmmaOperand {
 /// (TMA's 128-byte swizzle's span), k along a row (K-major: a row of k of
 /// one m/n) or m/n along it (MN-major: 128 bytes of m/n of one k).
 constexpr int64_t kTmaRowBytes = 128;
-/// One operand's k-tile by TMA into shared memory at byte `tile` of
-/// `shared` (ptr<3>), counted on `barrier()`: `rows` m/n from `row0` and
+/// One operand's k-tile by TMA into shared memory at byte `base` + `offset`
+/// of `shared` (ptr<3>), counted on `barrier()`: `rows` m/n from `row0` and
 /// the k-tile of `tileK` elements (a row: tileK x element = kTmaRowBytes)
 /// from `k` (i32), read through the map of the segment k lies in (a chain
 /// of scf.if on k below each further segment's start, each map read at k
@@ -339,8 +339,8 @@ constexpr int64_t kTmaRowBytes = 128;
 /// tmaBoxesBelow); MN-major: rows / tileK boxes of tileK k rows x tileK
 /// m/n, one after the other.
 void loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op, Value shared,
-                 Value tile, Value row0, int64_t rows, Value k, int64_t tileK,
-                 Value boxes, function_ref<Value()> barrier);
+                 Value base, Value offset, Value row0, int64_t rows, Value k,
+                 int64_t tileK, Value boxes, function_ref<Value()> barrier);
 /// The boxes of `op.rowsPerBox` rows (`op` K-major, its rows T: M) of a
 /// tile of `rows` from `row0` (i32) that hold rows below M:
 /// min(rows / rowsPerBox, ceil((M - row0) / rowsPerBox)), i32.

@@ -372,7 +372,7 @@ private:
                                        kb.mul(tile, kb.i64(spec.tileK)));
     for (auto [index, op] : llvm::enumerate(operands)) {
       const WgmmaOperand &maps = index ? spec.tma->b[index - 1] : spec.tma->a;
-      loadTmaTile(kb, maps, shared, kb.add(base, kb.i32(op.offset)),
+      loadTmaTile(kb, maps, shared, base, kb.i32(op.offset),
                   index ? n0i32 : m0i32, op.rows, k0, spec.tileK, aBoxes,
                   [&] { return barrier; });
     }

@@ -662,8 +662,8 @@ struct Wgmma : EpilogueHost {
   void loadOperand(const WgmmaOperand &op, Value base, Value offset,
                    Value row0, int64_t rows, Value kc, Value aBoxes,
                    function_ref<Value()> barrier) {
-    loadTmaTile(kb, op, shared, kb.add(base, offset), row0, rows, kc, tileK(),
-                aBoxes, barrier);
+    loadTmaTile(kb, op, shared, base, offset, row0, rows, kc, tileK(), aBoxes,
+                barrier);
   }
 
 
