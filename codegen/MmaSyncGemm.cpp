@@ -243,11 +243,12 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value t = loop.getInductionVar();
-      Value next = kb.add(t, kb.i64(spec.stages - 1));
+      std::optional<TileCopy> copy; // cp.async's pieces of the next tile
       if (spec.tma && releaseByMbarrier) {
         // Tile t has arrived. Tile t + stages - 1 takes the slot of tile
         // t - 1 once every thread has released that.
         kb.waitParity(full(slotOf(t)), roundParity(t));
+        Value next = kb.add(t, kb.i64(spec.stages - 1));
         kb.ifThen(kb.both(kb.eq(tid, 0), kb.lessThan(next, kTiles)), [&] {
           kb.ifThen(kb.lessThan(kb.i64(0), t), [&] {
             kb.waitParity(empty(slotOf(next)),
@@ -260,20 +261,19 @@ public:
         // tile t - 1, whose slot tile t + stages - 1 then takes.
         kb.waitParity(full(slotOf(t)), roundParity(t));
         kb.barrier();
-        loadByTma(next, kTiles);
+        loadByTma(kb.add(t, kb.i64(spec.stages - 1)), kTiles);
       } else {
         NVVM::CpAsyncWaitGroupOp::create(b, loc, spec.stages - 2);
         kb.barrier();
+        Value next = kb.add(t, kb.i64(spec.stages - 1));
+        copy = tileCopy(next, slotOf(next), kTiles);
       }
       SmallVector<Value> acc(loop.getRegionIterArgs());
       Value slot = kb.mul(slotOf(t), kb.i32(stageBytes()));
       // cp.async: the next tile's pieces spread over the first `spread`
       // steps (the first step's MMAs then issue sooner after the barrier).
       int64_t steps = spec.tileK / stepK;
-      int64_t spread = spec.tma ? 0 : std::min<int64_t>(copySteps, steps);
-      std::optional<TileCopy> copy;
-      if (!spec.tma)
-        copy = tileCopy(next, slotOf(next), kTiles);
+      int64_t spread = copy ? std::min<int64_t>(copySteps, steps) : 0;
       for (int64_t step = 0; step < steps; ++step) {
         if (step < spread) {
           int64_t pieces = copyPieces();
