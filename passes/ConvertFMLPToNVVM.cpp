@@ -1459,14 +1459,11 @@ struct ConvertFMLPToNVVMPass
       kernelName += "_mma_sync";
       if (config.stagesByTma) {
         std::string whyNot;
-        FailureOr<TmaPlan> planned = planTma(op, gemm, config.tileN, whyNot);
+        FailureOr<TmaPlan> planned =
+            planTma(op, gemm, config.tileN, whyNot, OutputMaps::none);
         if (failed(planned))
           return op->emitOpError("has an mma_sync config staged by TMA, but ")
                  << whyNot;
-        // The operands' maps only: the epilogue stores by threads.
-        if (!planned->outputMaps.empty())
-          planned->maps.truncate(planned->outputMaps.front().second);
-        planned->outputMaps.clear();
         variant.tma = std::move(*planned);
       }
       if (config.maxTokens)

@@ -421,7 +421,8 @@ private:
 } // namespace
 
 FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, const KernelGemm &gemm,
-                                       int64_t tileN, std::string &whyNot) {
+                                       int64_t tileN, std::string &whyNot,
+                                       OutputMaps outputs) {
   TmaPlanner p(tileN, gemm.element);
   // Each operand's form first, then (in parameter order) its maps.
   p.fail(p.unsupportedForm(gemm.a, /*isA=*/true));
@@ -438,7 +439,7 @@ FailureOr<TmaPlan> mlir::fmlp::planTma(Operation *op, const KernelGemm &gemm,
     whyNot = p.whyNot;
     return failure();
   }
-  if (gemm.outputsMappable)
+  if (outputs == OutputMaps::planned && gemm.outputsMappable)
     for (Value out : cast<DestinationStyleOpInterface>(op).getDpsInits())
       p.addOutput(out);
   return p.plan;

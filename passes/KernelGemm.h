@@ -153,12 +153,18 @@ struct TmaPlan {
   SmallVector<std::pair<Value, unsigned>> outputMaps; // memref, map
 };
 
+/// Whether a plan maps the outputs an epilogue may stage by TMA (the
+/// WGMMA kernels'), or the operands alone (the mma_sync kernels', whose
+/// epilogue stores by threads).
+enum class OutputMaps { planned, none };
+
 /// The plan of `kernelOp`'s GEMM for tiles of 128 x tileN, or failure with
 /// `whyNot` set: an operand TMA cannot address, a concatenation the
 /// strategy cannot split, or an MN-major operand of fp32 elements (WGMMA
 /// multiplies them as tf32, which it reads K-major only).
 FailureOr<TmaPlan> planTma(Operation *kernelOp, const KernelGemm &gemm,
-                           int64_t tileN, std::string &whyNot);
+                           int64_t tileN, std::string &whyNot,
+                           OutputMaps outputs = OutputMaps::planned);
 
 } // namespace mlir::fmlp
 
