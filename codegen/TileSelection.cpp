@@ -480,9 +480,11 @@ std::optional<KernelConfig> wgmmaConfig(const Target &target,
 constexpr int64_t kMaxMmaSyncStages = 4, kMinMmaSyncStagesOfLongK = 3;
 
 /// The mma_sync configuration of `shape`, or nullopt when not two stages
-/// fit the target.
+/// fit the target. Where the kernel could take TMA (16-bit k-tiles of
+/// 128-byte rows on a chip with TMA) and does not, `byCpAsync` says why.
 std::optional<KernelConfig> mmaSyncConfig(const Target &target,
-                                          const GemmShape &shape) {
+                                          const GemmShape &shape,
+                                          std::string &byCpAsync) {
   int64_t elementBytes = shape.element.getIntOrFloatBitWidth() / 8;
   // tf32x3 adds each step's three products to its accumulators in fp32:
   // 128 columns (64 accumulators a thread) leave registers for the sums.
@@ -526,22 +528,19 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   // NOTES.md item 104). TMA's 128-byte swizzle is the ring's layout for
   // 16-bit k-tiles of 128-byte rows (MmaSyncGemm.cpp); its operands must
   // be TMA-addressable, and the stages' mbarriers fit beside the ring.
-  // Where a 16-bit kernel of 128-byte rows on a chip with TMA does not
-  // take it, the reason says why (selectGemmConfig appends it, unless that
-  // is what ruled WGMMA out).
   bool tmaLayout = target.tma && elementBytes == 2 &&
                    tileK * elementBytes == kTmaRowBytes;
-  std::string byCpAsync;
-  if (!mmaSyncTma)
-    byCpAsync = "--fmlp-mma-sync-tma=false";
-  else if (!shape.tmaReady)
-    byCpAsync = shape.notTmaReady;
-  else if (mmaSyncSharedBytes(tileK, stages, elementBytes, columns, true) >
-           sharedLimit)
-    byCpAsync = "no room for the stages' mbarriers";
+  byCpAsync.clear();
+  if (tmaLayout) {
+    if (!mmaSyncTma)
+      byCpAsync = "--fmlp-mma-sync-tma=false";
+    else if (!shape.tmaReady)
+      byCpAsync = shape.notTmaReady;
+    else if (mmaSyncSharedBytes(tileK, stages, elementBytes, columns, true) >
+             sharedLimit)
+      byCpAsync = "no room for the stages' mbarriers";
+  }
   config.stagesByTma = tmaLayout && byCpAsync.empty();
-  if (tmaLayout)
-    config.reason = byCpAsync;
   config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes, columns,
                                           config.stagesByTma);
   config.maxRegisters = std::min<int64_t>(kMmaSyncMaxRegisters,
@@ -919,8 +918,9 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     notMmaSync = operands;
   else if (!shape.mmaSyncReady)
     notMmaSync = shape.notMmaSyncReady;
-  else if (std::optional<KernelConfig> config = mmaSyncConfig(target, shape)) {
-    std::string byCpAsync = config->reason;
+  else if (std::string byCpAsync;
+           std::optional<KernelConfig> config =
+               mmaSyncConfig(target, shape, byCpAsync)) {
     config->reason = why + "; mma.sync on " + std::string(target.chip);
     if (tf32Contraction(shape))
       config->reason += ", " +
@@ -929,6 +929,8 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     if (shape.precision == Precision::highest)
       config->reason += " (highest: within fp32's bound from " +
                         std::to_string(kHighestTf32x3MinTerms) + " terms)";
+    // Why the operands are not staged by TMA, unless that is what ruled
+    // WGMMA out.
     if (!byCpAsync.empty() && byCpAsync != why)
       config->reason += "; operands by cp.async: " + byCpAsync;
     return *config;
