@@ -31,7 +31,7 @@ from compare_bundles import DTYPES, kernels_of  # noqa: E402
 
 def role(name):
     """The kernel's op, whatever the strategy's suffix: gate_up, down, ..."""
-    m = re.match(r"mlp_(?:forward|backward)_k\d+_([a-z_]+?)(?:_mma_sync(?:_tma)?|_small_tokens)?(?:_upto\d+.*)?$", name)
+    m = re.match(r"mlp_(?:forward|backward)_k\d+_([a-z_]+?)(?:_mma_sync|_small_tokens)?(?:_upto\d+.*)?$", name)
     return m.group(1) if m else None
 
 

@@ -483,7 +483,7 @@ struct MmaSyncGemmSpec {
   int32_t maxRegisters = kMmaSyncMaxRegisters; // per thread (the config's)
   GemmSpec::Epilogue epilogue;
   /// Staging by TMA (a chip with cp.async.bulk.tensor, 16-bit operands,
-  /// k-tiles of 128-byte rows; --fmlp-mma-sync-staging): A and each B_j
+  /// k-tiles of 128-byte rows; KernelConfig::stagesByTma): A and each B_j
   /// arrive through these tensor maps (KernelGemm.h's planTma), issued by
   /// one thread and counted on an mbarrier per ring slot, in the stage
   /// layout WGMMA reads (K-major: a row of k a row; MN-major: boxes of 64
