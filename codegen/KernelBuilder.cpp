@@ -319,15 +319,20 @@ void mlir::fmlp::loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op,
   tileOf(map, k0);
 }
 
-Value mlir::fmlp::tmaBoxesBelow(KernelBuilder &kb, const WgmmaOperand &op,
-                                Extent m, Value row0, int64_t rows) {
+TmaBoxesBelow mlir::fmlp::tmaBoxesBelow(KernelBuilder &kb,
+                                        const WgmmaOperand &op, Extent m,
+                                        Value row0, int64_t rows) {
   OpBuilder &b = kb.b;
+  int64_t rowsPerBox = op.rowsPerBox;
   Value rowsLeft = arith::SubIOp::create(
       b, kb.loc,
       arith::TruncIOp::create(b, kb.loc, b.getI32Type(), kb.extent(m)), row0);
-  return arith::MinUIOp::create(
-      b, kb.loc, kb.i32(rows / op.rowsPerBox),
-      arith::CeilDivUIOp::create(b, kb.loc, rowsLeft, kb.i32(op.rowsPerBox)));
+  Value boxes = arith::MinUIOp::create(
+      b, kb.loc, kb.i32(rows / rowsPerBox),
+      arith::CeilDivUIOp::create(b, kb.loc, rowsLeft, kb.i32(rowsPerBox)));
+  Value skipped =
+      arith::SubIOp::create(b, kb.loc, kb.i32(rows / rowsPerBox), boxes);
+  return {boxes, kb.mul(skipped, kb.i32(rowsPerBox * kTmaRowBytes))};
 }
 
 Value KernelBuilder::dynamicShared() {

@@ -342,10 +342,15 @@ void loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op, Value shared,
                  Value base, Value offset, Value row0, int64_t rows, Value k,
                  int64_t tileK, Value boxes, function_ref<Value()> barrier);
 /// The boxes of `op.rowsPerBox` rows (`op` K-major, its rows T: M) of a
-/// tile of `rows` from `row0` (i32) that hold rows below M:
-/// min(rows / rowsPerBox, ceil((M - row0) / rowsPerBox)), i32.
-Value tmaBoxesBelow(KernelBuilder &kb, const WgmmaOperand &op, Extent m,
-                    Value row0, int64_t rows);
+/// tile of `rows` from `row0` (i32) that hold rows below M (`boxes`:
+/// min(rows / rowsPerBox, ceil((M - row0) / rowsPerBox)), i32), and the
+/// bytes of the others (`skippedBytes`, i32), which are neither loaded
+/// nor to be expected.
+struct TmaBoxesBelow {
+  Value boxes, skippedBytes;
+};
+TmaBoxesBelow tmaBoxesBelow(KernelBuilder &kb, const WgmmaOperand &op,
+                            Extent m, Value row0, int64_t rows);
 
 struct WgmmaGemmSpec {
   Extent m, n, k;

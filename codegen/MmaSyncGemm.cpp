@@ -209,13 +209,11 @@ public:
       // past T are not loaded (rows past T are never stored) and their
       // bytes not expected.
       tmaBytes = kb.i32(stageBytes());
-      if (int64_t rowsPerBox = spec.tma->a.rowsPerBox) {
-        aBoxes = tmaBoxesBelow(kb, spec.tma->a, spec.m, m0i32, kMmaSyncTileM);
-        Value skipped = arith::SubIOp::create(
-            b, loc, kb.i32(kMmaSyncTileM / rowsPerBox), aBoxes);
-        tmaBytes = arith::SubIOp::create(
-            b, loc, tmaBytes,
-            kb.mul(skipped, kb.i32(rowsPerBox * kTmaRowBytes)));
+      if (spec.tma->a.rowsPerBox) {
+        TmaBoxesBelow below =
+            tmaBoxesBelow(kb, spec.tma->a, spec.m, m0i32, kMmaSyncTileM);
+        aBoxes = below.boxes;
+        tmaBytes = arith::SubIOp::create(b, loc, tmaBytes, below.skippedBytes);
       }
       kb.ifThen(kb.eq(tid, 0), [&] {
         for (int64_t s = 0; s < spec.stages; ++s) {

@@ -646,13 +646,11 @@ struct Wgmma : EpilogueHost {
            "A in boxes of rows below T is loaded directly, K-major");
     Value aBoxes,
         arrivingBytes = c32(stagePartBytes(spec) - transposedBytes(spec));
-    if (int64_t rowsPerBox = spec.a.rowsPerBox) {
-      aBoxes = tmaBoxesBelow(kb, spec.a, spec.m, m0, kWgmmaTileM);
-      Value skipped = arith::SubIOp::create(
-          b(), kb.loc, c32(kWgmmaTileM / rowsPerBox), aBoxes);
-      arrivingBytes = arith::SubIOp::create(
-          b(), kb.loc, arrivingBytes,
-          kb.mul(skipped, c32(rowsPerBox * kRowBytes)));
+    if (spec.a.rowsPerBox) {
+      TmaBoxesBelow below = tmaBoxesBelow(kb, spec.a, spec.m, m0, kWgmmaTileM);
+      aBoxes = below.boxes;
+      arrivingBytes = arith::SubIOp::create(b(), kb.loc, arrivingBytes,
+                                            below.skippedBytes);
     }
     return {aBoxes, arrivingBytes};
   }
