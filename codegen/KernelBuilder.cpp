@@ -261,25 +261,36 @@ void KernelBuilder::expectBytes(Value barrier, Value bytes) {
       /*relaxed=*/false, /*predicate=*/Value());
 }
 
+void KernelBuilder::fenceProxyAsync() {
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
 void KernelBuilder::waitParity(Value barrier, Value parity) {
   NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
                                         i32(10000000));
 }
 
 void KernelBuilder::tmaLoad(unsigned map, Value target, Value inner,
-                            Value outer, Value barrier) {
-  Value dst = LLVM::AddrSpaceCastOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), target);
+                            Value outer, Value barrier, bool ctaOnly) {
+  Value dst = ctaOnly ? target
+                      : LLVM::AddrSpaceCastOp::create(
+                            b, loc,
+                            LLVM::LLVMPointerType::get(b.getContext(), 7),
+                            target);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       b, loc, dst, tensorMap(map), ValueRange{inner, outer}, barrier,
-      ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
-      /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+      ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, ctaOnly,
+      NVVM::CTAGroupKindAttr(), Value());
 }
 
 void mlir::fmlp::loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op,
                              Value shared, Value base, Value offset,
                              Value row0, int64_t rows, Value k, int64_t tileK,
-                             Value boxes, function_ref<Value()> barrier) {
+                             Value boxes, function_ref<Value()> barrier,
+                             bool ctaOnly) {
   OpBuilder &b = kb.b;
   OpBuilder::InsertionGuard guard(b);
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -288,7 +299,7 @@ void mlir::fmlp::loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op,
       Value target =
           LLVM::GEPOp::create(b, kb.loc, ptr3, b.getI8Type(), shared,
                               ValueRange{kb.add(base, dstOffset)});
-      kb.tmaLoad(map, target, inner, outer, barrier());
+      kb.tmaLoad(map, target, inner, outer, barrier(), ctaOnly);
     };
     if (op.kMajor && op.rowsPerBox) {
       load(offset, k0, row0); // the tile's first row is below M

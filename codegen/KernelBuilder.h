@@ -228,11 +228,18 @@ public:
   /// Waits (the op retries) until `barrier` completes the phase of `parity`
   /// (i32, 0 or 1).
   void waitParity(Value barrier, Value parity);
+  /// fence.proxy.async.shared::cta: orders this thread's generic-proxy
+  /// accesses of shared memory before (after) the async proxy's (TMA,
+  /// WGMMA) that a barrier orders after (before) them.
+  void fenceProxyAsync();
   /// TMA: the box of tensor map `map` at (inner, outer) element coordinates
   /// (i32) into shared memory at `target` (ptr<3>), its bytes counted on
-  /// `barrier`.
+  /// `barrier`. The destination is the block's own shared memory named as
+  /// the cluster's (shared::cluster, PTX 8.0), or, `ctaOnly`, as its own
+  /// (shared::cta, PTX 8.6 onwards: sm_120's ptxas gives every kernel with
+  /// a shared::cluster load an 8-byte stack frame).
   void tmaLoad(unsigned map, Value target, Value inner, Value outer,
-               Value barrier);
+               Value barrier, bool ctaOnly = false);
 
   /// Runs `body` when `condition` holds; `body` yields nothing.
   void ifThen(Value condition, function_ref<void()> body);
@@ -337,10 +344,11 @@ constexpr int64_t kTmaRowBytes = 128;
 /// less its start). K-major: a box of rows x a row of k, or (rowsPerBox)
 /// boxes of rowsPerBox rows of which the first `boxes` are loaded (i32;
 /// tmaBoxesBelow); MN-major: rows / tileK boxes of tileK k rows x tileK
-/// m/n, one after the other.
+/// m/n, one after the other. `ctaOnly`: as KernelBuilder::tmaLoad's.
 void loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op, Value shared,
                  Value base, Value offset, Value row0, int64_t rows, Value k,
-                 int64_t tileK, Value boxes, function_ref<Value()> barrier);
+                 int64_t tileK, Value boxes, function_ref<Value()> barrier,
+                 bool ctaOnly = false);
 /// The boxes of `op.rowsPerBox` rows (`op` K-major, its rows T: M) of a
 /// tile of `rows` from `row0` (i32) that hold rows below M (`boxes`:
 /// min(rows / rowsPerBox, ceil((M - row0) / rowsPerBox)), i32), and the
@@ -450,25 +458,33 @@ constexpr int32_t kWgmmaMaxRegisters = 168;
 int64_t wgmmaSharedBytes(const WgmmaGemmSpec &spec);
 void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 
-constexpr int64_t kMmaSyncTileM = 128, kMmaSyncThreads = 256;
+constexpr int64_t kMmaSyncTileM = 128;
 /// Every accumulator's columns of a tile together: 256, or 128 where a
 /// thread needs room beside its accumulators (64 of them, not 128: tf32x3's
 /// step sums, MmaSyncGemm.cpp) or two blocks share a multiprocessor
 /// (--fmlp-mma-sync-blocks-per-multiprocessor).
 constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncNarrowTileColumns = 128;
-/// One block per multiprocessor: up to 128 accumulators, the fragments
-/// and the addresses (two: half as many, TileSelection's config).
+/// The threads of an mma.sync block of `columns`: two rows of warps (64
+/// tile rows each), a warp on 64 columns (128 accumulators a thread: 8
+/// warps on 256 columns, 4 on 128), tf32x3's on 32 (64 accumulators beside
+/// its step sums: 8 warps on 128).
+constexpr int64_t mmaSyncThreads(int64_t columns, bool tf32x3) {
+  return 32 * 2 * columns / (tf32x3 ? 32 : 64);
+}
+/// Up to 128 accumulators, the fragments and the addresses; two blocks of
+/// 4 warps a multiprocessor (TileSelection's config) fit 65,536 registers
+/// at that too.
 constexpr int32_t kMmaSyncMaxRegisters = 255;
 /// The tensor-core instantiation for every chip with mma.sync (sm_80
 /// onwards; MmaSyncGemm.cpp), for operands each stored with one index
 /// contiguous, in 16-byte aligned pieces (MatrixView::vectors of the view
 /// whose columns are that index): K-contiguous (rows index m or n) or
-/// MN-contiguous (rows index k). 256 threads on a tile of 128 rows x tileN
-/// columns per accumulator (tileN x accumulators = 256, or 128 for
-/// tf32x3), K in steps of tileK through a ring of `stages` shared-memory
-/// slots filled by cp.async or TMA (zero-filled past the extents), fp32
-/// accumulators (128 per thread, 64 on 128 columns); the
-/// epilogue runs through the staged-epilogue engine (batched, column pairs
+/// MN-contiguous (rows index k). threads() threads on a tile of 128 rows x
+/// tileN columns per accumulator (tileN x accumulators = 256, or 128 for
+/// tf32x3 or two blocks a multiprocessor), K in steps of tileK through a
+/// ring of `stages` shared-memory slots filled by cp.async or TMA
+/// (zero-filled past the extents), fp32 accumulators (128 per thread, 64
+/// for tf32x3); the epilogue runs through the staged-epilogue engine (batched, column pairs
 /// merged). 16-bit operands: ldmatrix (.trans for MN-contiguous ones) into
 /// m16n8k16 fragments. fp32 operands: m16n8k8 on tf32, each operand rounded
 /// to tf32 (round to nearest, ties away) in registers, or split into a tf32
@@ -478,7 +494,7 @@ struct MmaSyncGemmSpec {
   Extent m, n, k;
   MatrixView a;              // A(m, k)
   SmallVector<MatrixView> b; // B_j(k, n); one or two
-  int64_t tileN = 256;       // per accumulator: 256 or 128 / accumulators
+  int64_t tileN = 256; // per accumulator: (256 or 128) / accumulators
   int64_t tileK = 32;        // rows of kMmaSyncTileKBytes
   int64_t stages = 4;
   Type element; // bf16, f16 or f32
@@ -490,14 +506,21 @@ struct MmaSyncGemmSpec {
   /// Staging by TMA (a chip with cp.async.bulk.tensor, 16-bit operands,
   /// k-tiles of 128-byte rows; KernelConfig::stagesByTma): A and each B_j
   /// arrive through these tensor maps (KernelGemm.h's planTma), issued by
-  /// one thread and counted on an mbarrier per ring slot, in the stage
+  /// one thread and counted on an mbarrier per ring slot (the threads
+  /// release a slot on another), in the stage
   /// layout WGMMA reads (K-major: a row of k a row; MN-major: boxes of 64
   /// k rows x 64 m/n), instead of by every thread's cp.async.
   struct TmaStaging {
     WgmmaOperand a;
     SmallVector<WgmmaOperand> b;
+    /// Loads into shared::cta (KernelBuilder::tmaLoad): where the target's
+    /// PTX has it (8.6 onwards).
+    bool ctaOnly = false;
   };
   std::optional<TmaStaging> tma;
+
+  int64_t columns() const { return tileN * static_cast<int64_t>(b.size()); }
+  int64_t threads() const { return mmaSyncThreads(columns(), tf32x3); }
 };
 /// The k-tiles of the strategy: rows of 64 or 128 bytes (32 or 64 16-bit
 /// elements, 16 or 32 fp32 ones).
@@ -513,12 +536,13 @@ constexpr int64_t mmaSyncStageBytes(int64_t tileK, int64_t elementBytes,
   return (kMmaSyncTileM + columns) * tileK * elementBytes +
          (elementBytes == 4 ? 3 * tileK * kMmaSyncFp32RowPadding : 0);
 }
-/// The ring, and past it (staging by TMA) an mbarrier per slot.
+/// The ring, and past it (staging by TMA) two mbarriers per slot: its
+/// tile has arrived, every thread is done with it.
 constexpr int64_t mmaSyncSharedBytes(int64_t tileK, int64_t stages,
                                      int64_t elementBytes, int64_t columns,
                                      bool tmaStaging = false) {
   return stages * mmaSyncStageBytes(tileK, elementBytes, columns) +
-         (tmaStaging ? 8 * stages : 0);
+         (tmaStaging ? 16 * stages : 0);
 }
 /// Whether `view` (element (i, j) of an operand) can be staged by the
 /// mma.sync strategy: one of its indices contiguous, 16-byte pieces along it.

@@ -4,12 +4,15 @@
 // since sm_80 (the one that sm_80, sm_86, sm_89 and sm_120 have; sm_90a and
 // sm_100a can run it too).
 //
-// Block: 256 threads, 8 warps, one per multiprocessor, on a tile of 128
-// rows x 256 columns (128 for tf32x3; tileN per accumulator). Warp w holds
-// rows 64 (w / 4) .. + 63 and columns (w mod 4) tileN / 4 .. + tileN / 4 - 1
-// of every accumulator: 4 x tileN / 32 tiles of m16n8, 4 fp32 registers
-// each, 128 in all (64 on 128 columns). Per k16 step of 256 columns a warp
-// loads 8 ldmatrix.x4 (4 of A, 4 of the B_j) for 32 MMAs.
+// Block: a tile of 128 rows x 256 columns (tileN per accumulator), 8 warps,
+// one block a multiprocessor; or of 128 columns, 4 warps, two blocks a
+// multiprocessor (--fmlp-mma-sync-blocks-per-multiprocessor); tf32x3: 128
+// columns, 8 warps (mmaSyncThreads). The W warps stand in 2 rows of
+// W / 2 = wn: warp w holds rows 64 (w / wn) .. + 63 and columns (w mod wn)
+// tileN / wn .. + tileN / wn - 1 of every accumulator: 4 x tileN / (8 wn)
+// tiles of m16n8 each, 4 fp32 registers a tile, 128 in all (64 for
+// tf32x3). Per k16 step of 64 columns a warp loads 8 ldmatrix.x4 (4 of A,
+// 4 of the B_j) for 32 MMAs.
 //
 // Operands: each stored in shared memory the way it is in global memory,
 // so that one cp.async of 16 bytes moves 8 consecutive elements:
@@ -67,9 +70,13 @@
 // tensor maps (loadTmaTile), counted on the slot's mbarrier
 // (arrive.expect_tx of the stage's bytes: TMA zero-fills a box past an
 // extent and counts its bytes all the same; A's boxes of token rows wholly
-// past T are neither loaded nor counted); the iteration of tile t waits on
-// that mbarrier's phase, meets the block, and thread 0 loads tile t +
-// stages - 1 into the slot everyone is done with. No thread computes
+// past T are neither loaded nor counted). The iteration of tile t waits on
+// that mbarrier's phase; thread 0 then waits until every thread has
+// released the slot of tile t - 1 (an arrive on the slot's second
+// mbarrier after its last ldmatrix there) and loads tile t + stages - 1
+// into it. No block barrier: a warp runs ahead of the others by up to the
+// ring's depth (on the H100 0.86-0.97x the time of a barrier a k-tile,
+// bench/NOTES.md item 105). No thread computes
 // addresses or bounds for the copies: beside a k-tile's 128 MMAs and 32
 // ldmatrix the loop's PTX has 95 instructions, not 217 (input_grad at
 // (1024, 2816)), and the kernels use 209-227 registers, not 255 (bench/
@@ -105,26 +112,9 @@ static llvm::cl::opt<int, false, CheckedIntParser<CopySteps>> copySteps(
     llvm::cl::desc("mma_sync kernels: the k-steps over which the next "
                    "k-tile's copies are spread, 1 to 8"));
 
-// For A/B runs on a GPU: where TMA stages the operands
-// (MmaSyncGemmSpec::tma), whether the threads release each slot on an
-// mbarrier that thread 0 waits for before it refills the slot, instead of
-// meeting at a block barrier every k-tile. Those mbarriers' 8 B a stage
-// lie past the kernel config's shared bytes (the launch asks for them; no
-// chip is within 32 B of its limit at the rule's stages).
-static llvm::cl::opt<bool> releaseByMbarrier(
-    "fmlp-mma-sync-release-mbarrier", llvm::cl::Hidden, llvm::cl::init(false),
-    llvm::cl::desc("mma_sync kernels staged by TMA: slots released on "
-                   "mbarriers, not a block barrier a k-tile"));
-
-// For A/B runs on a GPU: the blocks' tiles in grouped order
-// (KernelBuilder::tileOfBlockGrouped, as the WGMMA kernels take them).
-static llvm::cl::opt<bool> groupedTiles(
-    "fmlp-mma-sync-grouped-tiles", llvm::cl::Hidden, llvm::cl::init(false),
-    llvm::cl::desc("mma_sync kernels: the blocks' tiles in grouped order"));
-
 namespace {
 
-constexpr int64_t kWarpsAlongN = 4, kWarpRows = 64, kMmaRows = 16;
+constexpr int64_t kWarpRows = 64, kMmaRows = 16;
 /// A cp.async piece and an ldmatrix row; an MMA's k step is two of them.
 constexpr int64_t kChunkBytes = 16;
 
@@ -138,19 +128,19 @@ struct StagedOperand {
 };
 
 /// The fragment of the epilogue engine (StagedEpilogue.h): a part is the
-/// four warps of 64 rows; register r = (i nt + jn) 4 + c of a thread is
-/// element c of its m16n8 tile (i, jn), i < 4 along m, jn < nt = tileN /
-/// 32 along n: row 16 i + lane / 4 + 8 (c / 2), column 8 jn + 2 (lane mod
-/// 4) + c mod 2 past the warp's origin.
-AccumulatorFragment mmaSyncFragment(int64_t tileN) {
-  int64_t tilesN = tileN / 32;
+/// `warpsAlongN` warps of 64 rows; register r = (i nt + jn) 4 + c of a
+/// thread is element c of its m16n8 tile (i, jn), i < 4 along m, jn < nt =
+/// tileN / (8 warpsAlongN) along n: row 16 i + lane / 4 + 8 (c / 2),
+/// column 8 jn + 2 (lane mod 4) + c mod 2 past the warp's origin.
+AccumulatorFragment mmaSyncFragment(int64_t tileN, int64_t warpsAlongN) {
+  int64_t tilesN = tileN / (8 * warpsAlongN);
   AccumulatorFragment fragment;
   fragment.threadRow = [](KernelBuilder &kb, Value tid, Value) {
     return kb.udiv(kb.urem(tid, 32), 4);
   };
-  fragment.threadCol = [tileN](KernelBuilder &kb, Value tid) {
-    Value warpCol = kb.mul(kb.urem(kb.udiv(tid, 32), kWarpsAlongN),
-                           kb.i32(tileN / kWarpsAlongN));
+  fragment.threadCol = [tileN, warpsAlongN](KernelBuilder &kb, Value tid) {
+    Value warpCol = kb.mul(kb.urem(kb.udiv(tid, 32), warpsAlongN),
+                           kb.i32(tileN / warpsAlongN));
     return kb.add(warpCol, kb.mul(kb.urem(kb.urem(tid, 32), 4), kb.i32(2)));
   };
   fragment.rowOffset = [tilesN](int64_t r) {
@@ -179,10 +169,14 @@ public:
     tid = kb.threadIdX();
     lane = kb.urem(tid, 32);
     Value warp = kb.udiv(tid, 32);
-    warpRow = kb.mul(kb.udiv(warp, kWarpsAlongN), kb.i32(kWarpRows));
-    warpCol = kb.mul(kb.urem(warp, kWarpsAlongN),
-                     kb.i32(spec.tileN / kWarpsAlongN));
-    if (groupedTiles) {
+    warpRow = kb.mul(kb.udiv(warp, warpsAlongN()), kb.i32(kWarpRows));
+    warpCol = kb.mul(kb.urem(warp, warpsAlongN()),
+                     kb.i32(spec.tileN / warpsAlongN()));
+    // Staged by TMA, tiles in grouped order as the WGMMA kernels take them
+    // (on the H100 0.95-1.02x the time of the grid's order: bench/NOTES.md
+    // item 105). The cp.async kernels keep the grid's: the order's few
+    // registers spill sm_120's tf32 weight gradients.
+    if (spec.tma) {
       auto [mTile, nTile] = kb.tileOfBlockGrouped();
       m0 = kb.mul(kb.toI64(mTile), kb.i64(kMmaSyncTileM));
       n0 = kb.mul(kb.toI64(nTile), kb.i64(spec.tileN));
@@ -218,8 +212,7 @@ public:
       kb.ifThen(kb.eq(tid, 0), [&] {
         for (int64_t s = 0; s < spec.stages; ++s) {
           kb.initBarrier(full(kb.i32(s)), 1);
-          if (releaseByMbarrier)
-            kb.initBarrier(empty(kb.i32(s)), kMmaSyncThreads);
+          kb.initBarrier(empty(kb.i32(s)), spec.threads());
         }
       });
       kb.barrier();
@@ -242,9 +235,9 @@ public:
       b.setInsertionPointToStart(loop.getBody());
       Value t = loop.getInductionVar();
       std::optional<TileCopy> copy; // cp.async's pieces of the next tile
-      if (spec.tma && releaseByMbarrier) {
+      if (spec.tma) {
         // Tile t has arrived. Tile t + stages - 1 takes the slot of tile
-        // t - 1 once every thread has released that.
+        // t - 1 once every thread has released that; no block barrier.
         kb.waitParity(full(slotOf(t)), roundParity(t));
         Value next = kb.add(t, kb.i64(spec.stages - 1));
         kb.ifThen(kb.both(kb.eq(tid, 0), kb.lessThan(next, kTiles)), [&] {
@@ -254,12 +247,6 @@ public:
           });
           loadTileByTma(next);
         });
-      } else if (spec.tma) {
-        // Tile t has arrived; after the barrier every warp is done with
-        // tile t - 1, whose slot tile t + stages - 1 then takes.
-        kb.waitParity(full(slotOf(t)), roundParity(t));
-        kb.barrier();
-        loadByTma(kb.add(t, kb.i64(spec.stages - 1)), kTiles);
       } else {
         NVVM::CpAsyncWaitGroupOp::create(b, loc, spec.stages - 2);
         kb.barrier();
@@ -286,9 +273,15 @@ public:
         else
           multiply(slot, step, acc);
       }
-      if (spec.tma && releaseByMbarrier)
+      // The thread's ldmatrix reads of the slot are done: the arrive
+      // releases them, fenced first for the async proxy of the TMA load
+      // that overwrites the slot (as the WGMMA kernels' consumers that
+      // read stages into registers do).
+      if (spec.tma) {
+        kb.fenceProxyAsync();
         NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
                                        empty(slotOf(t)), /*count=*/Value());
+      }
       scf::YieldOp::create(b, loc, acc);
     }
     if (!spec.tma)
@@ -309,12 +302,12 @@ public:
   }
 
 private:
-  int64_t tilesN() const { return spec.tileN / 32; }
-  int64_t columns() const {
-    return spec.tileN * static_cast<int64_t>(spec.b.size());
-  }
+  /// Warps along n (two rows of them, kWarpRows each).
+  int64_t warpsAlongN() const { return spec.threads() / 64; }
+  /// A warp's m16n8 tiles along n, per accumulator.
+  int64_t tilesN() const { return spec.tileN / (8 * warpsAlongN()); }
   int64_t stageBytes() const {
-    return mmaSyncStageBytes(spec.tileK, elementBytes, columns());
+    return mmaSyncStageBytes(spec.tileK, elementBytes, spec.columns());
   }
   int64_t accumulatorCount() const {
     return static_cast<int64_t>(spec.b.size()) * 4 * tilesN();
@@ -340,8 +333,8 @@ private:
     return sharedAt(kb.add(kb.i32(spec.stages * stageBytes()),
                            kb.mul(slot, kb.i32(8))));
   }
-  /// Released by mbarriers: slot `slot`'s mbarrier that completes a phase
-  /// when every thread is done with a tile there.
+  /// Staging by TMA: slot `slot`'s mbarrier past the full ones; it
+  /// completes a phase when every thread is done with a tile there.
   Value empty(Value slot) {
     return sharedAt(kb.add(kb.i32(spec.stages * (stageBytes() + 8)),
                            kb.mul(slot, kb.i32(8))));
@@ -372,7 +365,7 @@ private:
       const WgmmaOperand &maps = index ? spec.tma->b[index - 1] : spec.tma->a;
       loadTmaTile(kb, maps, shared, base, kb.i32(op.offset),
                   index ? n0i32 : m0i32, op.rows, k0, spec.tileK, aBoxes,
-                  [&] { return barrier; });
+                  [&] { return barrier; }, spec.tma->ctaOnly);
     }
   }
 
@@ -437,7 +430,7 @@ private:
     return (op.kContiguous ? spec.tileK : op.rows) / chunkElements;
   }
 
-  /// A k-tile's copy into its ring slot: chunk L = tid + 256 i of an
+  /// A k-tile's copy into its ring slot: chunk L = tid + threads i of an
   /// operand's tile is shared row L / (chunks per row), chunk L mod (chunks
   /// per row), each one cp.async piece. A tile at or past `kTiles` reads
   /// nothing (its slot is zero-filled and never read): the main loop's
@@ -451,7 +444,7 @@ private:
   }
   /// A thread's pieces of a k-tile, every operand's in turn.
   int64_t piecesOf(const StagedOperand &op) const {
-    return op.rows * spec.tileK / chunkElements / kMmaSyncThreads;
+    return op.rows * spec.tileK / chunkElements / spec.threads();
   }
   int64_t copyPieces() const {
     int64_t pieces = 0;
@@ -474,7 +467,7 @@ private:
     const StagedOperand &op = operands[index];
     Value mn0 = index == 0 ? m0 : n0;
     int64_t perRow = chunksPerRow(op);
-    Value linear = kb.add(tid, kb.i32(piece * kMmaSyncThreads));
+    Value linear = kb.add(tid, kb.i32(piece * spec.threads()));
     Value row = kb.udiv(linear, perRow), chunk = kb.urem(linear, perRow);
     Value rowIndex = kb.toI64(row);
     Value inner = kb.toI64(kb.mul(chunk, kb.i32(chunkElements)));
@@ -706,7 +699,8 @@ private:
     epilogueSpec.tileN = spec.tileN;
     epilogueSpec.element = spec.element;
     epilogueSpec.epilogue = spec.epilogue;
-    epilogueSpec.fragment = mmaSyncFragment(spec.tileN);
+    epilogueSpec.fragment = mmaSyncFragment(spec.tileN, warpsAlongN());
+    epilogueSpec.partThreads = 32 * warpsAlongN();
     int64_t registers = epilogueSpec.registers();
     assert(registers == 16 * tilesN() && "the fragment's registers");
     auto all = LLVM::LLVMStructType::getLiteral(
@@ -728,7 +722,8 @@ private:
     EpilogueViews views =
         EpilogueViews::discover(kb, spec.epilogue, spec.b.size());
     buildStagedEpilogue(kb, epilogueSpec, *this, views, std::nullopt,
-                        kb.udiv(tid, kMmaSyncThreads / 2), part, m0, n0);
+                        kb.udiv(tid, epilogueSpec.partThreads), part, m0,
+                        n0);
   }
 
   KernelBuilder &kb;
@@ -805,7 +800,7 @@ Value mlir::fmlp::mmaM16N8K16(KernelBuilder &kb, Type element,
 
 void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
                                   const MmaSyncGemmSpec &spec) {
-  int64_t columns = spec.tileN * static_cast<int64_t>(spec.b.size());
+  int64_t columns = spec.columns();
   assert((spec.b.size() == 1 || spec.b.size() == 2) &&
          (columns == kMmaSyncTileColumns ||
           columns == kMmaSyncNarrowTileColumns) &&
@@ -816,14 +811,13 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
          "TMA stages 16-bit k-tiles of 128-byte rows");
   MmaSync(kb, spec).build();
   LaunchGeometry geometry;
-  geometry.block = {kMmaSyncThreads, 1, 1};
+  geometry.block = {spec.threads(), 1, 1};
   geometry.tile(0, spec.m, kMmaSyncTileM);
   geometry.tile(1, spec.n, spec.tileN);
   geometry.dynamicSharedBytes =
       mmaSyncSharedBytes(spec.tileK, spec.stages,
                          spec.element.getIntOrFloatBitWidth() / 8, columns,
-                         spec.tma.has_value()) +
-      (spec.tma && releaseByMbarrier ? 8 * spec.stages : 0);
+                         spec.tma.has_value());
   geometry.maxRegisters = spec.maxRegisters;
   kb.finish(geometry);
 }

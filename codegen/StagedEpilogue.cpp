@@ -525,7 +525,8 @@ StagingPlan::of(const StagedEpilogueSpec &spec, const EpilogueViews &views,
   bool wholeGroups = kEpiloguePartRows * spec.tileN / perPiece %
                          (kEpiloguePartThreads * kPiecesAtOnce) ==
                      0;
-  if (!spec.pairsColumns() || views.storesElsewhere || views.written.empty() ||
+  if (spec.partThreads != kEpiloguePartThreads || !spec.pairsColumns() ||
+      views.storesElsewhere || views.written.empty() ||
       !wholeGroups || spec.n.value % perPiece != 0 ||
       spec.tileN % spec.boxColumns() != 0)
     return std::nullopt;

@@ -102,6 +102,9 @@ struct StagedEpilogueSpec {
   Type element;      // of the staged views
   GemmSpec::Epilogue epilogue;
   AccumulatorFragment fragment;
+  /// The threads of a part: a warpgroup, or two warps (the mma.sync blocks
+  /// of 4 warps; their epilogue stages nothing).
+  int64_t partThreads = kEpiloguePartThreads;
   /// Tensor maps (boxes of 64 rows x 128 bytes) of views the epilogue may
   /// stage: their blocks move by TMA.
   SmallVector<std::pair<MatrixView, unsigned>> outputMaps;
@@ -112,7 +115,7 @@ struct StagedEpilogueSpec {
   int64_t pieceColumns() const { return 16 / elementBytes(); }
   /// Registers per thread of a part's block.
   int64_t registers() const {
-    return kEpiloguePartRows * tileN / kEpiloguePartThreads;
+    return kEpiloguePartRows * tileN / partThreads;
   }
   /// Whether the columns pair up (N even and static).
   bool pairsColumns() const { return !n.tokens && n.value % 2 == 0; }

@@ -174,19 +174,22 @@ static llvm::cl::opt<int, false, CheckedIntParser<TileKBytes>>
         "fmlp-mma-sync-tile-k-bytes", llvm::cl::Hidden, llvm::cl::init(0),
         llvm::cl::desc("mma_sync kernels: the k-tile's bytes a row, 64 or "
                        "128 (0: the rule)"));
-// For A/B runs on a GPU (issue 24; bench/NOTES.md item 63: the 16-bit
-// mma_sync kernels wait on latency with two warps a scheduler): two blocks
-// a multiprocessor, each on 128 columns (64 accumulators a thread) within
-// half the registers and half the shared memory, so four warps a
-// scheduler and one block's barriers beside the other's MMAs. tf32x3's
-// kernels, whose step sums take the other half, keep one.
+// For A/B runs on a GPU (issue 24; bench/NOTES.md items 63 and 104: the
+// 16-bit mma_sync kernels wait on latency, and K1's and K3's epilogues
+// leave the tensor cores idle): two blocks a multiprocessor, each of 4
+// warps on 128 columns (the same warp tiles of 64 x 64, 255 registers a
+// thread) within half the shared memory, so that one block's barriers,
+// pipeline fill and epilogue run beside the other's MMAs. (Item 94's two
+// blocks of 8 warps on 64 x 32 warp tiles loaded twice the ldmatrix a
+// MMA and were slower.) tf32x3's kernels keep one. On the H100, K1 and K3
+// at 1.06-1.14x the speed of one block, but one eager run's dx at (4096,
+// 11008) was not bitwise as its graph replay's (item 105): off.
 static llvm::cl::opt<int, false, CheckedIntParser<BlocksPerMultiprocessor>>
     mmaSyncBlocksPerMultiprocessor(
         "fmlp-mma-sync-blocks-per-multiprocessor", llvm::cl::Hidden,
         llvm::cl::init(1),
         llvm::cl::desc("mma_sync kernels: resident blocks a multiprocessor, "
-                       "1 or 2 (2: 128 columns, at most 128 registers a "
-                       "thread)"));
+                       "1 or 2 (2: 4 warps on 128 columns)"));
 
 // For A/B runs on a GPU: the mma_sync kernels stage their operands by
 // cp.async on every chip (off), not by TMA where the rule takes it.
@@ -499,20 +502,48 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
                                      target.sharedBytesReservedPerBlock());
   int64_t shortK = kMmaSyncTileKBytes[0] / elementBytes,
           longK = kMmaSyncTileKBytes[1] / elementBytes;
+  // One thread loads a k-tile by TMA where the chip has it, instead of
+  // every thread computing its cp.async pieces' addresses and bounds each
+  // k-tile: on the H100 the kernels took 0.69-0.87x the time of the
+  // cp.async ones (bench/NOTES.md items 104, 105). TMA's 128-byte swizzle is the ring's layout
+  // for 16-bit k-tiles of 128-byte rows (MmaSyncGemm.cpp); the operands
+  // must be TMA-addressable. Where it could and does not, byCpAsync says
+  // why.
+  byCpAsync.clear();
+  if (target.tma && elementBytes == 2) {
+    if (!mmaSyncTma)
+      byCpAsync = "--fmlp-mma-sync-tma=false";
+    else if (!shape.tmaReady)
+      byCpAsync = shape.notTmaReady;
+    else if (forcedMmaSyncTileKBytes > 0 &&
+             forcedMmaSyncTileKBytes != kTmaRowBytes)
+      byCpAsync = "--fmlp-mma-sync-tile-k-bytes=" +
+                  std::to_string(int(forcedMmaSyncTileKBytes));
+  }
+  bool byTma = target.tma && elementBytes == 2 && byCpAsync.empty();
   // K-tiles of 128-byte rows (64 16-bit elements, 32 fp32: half the
-  // barriers and cp.async rounds per MMA of 64-byte ones) where three
-  // stages of them fit, else of 64-byte rows. tf32x3 (three MMAs per
-  // fragment pair, two parts of each live) takes 64-byte rows.
+  // barriers and copy rounds per MMA of 64-byte ones) where three stages
+  // of them fit, or two staged by TMA (on the H100 within sm_120's shared
+  // memory, two TMA stages of 128-byte rows took 0.71-0.97x the time of
+  // four cp.async stages of 64-byte rows: item 105), else of 64-byte rows.
+  // tf32x3 (three MMAs per fragment pair, two parts of each live) takes
+  // 64-byte rows.
   int64_t tileK =
       forcedMmaSyncTileKBytes > 0 ? forcedMmaSyncTileKBytes / elementBytes
-      : !tf32x3 && mmaSyncSharedBytes(longK, kMinMmaSyncStagesOfLongK,
-                                      elementBytes, columns) <= sharedLimit
+      : !tf32x3 && mmaSyncSharedBytes(longK,
+                                      byTma ? 2 : kMinMmaSyncStagesOfLongK,
+                                      elementBytes, columns,
+                                      byTma) <= sharedLimit
           ? longK
           : shortK;
+  if (byTma && tileK != longK) {
+    byCpAsync = "no room for two stages of 128-byte rows";
+    byTma = false;
+  }
   int64_t stages = forcedMmaSyncStages > 0 ? forcedMmaSyncStages
                                            : kMaxMmaSyncStages;
-  while (stages >= 2 &&
-         mmaSyncSharedBytes(tileK, stages, elementBytes, columns) > sharedLimit)
+  while (stages >= 2 && mmaSyncSharedBytes(tileK, stages, elementBytes,
+                                           columns, byTma) > sharedLimit)
     --stages;
   if (stages < 2)
     return std::nullopt;
@@ -522,30 +553,12 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   config.tileN = columns / shape.accumulators;
   config.tileK = tileK;
   config.stages = stages;
-  // One thread loads a k-tile by TMA where the chip has it, instead of
-  // every thread computing its cp.async pieces' addresses and bounds each
-  // k-tile: on the H100 the kernels took 0.77-1.0x the time (bench/
-  // NOTES.md item 104). TMA's 128-byte swizzle is the ring's layout for
-  // 16-bit k-tiles of 128-byte rows (MmaSyncGemm.cpp); its operands must
-  // be TMA-addressable, and the stages' mbarriers fit beside the ring.
-  bool tmaLayout = target.tma && elementBytes == 2 &&
-                   tileK * elementBytes == kTmaRowBytes;
-  byCpAsync.clear();
-  if (tmaLayout) {
-    if (!mmaSyncTma)
-      byCpAsync = "--fmlp-mma-sync-tma=false";
-    else if (!shape.tmaReady)
-      byCpAsync = shape.notTmaReady;
-    else if (mmaSyncSharedBytes(tileK, stages, elementBytes, columns, true) >
-             sharedLimit)
-      byCpAsync = "no room for the stages' mbarriers";
-  }
-  config.stagesByTma = tmaLayout && byCpAsync.empty();
-  config.sharedBytes = mmaSyncSharedBytes(tileK, stages, elementBytes, columns,
-                                          config.stagesByTma);
-  config.maxRegisters = std::min<int64_t>(kMmaSyncMaxRegisters,
-                                          target.registersPerMultiprocessor /
-                                              (blocks * kMmaSyncThreads));
+  config.stagesByTma = byTma;
+  config.sharedBytes =
+      mmaSyncSharedBytes(tileK, stages, elementBytes, columns, byTma);
+  config.maxRegisters = std::min<int64_t>(
+      kMmaSyncMaxRegisters, target.registersPerMultiprocessor /
+                                (blocks * mmaSyncThreads(columns, tf32x3)));
   return config;
 }
 

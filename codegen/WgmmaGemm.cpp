@@ -875,21 +875,13 @@ struct Wgmma : EpilogueHost {
                       splitsInShared(*t.op));
       // This thread's writes, for the WGMMAs that read them (async proxy);
       // its reads of the slot, before the TMA that next fills it.
-      fenceProxyAsync();
+      kb.fenceProxyAsync();
       namedBarrier(c32(kProducerBarrier), 128);
       kb.ifThen(leader, [&] {
         NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), full(stage),
                                        /*count=*/Value());
       });
     });
-  }
-
-  /// fence.proxy.async.shared::cta.
-  void fenceProxyAsync() {
-    NVVM::FenceProxyOp::create(
-        b(), kb.loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b().getContext(),
-                                   NVVM::SharedSpace::shared_cta));
   }
 
   // The copying producer (--fmlp-tf32-transpose=cp-async): no landing
@@ -1069,7 +1061,7 @@ struct Wgmma : EpilogueHost {
     if (int64_t rest = pieces % threads)
       kb.ifThen(kb.lessThan(splitter, c32(rest)),
                 [&] { rewrite(offsetOf(rounds)); });
-    fenceProxyAsync();
+    kb.fenceProxyAsync();
     NVVM::MBarrierArriveOp::create(b(), kb.loc, /*res=*/Type(), ready(stage),
                                    /*count=*/Value());
   }
@@ -1344,7 +1336,7 @@ struct Wgmma : EpilogueHost {
     // generic proxy, which the WGMMAs (async proxy) see after this thread's
     // proxy fence: the barrier's completion ordered the writes before it.
     if (writesStagesGeneric())
-      fenceProxyAsync();
+      kb.fenceProxyAsync();
     Value base = stageOffset(stage);
     // Each consumer's 64 rows of A: 64 rows on (K-major) or the next
     // 64-wide block (MN-major), 8 KiB on either way.
@@ -1883,7 +1875,7 @@ struct Wgmma : EpilogueHost {
       // before the next round's TMA writes (async proxy), which this
       // arrival releases.
       if (writesStagesGeneric() || readsAInRegisters())
-        fenceProxyAsync();
+        kb.fenceProxyAsync();
       NVVM::MBarrierArriveOp::create(
           b(), kb.loc, /*res=*/Type(),
           empty(urem(kb.add(step, c32(-1)), spec.stages)), /*count=*/Value());

@@ -77,9 +77,23 @@ static llvm::cl::opt<bool> programmaticNoGrad(
     llvm::cl::desc("sm_90 onwards: launch the no-grad forward's kernels "
                    "programmatically (griddepcontrol); off for A/B runs"));
 
+// For GPU runs of what a newer chip gets: PTX of this ISA version (x10)
+// where the chip's (Target::ptxVersion) is older, so that the H100 runs the
+// mma_sync kernels' TMA loads into shared::cta (PTX 8.6, as sm_100 and
+// sm_120 emit them).
+static llvm::cl::opt<int> ptxVersionAtLeast(
+    "fmlp-ptx-version", llvm::cl::Hidden, llvm::cl::init(0),
+    llvm::cl::desc("emit PTX of at least this ISA version, x10 (0: the "
+                   "chip's)"));
+
 namespace {
 
 constexpr StringLiteral kKernelModule = "fmlp_kernels";
+
+/// The PTX ISA version (x10) the kernels of `target` are emitted in.
+int ptxVersionFor(const Target &target) {
+  return std::max<int>(target.ptxVersion, ptxVersionAtLeast);
+}
 
 /// The distinct memref operands of a kernel op, as kernel parameters.
 class KernelOperands {
@@ -357,7 +371,9 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     mma.maxRegisters = config.maxRegisters;
     mma.epilogue = std::move(epilogue);
     if (tma)
-      mma.tma = MmaSyncGemmSpec::TmaStaging{tma->a, tma->b};
+      mma.tma = MmaSyncGemmSpec::TmaStaging{
+          tma->a, tma->b,
+          /*ctaOnly=*/ptxVersionFor(getTarget(kb.func).getInfo()) >= 86};
     return buildMmaSyncGemm(kb, mma);
   }
   GemmSpec spec = OperandViews(kb, ops).spec(gemm);
@@ -1077,9 +1093,11 @@ struct ConvertFMLPToNVVMPass
                     UnitAttr::get(context));
     OpBuilder b(context);
     b.setInsertionPointToEnd(module.getBody());
+    Target emitted = info;
+    emitted.ptxVersion = ptxVersionFor(info);
     auto target = NVVM::NVVMTargetAttr::get(
         context, /*optLevel=*/3, "nvptx64-nvidia-cuda", info.chip,
-        info.ptxFeature());
+        emitted.ptxFeature());
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModule,
                                               b.getArrayAttr({target}));
 

@@ -3,32 +3,50 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
 // RUN:   -fmlp-mma-sync-tma=false | FileCheck %s --check-prefix=CP-ASYNC
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=CP-ASYNC
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=SM120
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
+// RUN:   -fmlp-ptx-version=87 | FileCheck %s --check-prefix=PTX87
 
 // The mma_sync kernels on a chip with TMA (sm_90a asked for them, sm_100a
 // has no other tensor-core path yet): thread 0 loads each k-tile's boxes by
-// TMA, counted on the stage's mbarrier (4 stages, 8 B each past the 4 x
-// 48 KiB ring); the threads wait on it, meet, and multiply from ldmatrix
-// fragments. K2 (down) reads A = [T, H] in boxes of 32 token rows x 64 k
-// (its 128 rows in 4, those wholly past T not loaded) and the down weight
-// [D, H] K-major in one box of 256 rows: 5 boxes a tile, 3 tiles ahead and
-// one in the loop. K3 (down_grad) reads the down weight MN-major (rows
-// k = D): 4 boxes of 64 k x 64 n for its 256 columns, fragments by
-// ldmatrix.trans. No cp.async piece is left.
-// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_mma_sync {{.*}}dynamic_shared_memory_size %c196640_i32 {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64>, fmlp.tensor_map_box_rows = array<i64: 32, 256>
+// TMA, counted on the stage's mbarrier (4 stages, two mbarriers of 8 B
+// each past the 4 x 48 KiB ring); the threads wait on it and multiply from
+// ldmatrix fragments, then release the slot on its second mbarrier (256
+// arrivals, each after a proxy fence: the TMA load that overwrites the
+// slot is the async proxy's), which thread 0 waits for before it loads
+// the slot again: no block barrier in the main loop. K2 (down) reads A = [T, H] in boxes of
+// 32 token rows x 64 k (its 128 rows in 4, those wholly past T not loaded)
+// and the down weight [D, H] K-major in one box of 256 rows: 5 boxes a
+// tile, 3 tiles ahead and one in the loop. K3 (down_grad) reads the down
+// weight MN-major (rows k = D): 4 boxes of 64 k x 64 n for its 256
+// columns, fragments by ldmatrix.trans. No cp.async piece is left.
+// CHECK: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_mma_sync {{.*}}dynamic_shared_memory_size %c196672_i32 {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64>, fmlp.tensor_map_box_rows = array<i64: 32, 256>
 // CHECK: gpu.launch_func @fmlp_kernels::@mlp_backward_k0_down_grad_mma_sync {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64>, fmlp.tensor_map_box_rows = array<i64: 32, 64>
 // CHECK-LABEL: llvm.func @mlp_forward_k1_down_mma_sync(%arg0: !llvm.ptr {{{.*}}nvvm.grid_constant}, %arg1: !llvm.ptr {{{.*}}nvvm.grid_constant}, %arg2: !llvm.ptr<1>
 // CHECK-NOT: nvvm.cp.async.shared.global
-// CHECK-COUNT-4: nvvm.mbarrier.init
+// CHECK: nvvm.mbarrier.init {{.*}}, %c1_i32
+// CHECK: nvvm.mbarrier.init {{.*}}, %c256_i32
+// CHECK: nvvm.mbarrier.init {{.*}}, %c1_i32
+// CHECK: nvvm.mbarrier.init {{.*}}, %c256_i32
+// CHECK: nvvm.mbarrier.init {{.*}}, %c1_i32
+// CHECK: nvvm.mbarrier.init {{.*}}, %c256_i32
+// CHECK: nvvm.mbarrier.init {{.*}}, %c1_i32
+// CHECK: nvvm.mbarrier.init {{.*}}, %c256_i32
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: nvvm.barrier
 // CHECK-COUNT-3: nvvm.mbarrier.arrive.expect_tx
+// CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.barrier
+// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK-COUNT-5: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK-NOT: nvvm.barrier
 // CHECK: nvvm.ldmatrix
 // CHECK: nvvm.mma.sync
+// CHECK-NOT: nvvm.barrier
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.mbarrier.arrive %
 // CHECK-NOT: nvvm.cp.async
 // CHECK-LABEL: llvm.func @mlp_backward_k0_down_grad_mma_sync(
 // CHECK-COUNT-3: nvvm.mbarrier.arrive.expect_tx
@@ -39,6 +57,28 @@
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-NOT: nvvm.cp.async
 // CHECK-LABEL: llvm.func @mlp_backward_k1_down_weight_grad_mma_sync(
+
+// sm_120's 101,376 B take two stages of 128-byte rows by TMA (not four of
+// 64-byte rows by cp.async): one tile ahead, one in the loop. Its PTX
+// (8.7) has shared::cta TMA loads, which its ptxas assembles without the
+// stack frame it gives shared::cluster ones; sm_90a's (8.0) does not.
+// SM120: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_mma_sync {{.*}}dynamic_shared_memory_size %c98336_i32 {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64>
+// SM120-LABEL: llvm.func @mlp_forward_k1_down_mma_sync(
+// SM120-COUNT-4: nvvm.mbarrier.init
+// SM120-NOT: nvvm.mbarrier.init
+// SM120: nvvm.mbarrier.arrive.expect_tx
+// SM120: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} {isCTAOnly = true} : !llvm.ptr<3>
+// SM120: scf.for
+// SM120: nvvm.mbarrier.arrive.expect_tx
+// SM120-NOT: nvvm.cp.async.shared.global
+// SM120: nvvm.mma.sync
+// SM120-LABEL: llvm.func @mlp_backward_k0_down_grad_mma_sync(
+
+// --fmlp-ptx-version (GPU runs of a newer chip's kernels on the H100): the
+// same kernels in PTX 8.7, their TMA loads into shared::cta as sm_120's.
+// PTX87: gpu.module @fmlp_kernels [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx87">]
+// PTX87-LABEL: llvm.func @mlp_forward_k1_down_mma_sync(
+// PTX87: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} {isCTAOnly = true} : !llvm.ptr<3>
 
 // Without TMA (sm_80), or with it turned off (the A/B knob), every thread
 // copies its 16-byte pieces by cp.async and no tensor map is passed.

@@ -193,18 +193,21 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                   x3 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
               EXPECT_EQ(c.tileN * accumulators, columns);
               EXPECT_EQ(c.tileM, kMmaSyncTileM);
-              // K-tiles of 128-byte rows where three stages fit, else
-              // (and for tf32x3) of 64-byte rows.
+              // Operands by TMA where the chip has it, 16-bit, every
+              // operand TMA-addressable; then k-tiles of 128-byte rows
+              // where two stages fit (sm_120 too), else where three do;
+              // else (and for tf32x3) of 64-byte rows.
               int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+              bool byTma = chip.tma && bytes == 2 && tmaReady;
               EXPECT_EQ(c.tileK * bytes,
-                        !x3 && mmaSyncSharedBytes(128 / bytes, 3, bytes,
-                                                  columns) <= limit
+                        !x3 && mmaSyncSharedBytes(128 / bytes, byTma ? 2 : 3,
+                                                  bytes, columns,
+                                                  byTma) <= limit
                             ? 128
                             : 64);
-              // Operands by TMA where the chip has it, 16-bit in rows of
-              // 128 bytes, every operand TMA-addressable.
-              EXPECT_EQ(c.stagesByTma, chip.tma && bytes == 2 &&
-                                           c.tileK * bytes == 128 && tmaReady);
+              EXPECT_EQ(c.stagesByTma, byTma && c.tileK * bytes == 128);
+              if (llvm::StringRef(chip.chip).starts_with("sm_120") && byTma)
+                EXPECT_EQ(c.stages, 2);
               EXPECT_EQ(c.sharedBytes,
                         mmaSyncSharedBytes(c.tileK, c.stages, bytes, columns,
                                            c.stagesByTma));
@@ -212,7 +215,7 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
               EXPECT_GE(c.stages, 2);
               EXPECT_TRUE(c.stages == 4 ||
                           mmaSyncSharedBytes(c.tileK, c.stages + 1, bytes,
-                                             columns) > limit);
+                                             columns, c.stagesByTma) > limit);
               EXPECT_EQ(tf32, c.reason.find(" products") != std::string::npos)
                   << c.reason;
             } else {
@@ -491,9 +494,13 @@ TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
   EXPECT_EQ(selectGemmConfig(target("sm_120"), ready).reason,
             "sm_120 has no WGMMA; mma.sync on sm_120");
   // Operands by TMA where they are TMA-addressable (k-tiles of 128-byte
-  // rows on sm_90a; sm_120's are of 64); else the reason says why not.
+  // rows: on sm_90a in 4 stages, on sm_120 in the 2 that fit); else the
+  // reason says why not.
   EXPECT_TRUE(mma.stagesByTma);
-  EXPECT_FALSE(selectGemmConfig(target("sm_120"), ready).stagesByTma);
+  KernelConfig sm120 = selectGemmConfig(target("sm_120"), ready);
+  EXPECT_TRUE(sm120.stagesByTma);
+  EXPECT_EQ(sm120.tileK, 64);
+  EXPECT_EQ(sm120.stages, 2);
   GemmShape odd = ready;
   odd.tmaReady = false;
   odd.notTmaReady = "x's rows are not 16-byte aligned";
@@ -502,6 +509,13 @@ TEST(TileSelection, AskedStrategiesReplaceFasterOnes) {
   EXPECT_EQ(byCpAsync.reason,
             "the mma_sync strategy was asked for; mma.sync on sm_90a; operands "
             "by cp.async: x's rows are not 16-byte aligned");
+  // sm_120 by cp.async: 3 stages of 128-byte rows do not fit, so 64-byte.
+  KernelConfig sm120Odd = selectGemmConfig(target("sm_120"), odd);
+  EXPECT_FALSE(sm120Odd.stagesByTma);
+  EXPECT_EQ(sm120Odd.tileK, 32);
+  EXPECT_EQ(sm120Odd.reason, "sm_120 has no WGMMA; mma.sync on sm_120; "
+                             "operands by cp.async: x's rows are not 16-byte "
+                             "aligned");
   // fp32 contracted as ieee stays on SIMT whatever is asked.
   GemmShape f32{b.getF32Type(), 1, true, ""};
   f32.mmaSyncReady = true;
@@ -535,8 +549,11 @@ TEST(TileSelection, TwoMmaSyncBlocksShareAMultiprocessor) {
     KernelConfig c = selectGemmConfig(chip, bf16, StrategyChoice::mmaSync);
     ASSERT_EQ(c.strategy, KernelStrategy::mma_sync);
     EXPECT_EQ(c.tileN, kMmaSyncNarrowTileColumns);
-    EXPECT_EQ(c.maxRegisters, 128);
-    EXPECT_LE(2 * c.maxRegisters * kMmaSyncThreads,
+    // 4 warps, each on 64 x 64 as one block's are: 255 registers a thread
+    // (allocated in eights).
+    EXPECT_EQ(mmaSyncThreads(c.tileN, /*tf32x3=*/false), 128);
+    EXPECT_EQ(c.maxRegisters, kMmaSyncMaxRegisters);
+    EXPECT_LE(2 * int64_t(llvm::alignTo(c.maxRegisters, 8)) * 128,
               chip.registersPerMultiprocessor);
     EXPECT_LE(2 * (c.sharedBytes + chip.sharedBytesReservedPerBlock()),
               chip.sharedBytesPerMultiprocessor);
