@@ -460,9 +460,9 @@ void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 
 constexpr int64_t kMmaSyncTileM = 128;
 /// Every accumulator's columns of a tile together: 256, or 128 where a
-/// thread needs room beside its accumulators (64 of them, not 128: tf32x3's
-/// step sums, MmaSyncGemm.cpp) or two blocks share a multiprocessor
-/// (--fmlp-mma-sync-blocks-per-multiprocessor).
+/// thread needs room beside its accumulators (tf32x3's step sums: warps of
+/// 32 columns, 64 accumulators, MmaSyncGemm.cpp) or two blocks of 4 warps
+/// share a multiprocessor (--fmlp-mma-sync-blocks-per-multiprocessor).
 constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncNarrowTileColumns = 128;
 /// The threads of an mma.sync block of `columns`: two rows of warps (64
 /// tile rows each), a warp on 64 columns (128 accumulators a thread: 8

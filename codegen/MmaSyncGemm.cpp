@@ -74,9 +74,10 @@
 // that mbarrier's phase; thread 0 then waits until every thread has
 // released the slot of tile t - 1 (an arrive on the slot's second
 // mbarrier after its last ldmatrix there) and loads tile t + stages - 1
-// into it. No block barrier: a warp runs ahead of the others by up to the
-// ring's depth (on the H100 0.86-0.97x the time of a barrier a k-tile,
-// bench/NOTES.md item 105). No thread computes
+// into it. No block barrier: a warp runs ahead of the others by up to
+// stages - 1 tiles, but warp 0, whose thread 0 waits for every thread's
+// release, keeps to the slowest (on the H100 0.86-0.97x the time of a
+// barrier a k-tile, bench/NOTES.md item 105). No thread computes
 // addresses or bounds for the copies: beside a k-tile's 128 MMAs and 32
 // ldmatrix the loop's PTX has 95 instructions, not 217 (input_grad at
 // (1024, 2816)), and the kernels use 209-227 registers, not 255 (bench/

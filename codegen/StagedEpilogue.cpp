@@ -110,7 +110,7 @@ public:
     }
     row0 = kb.add(m0, kb.toI64(kb.mul(consumer, c32(kEpiloguePartRows))));
     Value tid = kb.threadIdX();
-    thread = urem(tid, kEpiloguePartThreads);
+    thread = urem(tid, spec.partThreads);
     rowBase = kb.add(row0, kb.toI64(spec.fragment.threadRow(kb, tid, thread)));
     colBase = kb.add(col0, kb.toI64(spec.fragment.threadCol(kb, tid)));
     extentM = kb.extent(spec.m);

@@ -23,6 +23,7 @@
 #include "passes/Passes.h"
 
 #include "codegen/Activation.h"
+#include "codegen/CheckedOption.h"
 #include "codegen/KernelBuilder.h"
 #include "codegen/TileSelection.h"
 #include "dialects/FMLP/FMLPOps.h"
@@ -81,10 +82,18 @@ static llvm::cl::opt<bool> programmaticNoGrad(
 // where the chip's (Target::ptxVersion) is older, so that the H100 runs the
 // mma_sync kernels' TMA loads into shared::cta (PTX 8.6, as sm_100 and
 // sm_120 emit them).
-static llvm::cl::opt<int> ptxVersionAtLeast(
-    "fmlp-ptx-version", llvm::cl::Hidden, llvm::cl::init(0),
-    llvm::cl::desc("emit PTX of at least this ISA version, x10 (0: the "
-                   "chip's)"));
+namespace {
+/// PTX ISA versions of the table's chips (Target::ptxVersion): 8.0 .. 8.8.
+struct PtxVersion {
+  static bool accepts(int n) { return n == 0 || (n >= 80 && n <= 88); }
+  static constexpr const char *expected = "0 or 80 to 88";
+};
+} // namespace
+static llvm::cl::opt<int, false, CheckedIntParser<PtxVersion>>
+    ptxVersionAtLeast(
+        "fmlp-ptx-version", llvm::cl::Hidden, llvm::cl::init(0),
+        llvm::cl::desc("emit PTX of at least this ISA version, x10, 80 to "
+                       "88 (0: the chip's)"));
 
 namespace {
 

@@ -13,8 +13,9 @@
 // RUN: not fmlp-opt %s --fmlp-wgmma-token-rows-per-box=24 2>&1 | FileCheck %s --check-prefix=BOX
 // RUN: not fmlp-opt %s --fmlp-mma-sync-copy-steps=0 2>&1 | FileCheck %s --check-prefix=COPY
 // RUN: not fmlp-opt %s --fmlp-wgmma-tile-n=abc 2>&1 | FileCheck %s --check-prefix=NOTINT
+// RUN: not fmlp-compile %s --fmlp-ptx-version=90 2>&1 | FileCheck %s --check-prefix=PTX
 // Accepted values pass (the input is an empty module).
-// RUN: fmlp-opt %s --fmlp-small-tokens-pieces=8 --fmlp-small-tokens-max=32 --fmlp-wgmma-tile-n=192 --fmlp-mma-sync-stages=2 --fmlp-mma-sync-tile-k-bytes=64 --fmlp-wgmma-token-rows-per-box=128 --fmlp-small-tokens-max-registers=255 --fmlp-mma-sync-copy-steps=8 | FileCheck %s --check-prefix=OK
+// RUN: fmlp-opt %s --fmlp-small-tokens-pieces=8 --fmlp-small-tokens-max=32 --fmlp-wgmma-tile-n=192 --fmlp-mma-sync-stages=2 --fmlp-mma-sync-tile-k-bytes=64 --fmlp-wgmma-token-rows-per-box=128 --fmlp-small-tokens-max-registers=255 --fmlp-mma-sync-copy-steps=8 --fmlp-ptx-version=87 | FileCheck %s --check-prefix=OK
 
 // PIECES: for the --fmlp-small-tokens-pieces option: must be 1 to 8, not '-1'
 // PIECES-NOT: LLVM ERROR
@@ -28,6 +29,7 @@
 // BOX: for the --fmlp-wgmma-token-rows-per-box option: must be 8, 16, 32, 64 or 128, not '24'
 // COPY: for the --fmlp-mma-sync-copy-steps option: must be 1 to 8, not '0'
 // NOTINT: for the --fmlp-wgmma-tile-n option: 'abc' value invalid for integer argument
+// PTX: for the --fmlp-ptx-version option: must be 0 or 80 to 88, not '90'
 // OK: module
 module {
 }
