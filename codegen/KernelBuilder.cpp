@@ -275,11 +275,11 @@ void KernelBuilder::waitParity(Value barrier, Value parity) {
 
 void KernelBuilder::tmaLoad(unsigned map, Value target, Value inner,
                             Value outer, Value barrier, bool ctaOnly) {
-  Value dst = ctaOnly ? target
-                      : LLVM::AddrSpaceCastOp::create(
-                            b, loc,
-                            LLVM::LLVMPointerType::get(b.getContext(), 7),
-                            target);
+  Value dst =
+      ctaOnly
+          ? target
+          : LLVM::AddrSpaceCastOp::create(
+                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), target);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       b, loc, dst, tensorMap(map), ValueRange{inner, outer}, barrier,
       ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, ctaOnly,
@@ -287,18 +287,16 @@ void KernelBuilder::tmaLoad(unsigned map, Value target, Value inner,
 }
 
 void mlir::fmlp::loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op,
-                             Value shared, Value base, Value offset,
-                             Value row0, int64_t rows, Value k, int64_t tileK,
-                             Value boxes, function_ref<Value()> barrier,
-                             bool ctaOnly) {
+                             Value shared, Value base, Value offset, Value row0,
+                             int64_t rows, Value k, int64_t tileK, Value boxes,
+                             function_ref<Value()> barrier, bool ctaOnly) {
   OpBuilder &b = kb.b;
   OpBuilder::InsertionGuard guard(b);
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
   auto tileOf = [&](unsigned map, Value k0) {
     auto load = [&](Value dstOffset, Value inner, Value outer) {
-      Value target =
-          LLVM::GEPOp::create(b, kb.loc, ptr3, b.getI8Type(), shared,
-                              ValueRange{kb.add(base, dstOffset)});
+      Value target = LLVM::GEPOp::create(b, kb.loc, ptr3, b.getI8Type(), shared,
+                                         ValueRange{kb.add(base, dstOffset)});
       kb.tmaLoad(map, target, inner, outer, barrier(), ctaOnly);
     };
     if (op.kMajor && op.rowsPerBox) {

@@ -357,8 +357,8 @@ void loadTmaTile(KernelBuilder &kb, const WgmmaOperand &op, Value shared,
 struct TmaBoxesBelow {
   Value boxes, skippedBytes;
 };
-TmaBoxesBelow tmaBoxesBelow(KernelBuilder &kb, const WgmmaOperand &op,
-                            Extent m, Value row0, int64_t rows);
+TmaBoxesBelow tmaBoxesBelow(KernelBuilder &kb, const WgmmaOperand &op, Extent m,
+                            Value row0, int64_t rows);
 
 struct WgmmaGemmSpec {
   Extent m, n, k;
@@ -484,17 +484,17 @@ constexpr int32_t kMmaSyncMaxRegisters = 255;
 /// tf32x3 or two blocks a multiprocessor), K in steps of tileK through a
 /// ring of `stages` shared-memory slots filled by cp.async or TMA
 /// (zero-filled past the extents), fp32 accumulators (128 per thread, 64
-/// for tf32x3); the epilogue runs through the staged-epilogue engine (batched, column pairs
-/// merged). 16-bit operands: ldmatrix (.trans for MN-contiguous ones) into
-/// m16n8k16 fragments. fp32 operands: m16n8k8 on tf32, each operand rounded
-/// to tf32 (round to nearest, ties away) in registers, or split into a tf32
-/// high and low part with three products per step (tf32x3); K-contiguous
+/// for tf32x3); the epilogue runs through the staged-epilogue engine (batched,
+/// column pairs merged). 16-bit operands: ldmatrix (.trans for MN-contiguous
+/// ones) into m16n8k16 fragments. fp32 operands: m16n8k8 on tf32, each operand
+/// rounded to tf32 (round to nearest, ties away) in registers, or split into a
+/// tf32 high and low part with three products per step (tf32x3); K-contiguous
 /// fragments by ldmatrix, MN-contiguous ones by 32-bit shared loads.
 struct MmaSyncGemmSpec {
   Extent m, n, k;
   MatrixView a;              // A(m, k)
   SmallVector<MatrixView> b; // B_j(k, n); one or two
-  int64_t tileN = 256; // per accumulator: (256 or 128) / accumulators
+  int64_t tileN = 256;       // per accumulator: (256 or 128) / accumulators
   int64_t tileK = 32;        // rows of kMmaSyncTileKBytes
   int64_t stages = 4;
   Type element; // bf16, f16 or f32

@@ -58,10 +58,10 @@
 // adds that to the accumulator in fp32, on tiles of 128 columns.
 //
 // Pipeline: K in tiles of tileK (rows of 64 or 128 bytes) through a ring
-// of `stages` slots. Tiles 0 .. stages - 2 are issued first, one cp.async group each; the
-// iteration of tile t waits until at most stages - 2 groups are pending
-// (its own arrived), meets the block (everyone's arrived; everyone is done
-// with slot (t - 1) mod stages), issues tile t + stages - 1 into that
+// of `stages` slots. Tiles 0 .. stages - 2 are issued first, one cp.async group
+// each; the iteration of tile t waits until at most stages - 2 groups are
+// pending (its own arrived), meets the block (everyone's arrived; everyone is
+// done with slot (t - 1) mod stages), issues tile t + stages - 1 into that
 // slot, and multiplies tile t. An operand chunk past an extent reads fewer
 // bytes (cp.async's src-size) and the rest is zero-filled.
 //
@@ -360,13 +360,14 @@ private:
     Value barrier = full(slot);
     kb.expectBytes(barrier, tmaBytes);
     Value base = kb.mul(slot, kb.i32(stageBytes()));
-    Value k0 = arith::TruncIOp::create(b, loc, i32,
-                                       kb.mul(tile, kb.i64(spec.tileK)));
+    Value k0 =
+        arith::TruncIOp::create(b, loc, i32, kb.mul(tile, kb.i64(spec.tileK)));
     for (auto [index, op] : llvm::enumerate(operands)) {
       const WgmmaOperand &maps = index ? spec.tma->b[index - 1] : spec.tma->a;
-      loadTmaTile(kb, maps, shared, base, kb.i32(op.offset),
-                  index ? n0i32 : m0i32, op.rows, k0, spec.tileK, aBoxes,
-                  [&] { return barrier; }, spec.tma->ctaOnly);
+      loadTmaTile(
+          kb, maps, shared, base, kb.i32(op.offset), index ? n0i32 : m0i32,
+          op.rows, k0, spec.tileK, aBoxes, [&] { return barrier; },
+          spec.tma->ctaOnly);
     }
   }
 
@@ -723,8 +724,7 @@ private:
     EpilogueViews views =
         EpilogueViews::discover(kb, spec.epilogue, spec.b.size());
     buildStagedEpilogue(kb, epilogueSpec, *this, views, std::nullopt,
-                        kb.udiv(tid, epilogueSpec.partThreads), part, m0,
-                        n0);
+                        kb.udiv(tid, epilogueSpec.partThreads), part, m0, n0);
   }
 
   KernelBuilder &kb;
@@ -815,10 +815,9 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
   geometry.block = {spec.threads(), 1, 1};
   geometry.tile(0, spec.m, kMmaSyncTileM);
   geometry.tile(1, spec.n, spec.tileN);
-  geometry.dynamicSharedBytes =
-      mmaSyncSharedBytes(spec.tileK, spec.stages,
-                         spec.element.getIntOrFloatBitWidth() / 8, columns,
-                         spec.tma.has_value());
+  geometry.dynamicSharedBytes = mmaSyncSharedBytes(
+      spec.tileK, spec.stages, spec.element.getIntOrFloatBitWidth() / 8,
+      columns, spec.tma.has_value());
   geometry.maxRegisters = spec.maxRegisters;
   kb.finish(geometry);
 }

@@ -526,9 +526,8 @@ StagingPlan::of(const StagedEpilogueSpec &spec, const EpilogueViews &views,
                          (kEpiloguePartThreads * kPiecesAtOnce) ==
                      0;
   if (spec.partThreads != kEpiloguePartThreads || !spec.pairsColumns() ||
-      views.storesElsewhere || views.written.empty() ||
-      !wholeGroups || spec.n.value % perPiece != 0 ||
-      spec.tileN % spec.boxColumns() != 0)
+      views.storesElsewhere || views.written.empty() || !wholeGroups ||
+      spec.n.value % perPiece != 0 || spec.tileN % spec.boxColumns() != 0)
     return std::nullopt;
   StagingPlan plan;
   for (const MatrixView &view :

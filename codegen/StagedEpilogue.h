@@ -114,9 +114,7 @@ struct StagedEpilogueSpec {
   int64_t boxColumns() const { return kEpilogueBoxRowBytes / elementBytes(); }
   int64_t pieceColumns() const { return 16 / elementBytes(); }
   /// Registers per thread of a part's block.
-  int64_t registers() const {
-    return kEpiloguePartRows * tileN / partThreads;
-  }
+  int64_t registers() const { return kEpiloguePartRows * tileN / partThreads; }
   /// Whether the columns pair up (N even and static).
   bool pairsColumns() const { return !n.tokens && n.value % 2 == 0; }
 };

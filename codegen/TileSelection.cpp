@@ -505,10 +505,10 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   // One thread loads a k-tile by TMA where the chip has it, instead of
   // every thread computing its cp.async pieces' addresses and bounds each
   // k-tile: on the H100 the kernels took 0.69-0.87x the time of the
-  // cp.async ones (bench/NOTES.md items 104, 105). TMA's 128-byte swizzle is the ring's layout
-  // for 16-bit k-tiles of 128-byte rows (MmaSyncGemm.cpp); the operands
-  // must be TMA-addressable. Where it could and does not, byCpAsync says
-  // why.
+  // cp.async ones (bench/NOTES.md items 104, 105). TMA's 128-byte swizzle is
+  // the ring's layout for 16-bit k-tiles of 128-byte rows (MmaSyncGemm.cpp);
+  // the operands must be TMA-addressable. Where it could and does not,
+  // byCpAsync says why.
   byCpAsync.clear();
   if (target.tma && elementBytes == 2) {
     if (!mmaSyncTma)
@@ -530,10 +530,9 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   // 64-byte rows.
   int64_t tileK =
       forcedMmaSyncTileKBytes > 0 ? forcedMmaSyncTileKBytes / elementBytes
-      : !tf32x3 && mmaSyncSharedBytes(longK,
-                                      byTma ? 2 : kMinMmaSyncStagesOfLongK,
-                                      elementBytes, columns,
-                                      byTma) <= sharedLimit
+      : !tf32x3 &&
+              mmaSyncSharedBytes(longK, byTma ? 2 : kMinMmaSyncStagesOfLongK,
+                                 elementBytes, columns, byTma) <= sharedLimit
           ? longK
           : shortK;
   if (byTma && tileK != longK) {
@@ -542,8 +541,8 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   }
   int64_t stages = forcedMmaSyncStages > 0 ? forcedMmaSyncStages
                                            : kMaxMmaSyncStages;
-  while (stages >= 2 && mmaSyncSharedBytes(tileK, stages, elementBytes,
-                                           columns, byTma) > sharedLimit)
+  while (stages >= 2 && mmaSyncSharedBytes(tileK, stages, elementBytes, columns,
+                                           byTma) > sharedLimit)
     --stages;
   if (stages < 2)
     return std::nullopt;
@@ -931,9 +930,8 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     notMmaSync = operands;
   else if (!shape.mmaSyncReady)
     notMmaSync = shape.notMmaSyncReady;
-  else if (std::string byCpAsync;
-           std::optional<KernelConfig> config =
-               mmaSyncConfig(target, shape, byCpAsync)) {
+  else if (std::string byCpAsync; std::optional<KernelConfig> config =
+                                      mmaSyncConfig(target, shape, byCpAsync)) {
     config->reason = why + "; mma.sync on " + std::string(target.chip);
     if (tf32Contraction(shape))
       config->reason += ", " +

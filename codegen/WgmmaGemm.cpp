@@ -572,7 +572,6 @@ struct Wgmma : EpilogueHost {
     return at(kb.add(kb.mul(consumer, c32(8)), c32(16 * spec.stages)));
   }
 
-
   static bool handsOff(const std::optional<StagingPlan> &staging) {
     return staging && staging->handedOffBoxes;
   }
@@ -649,8 +648,8 @@ struct Wgmma : EpilogueHost {
     if (spec.a.rowsPerBox) {
       TmaBoxesBelow below = tmaBoxesBelow(kb, spec.a, spec.m, m0, kWgmmaTileM);
       aBoxes = below.boxes;
-      arrivingBytes = arith::SubIOp::create(b(), kb.loc, arrivingBytes,
-                                            below.skippedBytes);
+      arrivingBytes =
+          arith::SubIOp::create(b(), kb.loc, arrivingBytes, below.skippedBytes);
     }
     return {aBoxes, arrivingBytes};
   }
@@ -663,7 +662,6 @@ struct Wgmma : EpilogueHost {
     loadTmaTile(kb, op, shared, base, offset, row0, rows, kc, tileK(), aBoxes,
                 barrier);
   }
-
 
   /// The operands of k-tile `kc` that TMA loads into stage `stage` as they
   /// are (all but those transposed in shared memory), counted on full[s]
@@ -866,8 +864,8 @@ struct Wgmma : EpilogueHost {
         });
       Value slot = urem(step, landingSlots());
       kb.waitParity(landingBarrier(slot),
-                 arith::AndIOp::create(b(), kb.loc, udiv(step, landingSlots()),
-                                       c32(1)));
+                    arith::AndIOp::create(b(), kb.loc,
+                                          udiv(step, landingSlots()), c32(1)));
       Value base = stageOffset(stage);
       for (const Transposed &t : transposed)
         transposeTile(kb.add(landing(slot), c32(t.landingAt)),

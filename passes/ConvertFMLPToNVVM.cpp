@@ -878,11 +878,10 @@ std::string whyConfigDoesNotFit(const KernelConfig &config,
       break;
     }
     if (config.stagesByTma &&
-        (elementBytes != 2 ||
-         config.tileK * elementBytes != kTmaRowBytes)) {
+        (elementBytes != 2 || config.tileK * elementBytes != kTmaRowBytes)) {
       os << "stages_by_tma on k-tiles of " << config.tileK << " "
-         << gemm.element << ": TMA stages 16-bit k-tiles of "
-         << kTmaRowBytes << "-byte rows";
+         << gemm.element << ": TMA stages 16-bit k-tiles of " << kTmaRowBytes
+         << "-byte rows";
       break;
     }
     int64_t bytes = mmaSyncSharedBytes(config.tileK, config.stages,
@@ -1104,9 +1103,9 @@ struct ConvertFMLPToNVVMPass
     b.setInsertionPointToEnd(module.getBody());
     Target emitted = info;
     emitted.ptxVersion = ptxVersionFor(info);
-    auto target = NVVM::NVVMTargetAttr::get(
-        context, /*optLevel=*/3, "nvptx64-nvidia-cuda", info.chip,
-        emitted.ptxFeature());
+    auto target = NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
+                                            "nvptx64-nvidia-cuda", info.chip,
+                                            emitted.ptxFeature());
     auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModule,
                                               b.getArrayAttr({target}));
 
