@@ -103,6 +103,9 @@ constexpr StringLiteral kKernelModule = "fmlp_kernels";
 int ptxVersionFor(const Target &target) {
   return std::max<int>(target.ptxVersion, ptxVersionAtLeast);
 }
+/// The first PTX ISA version (x10) whose cp.async.bulk.tensor writes
+/// shared::cta (KernelBuilder::tmaLoad's ctaOnly).
+constexpr int kTmaSharedCtaPtxVersion = 86;
 
 /// The distinct memref operands of a kernel op, as kernel parameters.
 class KernelOperands {
@@ -382,7 +385,8 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     if (tma)
       mma.tma = MmaSyncGemmSpec::TmaStaging{
           tma->a, tma->b,
-          /*ctaOnly=*/ptxVersionFor(getTarget(kb.func).getInfo()) >= 86};
+          /*ctaOnly=*/ptxVersionFor(getTarget(kb.func).getInfo()) >=
+              kTmaSharedCtaPtxVersion};
     return buildMmaSyncGemm(kb, mma);
   }
   GemmSpec spec = OperandViews(kb, ops).spec(gemm);
