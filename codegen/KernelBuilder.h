@@ -230,7 +230,10 @@ public:
   void waitParity(Value barrier, Value parity);
   /// fence.proxy.async.shared::cta: orders this thread's generic-proxy
   /// accesses of shared memory before (after) the async proxy's (TMA,
-  /// WGMMA) that a barrier orders after (before) them.
+  /// WGMMA) that a barrier orders after (before) them. Also after a
+  /// kernel's mbarrier.inits, before the barrier that publishes them: TMA
+  /// completes its transactions on an mbarrier through the async proxy
+  /// (the CUDA programming guide's TMA example; Triton after init_barrier).
   void fenceProxyAsync();
   /// TMA: the box of tensor map `map` at (inner, outer) element coordinates
   /// (i32) into shared memory at `target` (ptr<3>), its bytes counted on

@@ -215,6 +215,9 @@ public:
           kb.initBarrier(full(kb.i32(s)), 1);
           kb.initBarrier(empty(kb.i32(s)), spec.threads());
         }
+        // The inits, generic-proxy writes, visible to TMA's complete_tx
+        // (the async proxy) before the first load: KernelBuilder.h.
+        kb.fenceProxyAsync();
       });
       kb.barrier();
     }

@@ -2053,6 +2053,9 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
     if (!spec.outputMaps.empty())
       for (int64_t c = 0; c < 2; ++c)
         kb.initBarrier(w.epilogueBarrier(w.c32(c)), 1);
+    // The inits, generic-proxy writes, visible to TMA's complete_tx (the
+    // async proxy) before the first load: KernelBuilder.h.
+    kb.fenceProxyAsync();
   });
   kb.barrier();
 

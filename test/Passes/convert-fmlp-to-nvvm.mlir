@@ -61,6 +61,13 @@
 // CHECK: %[[IN:.+]] = arith.remui
 // CHECK: arith.remui %[[IN]], %[[ROWS]]
 // CHECK: arith.divui %[[IN]], %[[ROWS]]
+// Thread 0 fences its mbarrier inits for the async proxy (TMA completes
+// its bytes on them) before the barrier that publishes them.
+// CHECK: nvvm.mbarrier.init
+// CHECK-NOT: nvvm.barrier
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.barrier
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232

@@ -33,7 +33,9 @@
 // CHECK: nvvm.mbarrier.init {{.*}}, %c1_i32
 // CHECK: nvvm.mbarrier.init {{.*}}, %c256_i32
 // CHECK-NOT: nvvm.mbarrier.init
-// CHECK: nvvm.barrier
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.barrier
 // CHECK-COUNT-3: nvvm.mbarrier.arrive.expect_tx
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity

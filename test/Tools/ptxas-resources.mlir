@@ -77,10 +77,12 @@
 // RUN: grep -c "mma_sync'" %t/tf32-variants.bundle/ptxas.log | FileCheck %s --check-prefix=TF32-VARIANTS-MMA
 // TF32-KERNELS: 41
 // TF32-VARIANTS-MMA: 2
-// The kernels that write their stages through the generic proxy, truncated
-// (below; rounded, every consumer fences its own loads of A too): K5 and K6,
-// and K3's and K4's variants of T <= 512, which read the weights as stored
-// and transpose them in their stages (the others read the copies K-major).
+// The kernels that write their stages through the generic proxy and fence
+// those writes for WGMMA (a fence after shared stores; every TMA kernel
+// also fences its mbarrier inits), truncated (below; rounded, every
+// consumer fences its own loads of A too): K5 and K6, and K3's and K4's
+// variants of T <= 512, which read the weights as stored and transpose
+// them in their stages (the others read the copies K-major).
 // TF32-TRANSPOSING: 8
 // With the transposition off (--fmlp-tf32-wgmma-mn-major=false, an A/B
 // knob) K5 and K6 take mma_sync; K3 and K4 stay on WGMMA by the copies.
@@ -136,7 +138,7 @@
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 --fmlp-tf32-round-operands=false -o %t/truncated/tf32-sm90a.bundle
 // RUN: grep -c "Compiling entry" %t/truncated/tf32-sm90a.bundle/ptxas.log | FileCheck %s --check-prefix=TRUNCATED-KERNELS
 // RUN: not grep -q "cvt.rna" %t/truncated/tf32-sm90a.bundle/kernels.ptx
-// RUN: grep -c "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | FileCheck %s --check-prefix=TF32-TRANSPOSING
+// RUN: grep -B1 "fence.proxy.async.shared::cta" %t/truncated/tf32-sm90a.bundle/kernels.ptx | grep -c "st.shared" | FileCheck %s --check-prefix=TF32-TRANSPOSING
 // TRUNCATED-KERNELS: 31
 // ROUNDED-KERNELS: 161
 // ROUNDED-COPIES: 6
