@@ -113,6 +113,15 @@ static llvm::cl::opt<int, false, CheckedIntParser<CopySteps>> copySteps(
     llvm::cl::desc("mma_sync kernels: the k-steps over which the next "
                    "k-tile's copies are spread, 1 to 8"));
 
+// For A/B runs on a GPU: the epilogue of the blocks of 8 warps stages the
+// views it reads and writes at its element in the ring (StagedEpilogue.h:
+// coalesced 16-byte pieces between global and shared memory) instead of
+// accessing each element's column pair in global memory.
+static llvm::cl::opt<bool> stagedEpilogue(
+    "fmlp-mma-sync-staged-epilogue", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("mma_sync kernels of 8 warps: stage the epilogue's views "
+                   "in the ring"));
+
 namespace {
 
 constexpr int64_t kWarpRows = 64, kMmaRows = 16;
@@ -150,7 +159,10 @@ AccumulatorFragment mmaSyncFragment(int64_t tileN, int64_t warpsAlongN) {
   fragment.colOffset = [tilesN](int64_t r) {
     return 8 * ((r / 4) % tilesN) + r % 2;
   };
-  fragment.registersPerBox = 4 * 4 * tilesN; // not staged: one box
+  // A thread's registers all lie in its warp's columns, not spread over the
+  // boxes: staged blocks move by threads (StagingPlan::maps empty), and
+  // the engine stores no box by TMA, which would need that spread.
+  fragment.registersPerBox = 4 * 4 * tilesN;
   return fragment;
 }
 
@@ -293,8 +305,9 @@ public:
     epilogue(loop.getResults());
   }
 
-  // EpilogueHost: the epilogue is not staged (no slots), so only its
-  // barriers could be asked for; a block-wide one serves for all.
+  // EpilogueHost: every thread runs the epilogue, both parts the same
+  // barriers in the same order, so a block-wide one serves for all. Staged
+  // blocks move by the parts' threads (no tensor map), none prefetched.
   Value sharedAt(Value byteOffset) override {
     return LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), shared,
                                ValueRange{byteOffset});
@@ -726,7 +739,15 @@ private:
     part.end = registers;
     EpilogueViews views =
         EpilogueViews::discover(kb, spec.epilogue, spec.b.size());
-    buildStagedEpilogue(kb, epilogueSpec, *this, views, std::nullopt,
+    // Staged, each part's blocks take the ring's bytes from 0 on, once
+    // every warp is past its last k-tile (syncAllParts): no copy is in
+    // flight then (TMA loads none past the last tile; cp.async's are
+    // waited for above).
+    std::optional<StagingPlan> plan;
+    if (stagedEpilogue)
+      plan = StagingPlan::of(epilogueSpec, views, /*slotsBase=*/0,
+                             spec.stages * stageBytes());
+    buildStagedEpilogue(kb, epilogueSpec, *this, views, plan,
                         kb.udiv(tid, epilogueSpec.partThreads), part, m0, n0);
   }
 
