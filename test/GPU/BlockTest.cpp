@@ -48,7 +48,7 @@
 //
 //   fmlp-gpu-block-test BUNDLE DTYPE D H T... [--seed=N]
 //                       [--contraction=ieee|highest|tf32|tf32x3]
-//                       [--tf32-truncated]
+//                       [--tf32-truncated] [--repeat=N]
 //
 // --contraction is how the fp32 bundle multiplies (its manifest's entry
 // points say: "precision"); the bound follows it (highest's is IEEE
@@ -57,6 +57,11 @@
 // --tf32-truncated judges tf32 by the bound of operands truncated to tf32,
 // not rounded (the A/B bundles of --fmlp-tf32-round-operands=false; such a
 // bundle judged without it is the rounding's negative control).
+//
+// --repeat=N runs the eager forward, forward_nograd and backward N more
+// times, outputs poisoned before each, and fails unless every output is the
+// first run's bit for bit: a race check far cheaper than the float64
+// reference, which is computed once.
 //
 // Prints one row per output; exits 1 if any output fails or any control
 // passes.
@@ -78,6 +83,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -413,6 +419,8 @@ bool tf32Truncated = false;
 // The bound's longest tf32x3 group (BlockSpec::tf32x3GroupK8s): the
 // default covers every kernel fmlp builds; --tf32x3-group-k8s for A/B ones.
 int64_t tf32x3GroupK8s = BlockSpec{}.tf32x3GroupK8s;
+/// --repeat=N: the eager forward, forward_nograd and backward N more times.
+int repeats = 0;
 
 void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
                int64_t T, uint64_t seed) {
@@ -654,6 +662,16 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
     eagerY = bytesOf(y);
     eagerDx = bytesOf(dx);
   }
+  // For --repeat: every output of the first eager run, as stored.
+  std::vector<std::pair<std::string, DeviceBuffer *>> outputs = {
+      {"y", &y},        {"y_nograd", &yNograd}, {"dx", &dx},
+      {"d_gate", &dWg}, {"d_up", &dWu},         {"d_down", &dWd}};
+  for (auto &[name, gradient] : adapterGradients)
+    outputs.emplace_back(name, gradient.get());
+  std::vector<std::vector<unsigned char>> eagerOutputs;
+  if (repeats)
+    for (auto &[name, buffer] : outputs)
+      eagerOutputs.push_back(bytesOf(*buffer));
   // The same forward and backward captured in a CUDA graph and replayed
   // (launches allocate nothing and never synchronize, so they capture; a
   // chunked entry point's chunk loop is host launches, captured as such).
@@ -687,6 +705,53 @@ void runTokens(fmlp::Bundle &bundle, const Format &format, int64_t D, int64_t H,
     CHECK_CUDA(cudaGraphExecDestroy(exec));
     CHECK_CUDA(cudaGraphDestroy(graph));
     CHECK_CUDA(cudaStreamDestroy(stream));
+  }
+  // The eager run again, outputs poisoned before each: a race (a stage
+  // overwritten before every thread has read it, a kernel reading what
+  // another still writes) shows as bits that differ from run to run well
+  // before it breaks a bound. Every output must be the first run's bit for
+  // bit (also at sampled T: all of it is compared, on the host).
+  if (repeats) {
+    int differing = 0;
+    std::set<std::string> which;
+    for (int r = 0; r < repeats; ++r) {
+      for (auto &[name, buffer] : outputs)
+        buffer->poison();
+      saved.poison();
+      for (std::unique_ptr<DeviceBuffer> &workspace : scratch)
+        workspace->poison();
+      bundle.launch(forward, forwardArgs);
+      bundle.launch(nograd, nogradArgs);
+      bundle.launch(backward, backwardArgs);
+      CHECK_CUDA(cudaDeviceSynchronize());
+      bool same = true;
+      for (size_t i = 0; i < outputs.size(); ++i)
+        if (bytesOf(*outputs[i].second) != eagerOutputs[i]) {
+          same = false;
+          which.insert(outputs[i].first);
+        }
+      differing += !same;
+    }
+    if (differing)
+      ++failures;
+    std::string label = "all (" + std::to_string(repeats) + " repeats)";
+    std::string names;
+    for (const std::string &name : which)
+      names += (names.empty() ? "" : ", ") + name;
+    std::string outcome = differing ? "FAIL: " + std::to_string(differing) +
+                                          " of " + std::to_string(repeats) +
+                                          " differ (" + names + ")"
+                                    : "bitwise as the first";
+    std::printf("%-5s D=%-5lld H=%-6lld T=%-6lld %-22s %s\n", n, (long long)D,
+                (long long)H, (long long)T, label.c_str(), outcome.c_str());
+    // Control: y as poisoned is not the first run's.
+    y.poison();
+    bool caught = bytesOf(y) != eagerOutputs[0];
+    if (!caught)
+      ++failures;
+    std::printf("%-5s D=%-5lld H=%-6lld T=%-6lld %-22s %s\n", n, (long long)D,
+                (long long)H, (long long)T, "control: repeat poisoned",
+                caught ? "failed as it must" : "DID NOT FAIL");
   }
 
   if (!hasSaved) {
@@ -776,7 +841,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: %s BUNDLE DTYPE D H T... [--seed=N] "
                  "[--contraction=ieee|highest|tf32|tf32x3] "
-                 "[--tf32-truncated] [--tf32x3-group-k8s=1|2|4]\n",
+                 "[--tf32-truncated] [--tf32x3-group-k8s=1|2|4] "
+                 "[--repeat=N]\n",
                  argv[0]);
     return 2;
   }
@@ -794,6 +860,12 @@ int main(int argc, char **argv) {
       tf32x3GroupK8s = std::atoll(argv[i] + 19);
       if (tf32x3GroupK8s != 1 && tf32x3GroupK8s != 2 && tf32x3GroupK8s != 4) {
         std::fprintf(stderr, "--tf32x3-group-k8s takes 1, 2 or 4\n");
+        return 2;
+      }
+    } else if (std::strncmp(argv[i], "--repeat=", 9) == 0) {
+      repeats = std::atoi(argv[i] + 9);
+      if (repeats < 1) {
+        std::fprintf(stderr, "--repeat takes a count of at least 1\n");
         return 2;
       }
     } else if (std::strncmp(argv[i], "--contraction=", 14) == 0) {
