@@ -182,8 +182,11 @@ static llvm::cl::opt<int, false, CheckedIntParser<TileKBytes>>
 // pipeline fill and epilogue run beside the other's MMAs. (Item 94's two
 // blocks of 8 warps on 64 x 32 warp tiles loaded twice the ldmatrix a
 // MMA and were slower.) tf32x3's kernels keep one. On the H100, K1 and K3
-// at 1.06-1.14x the speed of one block, but one eager run's dx at (4096,
-// 11008) was not bitwise as its graph replay's (item 105): off.
+// at 1.06-1.14x the speed of one block (item 105); with each slot's
+// release fenced for the async proxy, correct (item 106: without the
+// fence, 20 of 20 eager repeats differed), but slower than one block whose
+// epilogue is staged in the ring (which 4-warp blocks' is not) on 10 of
+// 12 kernels: off.
 static llvm::cl::opt<int, false, CheckedIntParser<BlocksPerMultiprocessor>>
     mmaSyncBlocksPerMultiprocessor(
         "fmlp-mma-sync-blocks-per-multiprocessor", llvm::cl::Hidden,

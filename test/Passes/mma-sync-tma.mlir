@@ -1,5 +1,7 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm | FileCheck %s
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefixes=CHECK,UNSTAGED
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
+// RUN:   -fmlp-mma-sync-staged-epilogue | FileCheck %s --check-prefixes=CHECK,STAGED
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
 // RUN:   -fmlp-mma-sync-tma=false | FileCheck %s --check-prefix=CP-ASYNC
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=CP-ASYNC
@@ -57,6 +59,25 @@
 // CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK: nvvm.mbarrier.arrive %
+// The staged epilogue (--fmlp-mma-sync-staged-epilogue, off by default):
+// once every warp is past the main loop, each part's blocks of G and U
+// come into the ring in 16-byte pieces (4 groups of 4 pieces a thread, 2
+// views); its elements read and write them there; dG and dU go out alike.
+// Unstaged, each element's column pair is read and written in global
+// memory.
+// STAGED: nvvm.barrier0
+// STAGED: scf.for
+// STAGED-COUNT-8: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
+// STAGED-COUNT-8: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// STAGED: nvvm.barrier0
+// STAGED: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xbf16>
+// STAGED: nvvm.barrier0
+// STAGED: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// STAGED-NEXT: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<1>
+// UNSTAGED-NOT: !llvm.ptr<3> -> vector<2xbf16>
+// UNSTAGED: llvm.load {{.*}} : !llvm.ptr<1> -> bf16
+// UNSTAGED-NOT: !llvm.ptr<3> -> vector<2xbf16>
 // CHECK-NOT: nvvm.cp.async
 // CHECK-LABEL: llvm.func @mlp_backward_k1_down_weight_grad_mma_sync(
 
