@@ -13,7 +13,10 @@
 # tiles: the last group of 16 is partial); full adds T = 65536 (judged at sampled tokens and hidden units
 # where the full float64 reference would not fit). DTYPES (default "bf16 f16
 # f32") narrows the run. bf16 also runs at the edge shapes of shapes.sh,
-# (64, 128) and (1088, 704), at T in {1, 16, 17, 37, 4096}.
+# (64, 128) and (1088, 704), at T in {1, 16, 17, 37, 4096}. The default
+# bundles also run each T's eager entry points 3 more times, every output
+# bitwise as the first run's (--repeat=3: a race shows there before it
+# breaks a bound; session 52 found one so, bench/NOTES.md item 106).
 # Then the memory-policy variants of shapes.sh (save=gu, save=x, chunk-tokens
 # = 1024 with save=agu, gu and x; those of DTYPES): chunked ones at T in
 # {0, 1, 17, 1000, 1024, 2049, 2597, 4096} (below a chunk, one chunk, 2
@@ -59,7 +62,7 @@ dtypes=${DTYPES:-bf16 f16 f32}
     # f32's weight gradients: IEEE below 84 tokens, tf32x3 from 84 (highest)
     if [[ $dtype == f32 ]]; then tokens="$tokens 83 84"; fi
     if [[ $set_ == full ]]; then tokens="$tokens 65536"; fi
-    timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens || status=1
+    timeout 300 "$test" "$bundles/mlp-$dtype-$d-$h.bundle" "$dtype" "$d" "$h" $tokens --repeat=3 || status=1
   done
   if [[ $dtype == bf16 ]]; then
     for shape in $gpu_test_edge_shapes; do
