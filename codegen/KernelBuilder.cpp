@@ -255,6 +255,14 @@ void KernelBuilder::initBarrier(Value barrier, int64_t count) {
   NVVM::MBarrierInitOp::create(b, loc, barrier, i32(count), Value());
 }
 
+void KernelBuilder::initBarriers(Value tid, function_ref<void()> inits) {
+  ifThen(eq(tid, 0), [&] {
+    inits();
+    fenceProxyAsync();
+  });
+  barrier();
+}
+
 void KernelBuilder::expectBytes(Value barrier, Value bytes) {
   NVVM::MBarrierArriveExpectTxOp::create(
       b, loc, /*res=*/Type(), barrier, bytes, NVVM::MemScopeKind::CTA,

@@ -223,6 +223,12 @@ public:
   /// The mbarrier at `barrier` (ptr<3>, 8-byte aligned) expects `count`
   /// arrivals a phase.
   void initBarrier(Value barrier, int64_t count);
+  /// Thread `tid` == 0 runs `inits` (the kernel's initBarrier calls) and
+  /// fences them for the async proxy (TMA completes its bytes on the
+  /// mbarriers there: the CUDA programming guide's TMA example; Triton
+  /// after init_barrier); then the block meets, so that every thread sees
+  /// them initialized before its first wait or load.
+  void initBarriers(Value tid, function_ref<void()> inits);
   /// One arrival on `barrier` that also expects `bytes` (i32) more from TMA.
   void expectBytes(Value barrier, Value bytes);
   /// Waits (the op retries) until `barrier` completes the phase of `parity`
@@ -230,10 +236,7 @@ public:
   void waitParity(Value barrier, Value parity);
   /// fence.proxy.async.shared::cta: orders this thread's generic-proxy
   /// accesses of shared memory before (after) the async proxy's (TMA,
-  /// WGMMA) that a barrier orders after (before) them. Also after a
-  /// kernel's mbarrier.inits, before the barrier that publishes them: TMA
-  /// completes its transactions on an mbarrier through the async proxy
-  /// (the CUDA programming guide's TMA example; Triton after init_barrier).
+  /// WGMMA) that a barrier orders after (before) them (initBarriers, too).
   void fenceProxyAsync();
   /// TMA: the box of tensor map `map` at (inner, outer) element coordinates
   /// (i32) into shared memory at `target` (ptr<3>), its bytes counted on

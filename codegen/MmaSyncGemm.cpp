@@ -226,16 +226,12 @@ public:
         aBoxes = below.boxes;
         tmaBytes = arith::SubIOp::create(b, loc, tmaBytes, below.skippedBytes);
       }
-      kb.ifThen(kb.eq(tid, 0), [&] {
+      kb.initBarriers(tid, [&] {
         for (int64_t s = 0; s < spec.stages; ++s) {
           kb.initBarrier(full(kb.i32(s)), 1);
           kb.initBarrier(empty(kb.i32(s)), spec.threads());
         }
-        // The inits, generic-proxy writes, visible to TMA's complete_tx
-        // (the async proxy) before the first load: KernelBuilder.h.
-        kb.fenceProxyAsync();
       });
-      kb.barrier();
     }
     for (int64_t s = 0; s + 1 < spec.stages; ++s) {
       if (spec.tma) {

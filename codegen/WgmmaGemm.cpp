@@ -2039,7 +2039,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
   if (!spec.tf32x3)
     shared = work();
 
-  kb.ifThen(w.eq(tid, 0), [&] {
+  kb.initBarriers(tid, [&] {
     for (int64_t s = 0; s < spec.stages; ++s) {
       kb.initBarrier(w.full(w.c32(s)), w.fullArrivals());
       kb.initBarrier(w.empty(w.c32(s)), 2 * w.releasesPerConsumer());
@@ -2053,11 +2053,7 @@ void mlir::fmlp::buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec) {
     if (!spec.outputMaps.empty())
       for (int64_t c = 0; c < 2; ++c)
         kb.initBarrier(w.epilogueBarrier(w.c32(c)), 1);
-    // The inits, generic-proxy writes, visible to TMA's complete_tx (the
-    // async proxy) before the first load: KernelBuilder.h.
-    kb.fenceProxyAsync();
   });
-  kb.barrier();
 
   Value isProducer = w.eq(w.udiv(tid, 128), 0);
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElseRegion=*/true);
