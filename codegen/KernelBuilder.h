@@ -465,17 +465,21 @@ int64_t wgmmaSharedBytes(const WgmmaGemmSpec &spec);
 void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 
 constexpr int64_t kMmaSyncTileM = 128;
-/// Every accumulator's columns of a tile together: 256, or 128 where a
-/// thread needs room beside its accumulators (tf32x3's step sums: warps of
-/// 32 columns, 64 accumulators, MmaSyncGemm.cpp) or two blocks of 4 warps
-/// share a multiprocessor (--fmlp-mma-sync-blocks-per-multiprocessor).
-constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncNarrowTileColumns = 128;
+/// Every accumulator's columns of a tile together: 256; 192 for one
+/// accumulator over a static grid whose waves it cuts (an A/B knob,
+/// --fmlp-mma-sync-grid-tiles; TileSelection.cpp's staticGridTileN); 128 where
+/// a thread needs room beside its accumulators (tf32x3's step sums,
+/// MmaSyncGemm.cpp) or two blocks of 4 warps share a multiprocessor
+/// (--fmlp-mma-sync-blocks-per-multiprocessor).
+constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncGridTileColumns = 192,
+                  kMmaSyncNarrowTileColumns = 128;
 /// The threads of an mma.sync block of `columns`: two rows of warps (64
-/// tile rows each), a warp on 64 columns (128 accumulators a thread: 8
-/// warps on 256 columns, 4 on 128), tf32x3's on 32 (64 accumulators beside
-/// its step sums: 8 warps on 128).
+/// tile rows each), 4 warps a row on columns / 4 each (64 at 256: 128
+/// accumulators a thread; 48 at 192; tf32x3's 32 at 128: 64 beside its
+/// step sums), or, at 128 columns of single products, 2 warps of 64 (two
+/// blocks a multiprocessor).
 constexpr int64_t mmaSyncThreads(int64_t columns, bool tf32x3) {
-  return 32 * 2 * columns / (tf32x3 ? 32 : 64);
+  return columns == kMmaSyncNarrowTileColumns && !tf32x3 ? 128 : 256;
 }
 /// Up to 128 accumulators, the fragments and the addresses; two blocks of
 /// 4 warps a multiprocessor (TileSelection's config) fit 65,536 registers
@@ -486,10 +490,10 @@ constexpr int32_t kMmaSyncMaxRegisters = 255;
 /// contiguous, in 16-byte aligned pieces (MatrixView::vectors of the view
 /// whose columns are that index): K-contiguous (rows index m or n) or
 /// MN-contiguous (rows index k). threads() threads on a tile of 128 rows x
-/// tileN columns per accumulator (tileN x accumulators = 256, or 128 for
-/// tf32x3 or two blocks a multiprocessor), K in steps of tileK through a
-/// ring of `stages` shared-memory slots filled by cp.async or TMA
-/// (zero-filled past the extents), fp32 accumulators (128 per thread, 64
+/// tileN columns per accumulator (tileN x accumulators = 256; 192 for one
+/// accumulator; 128 for tf32x3 or two blocks a multiprocessor), K in steps of
+/// tileK through a ring of `stages` shared-memory slots filled by cp.async or
+/// TMA (zero-filled past the extents), fp32 accumulators (128 per thread, 64
 /// for tf32x3); the epilogue runs through the staged-epilogue engine (batched,
 /// column pairs merged). 16-bit operands: ldmatrix (.trans for MN-contiguous
 /// ones) into m16n8k16 fragments. fp32 operands: m16n8k8 on tf32, each operand
@@ -500,7 +504,7 @@ struct MmaSyncGemmSpec {
   Extent m, n, k;
   MatrixView a;              // A(m, k)
   SmallVector<MatrixView> b; // B_j(k, n); one or two
-  int64_t tileN = 256;       // per accumulator: (256 or 128) / accumulators
+  int64_t tileN = 256;       // per accumulator: columns() / accumulators
   int64_t tileK = 32;        // rows of kMmaSyncTileKBytes
   int64_t stages = 4;
   Type element; // bf16, f16 or f32
@@ -522,6 +526,11 @@ struct MmaSyncGemmSpec {
     /// Loads into shared::cta (KernelBuilder::tmaLoad): where the target's
     /// PTX has it (8.6 onwards).
     bool ctaOnly = false;
+    /// The maps of 16-bit views the staged epilogue moves by TMA
+    /// (planTma's outputMaps, planned where mmaSyncStagesEpilogue()): read
+    /// ones prefetched into the ring as it frees, written ones stored box
+    /// by box (StagedEpilogue.h).
+    SmallVector<std::pair<MatrixView, unsigned>> outputMaps;
   };
   std::optional<TmaStaging> tma;
 
@@ -554,6 +563,10 @@ constexpr int64_t mmaSyncSharedBytes(int64_t tileK, int64_t stages,
 /// mma.sync strategy: one of its indices contiguous, 16-byte pieces along it.
 bool mmaSyncStageable(const MatrixView &view);
 void buildMmaSyncGemm(KernelBuilder &kb, const MmaSyncGemmSpec &spec);
+/// Whether the mma_sync kernels of 8 warps stage their epilogue in the ring
+/// (--fmlp-mma-sync-staged-epilogue, an A/B knob): their tensor maps then
+/// include the epilogue's views (planTma's outputMaps).
+bool mmaSyncStagesEpilogue();
 
 /// D = A B + C on mma.sync m16n8k16 (row.col) of 16-bit `element`s: A's
 /// fragment as four 32-bit words, B's as two (each two elements), C and D

@@ -5,14 +5,16 @@
 // sm_100a can run it too).
 //
 // Block: a tile of 128 rows x 256 columns (tileN per accumulator), 8 warps,
-// one block a multiprocessor; or of 128 columns, 4 warps, two blocks a
-// multiprocessor (--fmlp-mma-sync-blocks-per-multiprocessor); tf32x3: 128
-// columns, 8 warps (mmaSyncThreads). The W warps stand in 2 rows of
-// W / 2 = wn: warp w holds rows 64 (w / wn) .. + 63 and columns (w mod wn)
-// tileN / wn .. + tileN / wn - 1 of every accumulator: 4 x tileN / (8 wn)
-// tiles of m16n8 each, 4 fp32 registers a tile, 128 in all (64 for
+// one block a multiprocessor (192 columns of one accumulator over a
+// static grid whose waves they cut: --fmlp-mma-sync-grid-tiles); or of 128
+// columns, 4 warps, two blocks a multiprocessor
+// (--fmlp-mma-sync-blocks-per-multiprocessor); tf32x3: 128 columns, 8
+// warps (mmaSyncThreads). The W warps stand in 2 rows of W / 2 = wn: warp
+// w holds rows 64 (w / wn) .. + 63 and columns (w mod wn) tileN / wn ..
+// + tileN / wn - 1 of every accumulator: 4 x tileN / (8 wn) tiles of m16n8
+// each, 4 fp32 registers a tile, 128 in all (96 at 192 columns, 64 for
 // tf32x3). Per k16 step of 64 columns a warp loads 8 ldmatrix.x4 (4 of A,
-// 4 of the B_j) for 32 MMAs.
+// 4 of the B_j) for 32 MMAs (of 48 columns: 7 for 24).
 //
 // Operands: each stored in shared memory the way it is in global memory,
 // so that one cp.async of 16 bytes moves 8 consecutive elements:
@@ -114,17 +116,32 @@ static llvm::cl::opt<int, false, CheckedIntParser<CopySteps>> copySteps(
                    "k-tile's copies are spread, 1 to 8"));
 
 // For A/B runs on a GPU: the epilogue of the blocks of 8 warps stages the
-// views it reads and writes at its element in the ring (StagedEpilogue.h:
-// coalesced 16-byte pieces between global and shared memory) instead of
-// accessing each element's column pair in global memory. On the H100
-// (bf16, T = 8192) 1.03-1.33x the speed, gate_up and down_grad most,
-// correct at four shapes (bench/NOTES.md item 106); not the default yet:
-// on sm_100 the no-grad K1 of a GeGLU block with [in, out] weights
-// spills 4 B at 255 registers (218 unstaged; test/Tools/ptxas-resources).
+// views it reads and writes at its element in the ring (StagedEpilogue.h)
+// instead of accessing each element's column pair in global memory. With
+// threads moving coalesced 16-byte pieces, on the H100 (bf16, T = 8192)
+// 1.03-1.33x the speed, gate_up and down_grad most, correct at four
+// shapes (bench/NOTES.md item 106). Not the default yet: on sm_100 the
+// no-grad K1 of a GeGLU block with [in, out] weights spills 4 B at 255
+// registers unless each element keeps its bounds guard (the knob below);
+// and since session 53 (not yet run on a GPU, item 107) the 16-bit views
+// TMA can address move by TMA instead: those read are prefetched into the
+// ring as the main loop frees it (planEpilogue), those written are stored
+// box by box.
 static llvm::cl::opt<bool> stagedEpilogue(
     "fmlp-mma-sync-staged-epilogue", llvm::cl::Hidden, llvm::cl::init(false),
     llvm::cl::desc("mma_sync kernels of 8 warps: stage the epilogue's views "
                    "in the ring"));
+
+bool mlir::fmlp::mmaSyncStagesEpilogue() { return stagedEpilogue; }
+
+// For A/B runs on a GPU: the staged epilogue's elements each under their
+// bounds guard (StagedEpilogueSpec::guardStagedElements). Unguarded, the
+// no-grad K1 of a GeGLU block with [in, out] weights spills on sm_100.
+static llvm::cl::opt<bool> guardStagedElements(
+    "fmlp-mma-sync-staged-epilogue-guarded", llvm::cl::Hidden,
+    llvm::cl::init(false),
+    llvm::cl::desc("mma_sync kernels' staged epilogue: each element under "
+                   "its bounds guard"));
 
 namespace {
 
@@ -163,10 +180,10 @@ AccumulatorFragment mmaSyncFragment(int64_t tileN, int64_t warpsAlongN) {
   fragment.colOffset = [tilesN](int64_t r) {
     return 8 * ((r / 4) % tilesN) + r % 2;
   };
-  // A thread's registers all lie in its warp's columns, not spread over the
-  // boxes: staged blocks move by threads (StagingPlan::maps empty), and
-  // the engine stores no box by TMA, which would need that spread.
-  fragment.registersPerBox = 4 * 4 * tilesN;
+  // A thread's registers all lie in its warp's columns, not box by box:
+  // every box of a part is done with its last element (a box stored by
+  // TMA then).
+  fragment.registersPerBox = 0;
   return fragment;
 }
 
@@ -213,6 +230,7 @@ public:
 
     Value kTiles = arith::CeilDivSIOp::create(b, loc, extentK,
                                               kb.i64(spec.tileK));
+    planEpilogue();
     if (spec.tma) {
       m0i32 = arith::TruncIOp::create(b, loc, i32, m0);
       n0i32 = arith::TruncIOp::create(b, loc, i32, n0);
@@ -235,7 +253,8 @@ public:
     }
     for (int64_t s = 0; s + 1 < spec.stages; ++s) {
       if (spec.tma) {
-        loadByTma(kb.i64(s), kTiles);
+        kb.ifThen(kb.both(kb.eq(tid, 0), hasLoad(kb.i64(s), kTiles)),
+                  [&] { loadOrPrefetch(kb.i64(s), kTiles); });
         continue;
       }
       issue(kb.i64(s), kb.i32(s), kTiles);
@@ -256,12 +275,12 @@ public:
         // t - 1 once every thread has released that; no block barrier.
         kb.waitParity(full(slotOf(t)), roundParity(t));
         Value next = kb.add(t, kb.i64(spec.stages - 1));
-        kb.ifThen(kb.both(kb.eq(tid, 0), kb.lessThan(next, kTiles)), [&] {
+        kb.ifThen(kb.both(kb.eq(tid, 0), hasLoad(next, kTiles)), [&] {
           kb.ifThen(kb.lessThan(kb.i64(0), t), [&] {
             kb.waitParity(empty(slotOf(next)),
                           roundParity(kb.add(t, kb.i64(-1))));
           });
-          loadTileByTma(next);
+          loadOrPrefetch(next, kTiles);
         });
       } else {
         NVVM::CpAsyncWaitGroupOp::create(b, loc, spec.stages - 2);
@@ -274,7 +293,7 @@ public:
       // cp.async: the next tile's pieces spread over the first `spread`
       // steps (the first step's MMAs then issue sooner after the barrier).
       int64_t steps = spec.tileK / stepK;
-      int64_t spread = copy ? std::min<int64_t>(copySteps, steps) : 0;
+      int64_t spread = copy ? std::min(copyStepsOf(steps), steps) : 0;
       for (int64_t step = 0; step < steps; ++step) {
         if (step < spread) {
           int64_t pieces = copyPieces();
@@ -302,6 +321,19 @@ public:
     }
     if (!spec.tma)
       NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    if (prefetching()) {
+      // The last virtual tile, kTiles + stages - 1, takes the slot of the
+      // last k-tile once every thread has released it.
+      Value last = kb.add(kTiles, kb.i64(spec.stages - 1));
+      kb.ifThen(kb.eq(tid, 0), [&] {
+        kb.ifThen(kb.lessThan(kb.i64(0), kTiles), [&] {
+          kb.waitParity(empty(slotOf(last)),
+                        roundParity(kb.add(kTiles, kb.i64(-1))));
+        });
+        prefetch(last);
+      });
+    }
+    this->kTiles = kTiles;
     epilogue(loop.getResults());
   }
 
@@ -314,11 +346,39 @@ public:
   }
   void syncAllParts() override { kb.barrier(); }
   void syncPart(const EpiloguePart &, Value) override { kb.barrier(); }
-  void waitPrefetched(Value) override {
-    llvm_unreachable("the mma.sync epilogue prefetches nothing");
+  /// Part `part`'s prefetched boxes are there: the full mbarrier of each
+  /// slot holding one has completed the phase of its virtual tile
+  /// (prefetch).
+  void waitPrefetched(Value part) override {
+    for (int64_t c = 0; c < 2; ++c)
+      kb.ifThen(kb.eq(part, c), [&] {
+        for (auto [stage, boxes] : llvm::enumerate(prefetchedByStage)) {
+          if (llvm::none_of(boxes, [&](const PrefetchedBox &box) {
+                return box.part == c;
+              }))
+            continue;
+          Value tile = virtualTile(int64_t(stage), kTiles);
+          kb.waitParity(full(slotOf(tile)), roundParity(tile));
+        }
+      });
   }
 
 private:
+  /// Over how many of a k-tile's `steps` k-steps its cp.async pieces are
+  /// spread: --fmlp-mma-sync-copy-steps (1: all before the first), or, for
+  /// tf32x3 with an operand of three parts (the LoRA input gradient's
+  /// [dG dU dZ] and [Wg; Wu; A]), every step: each piece's address picks
+  /// among the parts, and all of them at once beside the fragments' hi and
+  /// lo parts took sm_100's 255 registers and spilled 4 B (ptxas 13.0,
+  /// test/Tools/ptxas-resources.mlir).
+  int64_t copyStepsOf(int64_t steps) const {
+    if (copySteps.getNumOccurrences() || !spec.tf32x3)
+      return copySteps;
+    bool threeParts = llvm::any_of(operands, [](const StagedOperand &op) {
+      return op.view.further.size() > 1;
+    });
+    return threeParts ? steps : int64_t(copySteps);
+  }
   /// Warps along n (two rows of them, kWarpRows each).
   int64_t warpsAlongN() const { return spec.threads() / 64; }
   /// A warp's m16n8 tiles along n, per accumulator.
@@ -361,14 +421,6 @@ private:
     Value round = arith::DivUIOp::create(b, loc, tile, kb.i64(spec.stages));
     return arith::TruncIOp::create(
         b, loc, i32, arith::AndIOp::create(b, loc, round, kb.i64(1)));
-  }
-  /// By thread 0, if tile `tile` (i64) is below `kTiles`: every operand's
-  /// tile by TMA into its slot, counted on the slot's mbarrier. A box
-  /// reaching past an extent is zero-filled there, and its bytes count all
-  /// the same.
-  void loadByTma(Value tile, Value kTiles) {
-    kb.ifThen(kb.both(kb.eq(tid, 0), kb.lessThan(tile, kTiles)),
-              [&] { loadTileByTma(tile); });
   }
   /// Every operand's tile `tile` (i64) by TMA into its slot, counted there.
   void loadTileByTma(Value tile) {
@@ -711,14 +763,6 @@ private:
   /// Each accumulator's registers in the order of mmaSyncFragment, handed
   /// to the epilogue engine as one part per 64 rows.
   void epilogue(ValueRange acc) {
-    StagedEpilogueSpec epilogueSpec;
-    epilogueSpec.m = spec.m;
-    epilogueSpec.n = spec.n;
-    epilogueSpec.tileN = spec.tileN;
-    epilogueSpec.element = spec.element;
-    epilogueSpec.epilogue = spec.epilogue;
-    epilogueSpec.fragment = mmaSyncFragment(spec.tileN, warpsAlongN());
-    epilogueSpec.partThreads = 32 * warpsAlongN();
     int64_t registers = epilogueSpec.registers();
     assert(registers == 16 * tilesN() && "the fragment's registers");
     auto all = LLVM::LLVMStructType::getLiteral(
@@ -737,18 +781,107 @@ private:
     part.accumulators = perAccumulator;
     part.begin = 0;
     part.end = registers;
-    EpilogueViews views =
-        EpilogueViews::discover(kb, spec.epilogue, spec.b.size());
-    // Staged, each part's blocks take the ring's bytes from 0 on, once
-    // every warp is past its last k-tile (syncAllParts): no copy is in
-    // flight then (TMA loads none past the last tile; cp.async's are
-    // waited for above).
-    std::optional<StagingPlan> plan;
-    if (stagedEpilogue)
-      plan = StagingPlan::of(epilogueSpec, views, /*slotsBase=*/0,
-                             spec.stages * stageBytes());
-    buildStagedEpilogue(kb, epilogueSpec, *this, views, plan,
+    buildStagedEpilogue(kb, epilogueSpec, *this, epilogueViews, plan,
                         kb.udiv(tid, epilogueSpec.partThreads), part, m0, n0);
+  }
+
+  /// The epilogue's spec, the views it reads and writes at its element and,
+  /// staged (--fmlp-mma-sync-staged-epilogue), where it stages them: each
+  /// part's blocks take the ring's bytes from 0 on. A block read through
+  /// a tensor map (TmaStaging::outputMaps) is prefetched into its slot by
+  /// TMA as the main loop frees the ring stage it lies in (prefetch);
+  /// every other block's bytes are touched once every warp is past its
+  /// last k-tile (syncAllParts): no copy is in flight then (TMA loads none
+  /// past the last tile; cp.async's are waited for above).
+  void planEpilogue() {
+    epilogueSpec.m = spec.m;
+    epilogueSpec.n = spec.n;
+    epilogueSpec.tileN = spec.tileN;
+    epilogueSpec.element = spec.element;
+    epilogueSpec.epilogue = spec.epilogue;
+    epilogueSpec.fragment = mmaSyncFragment(spec.tileN, warpsAlongN());
+    epilogueSpec.partThreads = 32 * warpsAlongN();
+    epilogueSpec.guardStagedElements = guardStagedElements;
+    if (spec.tma)
+      epilogueSpec.outputMaps = spec.tma->outputMaps;
+    epilogueViews = EpilogueViews::discover(kb, spec.epilogue, spec.b.size());
+    if (stagedEpilogue)
+      plan = StagingPlan::of(epilogueSpec, epilogueViews, /*slotsBase=*/0,
+                             spec.stages * stageBytes());
+    if (!plan || plan->prefetched.empty())
+      return;
+    prefetchedByStage.resize(spec.stages);
+    for (auto [j, map] : plan->prefetched)
+      for (int64_t c = 0; c < 2; ++c)
+        for (int64_t box = 0; box < spec.tileN / epilogueSpec.boxColumns();
+             ++box) {
+          int64_t offset = plan->boxOffset(j, c, box);
+          int64_t stage = offset / stageBytes();
+          // A stage (128 + columns rows of 128 bytes) holds whole boxes
+          // (64 rows of 128 bytes).
+          assert(offset % stageBytes() + StagingPlan::kBoxBytes <=
+                     stageBytes() &&
+                 "a prefetched box within one ring stage");
+          prefetchedByStage[stage].push_back(
+              {map, offset, box * epilogueSpec.boxColumns(), c});
+        }
+  }
+
+  /// Staging by TMA with blocks to prefetch: after the k-tiles [0,
+  /// kTiles), the ring's loads go on with virtual tiles [kTiles, kTiles +
+  /// stages), each the prefetched boxes that lie in its slot's stage,
+  /// issued by thread 0 where the next k-tile would be once the slot is
+  /// released (the last, in the last k-tile's slot, after the main loop)
+  /// and counted on the slot's full mbarrier as a k-tile is.
+  bool prefetching() const { return !prefetchedByStage.empty(); }
+  /// Whether thread 0 loads something as tile `tile` (i64): a k-tile, or
+  /// a virtual one.
+  Value hasLoad(Value tile, Value kTiles) {
+    Value end = prefetching() ? kb.add(kTiles, kb.i64(spec.stages)) : kTiles;
+    return kb.lessThan(tile, end);
+  }
+  /// By thread 0: k-tile `tile` (i64) if below `kTiles`, else its virtual
+  /// tile's boxes.
+  void loadOrPrefetch(Value tile, Value kTiles) {
+    if (!prefetching())
+      return loadTileByTma(tile);
+    auto ifOp = scf::IfOp::create(b, loc, kb.lessThan(tile, kTiles),
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    loadTileByTma(tile);
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    prefetch(tile);
+  }
+  /// The prefetched boxes of virtual tile `tile` (i64) into its slot, if
+  /// its stage holds any.
+  void prefetch(Value tile) {
+    Value slot = slotOf(tile);
+    for (auto [stage, boxes] : llvm::enumerate(prefetchedByStage)) {
+      if (boxes.empty())
+        continue;
+      kb.ifThen(kb.eq(slot, int64_t(stage)), [&, &boxes = boxes] {
+        Value barrier = full(slot);
+        kb.expectBytes(barrier,
+                       kb.i32(int64_t(boxes.size()) * StagingPlan::kBoxBytes));
+        for (const PrefetchedBox &box : boxes)
+          kb.tmaLoad(box.map, sharedAt(kb.i32(box.offset)),
+                     kb.add(n0i32, kb.i32(box.column)),
+                     kb.add(m0i32, kb.i32(box.part * kEpiloguePartRows)),
+                     barrier, spec.tma->ctaOnly);
+      });
+    }
+  }
+  /// The virtual tile whose slot is stage `stage` (i64): kTiles + ((stage -
+  /// kTiles) mod stages).
+  Value virtualTile(int64_t stage, Value kTiles) {
+    Value stages = kb.i64(spec.stages);
+    Value past = arith::RemUIOp::create(b, loc, kTiles, stages);
+    Value ahead = arith::RemUIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, kb.i64(stage + spec.stages), past),
+        stages);
+    return kb.add(kTiles, ahead);
   }
 
   KernelBuilder &kb;
@@ -764,6 +897,20 @@ private:
   // every box) and the bytes a stage's loads bring.
   Value m0i32, n0i32, aBoxes, tmaBytes;
   SmallVector<StagedOperand> operands; // A, then each B_j
+  Value kTiles;                        // i64, for the epilogue (waitPrefetched)
+  // The epilogue (planEpilogue).
+  StagedEpilogueSpec epilogueSpec;
+  EpilogueViews epilogueViews;
+  std::optional<StagingPlan> plan;
+  /// A box of a part's block of a view read through a tensor map: `map`'s
+  /// box at (the tile's column + column, its first row + 64 part) into
+  /// byte `offset` of the ring.
+  struct PrefetchedBox {
+    unsigned map;
+    int64_t offset, column, part;
+  };
+  /// The prefetched boxes in each ring stage (empty: none prefetched).
+  SmallVector<SmallVector<PrefetchedBox>> prefetchedByStage;
 };
 
 } // namespace
@@ -828,6 +975,7 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
   int64_t columns = spec.columns();
   assert((spec.b.size() == 1 || spec.b.size() == 2) &&
          (columns == kMmaSyncTileColumns ||
+          (columns == kMmaSyncGridTileColumns && spec.b.size() == 1) ||
           columns == kMmaSyncNarrowTileColumns) &&
          spec.stages >= 2 && (!spec.tf32x3 || spec.element.isF32()) &&
          "an mma.sync configuration");

@@ -147,7 +147,8 @@ public:
       // memory): their values live through the batch, and interleaved
       // chains on top of them overflow the registers beside the
       // accumulators (ptxas spills).
-      bool unguarded = staging && !views.loadsElsewhere;
+      bool unguarded =
+          staging && !views.loadsElsewhere && !spec.guardStagedElements;
       for (int64_t r = begin; r < end; r += step) {
         if (unguarded)
           buildElements(r);
@@ -159,11 +160,16 @@ public:
       // stored as soon as its batches are done, under the next box's
       // elements.
       int64_t perBox = spec.fragment.registersPerBox;
-      if (staging && end % perBox == 0)
-        storeBox(end / perBox - 1);
+      if (staging && perBox && end % perBox == 0)
+        storeBoxes(end / perBox - 1, end / perBox);
     }
-    if (staging)
+    if (staging) {
+      // A fragment whose registers are not box by box (registersPerBox 0)
+      // finishes every box with its last element.
+      if (!spec.fragment.registersPerBox)
+        storeBoxes(0, spec.tileN / spec.boxColumns());
       copyOut();
+    }
     kb.epilogueAccess = nullptr;
   }
 
@@ -321,13 +327,14 @@ private:
       consumerBarrier();
   }
 
-  /// Box `box` of this consumer's blocks of the views written that have a
-  /// tensor map: bulk stores from its first thread, once every thread's
-  /// writes (generic proxy) are fenced for the TMA's reads (async proxy).
-  void storeBox(int64_t box) {
+  /// Boxes [first, end) of this consumer's blocks of the views written
+  /// that have a tensor map: bulk stores from its first thread, once every
+  /// thread's writes (generic proxy) are fenced for the TMA's reads (async
+  /// proxy).
+  void storeBoxes(int64_t first, int64_t end) {
     SmallVector<std::pair<unsigned, unsigned>> mapped =
         mappedSlots(views.written);
-    if (mapped.empty())
+    if (mapped.empty() || first >= end)
       return;
     NVVM::FenceProxyOp::create(
         kb.b, kb.loc, NVVM::ProxyKind::async_shared,
@@ -335,11 +342,12 @@ private:
                                    NVVM::SharedSpace::shared_cta));
     consumerBarrier();
     kb.ifThen(eq(thread, 0), [&] {
-      for (auto [j, map] : mapped)
-        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-            kb.b, kb.loc, kb.tensorMap(map), at(boxAt(j, box)),
-            ValueRange{boxColumn(box), blockRow()}, /*l2CacheHint=*/Value(),
-            NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+      for (int64_t box = first; box < end; ++box)
+        for (auto [j, map] : mapped)
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+              kb.b, kb.loc, kb.tensorMap(map), at(boxAt(j, box)),
+              ValueRange{boxColumn(box), blockRow()}, /*l2CacheHint=*/Value(),
+              NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(kb.b, kb.loc);
     });
   }

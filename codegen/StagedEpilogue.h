@@ -86,7 +86,8 @@ struct EpilogueViews {
 /// thread holds row threadRow + rowOffset(r), column threadCol +
 /// colOffset(r). Registers r and r + 1 (r even) hold columns n and n + 1
 /// of one row; registers [b registersPerBox, (b + 1) registersPerBox) hold
-/// the columns of box b.
+/// the columns of box b, or (registersPerBox 0) a thread's registers are
+/// not ordered by box (the mma.sync fragment: its columns are its warp's).
 struct AccumulatorFragment {
   /// The thread's origin in the block (i32), from its thread index `tid`
   /// and its index in the part `thread`.
@@ -108,6 +109,11 @@ struct StagedEpilogueSpec {
   /// Tensor maps (boxes of 64 rows x 128 bytes) of views the epilogue may
   /// stage: their blocks move by TMA.
   SmallVector<std::pair<MatrixView, unsigned>> outputMaps;
+  /// Staged, each element still runs under its bounds guard: a basic block
+  /// per element, whose chains ptxas cannot interleave with the next ones'.
+  /// Unguarded (the default), a part's elements are one basic block: faster
+  /// where the registers beside the accumulators allow it.
+  bool guardStagedElements = false;
 
   int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
   /// Columns of a staged box, of a 16-byte piece.

@@ -194,6 +194,17 @@ static llvm::cl::opt<int, false, CheckedIntParser<BlocksPerMultiprocessor>>
         llvm::cl::desc("mma_sync kernels: resident blocks a multiprocessor, "
                        "1 or 2 (2: 4 warps on 128 columns)"));
 
+// For A/B runs on a GPU (not yet run on one): the mma_sync kernels of one
+// block a multiprocessor take 192-column tiles (8 warps of 64 x 48) over
+// a static grid where they cut its busiest multiprocessor's waves
+// (staticGridTileN: the weight gradients at D = 1024, H = 2816 on 132 or
+// 170 multiprocessors, whose 256-column grids of 88 and 176 blocks leave
+// a third of the last wave idle).
+static llvm::cl::opt<bool> mmaSyncGridTiles(
+    "fmlp-mma-sync-grid-tiles", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("mma_sync kernels over a static grid: 192-column tiles "
+                   "where they cut its waves"));
+
 // For A/B runs on a GPU: the mma_sync kernels stage their operands by
 // cp.async on every chip (off), not by TMA where the rule takes it.
 static llvm::cl::opt<bool> mmaSyncTma(
@@ -246,12 +257,32 @@ std::optional<Precision> tensorCoreProducts(const GemmShape &shape) {
   return getProductFormat(*shape.precision, /*tensorCores=*/true);
 }
 
+/// The tile width of one accumulator over a static grid (M and N static:
+/// the weight gradients, whose K is T): `widest`, unless one of `narrower`
+/// (tried in turn) makes the busiest multiprocessor's work, waves x width,
+/// at least 10 % smaller than the width taken so far (D = 1024, H = 2816:
+/// the down weight gradient's 8 x 11 tiles of 128 x 256 are 88 blocks on
+/// 132 multiprocessors, its 8 x 15 of 192 are 120: 25 % less).
+int64_t staticGridTileN(const Target &target, const GemmShape &shape,
+                        int64_t tileM, int64_t widest,
+                        ArrayRef<int64_t> narrower) {
+  if (!shape.rows || !shape.cols || shape.accumulators != 1)
+    return widest;
+  auto cost = [&](int64_t tileN) {
+    int64_t tiles = llvm::divideCeil(shape.rows, tileM) *
+                    llvm::divideCeil(shape.cols, tileN);
+    return llvm::divideCeil(tiles, target.multiprocessors) * tileN;
+  };
+  int64_t best = widest;
+  for (int64_t width : narrower)
+    if (10 * cost(width) <= 9 * cost(best))
+      best = width;
+  return best;
+}
+
 /// The WGMMA tile width per accumulator. Two accumulators fill the widest
-/// WGMMA (256) at 128. One takes 256 (64 where N fits in 64) unless the
-/// grid is static and a narrower tile makes the busiest multiprocessor's
-/// work, waves x width, at least 10 % smaller (D = 1024, H = 2816: K6's
-/// 8 x 11 tiles of 256 are 88 blocks on 132 multiprocessors, its 8 x 15 of
-/// 192 are 120: 25 % less).
+/// WGMMA (256) at 128. One takes 256 (64 where N fits in 64), or 192 or
+/// 128 over a static grid (staticGridTileN).
 int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
   // tf32x3: 128 columns in all, or one output box for an N within it.
   if (tensorCoreProducts(shape) == Precision::tf32x3)
@@ -270,19 +301,8 @@ int64_t wgmmaTileN(const Target &target, const GemmShape &shape) {
   // torch.compile with 256-wide tiles, 0.909x with 64; H200, session 26).
   if (shape.n > 0 && shape.n <= kWgmmaOutputBox)
     return kWgmmaOutputBox;
-  int64_t multiprocessors = target.multiprocessors;
-  int64_t best = kWgmmaMaxColumns;
-  if (!shape.rows || !shape.cols)
-    return best;
-  auto cost = [&](int64_t tileN) {
-    int64_t tiles = llvm::divideCeil(shape.rows, kWgmmaTileM) *
-                    llvm::divideCeil(shape.cols, tileN);
-    return llvm::divideCeil(tiles, multiprocessors) * tileN;
-  };
-  for (int64_t narrower : {192, 128})
-    if (10 * cost(narrower) <= 9 * cost(best))
-      best = narrower;
-  return best;
+  return staticGridTileN(target, shape, kWgmmaTileM, kWgmmaMaxColumns,
+                         {192, 128});
 }
 
 /// Why the 16-bit tensor-core strategies (small_tokens; WGMMA's 16-bit
@@ -497,7 +517,11 @@ std::optional<KernelConfig> mmaSyncConfig(const Target &target,
   bool tf32x3 = tensorCoreProducts(shape) == Precision::tf32x3;
   int64_t blocks = tf32x3 ? 1 : int64_t(mmaSyncBlocksPerMultiprocessor);
   int64_t columns =
-      tf32x3 || blocks > 1 ? kMmaSyncNarrowTileColumns : kMmaSyncTileColumns;
+      tf32x3 || blocks > 1 ? kMmaSyncNarrowTileColumns
+      : mmaSyncGridTiles
+          ? staticGridTileN(target, shape, kMmaSyncTileM, kMmaSyncTileColumns,
+                            {kMmaSyncGridTileColumns})
+          : kMmaSyncTileColumns;
   // Each resident block takes its share of the multiprocessor's shared
   // memory less what the chip reserves a block.
   int64_t sharedLimit = std::min(target.sharedBytesPerBlock,

@@ -382,11 +382,14 @@ void buildGemm(KernelBuilder &kb, const KernelOperands &ops,
     mma.tf32x3 = takesTf32x3(gemm);
     mma.maxRegisters = config.maxRegisters;
     mma.epilogue = std::move(epilogue);
-    if (tma)
+    if (tma) {
       mma.tma = MmaSyncGemmSpec::TmaStaging{
           tma->a, tma->b,
           /*ctaOnly=*/ptxVersionFor(getTarget(kb.func).getInfo()) >=
               kTmaSharedCtaPtxVersion};
+      for (auto [memref, map] : tma->outputMaps)
+        mma.tma->outputMaps.push_back({ops.view(kb, memref), map});
+    }
     return buildMmaSyncGemm(kb, mma);
   }
   GemmSpec spec = OperandViews(kb, ops).spec(gemm);
@@ -1450,16 +1453,22 @@ struct ConvertFMLPToNVVMPass
         return op->emitOpError("has an mma_sync config it cannot take: ")
                << (whyNot.empty() ? "the chip has no mma.sync" : whyNot);
       int64_t columns = config.tileN * static_cast<int64_t>(gemm.b.size());
-      if (columns != kMmaSyncTileColumns &&
-          columns != kMmaSyncNarrowTileColumns)
+      if (gemm.b.size() == 1 ? !llvm::is_contained({kMmaSyncTileColumns,
+                                                    kMmaSyncGridTileColumns,
+                                                    kMmaSyncNarrowTileColumns},
+                                                   columns)
+                             : columns != kMmaSyncTileColumns &&
+                                   columns != kMmaSyncNarrowTileColumns)
         return op->emitOpError("has an mma_sync tile of ")
                << config.tileN << " columns per accumulator; "
-               << (gemm.b.size() == 1 ? "its one accumulator takes "
-                                      : "its two accumulators take ")
-               << kMmaSyncTileColumns / static_cast<int64_t>(gemm.b.size())
-               << " or "
-               << kMmaSyncNarrowTileColumns /
-                      static_cast<int64_t>(gemm.b.size());
+               << (gemm.b.size() == 1
+                       ? "its one accumulator takes " +
+                             std::to_string(kMmaSyncTileColumns) + ", " +
+                             std::to_string(kMmaSyncGridTileColumns) + " or " +
+                             std::to_string(kMmaSyncNarrowTileColumns)
+                       : "its two accumulators take " +
+                             std::to_string(kMmaSyncTileColumns / 2) + " or " +
+                             std::to_string(kMmaSyncNarrowTileColumns / 2));
       int64_t elementBytes = gemm.element.getIntOrFloatBitWidth() / 8;
       if (gemm.element.isF32() &&
           !(gemm.precision &&
@@ -1489,8 +1498,9 @@ struct ConvertFMLPToNVVMPass
       kernelName += "_mma_sync";
       if (config.stagesByTma) {
         std::string whyNot;
-        FailureOr<TmaPlan> planned =
-            planTma(op, gemm, config.tileN, whyNot, OutputMaps::none);
+        FailureOr<TmaPlan> planned = planTma(
+            op, gemm, config.tileN, whyNot,
+            mmaSyncStagesEpilogue() ? OutputMaps::planned : OutputMaps::none);
         if (failed(planned))
           return op->emitOpError("has an mma_sync config staged by TMA, but ")
                  << whyNot;

@@ -103,7 +103,7 @@ func.func @mma_sync_f32_k_tile(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %
 // -----
 
 func.func @mma_sync_tile_for_two(%a: memref<?x128xbf16>, %wd: memref<64x128xbf16>, %y: memref<?x64xbf16>) {
-  // expected-error@+1 {{has an mma_sync tile of 64 columns per accumulator; its one accumulator takes 256 or 128}}
+  // expected-error@+1 {{has an mma_sync tile of 64 columns per accumulator; its one accumulator takes 256, 192 or 128}}
   fmlp.down ins(%a, %wd : memref<?x128xbf16>, memref<64x128xbf16>) outs(%y : memref<?x64xbf16>) {
     fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 64, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "asked">}
   return

@@ -10,6 +10,9 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32x3-wgmma=false | FileCheck %s --check-prefix=X3MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=simt --split-input-file | FileCheck %s --check-prefix=SIMT
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --fmlp-mma-sync-grid-tiles --split-input-file | FileCheck %s --check-prefix=GRID
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --fmlp-mma-sync-grid-tiles --split-input-file | FileCheck %s --check-prefix=GRID80
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --fmlp-mma-sync-grid-tiles --split-input-file | FileCheck %s --check-prefix=GRID120
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-small-tokens-max=32 | FileCheck %s --check-prefix=SMALL32
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32-wgmma=false | FileCheck %s --check-prefix=TF32MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32-wgmma-mn-major=false | FileCheck %s --check-prefix=TF32UNTRANSPOSED
@@ -196,6 +199,22 @@ func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tenso
 // CHECK-NOT: split_k
 // CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]{{.*}}split_k = 8, {{.*}}max_tokens = 128>, {{.*}}split_k = 4, {{.*}}max_tokens = 256>, {{.*}}tile = [128, 128, 64], {{.*}}split_k = 4, {{.*}}max_tokens = 512>, {{.*}}split_k = 2, {{.*}}max_tokens = 1024>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}max_tokens = 2048>]}
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
+// With --fmlp-mma-sync-grid-tiles (an A/B knob) the mma_sync kernels of 8
+// warps take the same rule between 256 and 192 columns (warps of 64 x 48)
+// on each chip's multiprocessors: 192 on sm_90a's 132 and sm_120a's 170;
+// on sm_80's 108, 88 blocks of 256 are one wave, 176 two. A stage of 192
+// columns is 40 KiB: 4 on sm_80, 2 on sm_120a.
+// GRID-LABEL: func.func @llama_1k.backward
+// GRID: fmlp.down_grad {{.*}}strategy = mma_sync, tile = [128, 256, 64]
+// GRID: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163904,
+// GRID: fmlp.input_grad {{.*}}strategy = mma_sync, tile = [128, 256, 64]
+// GRID: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163904,
+// GRID120-LABEL: func.func @llama_1k.backward
+// GRID120: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 2, cluster = [1, 1], shared_bytes = 81952,
+// GRID120: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 2,
+// GRID80-LABEL: func.func @llama_1k.backward
+// GRID80: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 256, 64], stages = 3,
+// GRID80: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 256, 64], stages = 3,
 func.func @llama_1k(%x: tensor<?x1024xbf16>, %wg: tensor<2816x1024xbf16>, %wu: tensor<2816x1024xbf16>,
                     %wd: tensor<1024x2816xbf16>) -> tensor<?x1024xbf16> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd

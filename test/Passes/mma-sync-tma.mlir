@@ -1,7 +1,7 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm | FileCheck %s
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefixes=CHECK,UNSTAGED
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
-// RUN:   -fmlp-mma-sync-staged-epilogue | FileCheck %s --check-prefixes=CHECK,STAGED
+// RUN:   -fmlp-mma-sync-staged-epilogue | FileCheck %s --check-prefix=STAGED
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
 // RUN:   -fmlp-mma-sync-tma=false | FileCheck %s --check-prefix=CP-ASYNC
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=CP-ASYNC
@@ -61,20 +61,46 @@
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK: nvvm.mbarrier.arrive %
 // The staged epilogue (--fmlp-mma-sync-staged-epilogue, off by default):
-// once every warp is past the main loop, each part's blocks of G and U
-// come into the ring in 16-byte pieces (4 groups of 4 pieces a thread, 2
-// views); its elements read and write them there; dG and dU go out alike.
+// K3's G and U (which dG and dU overwrite) have tensor maps of 64-row
+// boxes. Each part's blocks of them are prefetched by TMA into the ring as
+// the main loop frees it: after the k-tiles (here one: K = D = 64), thread
+// 0 loads virtual tiles, each the boxes that lie in its slot's stage (6,
+// 6 and 4 boxes of 8 KiB in stages 0, 1 and 2; none in 3), counted on the
+// slot's full mbarrier; in the prologue and the loop where a k-tile would
+// be, the last after the loop once the last k-tile's slot is released.
+// Each part waits for its stages' phases (part 0's blocks lie in 2, part
+// 1's in 3), reads and writes its elements there, and its first thread
+// stores the 4 boxes of each view by TMA once the part's writes are fenced
+// for the async proxy. No 16-byte piece moves by threads.
+// STAGED: gpu.launch_func @fmlp_kernels::@mlp_backward_k0_down_grad_mma_sync {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64, 64, 64>, fmlp.tensor_map_box_rows = array<i64: 32, 64, 64, 64>
+// STAGED-LABEL: llvm.func @mlp_backward_k0_down_grad_mma_sync(
+// STAGED: nvvm.mbarrier.arrive.expect_tx
+// STAGED: } else {
+// STAGED: nvvm.mbarrier.arrive.expect_tx {{.*}}, %c49152_i32
+// STAGED-COUNT-6: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %arg2,
+// STAGED: nvvm.mbarrier.arrive.expect_tx {{.*}}, %c49152_i32
+// STAGED-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %arg2,
+// STAGED-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %arg3,
+// STAGED: nvvm.mbarrier.arrive.expect_tx {{.*}}, %c32768_i32
+// STAGED-COUNT-4: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %arg3,
+// STAGED: scf.for
+// STAGED: nvvm.mbarrier.try_wait.parity
+// STAGED: } else {
+// STAGED: nvvm.mbarrier.arrive.expect_tx {{.*}}, %c49152_i32
+// STAGED: nvvm.mbarrier.arrive %
+// STAGED: nvvm.mbarrier.try_wait.parity
+// STAGED-COUNT-5: nvvm.mbarrier.try_wait.parity
+// STAGED-NOT: nvvm.barrier0
+// STAGED: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xbf16>
+// STAGED: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// STAGED-NEXT: nvvm.barrier0
+// STAGED-COUNT-8: nvvm.cp.async.bulk.tensor.global.shared.cta
+// STAGED-NEXT: nvvm.cp.async.bulk.commit.group
+// STAGED: nvvm.cp.async.bulk.wait_group 0 {read}
+// STAGED-NOT: vector<4xi32>, !llvm.ptr<1>
+// STAGED-LABEL: llvm.func @mlp_backward_k1_down_weight_grad_mma_sync(
 // Unstaged, each element's column pair is read and written in global
 // memory.
-// STAGED: nvvm.barrier0
-// STAGED: scf.for
-// STAGED-COUNT-8: llvm.load {{.*}} : !llvm.ptr<1> -> vector<4xi32>
-// STAGED-COUNT-8: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
-// STAGED: nvvm.barrier0
-// STAGED: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xbf16>
-// STAGED: nvvm.barrier0
-// STAGED: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
-// STAGED-NEXT: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<1>
 // UNSTAGED-NOT: !llvm.ptr<3> -> vector<2xbf16>
 // UNSTAGED: llvm.load {{.*}} : !llvm.ptr<1> -> bf16
 // UNSTAGED-NOT: !llvm.ptr<3> -> vector<2xbf16>

@@ -206,8 +206,9 @@ TEST(TileSelection, EveryConfigurationFitsItsChip) {
                             ? 128
                             : 64);
               EXPECT_EQ(c.stagesByTma, byTma && c.tileK * bytes == 128);
-              if (llvm::StringRef(chip.chip).starts_with("sm_120") && byTma)
+              if (llvm::StringRef(chip.chip).starts_with("sm_120") && byTma) {
                 EXPECT_EQ(c.stages, 2);
+              }
               EXPECT_EQ(c.sharedBytes,
                         mmaSyncSharedBytes(c.tileK, c.stages, bytes, columns,
                                            c.stagesByTma));
@@ -596,6 +597,55 @@ TEST(TileSelection, StaticGridsChooseTheWidthByWaves) {
   EXPECT_EQ(tileN(1, 0, 2816), 256);
   EXPECT_EQ(tileN(2, 0, 2816), 128);
   EXPECT_EQ(h200.multiprocessors, 132);
+}
+
+// With --fmlp-mma-sync-grid-tiles the mma_sync kernels of one block a
+// multiprocessor take the same rule between 256 and 192 columns (8 warps
+// of 64 x 48), on each chip's own multiprocessors; the weight gradients of
+// (1024, 2816) and (4096, 11008) as rows x cols. Without it, 256.
+TEST(TileSelection, MmaSyncStaticGridsChooseTheWidthByWaves) {
+  MLIRContext context;
+  Builder b(&context);
+  llvm::cl::Option *gridTiles =
+      llvm::cl::getRegisteredOptions()["fmlp-mma-sync-grid-tiles"];
+  ASSERT_NE(gridTiles, nullptr);
+  auto tileN = [&](const char *chip, unsigned accumulators, int64_t rows,
+                   int64_t cols) {
+    GemmShape shape{b.getBF16Type(), accumulators, true, "", rows, cols};
+    shape.mmaSyncReady = true;
+    KernelConfig c =
+        selectGemmConfig(target(chip), shape, StrategyChoice::mmaSync);
+    EXPECT_EQ(c.strategy, KernelStrategy::mma_sync) << chip;
+    EXPECT_EQ(c.sharedBytes,
+              mmaSyncSharedBytes(c.tileK, c.stages, 2, c.tileN * accumulators,
+                                 c.stagesByTma));
+    EXPECT_LE(c.sharedBytes, target(chip).sharedBytesPerBlock);
+    return c.tileN;
+  };
+  EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 256);
+  ASSERT_FALSE(gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "true"));
+  // The H200's 132: as WGMMA's (88 blocks of 256 against 120 of 192; 176
+  // against 264, two waves either way).
+  EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 192);
+  EXPECT_EQ(tileN("sm_90a", 1, 2 * 2816, 1024), 192);
+  EXPECT_EQ(tileN("sm_90a", 1, 4096, 11008), 256);
+  EXPECT_EQ(tileN("sm_90a", 1, 2 * 11008, 4096), 256);
+  // An A100's 108: 88 blocks of 256 are one wave, 120 of 192 two; 176
+  // of 256 two waves (512), 264 of 192 three (576).
+  EXPECT_EQ(tileN("sm_80", 1, 1024, 2816), 256);
+  EXPECT_EQ(tileN("sm_80", 1, 2 * 2816, 1024), 256);
+  // An RTX 5090's 170: 120 blocks of 192 are one wave; 264 two (384
+  // against 176 of 256 in two: 512).
+  EXPECT_EQ(tileN("sm_120", 1, 1024, 2816), 192);
+  EXPECT_EQ(tileN("sm_120", 1, 2 * 2816, 1024), 192);
+  // 8 warps of 48 columns need 192 columns in all: two accumulators and
+  // T-dependent grids keep 256.
+  EXPECT_EQ(tileN("sm_90a", 2, 1024, 2816), 128);
+  EXPECT_EQ(tileN("sm_90a", 1, 0, 2816), 256);
+  EXPECT_EQ(mmaSyncThreads(kMmaSyncGridTileColumns, /*tf32x3=*/false), 256);
+  ASSERT_FALSE(
+      gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "false"));
+  EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 256);
 }
 
 // The WGMMA time model (TileSelection.h) against what it was fitted to: a
