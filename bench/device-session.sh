@@ -11,7 +11,12 @@
 # bundle is an error, not a compile: the machine has no fmlp-compile),
 # the runtime library, FMLP_CACHE_DIR (and FMLP_B_CACHE_DIR for
 # bench_sweep's fmlp_b). Sets R (the output directory: $OUT, or /tmp) and
-# s (the start, for elapsed seconds); returns 1 if the build fails.
+# s (the start, for elapsed seconds); returns 1 if the build fails. Defines
+# two helpers for the block tests:
+#   block LOG BUNDLE DTYPE D H T... [OPTIONS]   fmlp-gpu-block-test (120 s
+#       at most), its output and exit status appended to $R/LOG
+#   summary LOG   one line: passes, controls that failed as they must,
+#       failures; then the first failing lines
 R=${OUT:-/tmp}; s=$(date +%s)
 cmake -S test/GPU -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DFMLP_JSON_INCLUDE_DIR="$PWD/.device/include" > "$R/build.log" 2>&1 &&
@@ -19,3 +24,14 @@ cmake -S test/GPU -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
 export PYTHONPATH=$PWD/python:$PWD/bench:$PWD/python/tests PYTHONUNBUFFERED=1 FMLP_STRICT=1 \
   FMLP_RUNTIME_LIB=$PWD/build-gpu/lib/libfmlp_runtime.so FMLP_CACHE_DIR=$PWD/${1:?usage: source bench/device-session.sh CACHE_DIR [B_CACHE_DIR]}
 if [[ -n ${2:-} ]]; then export FMLP_B_CACHE_DIR=$PWD/$2; fi
+block() {
+  local log=$1; shift
+  timeout 120 build-gpu/fmlp-gpu-block-test "$@" >> "$R/$log" 2>&1
+  echo "$* rc=$? $(( $(date +%s) - s )) s" >> "$R/$log"
+}
+summary() {
+  echo "$1 $(( $(date +%s) - s )) s: $(grep -c ' pass$' "$R/$1") pass," \
+    "$(grep -c 'failed as it must' "$R/$1") controls failed as they must," \
+    "$(grep -cE 'FAIL|CONTROL PASSED|DID NOT' "$R/$1") failures"
+  grep -E "FAIL|CONTROL PASSED|DID NOT| rc=[1-9]" "$R/$1" | head -10
+}
