@@ -325,7 +325,7 @@ public:
       // The last virtual tile, kTiles + stages - 1, takes the slot of the
       // last k-tile once every thread has released it.
       Value last = kb.add(kTiles, kb.i64(spec.stages - 1));
-      kb.ifThen(kb.eq(tid, 0), [&] {
+      kb.ifThen(kb.both(kb.eq(tid, 0), holdsBoxes(last)), [&] {
         kb.ifThen(kb.lessThan(kb.i64(0), kTiles), [&] {
           kb.waitParity(empty(slotOf(last)),
                         roundParity(kb.add(kTiles, kb.i64(-1))));
@@ -339,7 +339,8 @@ public:
 
   // EpilogueHost: every thread runs the epilogue, both parts the same
   // barriers in the same order, so a block-wide one serves for all. Staged
-  // blocks move by the parts' threads (no tensor map), none prefetched.
+  // blocks with a tensor map move by TMA (read ones prefetched by thread 0:
+  // planEpilogue), the others by the parts' threads.
   Value sharedAt(Value byteOffset) override {
     return LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), shared,
                                ValueRange{byteOffset});
@@ -791,8 +792,9 @@ private:
   /// a tensor map (TmaStaging::outputMaps) is prefetched into its slot by
   /// TMA as the main loop frees the ring stage it lies in (prefetch);
   /// every other block's bytes are touched once every warp is past its
-  /// last k-tile (syncAllParts): no copy is in flight then (TMA loads none
-  /// past the last tile; cp.async's are waited for above).
+  /// last k-tile (syncAllParts): no k-tile's copy is in flight then (TMA
+  /// loads none past the last k-tile but the prefetched boxes, which lie
+  /// elsewhere; cp.async's are waited for above).
   void planEpilogue() {
     epilogueSpec.m = spec.m;
     epilogueSpec.n = spec.n;
@@ -835,10 +837,24 @@ private:
   /// and counted on the slot's full mbarrier as a k-tile is.
   bool prefetching() const { return !prefetchedByStage.empty(); }
   /// Whether thread 0 loads something as tile `tile` (i64): a k-tile, or
-  /// a virtual one.
+  /// a virtual one whose stage holds boxes.
   Value hasLoad(Value tile, Value kTiles) {
-    Value end = prefetching() ? kb.add(kTiles, kb.i64(spec.stages)) : kTiles;
-    return kb.lessThan(tile, end);
+    Value real = kb.lessThan(tile, kTiles);
+    if (!prefetching())
+      return real;
+    Value virtualOne =
+        kb.both(kb.lessThan(tile, kb.add(kTiles, kb.i64(spec.stages))),
+                holdsBoxes(tile));
+    return arith::OrIOp::create(b, loc, real, virtualOne);
+  }
+  /// Whether the stage of tile `tile`'s (i64) slot holds prefetched boxes.
+  Value holdsBoxes(Value tile) {
+    Value slot = slotOf(tile);
+    Value any = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+    for (auto [stage, boxes] : llvm::enumerate(prefetchedByStage))
+      if (!boxes.empty())
+        any = arith::OrIOp::create(b, loc, any, kb.eq(slot, int64_t(stage)));
+    return any;
   }
   /// By thread 0: k-tile `tile` (i64) if below `kTiles`, else its virtual
   /// tile's boxes.

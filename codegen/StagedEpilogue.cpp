@@ -87,13 +87,14 @@ private:
 /// bytes, 128-byte swizzled (16-byte piece p of row r at piece
 /// p xor (r mod 8)): a warp's pair accesses (8 rows x 4 lanes) hit 32
 /// distinct banks. A view with a tensor map (spec.outputMaps) moves by TMA,
-/// issued by one thread: in, by the main loop's producer
-/// (StagingPlan::prefetched, EpilogueHost::waitPrefetched); out, box by box as the elements
-/// finish it (under the next box's elements), as bulk stores the consumer's
-/// first thread waits to have read at the end (the global writes drain while
-/// the next block runs). Any other moves in coalesced 16-byte pieces by all its
-/// threads. The slots are free once every part is past the main loop
-/// (EpilogueHost::syncAllParts).
+/// issued by one thread: in, by the main loop's producer as the ring frees
+/// (StagingPlan::prefetched, EpilogueHost::waitPrefetched); out, box by box
+/// as the elements finish it (under the next box's elements; all boxes
+/// after the last element where the fragment is not box-ordered), as bulk
+/// stores the consumer's first thread waits to have read at the end (the
+/// global writes drain while the next block runs). Any other moves in coalesced
+/// 16-byte pieces by all its threads. The slots are free once every part is
+/// past the main loop (EpilogueHost::syncAllParts).
 class Epilogue : public EpilogueAccess {
 public:
   Epilogue(KernelBuilder &kb, const StagedEpilogueSpec &spec,
@@ -319,8 +320,10 @@ private:
   /// tensor map loaded by the producer, the others copied by its threads.
   void copyIn() {
     copy(/*in=*/true);
-    // One tile per block: the barrier's first phase. Each thread that
-    // waits sees the bytes; the threads' copies need a barrier.
+    // The host knows the phase its loads complete (WGMMA: one tile per
+    // block, the epilogue barrier's first; mma.sync: the ring's full
+    // barriers after the k-tiles). Each thread that waits sees the bytes;
+    // the threads' copies need a barrier.
     if (!staging->prefetched.empty())
       host.waitPrefetched(consumer);
     if (!movedByThreads(views.read).empty())

@@ -199,7 +199,7 @@ static llvm::cl::opt<int, false, CheckedIntParser<BlocksPerMultiprocessor>>
 // a static grid where they cut its busiest multiprocessor's waves
 // (staticGridTileN: the weight gradients at D = 1024, H = 2816 on 132 or
 // 170 multiprocessors, whose 256-column grids of 88 and 176 blocks leave
-// a third of the last wave idle).
+// part of their last wave idle).
 static llvm::cl::opt<bool> mmaSyncGridTiles(
     "fmlp-mma-sync-grid-tiles", llvm::cl::Hidden, llvm::cl::init(false),
     llvm::cl::desc("mma_sync kernels over a static grid: 192-column tiles "

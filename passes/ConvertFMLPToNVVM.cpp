@@ -1469,6 +1469,12 @@ struct ConvertFMLPToNVVMPass
                        : "its two accumulators take " +
                              std::to_string(kMmaSyncTileColumns / 2) + " or " +
                              std::to_string(kMmaSyncNarrowTileColumns / 2));
+      // tf32x3 keeps its step sums beside 64 accumulators a thread: 8
+      // warps of 32 columns (MmaSyncGemm.cpp's multiplyTf32 halves).
+      if (takesTf32x3(gemm) && columns != kMmaSyncNarrowTileColumns)
+        return op->emitOpError("has a tf32x3 mma_sync tile of ")
+               << columns << " columns; tf32x3 takes "
+               << kMmaSyncNarrowTileColumns;
       int64_t elementBytes = gemm.element.getIntOrFloatBitWidth() / 8;
       if (gemm.element.isF32() &&
           !(gemm.precision &&

@@ -159,15 +159,18 @@ KernelConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             "(max_tokens = tile M)";
     break;
   case KernelStrategy::mma_sync:
-    // 8 warps on 128 rows x 256 or 128 columns (tile N per accumulator:
-    // 256, 128 or 64: the lowering checks it against the accumulators),
-    // k-tiles of 64- or 128-byte rows through a cp.async ring (16 or 32
-    // fp32 elements, 32 or 64 16-bit ones: the lowering checks which).
-    if (tile[0] != 128 || (tile[1] != 256 && tile[1] != 128 && tile[1] != 64) ||
+    // 8 warps on 128 rows x 256, 192 or 128 columns (tile N per
+    // accumulator: 256, 192, 128 or 64: the lowering checks it against the
+    // accumulators), k-tiles of 64- or 128-byte rows through a cp.async or
+    // TMA ring (16 or 32 fp32 elements, 32 or 64 16-bit ones: the lowering
+    // checks which).
+    if (tile[0] != 128 ||
+        !llvm::is_contained(
+            {int64_t(256), int64_t(192), int64_t(128), int64_t(64)}, tile[1]) ||
         (tile[2] != 16 && tile[2] != 32 && tile[2] != 64))
-      return emitError() << "an mma_sync tile is 128 x N x K with N 256, 128 "
-                            "or 64 (256 or 128 columns over the accumulators), "
-                            "K 16, 32 or 64";
+      return emitError() << "an mma_sync tile is 128 x N x K with N 256, 192, "
+                            "128 or 64 (256, 192 or 128 columns over the "
+                            "accumulators), K 16, 32 or 64";
     if (stages < 2)
       return emitError() << "an mma_sync kernel needs at least two stages";
     break;

@@ -96,7 +96,19 @@ func.func @mma_sync_on_f32(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: m
 func.func @mma_sync_f32_k_tile(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
   // expected-error@+1 {{has an mma_sync k-tile of 64 elements of 32 bits; its rows take 64 or 128 bytes}}
   fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
-    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 256, 64], stages = 2, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "asked">, precision = #fmlp.precision<tf32x3>}
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 256, 64], stages = 2, cluster = [1, 1], shared_bytes = 208896, max_registers = 255, reason = "asked">, precision = #fmlp.precision<tf32>}
+  return
+}
+
+// -----
+
+// tf32x3's step sums beside its accumulators: 8 warps of 32 columns, 128
+// in all (a 192-column tile would leave a third of each warp's columns
+// unmultiplied by multiplyTf32's halves).
+func.func @mma_sync_tf32x3_columns(%a: memref<?x128xf32>, %wd: memref<64x128xf32>, %y: memref<?x64xf32>) {
+  // expected-error@+1 {{has a tf32x3 mma_sync tile of 192 columns; tf32x3 takes 128}}
+  fmlp.down ins(%a, %wd : memref<?x128xf32>, memref<64x128xf32>) outs(%y : memref<?x64xf32>) {
+    fmlp.kernel_config = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 192, 16], stages = 2, cluster = [1, 1], shared_bytes = 71680, max_registers = 255, reason = "asked">, precision = #fmlp.precision<tf32x3>}
   return
 }
 

@@ -44,12 +44,15 @@
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.tosa.f32.mlir --report=false -o %t/tosa-f32.bundle
 // Blocks with LoRA adapters (Inputs/lora-variants.mlir: bf16 with both
 // adapter groups, f16 whose adapters start off a k-step, f32) on the
-// H200's chip, sm_80, sm_100 and sm_120. (On sm_100 the f32 block's input
-// gradient, tf32x3 with operands of three parts, spilled 4 B until its
-// copies were spread over the k-tile's steps: MmaSyncGemm.cpp.)
+// H200's chip, sm_80, sm_89, sm_100, sm_103a and sm_120. (On sm_100 and
+// sm_103 the f32 block's input gradient, tf32x3 with operands of three
+// parts, spilled 4 B until its copies were spread over the k-tile's
+// steps: MmaSyncGemm.cpp.)
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false -o %t/lora.bundle
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_80 -o %t/lora-sm80.bundle
+// RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_89 -o %t/lora-sm89.bundle
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_100 -o %t/lora-sm100.bundle
+// RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_103a -o %t/lora-sm103a.bundle
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_120 -o %t/lora-sm120.bundle
 // The mma_sync A/B knobs a GPU run is to judge next (bench/NOTES.md item
 // 107): 192-column weight-gradient tiles over static grids (every weight
@@ -67,6 +70,7 @@
 // RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_120 --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/sm120.bundle
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --strategy=mma_sync --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/lora.bundle
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_100 --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/lora-sm100.bundle
+// RUN: cat %t/knobs/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // fp32 on tf32 and tf32x3 (mma_sync's m16n8k8) at Llama-7B's widths, on the
 // H200's chip, sm_80 and sm_120 (the least shared memory).
 // RUN: fmlp-compile %fmlp_src_root/examples/llama-7b-mlp.linalg.f32.mlir --report=false --precision=tf32 -o %t/tf32-sm90a.bundle
@@ -185,7 +189,7 @@
 // add a SIMT variant for T < 84 beside the tf32x3 kernel. Then 55 + 44
 // with the small_tokens kernels for T <= 32, and 56 with them for T <= 64
 // on sm_90a. Then the LoRA blocks: 112 on sm_90a, 69 on each of sm_80,
-// sm_100 and sm_120 (small_tokens K1 and K2 among them). And 19 transpose kernels
+// sm_89, sm_100, sm_103a and sm_120 (small_tokens K1 and K2 among them). And 19 transpose kernels
 // (fmlp-transpose-weights: the weights that fp32 WGMMA kernels would read
 // MN-major): 3 in each sm_90a Llama
 // fp32 bundle (tf32, tf32x3, tosa), 1 in each of the 7 sm_90a variants
@@ -199,7 +203,7 @@
 // one tile, are one kernel in each forward entry (2 fewer than the counts
 // above add up to); the LoRA bf16 block's K3, chosen per count of 128-row
 // tiles, runs one 192-wide kernel for T in (768, 1024] and (1536, 2048].
-// CHECK-COUNT-1437: Compiling entry function
+// CHECK-COUNT-1575: Compiling entry function
 // CHECK-NOT: Compiling entry function
 // Each chip's PTX in its table row's ISA version (fmlp/Target.h): 8.0 up to
 // sm_90a, then the first version that knows the chip.

@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <gtest/gtest.h>
@@ -624,6 +625,10 @@ TEST(TileSelection, MmaSyncStaticGridsChooseTheWidthByWaves) {
   };
   EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 256);
   ASSERT_FALSE(gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "true"));
+  auto reset = llvm::make_scope_exit([&] {
+    EXPECT_FALSE(
+        gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "false"));
+  });
   // The H200's 132: as WGMMA's (88 blocks of 256 against 120 of 192; 176
   // against 264, two waves either way).
   EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 192);
@@ -643,9 +648,6 @@ TEST(TileSelection, MmaSyncStaticGridsChooseTheWidthByWaves) {
   EXPECT_EQ(tileN("sm_90a", 2, 1024, 2816), 128);
   EXPECT_EQ(tileN("sm_90a", 1, 0, 2816), 256);
   EXPECT_EQ(mmaSyncThreads(kMmaSyncGridTileColumns, /*tf32x3=*/false), 256);
-  ASSERT_FALSE(
-      gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "false"));
-  EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 256);
 }
 
 // The WGMMA time model (TileSelection.h) against what it was fitted to: a

@@ -36,7 +36,7 @@ module attributes {fmlp.c = #fmlp.kernel_config<strategy = small_tokens, tile = 
 
 // -----
 
-// expected-error@+1 {{an mma_sync tile is 128 x N x K with N 256, 128 or 64 (256 or 128 columns over the accumulators), K 16, 32 or 64}}
+// expected-error@+1 {{an mma_sync tile is 128 x N x K with N 256, 192, 128 or 64 (256, 192 or 128 columns over the accumulators), K 16, 32 or 64}}
 module attributes {fmlp.c = #fmlp.kernel_config<strategy = mma_sync, tile = [128, 32, 32], stages = 4, cluster = [1, 1], shared_bytes = 98304, max_registers = 255, reason = "">} {}
 
 // -----
