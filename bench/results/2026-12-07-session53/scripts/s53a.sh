@@ -29,7 +29,7 @@ for v in gu-c0 u-c0 x-c0; do block tests.txt $B/mlp-bf16-1024-2816-$v.bundle bf1
 for v in agu-c1024 gu-c1024 x-c1024; do block tests.txt $B/mlp-bf16-1024-2816-$v.bundle bf16 1024 2816 0 17 1000 1024 2049 2597; done
 summary tests.txt
 for b in mlp-lora-bf16-1024-2816-r32-rd16-agu-c0 mlp-lora-f16-1024-2816-r16-rd16-gu-c0 mlp-lora-f32-1024-2816-r16-rd16-agu-c0; do
-  for t in 37 2597; do block lora.txt $B/$b.bundle ${b:9:4} 1024 2816 $t; done
+  for t in 37 2597; do block lora.txt $B/$b.bundle $(cut -d- -f3 <<<"$b") 1024 2816 $t; done
 done
 summary lora.txt
 for tool in memcheck racecheck; do
