@@ -473,6 +473,13 @@ constexpr int64_t kMmaSyncTileM = 128;
 /// (--fmlp-mma-sync-blocks-per-multiprocessor).
 constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncGridTileColumns = 192,
                   kMmaSyncNarrowTileColumns = 128;
+/// Whether a tile of `columns` (every accumulator's together) is one of
+/// those for `accumulators` accumulators.
+constexpr bool mmaSyncTakesColumns(int64_t columns, size_t accumulators) {
+  return columns == kMmaSyncTileColumns ||
+         columns == kMmaSyncNarrowTileColumns ||
+         (columns == kMmaSyncGridTileColumns && accumulators == 1);
+}
 /// The threads of an mma.sync block of `columns`: two rows of warps (64
 /// tile rows each), 4 warps a row on columns / 4 each (64 at 256: 128
 /// accumulators a thread; 48 at 192; tf32x3's 32 at 128: 64 beside its

@@ -354,7 +354,7 @@ public:
     for (int64_t c = 0; c < 2; ++c)
       kb.ifThen(kb.eq(part, c), [&] {
         for (auto [stage, boxes] : llvm::enumerate(prefetchedByStage)) {
-          if (llvm::none_of(boxes, [&](const PrefetchedBox &box) {
+          if (llvm::none_of(boxes, [&](const StagingPlan::PrefetchedBox &box) {
                 return box.part == c;
               }))
             continue;
@@ -810,23 +810,11 @@ private:
     if (stagedEpilogue)
       plan = StagingPlan::of(epilogueSpec, epilogueViews, /*slotsBase=*/0,
                              spec.stages * stageBytes());
-    if (!plan || plan->prefetched.empty())
-      return;
-    prefetchedByStage.resize(spec.stages);
-    for (auto [j, map] : plan->prefetched)
-      for (int64_t c = 0; c < 2; ++c)
-        for (int64_t box = 0; box < spec.tileN / epilogueSpec.boxColumns();
-             ++box) {
-          int64_t offset = plan->boxOffset(j, c, box);
-          int64_t stage = offset / stageBytes();
-          // A stage (128 + columns rows of 128 bytes) holds whole boxes
-          // (64 rows of 128 bytes).
-          assert(offset % stageBytes() + StagingPlan::kBoxBytes <=
-                     stageBytes() &&
-                 "a prefetched box within one ring stage");
-          prefetchedByStage[stage].push_back(
-              {map, offset, box * epilogueSpec.boxColumns(), c});
-        }
+    // A stage (128 + columns rows of 128 bytes) holds whole boxes (64
+    // rows of 128 bytes).
+    if (plan && !plan->prefetched.empty())
+      prefetchedByStage = plan->prefetchedByStage(epilogueSpec, /*ringBase=*/0,
+                                                  stageBytes(), spec.stages);
   }
 
   /// Staging by TMA with blocks to prefetch: after the k-tiles [0,
@@ -880,7 +868,7 @@ private:
         Value barrier = full(slot);
         kb.expectBytes(barrier,
                        kb.i32(int64_t(boxes.size()) * StagingPlan::kBoxBytes));
-        for (const PrefetchedBox &box : boxes)
+        for (const StagingPlan::PrefetchedBox &box : boxes)
           kb.tmaLoad(box.map, sharedAt(kb.i32(box.offset)),
                      kb.add(n0i32, kb.i32(box.column)),
                      kb.add(m0i32, kb.i32(box.part * kEpiloguePartRows)),
@@ -918,15 +906,8 @@ private:
   StagedEpilogueSpec epilogueSpec;
   EpilogueViews epilogueViews;
   std::optional<StagingPlan> plan;
-  /// A box of a part's block of a view read through a tensor map: `map`'s
-  /// box at (the tile's column + column, its first row + 64 part) into
-  /// byte `offset` of the ring.
-  struct PrefetchedBox {
-    unsigned map;
-    int64_t offset, column, part;
-  };
   /// The prefetched boxes in each ring stage (empty: none prefetched).
-  SmallVector<SmallVector<PrefetchedBox>> prefetchedByStage;
+  SmallVector<SmallVector<StagingPlan::PrefetchedBox>> prefetchedByStage;
 };
 
 } // namespace
@@ -990,11 +971,8 @@ void mlir::fmlp::buildMmaSyncGemm(KernelBuilder &kb,
                                   const MmaSyncGemmSpec &spec) {
   int64_t columns = spec.columns();
   assert((spec.b.size() == 1 || spec.b.size() == 2) &&
-         (columns == kMmaSyncTileColumns ||
-          (columns == kMmaSyncGridTileColumns && spec.b.size() == 1) ||
-          columns == kMmaSyncNarrowTileColumns) &&
-         spec.stages >= 2 && (!spec.tf32x3 || spec.element.isF32()) &&
-         "an mma.sync configuration");
+         mmaSyncTakesColumns(columns, spec.b.size()) && spec.stages >= 2 &&
+         (!spec.tf32x3 || spec.element.isF32()) && "an mma.sync configuration");
   assert((!spec.tma || (spec.element.getIntOrFloatBitWidth() == 16 &&
                         spec.tileK * 2 == kTmaRowBytes)) &&
          "TMA stages 16-bit k-tiles of 128-byte rows");

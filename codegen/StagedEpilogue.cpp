@@ -168,7 +168,7 @@ public:
       // A fragment whose registers are not box by box (registersPerBox 0)
       // finishes every box with its last element.
       if (!spec.fragment.registersPerBox)
-        storeBoxes(0, spec.tileN / spec.boxColumns());
+        storeBoxes(0, spec.boxesPerPart());
       copyOut();
     }
     kb.epilogueAccess = nullptr;
@@ -339,10 +339,7 @@ private:
         mappedSlots(views.written);
     if (mapped.empty() || first >= end)
       return;
-    NVVM::FenceProxyOp::create(
-        kb.b, kb.loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(kb.b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    kb.fenceProxyAsync();
     consumerBarrier();
     kb.ifThen(eq(thread, 0), [&] {
       for (int64_t box = first; box < end; ++box)
@@ -564,6 +561,22 @@ StagingPlan::of(const StagedEpilogueSpec &spec, const EpilogueViews &views,
   if (2 * plan.slotBytes * int64_t(plan.views.size()) > slotBytesAvailable)
     return std::nullopt;
   return plan;
+}
+
+SmallVector<SmallVector<StagingPlan::PrefetchedBox>>
+StagingPlan::prefetchedByStage(const StagedEpilogueSpec &spec, int64_t ringBase,
+                               int64_t stageBytes, int64_t stages) const {
+  SmallVector<SmallVector<PrefetchedBox>> byStage(stages);
+  for (auto [j, map] : prefetched)
+    for (int64_t part = 0; part < 2; ++part)
+      for (int64_t box = 0; box < spec.boxesPerPart(); ++box) {
+        int64_t offset = boxOffset(j, part, box) - ringBase;
+        assert(offset % stageBytes + kBoxBytes <= stageBytes &&
+               "a prefetched box within one ring stage");
+        byStage[offset / stageBytes].push_back(
+            {map, offset + ringBase, box * spec.boxColumns(), part});
+      }
+  return byStage;
 }
 
 void mlir::fmlp::buildStagedEpilogue(KernelBuilder &kb,

@@ -118,6 +118,8 @@ struct StagedEpilogueSpec {
   int64_t elementBytes() const { return element.getIntOrFloatBitWidth() / 8; }
   /// Columns of a staged box, of a 16-byte piece.
   int64_t boxColumns() const { return kEpilogueBoxRowBytes / elementBytes(); }
+  /// Staged boxes across a part's block.
+  int64_t boxesPerPart() const { return tileN / boxColumns(); }
   int64_t pieceColumns() const { return 16 / elementBytes(); }
   /// Registers per thread of a part's block.
   int64_t registers() const { return kEpiloguePartRows * tileN / partThreads; }
@@ -171,6 +173,20 @@ struct StagingPlan {
   int64_t boxOffset(unsigned j, int64_t part, int64_t box) const {
     return slotsBase + (2 * j + part) * slotBytes + box * kBoxBytes;
   }
+
+  /// A box of a part's block of a prefetched view: tensor map `map`'s box
+  /// at (the tile's first column + column, its first row + 64 part) into
+  /// byte `offset` of shared memory.
+  struct PrefetchedBox {
+    unsigned map;
+    int64_t offset, column, part;
+  };
+  /// The prefetched boxes of both parts (view by view, part by part, box
+  /// by box) grouped by the ring stage they lie in: `stages` stages of
+  /// `stageBytes` from byte `ringBase` on, each a whole number of boxes.
+  SmallVector<SmallVector<PrefetchedBox>>
+  prefetchedByStage(const StagedEpilogueSpec &spec, int64_t ringBase,
+                    int64_t stageBytes, int64_t stages) const;
 
   /// The plan for two parts whose slots may take `slotBytesAvailable` bytes
   /// from `slotsBase` on, or none when staging does not apply.

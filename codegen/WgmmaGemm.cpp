@@ -608,19 +608,9 @@ struct Wgmma : EpilogueHost {
     for (int64_t c = 0; c < 2; ++c)
       kb.expectBytes(epilogueBarrier(c32(c)),
                      c32(read.size() * plan.slotBytes));
-    // (map, byte offset, column, consumer) of each box, by stage.
-    struct Box {
-      unsigned map;
-      int64_t offset, column, consumer;
-    };
-    SmallVector<SmallVector<Box>> byStage(spec.stages);
-    for (auto [j, map] : read)
-      for (int64_t c = 0; c < 2; ++c)
-        for (int64_t box = 0; box < spec.tileN / kWgmmaOutputBox; ++box) {
-          int64_t offset = plan.boxOffset(j, c, box);
-          byStage[(offset - kBarrierBytes) / stageBytes(spec)].push_back(
-              {map, offset, box * kWgmmaOutputBox, c});
-        }
+    SmallVector<SmallVector<StagingPlan::PrefetchedBox>> byStage =
+        plan.prefetchedByStage(epilogueSpec, kBarrierBytes, stageBytes(spec),
+                               spec.stages);
     Value pastLast = urem(kSteps, spec.stages);
     for (auto [s, boxes] : llvm::enumerate(byStage)) {
       if (boxes.empty())
@@ -628,10 +618,10 @@ struct Wgmma : EpilogueHost {
       Value ahead = arith::SubIOp::create(
           b(), kb.loc, c32(int64_t(s) + spec.stages), pastLast);
       waitFree(kb.add(kSteps, urem(ahead, spec.stages)));
-      for (const Box &box : boxes)
+      for (const StagingPlan::PrefetchedBox &box : boxes)
         tmaLoad(box.map, c32(box.offset), kb.add(n0, c32(box.column)),
-                kb.add(m0, c32(box.consumer * kConsumerRows)),
-                epilogueBarrier(c32(box.consumer)));
+                kb.add(m0, c32(box.part * kConsumerRows)),
+                epilogueBarrier(c32(box.part)));
     }
   }
 

@@ -1453,12 +1453,7 @@ struct ConvertFMLPToNVVMPass
         return op->emitOpError("has an mma_sync config it cannot take: ")
                << (whyNot.empty() ? "the chip has no mma.sync" : whyNot);
       int64_t columns = config.tileN * static_cast<int64_t>(gemm.b.size());
-      if (gemm.b.size() == 1 ? !llvm::is_contained({kMmaSyncTileColumns,
-                                                    kMmaSyncGridTileColumns,
-                                                    kMmaSyncNarrowTileColumns},
-                                                   columns)
-                             : columns != kMmaSyncTileColumns &&
-                                   columns != kMmaSyncNarrowTileColumns)
+      if (!mmaSyncTakesColumns(columns, gemm.b.size()))
         return op->emitOpError("has an mma_sync tile of ")
                << config.tileN << " columns per accumulator; "
                << (gemm.b.size() == 1

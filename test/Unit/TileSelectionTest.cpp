@@ -625,7 +625,7 @@ TEST(TileSelection, MmaSyncStaticGridsChooseTheWidthByWaves) {
   };
   EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 256);
   ASSERT_FALSE(gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "true"));
-  auto reset = llvm::make_scope_exit([&] {
+  llvm::scope_exit reset([&] {
     EXPECT_FALSE(
         gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "false"));
   });
