@@ -14,38 +14,35 @@
 #   .device/s53/mma            the default (256 columns, unstaged)
 #   .device/s53/grid           192-column weight gradients
 #   .device/s53/grid_staged    + the staged epilogue, unguarded
-#   .device/s53/grid_staged_g  + the staged epilogue, guarded
 #   .device/s53/tests          test/GPU/make-bundles.sh's bf16 and f16
-#        bundles (every memory policy, [in, out], LoRA) with all three, and
-#        the f32 LoRA block (tf32x3, whose input gradient now spreads its
-#        copies over the k-tile's steps)
+#        bundles (every memory policy, [in, out], LoRA) with all three (its
+#        bf16 blocks are also the speed run's grid_staged_g), and the f32
+#        LoRA block (tf32x3, whose input gradient now spreads its copies
+#        over the k-tile's steps)
+# Each directory is make-bundles.sh's (bf16 only, its default and edge
+# shapes, but for tests).
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
-rm -rf .device/s53; mkdir -p .device/s53/{mma,grid,grid_staged,grid_staged_g,tests}
+rm -rf .device/s53; mkdir -p .device/s53
 grid="--fmlp-mma-sync-grid-tiles" staged="--fmlp-mma-sync-staged-epilogue"
 guarded="--fmlp-mma-sync-staged-epilogue-guarded"
-for shape in 1024x2816 4096x11008 64x128 1088x704; do
-  d=${shape%x*} h=${shape#*x} x="tensor<?x${d}xbf16>" w="tensor<${h}x${d}xbf16>" wd="tensor<${d}x${h}xbf16>"
-  src=.device/s53/mlp-bf16-$d-$h.mlir
-  cat > "$src" <<MLIR
-func.func @mlp(%x: $x, %wg: $w, %wu: $w, %wd: $wd) -> $x {
-  %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd : ($x, $w, $w, $wd) -> $x
-  return %y : $x
+bundles() {  # DIR DTYPES FLAGS
+  DTYPES="$2" FMLP_COMPILE_FLAGS="--strategy=mma_sync $3" \
+    test/GPU/make-bundles.sh "$1" > /dev/null || echo "make-bundles $1: rc=$?"
+  rm -f "$1"/*.mlir
 }
-MLIR
-  c="build/bin/fmlp-compile $src --chip=sm_90a --strategy=mma_sync --report=false"
-  $c -o .device/s53/mma/mlp-bf16-$d-$h.bundle
-  $c $grid -o .device/s53/grid/mlp-bf16-$d-$h.bundle
-  $c $grid $staged -o .device/s53/grid_staged/mlp-bf16-$d-$h.bundle
-  $c $grid $staged $guarded -o .device/s53/grid_staged_g/mlp-bf16-$d-$h.bundle
-  rm "$src"
+for config in "mma:" "grid:$grid" "grid_staged:$grid $staged"; do
+  dir=.device/s53/${config%%:*}
+  bundles "$dir" bf16 "${config#*:}"
+  # The default and edge shapes only (the device call's carry is 64 MiB).
+  find "$dir" -maxdepth 1 -name '*.bundle' ! -regex '.*/mlp-bf16-[0-9]+-[0-9]+\.bundle' \
+    -exec rm -rf {} +
 done
-DTYPES="bf16 f16" FMLP_COMPILE_FLAGS="--strategy=mma_sync $grid $staged $guarded" \
-  test/GPU/make-bundles.sh .device/s53/tests > /dev/null || echo "make-bundles: rc=$?"
+bundles .device/s53/tests "bf16 f16" "$grid $staged $guarded"
 tmp=$(mktemp -d)
-DTYPES="f32" FMLP_COMPILE_FLAGS="--strategy=mma_sync" test/GPU/make-bundles.sh "$tmp" > /dev/null || echo "make-bundles f32: rc=$?"
+bundles "$tmp" f32 ""
 mv "$tmp"/mlp-lora-f32-*.bundle .device/s53/tests/
-rm -rf "$tmp" .device/s53/tests/*.mlir
+rm -rf "$tmp"
 echo "spills: $(cat .device/s53/*/*.bundle/ptxas.log | grep -cE '[1-9][0-9]* bytes (spill|stack)')"
 echo "192-column kernels: $(cat .device/s53/grid/*.bundle/manifest.json | grep -o '"dynamic_shared_bytes": *163904' | wc -l)"
 du -sh .device/s53 .device/s53/*

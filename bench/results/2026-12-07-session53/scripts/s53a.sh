@@ -15,7 +15,7 @@ source bench/device-session.sh .device/s53 || exit 1
 lib=build-gpu/lib/libfmlp_runtime.so S=.device/s53 B=.device/s53/tests
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader | tee "$R/gpu.txt"
 timeout 150 python3 bench/bench_strategies.py $lib grid=$S/grid grid_staged=$S/grid_staged \
-  grid_staged_g=$S/grid_staged_g mma=$S/mma --tokens 8192 --rounds 3 --out "$R" > "$R/strategies.txt" 2>&1
+  grid_staged_g=$B mma=$S/mma --tokens 8192 --rounds 3 --out "$R" > "$R/strategies.txt" 2>&1
 echo "strategies rc=$? $(( $(date +%s) - s )) s"
 python3 bench/results/2026-12-07-session52/scripts/ratios.py "$R/strategies.md"
 q="0 1 2 3 16 17 32 33 37 64 65 128 129 256 257 2597 4096"
