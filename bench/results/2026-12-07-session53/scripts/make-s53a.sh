@@ -19,6 +19,8 @@
 #        bf16 blocks are also the speed run's grid_staged_g), and the f32
 #        LoRA block (tf32x3, whose input gradient now spreads its copies
 #        over the k-tile's steps)
+#   .device/s53/wgmma          the WGMMA default at (1024, 2816), for
+#        the sanitizers (session 52's mbarrier-init fence)
 # Each directory is make-bundles.sh's (bf16 only, its default and edge
 # shapes, but for tests).
 set -euo pipefail
@@ -29,7 +31,6 @@ guarded="--fmlp-mma-sync-staged-epilogue-guarded"
 bundles() {  # DIR DTYPES FLAGS
   DTYPES="$2" FMLP_COMPILE_FLAGS="--strategy=mma_sync $3" \
     test/GPU/make-bundles.sh "$1" > /dev/null || echo "make-bundles $1: rc=$?"
-  rm -f "$1"/*.mlir
 }
 for config in "mma:" "grid:$grid" "grid_staged:$grid $staged"; do
   dir=.device/s53/${config%%:*}
@@ -38,11 +39,15 @@ for config in "mma:" "grid:$grid" "grid_staged:$grid $staged"; do
   find "$dir" -maxdepth 1 -name '*.bundle' ! -regex '.*/mlp-bf16-[0-9]+-[0-9]+\.bundle' \
     -exec rm -rf {} +
 done
+# The WGMMA default (sm_90a's strategy) for the sanitizers' second run.
+build/bin/fmlp-compile .device/s53/mma/mlp-bf16-1024-2816.mlir --chip=sm_90a \
+  -o .device/s53/wgmma/mlp-bf16-1024-2816.bundle --report=false
 bundles .device/s53/tests "bf16 f16" "$grid $staged $guarded"
 tmp=$(mktemp -d)
 bundles "$tmp" f32 ""
 mv "$tmp"/mlp-lora-f32-*.bundle .device/s53/tests/
 rm -rf "$tmp"
+rm -f .device/s53/*/*.mlir
 echo "spills: $(cat .device/s53/*/*.bundle/ptxas.log | grep -cE '[1-9][0-9]* bytes (spill|stack)')"
 echo "192-column kernels: $(cat .device/s53/grid/*.bundle/manifest.json | grep -o '"dynamic_shared_bytes": *163904' | wc -l)"
 du -sh .device/s53 .device/s53/*

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Session 53, prepared for the next call (not run: no device was lent this
-# session). make-s53a.sh's bundles; carry .device/s53,
-# .device/s52/tests/mlp-bf16-1024-2816.bundle, .device/include.
+# Session 53, prepared (no device was lent that session); run in session 54.
+# make-s53a.sh's bundles; carry .device/s53 and .device/include.
 # 1. speed, raw launches against cuBLAS, bf16, T = 8192, 3 rounds: the
 #    192-column weight gradients, with the staged epilogue unguarded and
 #    guarded, and the mma_sync default (256 columns, unstaged) last;
@@ -37,6 +36,6 @@ for tool in memcheck racecheck; do
     >> "$R/$tool-knobs.txt" 2>&1; echo "$tool knobs rc=$? $(( $(date +%s) - s )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $R/$tool-knobs.txt | tail -1)"
 done
 for tool in memcheck racecheck; do
-  timeout 80 compute-sanitizer --tool $tool --error-exitcode 3 build-gpu/fmlp-gpu-block-test .device/s52/tests/mlp-bf16-1024-2816.bundle bf16 1024 2816 3 37 \
+  timeout 80 compute-sanitizer --tool $tool --error-exitcode 3 build-gpu/fmlp-gpu-block-test $S/wgmma/mlp-bf16-1024-2816.bundle bf16 1024 2816 3 37 \
     >> "$R/$tool-wgmma.txt" 2>&1; echo "$tool wgmma rc=$? $(( $(date +%s) - s )) s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $R/$tool-wgmma.txt | tail -1)"
 done
