@@ -13,6 +13,10 @@ cd "$(dirname "$0")/../../../.." || exit 1
 source bench/device-session.sh .device/s53 || exit 1
 lib=build-gpu/lib/libfmlp_runtime.so S=.device/s53 B=.device/s53/tests
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader | tee "$R/gpu.txt"
+# SASS of the default and the three knobs' kernels (where ptxas put each
+# slot's fence and release among the LDSM and HMMA; no cuobjdump here).
+cuobjdump -sass $S/mma/mlp-bf16-1024-2816.bundle/kernels.cubin > "$R/mma.sass"
+cuobjdump -sass $B/mlp-bf16-1024-2816.bundle/kernels.cubin > "$R/knobs.sass"
 timeout 150 python3 bench/bench_strategies.py $lib grid=$S/grid grid_staged=$S/grid_staged \
   grid_staged_g=$B mma=$S/mma --tokens 8192 --rounds 3 --out "$R" > "$R/strategies.txt" 2>&1
 echo "strategies rc=$? $(( $(date +%s) - s )) s"
