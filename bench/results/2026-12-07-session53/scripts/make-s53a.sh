@@ -14,6 +14,8 @@
 #   .device/s53/mma            the default (256 columns, unstaged)
 #   .device/s53/grid           192-column weight gradients
 #   .device/s53/grid_staged    + the staged epilogue, unguarded
+#   .device/s53/warp           all three, and each slot released by one
+#        arrive per warp (--fmlp-mma-sync-release-per-warp, session 54)
 #   .device/s53/tests          test/GPU/make-bundles.sh's bf16 and f16
 #        bundles (every memory policy, [in, out], LoRA) with all three (its
 #        bf16 blocks are also the speed run's grid_staged_g), and the f32
@@ -32,7 +34,8 @@ bundles() {  # DIR DTYPES FLAGS
   DTYPES="$2" FMLP_COMPILE_FLAGS="--strategy=mma_sync $3" \
     test/GPU/make-bundles.sh "$1" > /dev/null || echo "make-bundles $1: rc=$?"
 }
-for config in "mma:" "grid:$grid" "grid_staged:$grid $staged"; do
+warp="--fmlp-mma-sync-release-per-warp"
+for config in "mma:" "grid:$grid" "grid_staged:$grid $staged" "warp:$grid $staged $guarded $warp"; do
   dir=.device/s53/${config%%:*}
   bundles "$dir" bf16 "${config#*:}"
   # The default and edge shapes only (the device call's carry is 64 MiB).
