@@ -143,17 +143,6 @@ static llvm::cl::opt<bool> guardStagedElements(
     llvm::cl::desc("mma_sync kernels' staged epilogue: each element under "
                    "its bounds guard"));
 
-// For A/B runs on a GPU: a slot released by one arrive per warp (lane 0's,
-// after a warp barrier that follows every lane's proxy fence; the empty
-// mbarrier counts warps) instead of one per thread, as CUTLASS's TMA
-// pipelines arrive once per consumer warp group. The fence stays per
-// thread: each orders its own ldmatrix reads before the TMA load that
-// overwrites the slot; bar.warp.sync orders them before lane 0's release.
-static llvm::cl::opt<bool> releasePerWarp(
-    "fmlp-mma-sync-release-per-warp", llvm::cl::Hidden, llvm::cl::init(false),
-    llvm::cl::desc("mma_sync kernels staged by TMA: one release of a slot "
-                   "per warp, not per thread"));
-
 namespace {
 
 constexpr int64_t kWarpRows = 64, kMmaRows = 16;
@@ -258,8 +247,7 @@ public:
       kb.initBarriers(tid, [&] {
         for (int64_t s = 0; s < spec.stages; ++s) {
           kb.initBarrier(full(kb.i32(s)), 1);
-          kb.initBarrier(empty(kb.i32(s)),
-                         releasePerWarp ? spec.threads() / 32 : spec.threads());
+          kb.initBarrier(empty(kb.i32(s)), spec.threads());
         }
       });
     }
@@ -326,16 +314,8 @@ public:
       // read stages into registers do).
       if (spec.tma) {
         kb.fenceProxyAsync();
-        auto release = [&] {
-          NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
-                                         empty(slotOf(t)), /*count=*/Value());
-        };
-        if (releasePerWarp) {
-          NVVM::SyncWarpOp::create(b, loc, kb.i32(-1));
-          kb.ifThen(kb.eq(lane, 0), release);
-        } else {
-          release();
-        }
+        NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
+                                       empty(slotOf(t)), /*count=*/Value());
       }
       scf::YieldOp::create(b, loc, acc);
     }
