@@ -466,10 +466,11 @@ void buildWgmmaGemm(KernelBuilder &kb, const WgmmaGemmSpec &spec);
 
 constexpr int64_t kMmaSyncTileM = 128;
 /// Every accumulator's columns of a tile together: 256; 192 for one
-/// accumulator over a static grid whose waves it cuts (an A/B knob,
-/// --fmlp-mma-sync-grid-tiles; TileSelection.cpp's staticGridTileN); 128 where
-/// a thread needs room beside its accumulators (tf32x3's step sums,
-/// MmaSyncGemm.cpp) or two blocks of 4 warps share a multiprocessor
+/// accumulator over a static grid whose waves it cuts
+/// (TileSelection.cpp's staticGridTileN; off:
+/// --fmlp-mma-sync-grid-tiles=false); 128 where a thread needs room beside its
+/// accumulators (tf32x3's step sums, MmaSyncGemm.cpp) or two blocks of 4 warps
+/// share a multiprocessor
 /// (--fmlp-mma-sync-blocks-per-multiprocessor).
 constexpr int64_t kMmaSyncTileColumns = 256, kMmaSyncGridTileColumns = 192,
                   kMmaSyncNarrowTileColumns = 128;
@@ -571,8 +572,8 @@ constexpr int64_t mmaSyncSharedBytes(int64_t tileK, int64_t stages,
 bool mmaSyncStageable(const MatrixView &view);
 void buildMmaSyncGemm(KernelBuilder &kb, const MmaSyncGemmSpec &spec);
 /// Whether the mma_sync kernels of 8 warps stage their epilogue in the ring
-/// (--fmlp-mma-sync-staged-epilogue, an A/B knob): their tensor maps then
-/// include the epilogue's views (planTma's outputMaps).
+/// (the default; off: --fmlp-mma-sync-staged-epilogue=false): their tensor maps
+/// then include the epilogue's views (planTma's outputMaps).
 bool mmaSyncStagesEpilogue();
 
 /// D = A B + C on mma.sync m16n8k16 (row.col) of 16-bit `element`s: A's

@@ -6,7 +6,7 @@
 //
 // Block: a tile of 128 rows x 256 columns (tileN per accumulator), 8 warps,
 // one block a multiprocessor (192 columns of one accumulator over a
-// static grid whose waves they cut: --fmlp-mma-sync-grid-tiles); or of 128
+// static grid whose waves they cut: staticGridTileN); or of 128
 // columns, 4 warps, two blocks a multiprocessor
 // (--fmlp-mma-sync-blocks-per-multiprocessor); tf32x3: 128 columns, 8
 // warps (mmaSyncThreads). The W warps stand in 2 rows of W / 2 = wn: warp
@@ -115,31 +115,30 @@ static llvm::cl::opt<int, false, CheckedIntParser<CopySteps>> copySteps(
     llvm::cl::desc("mma_sync kernels: the k-steps over which the next "
                    "k-tile's copies are spread, 1 to 8"));
 
-// For A/B runs on a GPU: the epilogue of the blocks of 8 warps stages the
-// views it reads and writes at its element in the ring (StagedEpilogue.h)
-// instead of accessing each element's column pair in global memory. With
-// threads moving coalesced 16-byte pieces, on the H100 (bf16, T = 8192)
-// 1.03-1.33x the speed, gate_up and down_grad most, correct at four
-// shapes (bench/NOTES.md item 106). Not the default yet: on sm_100 the
-// no-grad K1 of a GeGLU block with [in, out] weights spills 4 B at 255
-// registers unless each element keeps its bounds guard (the knob below);
-// and since session 53 (not yet run on a GPU, item 107) the 16-bit views
-// TMA can address move by TMA instead: those read are prefetched into the
-// ring as the main loop frees it (planEpilogue), those written are stored
-// box by box.
+// The epilogue of the blocks of 8 warps stages the views it reads and
+// writes at its element in the ring (StagedEpilogue.h) instead of
+// accessing each element's column pair in global memory: views a tensor
+// map can address move by TMA (those read prefetched into the ring as the
+// main loop frees it: planEpilogue; those written stored box by box), the
+// others by threads in coalesced 16-byte pieces. Each staged element
+// stays under its bounds guard (StagedEpilogueSpec::guardStagedElements):
+// unguarded, a part's elements form one basic block whose chains ptxas
+// interleaves, and the no-grad K1 of a GeGLU block with [in, out] weights
+// spills 4 B at 255 registers on sm_100 (218 guarded). On an H100 (bf16,
+// T = 8192, with the 192-column weight-gradient tiles) staged and guarded
+// ran at 0.97-1.24x the unstaged kernels' speed (gate_up and down_grad at
+// (1024, 2816) most), the guard at 0.94-1.06x the unguarded one's
+// (bench/NOTES.md items 106-108). Both knobs are for A/B runs.
 static llvm::cl::opt<bool> stagedEpilogue(
-    "fmlp-mma-sync-staged-epilogue", llvm::cl::Hidden, llvm::cl::init(false),
+    "fmlp-mma-sync-staged-epilogue", llvm::cl::Hidden, llvm::cl::init(true),
     llvm::cl::desc("mma_sync kernels of 8 warps: stage the epilogue's views "
                    "in the ring"));
 
 bool mlir::fmlp::mmaSyncStagesEpilogue() { return stagedEpilogue; }
 
-// For A/B runs on a GPU: the staged epilogue's elements each under their
-// bounds guard (StagedEpilogueSpec::guardStagedElements). Unguarded, the
-// no-grad K1 of a GeGLU block with [in, out] weights spills on sm_100.
 static llvm::cl::opt<bool> guardStagedElements(
     "fmlp-mma-sync-staged-epilogue-guarded", llvm::cl::Hidden,
-    llvm::cl::init(false),
+    llvm::cl::init(true),
     llvm::cl::desc("mma_sync kernels' staged epilogue: each element under "
                    "its bounds guard"));
 

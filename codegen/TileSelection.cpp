@@ -194,14 +194,15 @@ static llvm::cl::opt<int, false, CheckedIntParser<BlocksPerMultiprocessor>>
         llvm::cl::desc("mma_sync kernels: resident blocks a multiprocessor, "
                        "1 or 2 (2: 4 warps on 128 columns)"));
 
-// For A/B runs on a GPU (not yet run on one): the mma_sync kernels of one
-// block a multiprocessor take 192-column tiles (8 warps of 64 x 48) over
-// a static grid where they cut its busiest multiprocessor's waves
-// (staticGridTileN: the weight gradients at D = 1024, H = 2816 on 132 or
-// 170 multiprocessors, whose 256-column grids of 88 and 176 blocks leave
-// part of their last wave idle).
+// The mma_sync kernels of one block a multiprocessor take 192-column tiles
+// (8 warps of 64 x 48) over a static grid where they cut its busiest
+// multiprocessor's waves (staticGridTileN: the weight gradients at D =
+// 1024, H = 2816 on 132 or 170 multiprocessors, whose 256-column grids of
+// 88 and 176 blocks leave part of their last wave idle). On an H100 (bf16,
+// T = 8192) they took those two kernels from 0.45x cuBLAS's speed to
+// 0.54-0.55x (bench/NOTES.md item 108); off for A/B runs.
 static llvm::cl::opt<bool> mmaSyncGridTiles(
-    "fmlp-mma-sync-grid-tiles", llvm::cl::Hidden, llvm::cl::init(false),
+    "fmlp-mma-sync-grid-tiles", llvm::cl::Hidden, llvm::cl::init(true),
     llvm::cl::desc("mma_sync kernels over a static grid: 192-column tiles "
                    "where they cut its waves"));
 
@@ -967,6 +968,10 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
     if (shape.precision == Precision::highest)
       config->reason += " (highest: within fp32's bound from " +
                         std::to_string(kHighestTf32x3MinTerms) + " terms)";
+    if (config->tileN == kMmaSyncGridTileColumns)
+      config->reason += "; 192-column tiles: fewer waves on " +
+                        std::to_string(target.multiprocessors) +
+                        " multiprocessors";
     // Why the operands are not staged by TMA, unless that is what ruled
     // WGMMA out.
     if (!byCpAsync.empty() && byCpAsync != why)

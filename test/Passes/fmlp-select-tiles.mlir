@@ -10,9 +10,10 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32x3-wgmma=false | FileCheck %s --check-prefix=X3MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=simt --split-input-file | FileCheck %s --check-prefix=SIMT
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --fmlp-mma-sync-grid-tiles --split-input-file | FileCheck %s --check-prefix=GRID
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --fmlp-mma-sync-grid-tiles --split-input-file | FileCheck %s --check-prefix=GRID80
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --fmlp-mma-sync-grid-tiles --split-input-file | FileCheck %s --check-prefix=GRID120
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --split-input-file | FileCheck %s --check-prefix=GRID
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles=strategy=mma_sync --fmlp-mma-sync-grid-tiles=false --split-input-file | FileCheck %s --check-prefix=NOGRID
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=GRID80
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --split-input-file | FileCheck %s --check-prefix=GRID120
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-small-tokens-max=32 | FileCheck %s --check-prefix=SMALL32
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32-wgmma=false | FileCheck %s --check-prefix=TF32MMA
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles --split-input-file --fmlp-tf32-wgmma-mn-major=false | FileCheck %s --check-prefix=TF32UNTRANSPOSED
@@ -84,17 +85,26 @@
 // SAVEU: fmlp.input_grad {{.*}}strategy = wgmma
 // SAVEU: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma
 // Chips without WGMMA: the mma_sync kernels, 128 x 256 tiles (128 per
-// accumulator for K1's two). Where the chip has TMA (sm_90a, sm_100a,
+// accumulator for K1's two; 192 columns for the weight gradients, whose
+// one tile then does less: staticGridTileN). Where the chip has TMA (sm_90a, sm_100a,
 // sm_120a), one thread loads the operands by TMA in k-tiles of 64 (rows of
 // 128 bytes) where two stages of 48 KiB fit, with two mbarriers a stage (16
 // B each past the ring): sm_100a 4 stages, sm_120a 2 in its 101376 B.
 // Without TMA, k-tiles of 64 where three stages fit (sm_80: 3 in 166912 B),
 // else of 32.
-// SM80-COUNT-8: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 3, cluster = [1, 1], shared_bytes = 147456, max_registers = 255, reason = "sm_80 has no WGMMA; mma.sync on sm_80"
+// SM80-COUNT-3: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 3, cluster = [1, 1], shared_bytes = 147456, max_registers = 255, reason = "sm_80 has no WGMMA; mma.sync on sm_80"
+// SM80: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163840, max_registers = 255, reason = "sm_80 has no WGMMA; mma.sync on sm_80; 192-column tiles: fewer waves on 108 multiprocessors"
+// SM80-COUNT-1: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 3, cluster = [1, 1], shared_bytes = 147456, max_registers = 255, reason = "sm_80 has no WGMMA; mma.sync on sm_80"
+// SM80: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163840, max_registers = 255, reason = "sm_80 has no WGMMA; mma.sync on sm_80; 192-column tiles: fewer waves on 108 multiprocessors"
+// SM80-COUNT-2: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 3, cluster = [1, 1], shared_bytes = 147456, max_registers = 255, reason = "sm_80 has no WGMMA; mma.sync on sm_80"
 // The same kernels on sm_90a when asked for (the H200 runs them), and SIMT
 // ones when SIMT is asked for (without the small_tokens variants, which
 // are mma.sync kernels).
-// MMA-COUNT-8: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196672, max_registers = 255, stages_by_tma = true, reason = "the mma_sync strategy was asked for; mma.sync on sm_90a"
+// MMA-COUNT-3: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196672, max_registers = 255, stages_by_tma = true, reason = "the mma_sync strategy was asked for; mma.sync on sm_90a"
+// MMA: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163904, max_registers = 255, stages_by_tma = true, reason = "the mma_sync strategy was asked for; mma.sync on sm_90a; 192-column tiles: fewer waves on 132 multiprocessors"
+// MMA-COUNT-1: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196672, max_registers = 255, stages_by_tma = true, reason = "the mma_sync strategy was asked for; mma.sync on sm_90a"
+// MMA: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163904, max_registers = 255, stages_by_tma = true, reason = "the mma_sync strategy was asked for; mma.sync on sm_90a; 192-column tiles: fewer waves on 132 multiprocessors"
+// MMA-COUNT-2: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196672, max_registers = 255, stages_by_tma = true, reason = "the mma_sync strategy was asked for; mma.sync on sm_90a"
 // MMA: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "the mma_sync strategy was asked for; highest: a contraction of 64 terms takes IEEE fp32 (tf32x3's bound is within fp32's from 84 terms on)"
 // MMA: fmlp.gate_up {{.*}}strategy = simt, {{.*}}reason = "the mma_sync strategy was asked for; fp32 operands contracted as ieee take the IEEE fp32 SIMT path"
 // SIMT-COUNT-8: strategy = simt, tile = [64, 64, 16], stages = 1, cluster = [1, 1], shared_bytes = {{8192|12288}}, max_registers = 128, reason = "the simt strategy was asked for"{{>}}
@@ -102,8 +112,16 @@
 // Every chip has mma.sync: K1 and K2 take the small_tokens variant there too.
 // SM80: fmlp.gate_up {{.*}}strategy = small_tokens, {{.*}}reason = "T <= 16: the weights streamed through mma.sync on sm_80, K split over 8 warps"
 // SM120A: fmlp.down {{.*}}strategy = small_tokens
-// SM100A-COUNT-8: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196672, max_registers = 255, stages_by_tma = true, reason = "sm_100a has no WGMMA; mma.sync on sm_100a"
-// SM120A-COUNT-8: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 2, cluster = [1, 1], shared_bytes = 98336, max_registers = 255, stages_by_tma = true, reason = "sm_120a has no WGMMA; mma.sync on sm_120a"
+// SM100A-COUNT-3: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196672, max_registers = 255, stages_by_tma = true, reason = "sm_100a has no WGMMA; mma.sync on sm_100a"
+// SM100A: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163904, max_registers = 255, stages_by_tma = true, reason = "sm_100a has no WGMMA; mma.sync on sm_100a; 192-column tiles: fewer waves on 148 multiprocessors"
+// SM100A-COUNT-1: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196672, max_registers = 255, stages_by_tma = true, reason = "sm_100a has no WGMMA; mma.sync on sm_100a"
+// SM100A: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163904, max_registers = 255, stages_by_tma = true, reason = "sm_100a has no WGMMA; mma.sync on sm_100a; 192-column tiles: fewer waves on 148 multiprocessors"
+// SM100A-COUNT-2: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 4, cluster = [1, 1], shared_bytes = 196672, max_registers = 255, stages_by_tma = true, reason = "sm_100a has no WGMMA; mma.sync on sm_100a"
+// SM120A-COUNT-3: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 2, cluster = [1, 1], shared_bytes = 98336, max_registers = 255, stages_by_tma = true, reason = "sm_120a has no WGMMA; mma.sync on sm_120a"
+// SM120A: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 2, cluster = [1, 1], shared_bytes = 81952, max_registers = 255, stages_by_tma = true, reason = "sm_120a has no WGMMA; mma.sync on sm_120a; 192-column tiles: fewer waves on 170 multiprocessors"
+// SM120A-COUNT-1: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 2, cluster = [1, 1], shared_bytes = 98336, max_registers = 255, stages_by_tma = true, reason = "sm_120a has no WGMMA; mma.sync on sm_120a"
+// SM120A: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 2, cluster = [1, 1], shared_bytes = 81952, max_registers = 255, stages_by_tma = true, reason = "sm_120a has no WGMMA; mma.sync on sm_120a; 192-column tiles: fewer waves on 170 multiprocessors"
+// SM120A-COUNT-2: strategy = mma_sync, tile = [128, {{128|256}}, 64], stages = 2, cluster = [1, 1], shared_bytes = 98336, max_registers = 255, stages_by_tma = true, reason = "sm_120a has no WGMMA; mma.sync on sm_120a"
 func.func @mlp(%x: tensor<?x64xbf16>, %wg: tensor<128x64xbf16>, %wu: tensor<128x64xbf16>,
                %wd: tensor<64x128xbf16>) -> tensor<?x64xbf16> {
   %y = fmlp.gated_mlp silu %x, gate %wg, up %wu, down %wd
@@ -199,16 +217,20 @@ func.func @unaligned(%x: tensor<?x36xbf16>, %wg: tensor<128x36xbf16>, %wu: tenso
 // CHECK-NOT: split_k
 // CHECK: fmlp.input_grad {{.*}}strategy = wgmma, tile = [128, 256, 64]{{.*}}split_k = 8, {{.*}}max_tokens = 128>, {{.*}}split_k = 4, {{.*}}max_tokens = 256>, {{.*}}tile = [128, 128, 64], {{.*}}split_k = 4, {{.*}}max_tokens = 512>, {{.*}}split_k = 2, {{.*}}max_tokens = 1024>, #fmlp.kernel_config<strategy = wgmma, tile = [128, 128, 64], {{[^>]*}}max_tokens = 2048>]}
 // CHECK: fmlp.gate_up_weight_grad {{.*}}strategy = wgmma, tile = [128, 192, 64]
-// With --fmlp-mma-sync-grid-tiles (an A/B knob) the mma_sync kernels of 8
-// warps take the same rule between 256 and 192 columns (warps of 64 x 48)
-// on each chip's multiprocessors: 192 on sm_90a's 132 and sm_120a's 170;
-// on sm_80's 108, 88 blocks of 256 are one wave, 176 two. A stage of 192
-// columns is 40 KiB: 4 on sm_80, 2 on sm_120a.
+// The mma_sync kernels of 8 warps take the same rule between 256 and 192
+// columns (warps of 64 x 48) on each chip's multiprocessors: 192 on
+// sm_90a's 132 and sm_120a's 170; on sm_80's 108, 88 blocks of 256 are one
+// wave, 176 two. A stage of 192 columns is 40 KiB: 4 on sm_80, 2 on
+// sm_120a. --fmlp-mma-sync-grid-tiles=false (an A/B knob) keeps 256.
 // GRID-LABEL: func.func @llama_1k.backward
 // GRID: fmlp.down_grad {{.*}}strategy = mma_sync, tile = [128, 256, 64]
 // GRID: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163904,
 // GRID: fmlp.input_grad {{.*}}strategy = mma_sync, tile = [128, 256, 64]
 // GRID: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 4, cluster = [1, 1], shared_bytes = 163904,
+// NOGRID-LABEL: func.func @llama_1k.backward
+// NOGRID: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 256, 64]
+// NOGRID-NOT: 192-column
+// NOGRID: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 256, 64]
 // GRID120-LABEL: func.func @llama_1k.backward
 // GRID120: fmlp.down_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 2, cluster = [1, 1], shared_bytes = 81952,
 // GRID120: fmlp.gate_up_weight_grad {{.*}}strategy = mma_sync, tile = [128, 192, 64], stages = 2,

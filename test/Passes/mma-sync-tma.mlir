@@ -1,7 +1,11 @@
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm | FileCheck %s
-// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefixes=CHECK,UNSTAGED
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
-// RUN:   -fmlp-mma-sync-staged-epilogue | FileCheck %s --check-prefix=STAGED
+// RUN:   -fmlp-mma-sync-staged-epilogue=false | FileCheck %s
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --convert-fmlp-to-nvvm \
+// RUN:   -fmlp-mma-sync-staged-epilogue=false | FileCheck %s --check-prefixes=CHECK,UNSTAGED
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
+// RUN:   | FileCheck %s --check-prefix=STAGED
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --convert-fmlp-to-nvvm \
+// RUN:   | FileCheck %s --check-prefix=STAGED
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
 // RUN:   -fmlp-mma-sync-tma=false | FileCheck %s --check-prefix=CP-ASYNC
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=CP-ASYNC
@@ -60,7 +64,8 @@
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK: nvvm.mbarrier.arrive %
-// The staged epilogue (--fmlp-mma-sync-staged-epilogue, off by default):
+// The staged epilogue (the default; the checks above are of the unstaged
+// one, --fmlp-mma-sync-staged-epilogue=false, an A/B knob):
 // K3's G and U (which dG and dU overwrite) have tensor maps of 64-row
 // boxes. Each part's blocks of them are prefetched by TMA into the ring as
 // the main loop frees it: after the k-tiles (here one: K = D = 64), thread
@@ -111,7 +116,8 @@
 // 64-byte rows by cp.async): one tile ahead, one in the loop. Its PTX
 // (8.7) has shared::cta TMA loads, which its ptxas assembles without the
 // stack frame it gives shared::cluster ones; sm_90a's (8.0) does not.
-// SM120: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_mma_sync {{.*}}dynamic_shared_memory_size %c98336_i32 {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64>
+// The staged epilogue stores y by TMA too: a third map, of 64 x 64 boxes.
+// SM120: gpu.launch_func @fmlp_kernels::@mlp_forward_k1_down_mma_sync {{.*}}dynamic_shared_memory_size %c98336_i32 {{.*}}fmlp.tensor_map_box_cols = array<i64: 64, 64, 64>, fmlp.tensor_map_box_rows = array<i64: 32, 256, 64>
 // SM120-LABEL: llvm.func @mlp_forward_k1_down_mma_sync(
 // SM120-COUNT-4: nvvm.mbarrier.init
 // SM120-NOT: nvvm.mbarrier.init

@@ -54,22 +54,18 @@
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_100 -o %t/lora-sm100.bundle
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_103a -o %t/lora-sm103a.bundle
 // RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_120 -o %t/lora-sm120.bundle
-// The mma_sync A/B knobs a GPU run is to judge next (bench/NOTES.md item
-// 107): 192-column weight-gradient tiles over static grids (every weight
-// gradient of these small blocks takes them), with the epilogue staged in
-// the ring, each element under its bounds guard, on the H200's chip (as
-// --strategy=mma_sync), sm_80, sm_100 and sm_120.
-// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --strategy=mma_sync --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/a.bundle
-// The bf16 and f16 blocks' four weight gradients at 192 columns: 4 stages
-// of 40 KiB and their barriers (tf32x3's fp32 one keeps 128).
-// RUN: grep -o '"dynamic_shared_bytes": *163904' %t/knobs/a.bundle/manifest.json | wc -l | FileCheck %s --check-prefix=KNOB-WEIGHT-GRADS
-// KNOB-WEIGHT-GRADS: 4
-// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 --strategy=mma_sync --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/tf32.bundle
-// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_80 --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/sm80.bundle
-// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_100 --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/sm100.bundle
-// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --chip=sm_120 --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/sm120.bundle
-// RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --strategy=mma_sync --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/lora.bundle
-// RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --chip=sm_100 --fmlp-mma-sync-grid-tiles --fmlp-mma-sync-staged-epilogue --fmlp-mma-sync-staged-epilogue-guarded -o %t/knobs/lora-sm100.bundle
+// The mma_sync kernels take 192-column weight-gradient tiles over static
+// grids where they cut the waves (every weight gradient of these small
+// blocks), with the epilogue staged in the ring, each element under its
+// bounds guard: the bf16 and f16 blocks' four weight gradients at 4
+// stages of 40 KiB and their barriers (tf32x3's fp32 one keeps 128).
+// RUN: grep -o '"dynamic_shared_bytes": *163904' %t/mma.bundle/manifest.json | wc -l | FileCheck %s --check-prefix=WEIGHT-GRADS-192
+// WEIGHT-GRADS-192: 4
+// The same kernels as the H200 runs them for tf32 and LoRA blocks, and
+// the A/B path without the staged epilogue and the 192-column tiles.
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --precision=tf32 --strategy=mma_sync -o %t/knobs/tf32.bundle
+// RUN: fmlp-compile %S/Inputs/lora-variants.mlir --report=false --strategy=mma_sync -o %t/knobs/lora.bundle
+// RUN: fmlp-compile %S/Inputs/gpu-variants.mlir --report=false --strategy=mma_sync --fmlp-mma-sync-grid-tiles=false --fmlp-mma-sync-staged-epilogue=false -o %t/knobs/unstaged.bundle
 // RUN: cat %t/knobs/*.bundle/ptxas.log | FileCheck %s --check-prefix=NOSPILL
 // fp32 on tf32 and tf32x3 (mma_sync's m16n8k8) at Llama-7B's widths, on the
 // H200's chip, sm_80 and sm_120 (the least shared memory).

@@ -600,10 +600,11 @@ TEST(TileSelection, StaticGridsChooseTheWidthByWaves) {
   EXPECT_EQ(h200.multiprocessors, 132);
 }
 
-// With --fmlp-mma-sync-grid-tiles the mma_sync kernels of one block a
-// multiprocessor take the same rule between 256 and 192 columns (8 warps
-// of 64 x 48), on each chip's own multiprocessors; the weight gradients of
-// (1024, 2816) and (4096, 11008) as rows x cols. Without it, 256.
+// The mma_sync kernels of one block a multiprocessor take the same rule
+// between 256 and 192 columns (8 warps of 64 x 48), on each chip's own
+// multiprocessors; the weight gradients of (1024, 2816) and (4096, 11008)
+// as rows x cols. With --fmlp-mma-sync-grid-tiles=false (an A/B knob),
+// 256.
 TEST(TileSelection, MmaSyncStaticGridsChooseTheWidthByWaves) {
   MLIRContext context;
   Builder b(&context);
@@ -623,12 +624,10 @@ TEST(TileSelection, MmaSyncStaticGridsChooseTheWidthByWaves) {
     EXPECT_LE(c.sharedBytes, target(chip).sharedBytesPerBlock);
     return c.tileN;
   };
+  ASSERT_FALSE(
+      gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "false"));
   EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 256);
   ASSERT_FALSE(gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "true"));
-  llvm::scope_exit reset([&] {
-    EXPECT_FALSE(
-        gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "false"));
-  });
   // The H200's 132: as WGMMA's (88 blocks of 256 against 120 of 192; 176
   // against 264, two waves either way).
   EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 192);
