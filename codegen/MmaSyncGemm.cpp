@@ -142,6 +142,24 @@ static llvm::cl::opt<bool> guardStagedElements(
     llvm::cl::desc("mma_sync kernels' staged epilogue: each element under "
                    "its bounds guard"));
 
+// For A/B runs on a GPU: each thread releases k-tile t's slot at the top
+// of iteration t + 1, once tile t + 1's bytes have arrived, instead of
+// after tile t's last MMA. The release's proxy fence (MEMBAR.ALL.CTA and
+// FENCE.VIEW.ASYNC.S in SASS) waits for the thread's outstanding shared
+// reads: after tile t's last ldmatrix, where ptxas puts it otherwise,
+// that is the last ldmatrix's data with a third of the k-tile's MMAs
+// behind it (bench/NOTES.md item 108); at the top of the next iteration
+// every read of tile t has been consumed and none of tile t + 1 can have
+// been issued above the wait. Thread 0 loads into that slot right after,
+// as before (it waits for the release of tile t - 1 ... t + 1 - stages's
+// slot in iteration t either way); the last k-tile's slot is released
+// after the loop where a virtual tile needs it.
+static llvm::cl::opt<bool> releaseAfterNextWait(
+    "fmlp-mma-sync-release-after-next-wait", llvm::cl::Hidden,
+    llvm::cl::init(false),
+    llvm::cl::desc("mma_sync kernels staged by TMA: release k-tile t's slot "
+                   "once tile t + 1 has arrived"));
+
 namespace {
 
 constexpr int64_t kWarpRows = 64, kMmaRows = 16;
@@ -273,6 +291,9 @@ public:
         // Tile t has arrived. Tile t + stages - 1 takes the slot of tile
         // t - 1 once every thread has released that; no block barrier.
         kb.waitParity(full(slotOf(t)), roundParity(t));
+        if (releaseAfterNextWait)
+          kb.ifThen(kb.lessThan(kb.i64(0), t),
+                    [&] { releaseSlot(kb.add(t, kb.i64(-1))); });
         Value next = kb.add(t, kb.i64(spec.stages - 1));
         kb.ifThen(kb.both(kb.eq(tid, 0), hasLoad(next, kTiles)), [&] {
           kb.ifThen(kb.lessThan(kb.i64(0), t), [&] {
@@ -307,15 +328,8 @@ public:
         else
           multiply(slot, step, acc);
       }
-      // The thread's ldmatrix reads of the slot are done: the arrive
-      // releases them, fenced first for the async proxy of the TMA load
-      // that overwrites the slot (as the WGMMA kernels' consumers that
-      // read stages into registers do).
-      if (spec.tma) {
-        kb.fenceProxyAsync();
-        NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(),
-                                       empty(slotOf(t)), /*count=*/Value());
-      }
+      if (spec.tma && !releaseAfterNextWait)
+        releaseSlot(t);
       scf::YieldOp::create(b, loc, acc);
     }
     if (!spec.tma)
@@ -324,6 +338,9 @@ public:
       // The last virtual tile, kTiles + stages - 1, takes the slot of the
       // last k-tile once every thread has released it.
       Value last = kb.add(kTiles, kb.i64(spec.stages - 1));
+      if (releaseAfterNextWait)
+        kb.ifThen(kb.both(kb.lessThan(kb.i64(0), kTiles), holdsBoxes(last)),
+                  [&] { releaseSlot(kb.add(kTiles, kb.i64(-1))); });
       kb.ifThen(kb.both(kb.eq(tid, 0), holdsBoxes(last)), [&] {
         kb.ifThen(kb.lessThan(kb.i64(0), kTiles), [&] {
           kb.waitParity(empty(slotOf(last)),
@@ -417,6 +434,15 @@ private:
                            kb.mul(slot, kb.i32(8))));
   }
   /// The phase parity of tile `tile`'s (i64) use of its slot.
+  /// The thread's ldmatrix reads of k-tile `tile`'s (i64) slot are done:
+  /// the arrive on the slot's second mbarrier releases them, fenced first
+  /// for the async proxy of the TMA load that overwrites the slot (as the
+  /// WGMMA kernels' consumers that read stages into registers do).
+  void releaseSlot(Value tile) {
+    kb.fenceProxyAsync();
+    NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(), empty(slotOf(tile)),
+                                   /*count=*/Value());
+  }
   Value roundParity(Value tile) {
     Value round = arith::DivUIOp::create(b, loc, tile, kb.i64(spec.stages));
     return arith::TruncIOp::create(

@@ -7,6 +7,8 @@
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_100a" --fmlp-select-tiles --convert-fmlp-to-nvvm \
 // RUN:   | FileCheck %s --check-prefix=STAGED
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
+// RUN:   -fmlp-mma-sync-release-after-next-wait | FileCheck %s --check-prefix=RELEASE
+// RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target --fmlp-select-tiles="strategy=mma_sync" --convert-fmlp-to-nvvm \
 // RUN:   -fmlp-mma-sync-tma=false | FileCheck %s --check-prefix=CP-ASYNC
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_80" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=CP-ASYNC
 // RUN: fmlp-opt %s --fmlp-plan-pipeline --fmlp-attach-target="chip=sm_120a" --fmlp-select-tiles --convert-fmlp-to-nvvm | FileCheck %s --check-prefix=SM120
@@ -104,6 +106,27 @@
 // STAGED: nvvm.cp.async.bulk.wait_group 0 {read}
 // STAGED-NOT: vector<4xi32>, !llvm.ptr<1>
 // STAGED-LABEL: llvm.func @mlp_backward_k1_down_weight_grad_mma_sync(
+// With --fmlp-mma-sync-release-after-next-wait (an A/B knob) each thread
+// releases k-tile t - 1's slot at the top of iteration t, right after the
+// wait for tile t's bytes and before any ldmatrix of it, and nothing at
+// the end of an iteration; the last k-tile's slot after the loop, before
+// thread 0 waits for it to load the last virtual tile there.
+// RELEASE-LABEL: llvm.func @mlp_backward_k0_down_grad_mma_sync(
+// RELEASE: scf.for
+// RELEASE: nvvm.mbarrier.try_wait.parity
+// RELEASE-NOT: nvvm.ldmatrix
+// RELEASE: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// RELEASE-NOT: nvvm.ldmatrix
+// RELEASE: nvvm.mbarrier.arrive %
+// RELEASE: nvvm.ldmatrix
+// RELEASE-NOT: nvvm.mbarrier.arrive %
+// RELEASE: scf.yield
+// RELEASE-NEXT: }
+// RELEASE: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// RELEASE: nvvm.mbarrier.arrive %
+// RELEASE: nvvm.mbarrier.try_wait.parity
+// RELEASE: nvvm.mbarrier.arrive.expect_tx
+// RELEASE-LABEL: llvm.func @mlp_backward_k1_down_weight_grad_mma_sync(
 // Unstaged, each element's column pair is read and written in global
 // memory.
 // UNSTAGED-NOT: !llvm.ptr<3> -> vector<2xbf16>
