@@ -75,7 +75,8 @@
 // past T are neither loaded nor counted). The iteration of tile t waits on
 // that mbarrier's phase; thread 0 then waits until every thread has
 // released the slot of tile t - 1 (an arrive on the slot's second
-// mbarrier after its last ldmatrix there) and loads tile t + stages - 1
+// mbarrier after its last ldmatrix there, or at the top of iteration t:
+// --fmlp-mma-sync-release-after-next-wait) and loads tile t + stages - 1
 // into it. No block barrier: a warp runs ahead of the others by up to
 // stages - 1 tiles, but warp 0, whose thread 0 waits for every thread's
 // release, keeps to the slowest (on the H100 0.86-0.97x the time of a
@@ -150,10 +151,10 @@ static llvm::cl::opt<bool> guardStagedElements(
 // that is the last ldmatrix's data with a third of the k-tile's MMAs
 // behind it (bench/NOTES.md item 108); at the top of the next iteration
 // every read of tile t has been consumed and none of tile t + 1 can have
-// been issued above the wait. Thread 0 loads into that slot right after,
-// as before (it waits for the release of tile t - 1 ... t + 1 - stages's
-// slot in iteration t either way); the last k-tile's slot is released
-// after the loop where a virtual tile needs it.
+// been issued above the wait. In iteration t + 1 thread 0 then waits for
+// every thread's release of tile t and loads tile t + stages into its
+// slot, as before; the last k-tile's slot is released after the loop
+// where a virtual tile needs it.
 static llvm::cl::opt<bool> releaseAfterNextWait(
     "fmlp-mma-sync-release-after-next-wait", llvm::cl::Hidden,
     llvm::cl::init(false),
@@ -433,7 +434,6 @@ private:
     return sharedAt(kb.add(kb.i32(spec.stages * (stageBytes() + 8)),
                            kb.mul(slot, kb.i32(8))));
   }
-  /// The phase parity of tile `tile`'s (i64) use of its slot.
   /// The thread's ldmatrix reads of k-tile `tile`'s (i64) slot are done:
   /// the arrive on the slot's second mbarrier releases them, fenced first
   /// for the async proxy of the TMA load that overwrites the slot (as the
@@ -443,6 +443,7 @@ private:
     NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(), empty(slotOf(tile)),
                                    /*count=*/Value());
   }
+  /// The phase parity of tile `tile`'s (i64) use of its slot.
   Value roundParity(Value tile) {
     Value round = arith::DivUIOp::create(b, loc, tile, kb.i64(spec.stages));
     return arith::TruncIOp::create(

@@ -7,10 +7,14 @@
 #   .device/s54/release  + --fmlp-mma-sync-release-after-next-wait (each
 #                        slot released once the next k-tile has arrived:
 #                        bench/NOTES.md item 108)
+#   .device/s54/release2 the same in 2 stages, as sm_120 has them
+#                        (--fmlp-mma-sync-stages=2 --fmlp-ptx-version=87)
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 rm -rf .device/s54; mkdir -p .device/s54
-for config in "mma:" "release:--fmlp-mma-sync-release-after-next-wait"; do
+release="--fmlp-mma-sync-release-after-next-wait"
+for config in "mma:" "release:$release" \
+  "release2:$release --fmlp-mma-sync-stages=2 --fmlp-ptx-version=87"; do
   dir=.device/s54/${config%%:*}
   DTYPES=bf16 FMLP_COMPILE_FLAGS="--strategy=mma_sync ${config#*:}" \
     test/GPU/make-bundles.sh "$dir" > /dev/null || echo "make-bundles $dir: rc=$?"

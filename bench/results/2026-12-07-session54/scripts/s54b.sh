@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Session 54, prepared for the next call (make-s54b.sh's bundles; carry
-# .device/s54 and .device/include; about 330 s). Everything comes back in
+# .device/s54 and .device/include; about 380 s). Everything comes back in
 # one tarball, s54b.tgz (a call returns at most eight files).
 # 1. speed, raw launches against cuBLAS, bf16, T = 8192, 3 rounds: each
 #    slot released once the next k-tile has arrived, against the default;
 # 2. its correctness: block tests with repeats (bitwise), the edge shapes,
-#    save=x in chunks of 1024 (virtual tiles with more than one chunk);
+#    save=x in chunks of 1024 (virtual tiles with more than one chunk),
+#    and in 2 stages (sm_120's ring);
 #    racecheck at (1024, 2816), T = 3, 37;
 # 3. the SASS of both (where ptxas put the fence now).
 cd "$(dirname "$0")/../../../.." || exit 1
@@ -27,6 +28,10 @@ block tests.txt $S/release/mlp-bf16-4096-11008.bundle bf16 4096 11008 4096 --rep
 block tests.txt $S/release/mlp-bf16-64-128.bundle bf16 64 128 1 16 17 37 4096
 block tests.txt $S/release/mlp-bf16-1088-704.bundle bf16 1088 704 1 16 17 37 4096
 block tests.txt $S/release/mlp-bf16-1024-2816-x-c1024.bundle bf16 1024 2816 0 17 1000 1024 2049 2597
+# 2 stages (sm_120's ring): K of one k-tile (D = 64) and of a few.
+block tests.txt $S/release2/mlp-bf16-64-128.bundle bf16 64 128 1 16 17 37 4096 --repeat=3
+block tests.txt $S/release2/mlp-bf16-1088-704.bundle bf16 1088 704 1 17 37 4096 --repeat=3
+block tests.txt $S/release2/mlp-bf16-1024-2816.bundle bf16 1024 2816 1 37 257 2597 --repeat=3
 summary tests.txt
 finish
 timeout 90 compute-sanitizer --tool racecheck --error-exitcode 3 build-gpu/fmlp-gpu-block-test \
