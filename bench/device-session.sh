@@ -10,14 +10,26 @@
 # read: the package and benches on PYTHONPATH, FMLP_STRICT=1 (a missing
 # bundle is an error, not a compile: the machine has no fmlp-compile),
 # the runtime library, FMLP_CACHE_DIR (and FMLP_B_CACHE_DIR for
-# bench_sweep's fmlp_b). Sets R (the output directory: $OUT, or /tmp) and
-# s (the start, for elapsed seconds); returns 1 if the build fails. Defines
-# two helpers for the block tests:
+# bench_sweep's fmlp_b). Sets R (the output directory) and s (the start,
+# for elapsed seconds); returns 1 if the build fails. A device call
+# returns at most eight files, so under a call ($OUT set) R is a scratch
+# directory that comes back as one tarball, $OUT/results.tgz, written
+# when the script exits and by `checkpoint` (call it after each part, so
+# that a call cut by its time limit still returns what was done);
+# elsewhere R is /tmp. Defines two helpers for the block tests:
 #   block LOG BUNDLE DTYPE D H T... [OPTIONS]   fmlp-gpu-block-test (120 s
 #       at most), its output and exit status appended to $R/LOG
 #   summary LOG   one line: passes, controls that failed as they must,
 #       failures; then the first failing lines
-R=${OUT:-/tmp}; s=$(date +%s)
+s=$(date +%s)
+if [[ -n ${OUT:-} ]]; then
+  R=$(mktemp -d)
+  checkpoint() { tar czf "$OUT/results.tgz" -C "$R" .; }
+  trap checkpoint EXIT
+else
+  R=/tmp
+  checkpoint() { :; }
+fi
 cmake -S test/GPU -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DFMLP_JSON_INCLUDE_DIR="$PWD/.device/include" > "$R/build.log" 2>&1 &&
   cmake --build build-gpu >> "$R/build.log" 2>&1 || { tail "$R/build.log"; return 1; }
