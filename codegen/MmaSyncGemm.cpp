@@ -339,11 +339,13 @@ public:
       // The last virtual tile, kTiles + stages - 1, takes the slot of the
       // last k-tile once every thread has released it.
       Value last = kb.add(kTiles, kb.i64(spec.stages - 1));
+      Value loadsLast = holdsBoxes(last);
+      Value anyKTile = kb.lessThan(kb.i64(0), kTiles);
       if (releaseAfterNextWait)
-        kb.ifThen(kb.both(kb.lessThan(kb.i64(0), kTiles), holdsBoxes(last)),
+        kb.ifThen(kb.both(anyKTile, loadsLast),
                   [&] { releaseSlot(kb.add(kTiles, kb.i64(-1))); });
-      kb.ifThen(kb.both(kb.eq(tid, 0), holdsBoxes(last)), [&] {
-        kb.ifThen(kb.lessThan(kb.i64(0), kTiles), [&] {
+      kb.ifThen(kb.both(kb.eq(tid, 0), loadsLast), [&] {
+        kb.ifThen(anyKTile, [&] {
           kb.waitParity(empty(slotOf(last)),
                         roundParity(kb.add(kTiles, kb.i64(-1))));
         });

@@ -969,7 +969,8 @@ KernelConfig mlir::fmlp::selectGemmConfig(const Target &target,
       config->reason += " (highest: within fp32's bound from " +
                         std::to_string(kHighestTf32x3MinTerms) + " terms)";
     if (config->tileN == kMmaSyncGridTileColumns)
-      config->reason += "; 192-column tiles: fewer waves on " +
+      config->reason += "; " + std::to_string(kMmaSyncGridTileColumns) +
+                        "-column tiles: fewer waves on " +
                         std::to_string(target.multiprocessors) +
                         " multiprocessors";
     // Why the operands are not staged by TMA, unless that is what ruled

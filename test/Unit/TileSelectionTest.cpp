@@ -624,10 +624,15 @@ TEST(TileSelection, MmaSyncStaticGridsChooseTheWidthByWaves) {
     EXPECT_LE(c.sharedBytes, target(chip).sharedBytesPerBlock);
     return c.tileN;
   };
-  ASSERT_FALSE(
-      gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "false"));
-  EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 256);
-  ASSERT_FALSE(gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "true"));
+  {
+    ASSERT_FALSE(
+        gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "false"));
+    llvm::scope_exit reset([&] {
+      EXPECT_FALSE(
+          gridTiles->addOccurrence(0, "fmlp-mma-sync-grid-tiles", "true"));
+    });
+    EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 256);
+  }
   // The H200's 132: as WGMMA's (88 blocks of 256 against 120 of 192; 176
   // against 264, two waves either way).
   EXPECT_EQ(tileN("sm_90a", 1, 1024, 2816), 192);
